@@ -1,0 +1,3 @@
+from codecompass.cli import main
+
+main()

@@ -1,0 +1,383 @@
+"""Turn one file's text into symbols and references.
+
+Code is parsed with tree-sitter and read through tag queries (``queries/*.scm``) with
+uniform capture names; a single walker turns the captures into ``Symbol`` and
+``Reference`` records, with per-language details supplied by ``rules.py``:
+
+- ``@definition.<kind>`` + ``@name``: a symbol of that kind. Nesting comes from range
+  containment, so qualified names nest: ``Outer.Inner.method``. A function directly
+  inside a class, struct, interface, trait or enum (or a Rust ``impl``, or a Ruby module)
+  becomes a ``method``.
+- ``@scope.<kind>`` + ``@name``: qualifies what it contains without being a symbol —
+  Rust ``impl Foo`` (``Foo.bar``) and C++ namespaces (``geo.Circle.area``). C# and PHP
+  namespaces and Java packages are left out of qualified names. Names written qualified
+  join with ``.`` too: a Go method is ``Store.Get`` (from its receiver), C++
+  ``void ns::Circle::area()`` is ``ns.Circle.area`` (a method when ``ns.Circle`` is a class
+  in the same file).
+- ``@reference.<kind>`` (+ ``@name``): a use, reported with the qualified name of the
+  innermost enclosing symbol or scope as ``scope``.
+
+``parent`` is always the qualified name of the innermost symbol *in this file whose line
+range contains* the symbol, or None; so a Go method, a method in a top-level Rust ``impl``
+and a C++ class directly inside a namespace have ``parent=None`` even though their
+qualified names are dotted.
+
+Conventions:
+
+- Lines are 1-based and inclusive and count ``"\\n"`` only. ``start_line`` includes
+  decorators/attributes and the contiguous comment lines directly above (no blank line
+  between); ``header_end_line`` is the line holding the ``:`` (Python), the ``{``
+  (C-like), or the end of the header where a body follows on the next line (Ruby).
+- Nested functions are included, qualified through their enclosing function
+  (``Repository.save.log``), and never exported. Anonymous functions and class fields are
+  not symbols; ``const f = () => …`` and ``const f = function () …`` are functions ``f``.
+- Constants (kind ``constant``): module-level ALL_CAPS assignments of two or more
+  characters in Python and JS/TS, top-level Go ``const`` and Rust ``const``/``static``,
+  every Ruby ``CONSTANT = …`` and C/C++ ``#define`` s.
+- ``exported``: the symbol's own marking (Python: no leading ``_`` unless dunder; JS/TS:
+  ``export`` or listed in ``export {…}``, class members unless ``private``/``#name``; Go:
+  capitalised; Java/C#: ``public``, interface members implicitly; PHP: not
+  ``private``/``protected``; Rust: exactly ``pub``, trait items and trait-impl methods
+  follow the trait; C/C++: not ``static``, class members by the preceding access specifier;
+  Ruby: public unless after a bare ``private``/``protected`` or wrapped in ``private def``)
+  and, for a member, its enclosing type or module being exported too. Symbols inside
+  functions are never exported.
+- Reference names: calls as written with argument lists reduced to ``()`` and
+  subscripts to ``[]`` (``self.bar``, ``obj.method``, ``self.c().d``, ``items[].save``);
+  ``::``/``->`` become ``.``, generic arguments and PHP ``$`` are dropped, and a
+  receiver that is not a name (a literal, a parenthesised expression) becomes ``?``.
+  JSX ``<Component/>`` counts as a call.
+  Imports: Python ``import a.b`` → ``a.b``, ``from x import y as z`` → ``x.y``,
+  ``from . import y`` → ``.y``; JS/TS ``import {a} from './m'`` → ``./m:a`` (the ``:``
+  keeps dotted file names unambiguous), default import → ``./m:default``, namespace
+  import and ``export * from`` → ``./m:*``, side-effect import, ``require('m')`` and
+  ``import('m')`` → ``m``; Java/C#/Rust/PHP paths dotted (``std.collections.HashMap``,
+  Rust use-lists expanded); Go and C include paths and Ruby ``require`` strings verbatim.
+  Inheritance (``class A(B)``, ``extends``, ``implements``, Rust ``impl Trait for``, Go
+  embedding, Ruby ``include``) has kind ``inherit`` with the subclass as ``scope``.
+
+``parse`` never raises: any failure returns ``ParsedFile(language, error=...)`` so the
+caller can fall back to line windows. That also happens when tree-sitter exceeds its time
+budget (1 s + 1 s per 500 KB) and when a file yields no symbols and most of its top-level
+nodes are syntax errors (probably not the language its extension claims). Definitions and
+references nested deeper than ``treesitter.MAX_QUERY_DEPTH`` tree levels are skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from codecompass.indexing import treesitter
+from codecompass.indexing.languages import TREE_SITTER_LANGUAGES
+from codecompass.indexing.markup import parse_markdown, parse_rst
+from codecompass.indexing.rules import (
+    FUNCTION_KINDS,
+    RULES,
+    Definition,
+    FileContext,
+    RefTuple,
+    Rules,
+    collapse,
+    end_row,
+)
+from codecompass.models import ParsedFile, Reference, Symbol
+
+__all__ = ["parse"]
+
+_MAX_SIGNATURE = 200
+# Time budget for tree-sitter: a fixed allowance plus a floor speed far below normal
+# (normal is several MB/s), so only pathological inputs hit it.
+_PARSE_SECONDS = 1.0
+_PARSE_BYTES_PER_SECOND = 500_000
+
+
+def parse(text: str, language: str) -> ParsedFile:
+    """Symbols and references of one file; never raises."""
+    try:
+        if language == "markdown":
+            return ParsedFile(language, symbols=parse_markdown(text))
+        if language == "rst":
+            return ParsedFile(language, symbols=parse_rst(text))
+        if language not in TREE_SITTER_LANGUAGES:
+            return ParsedFile(language)
+        return _parse_code(text, language)
+    except treesitter.ParseTimeout as exc:
+        return ParsedFile(language, error=str(exc))
+    except RecursionError:
+        return ParsedFile(language, error="nesting too deep to parse")
+    except Exception as exc:  # any failure means "fall back to line windows"
+        return ParsedFile(language, error=f"{type(exc).__name__}: {exc}"[:300])
+
+
+def _parse_code(text: str, language: str) -> ParsedFile:
+    rules = RULES[language]
+    data = text.encode("utf-8", "surrogatepass")
+    root = treesitter.parse_tree(
+        language, data, _PARSE_SECONDS + len(data) / _PARSE_BYTES_PER_SECOND
+    )
+    ctx = FileContext(data, root)
+    rules.prepare(ctx)
+
+    definitions: dict[int, tuple[int, Definition]] = {}
+    raw_references: list[tuple[str, treesitter.Node, treesitter.Node | None]] = []
+    for pattern, captures in treesitter.run_query(language, root):
+        name_nodes = captures.get("name")
+        name_node = name_nodes[0] if name_nodes else None
+        for capture, nodes in captures.items():
+            role, _, kind = capture.partition(".")
+            if role == "reference":
+                raw_references.append((kind, nodes[0], name_node))
+            elif role in ("definition", "scope"):
+                node = nodes[0]
+                previous = definitions.get(node.id)
+                if previous is not None and previous[0] <= pattern:
+                    continue
+                definition = _definition(ctx, rules, role, kind, node, name_node)
+                if definition is not None:
+                    definitions[node.id] = (pattern, definition)
+
+    ordered = sorted(
+        (item[1] for item in definitions.values()),
+        key=lambda d: (d.outer.start_byte, -d.outer.end_byte),
+    )
+    _nest(ctx, rules, ordered)
+    symbols = [_symbol(ctx, rules, d) for d in ordered if not d.is_scope]
+    symbols.sort(key=lambda s: (s.start_line, -s.end_line))
+    references = _references(ctx, rules, ordered, raw_references)
+    error = None
+    if not symbols and root.has_error and _mostly_errors(root):
+        error = "syntax errors throughout the file"
+    return ParsedFile(language, symbols=symbols, references=references, error=error)
+
+
+def _definition(
+    ctx: FileContext,
+    rules: Rules,
+    role: str,
+    kind: str,
+    node: treesitter.Node,
+    name_node: treesitter.Node | None,
+) -> Definition | None:
+    if role == "scope":
+        parts = rules.scope_name_parts(ctx, node, name_node)
+        if not parts:
+            return None
+        return Definition(
+            node=node,
+            outer=node,
+            kind="module" if kind == "namespace" else "class",
+            name=parts[-1],
+            prefix=tuple(parts[:-1]),
+            is_scope=True,
+        )
+    symbol_kind = rules.accept(ctx, kind, node)
+    if symbol_kind is None:
+        return None
+    parts = rules.name_parts(ctx, node, name_node)
+    if not parts or not parts[-1]:
+        return None
+    return Definition(
+        node=node,
+        outer=_climb(rules, node),
+        kind=symbol_kind,
+        name=parts[-1],
+        prefix=tuple(parts[:-1]),
+    )
+
+
+def _climb(rules: Rules, node: treesitter.Node) -> treesitter.Node:
+    outer = node
+    while True:
+        parent = outer.parent
+        if parent is None or parent.type not in rules.wrappers:
+            return outer
+        if rules.wrappers[parent.type]:
+            siblings = sum(1 for child in parent.named_children if child.type == outer.type)
+            if siblings != 1:
+                return outer
+        outer = parent
+
+
+def _nest(ctx: FileContext, rules: Rules, ordered: list[Definition]) -> None:
+    """Set container, qualified name, parent, kind and exported, outermost first."""
+    stack: list[Definition] = []
+    for definition in ordered:
+        start = definition.outer.start_byte
+        end = definition.outer.end_byte
+        while stack and not (
+            stack[-1].outer.start_byte <= start and end <= stack[-1].outer.end_byte
+        ):
+            stack.pop()
+        container = stack[-1] if stack else None
+        definition.container = container
+        base = container.qualified if container is not None else ""
+        path = ".".join(part for part in (base, *definition.prefix) if part)
+        definition.qualified = f"{path}.{definition.name}" if path else definition.name
+        enclosing = container
+        while enclosing is not None and enclosing.is_scope:
+            enclosing = enclosing.container
+        definition.parent = enclosing.qualified if enclosing is not None else None
+        if definition.kind == "function" and _is_type_member(rules, ctx, definition):
+            definition.kind = "method"
+        if not definition.is_scope and definition.kind in rules.type_like_kinds:
+            ctx.known_types.add(definition.qualified)
+        definition.exported = _exported(ctx, rules, definition)
+        stack.append(definition)
+
+
+def _is_type_member(rules: Rules, ctx: FileContext, definition: Definition) -> bool:
+    if definition.prefix:
+        return ".".join((*_qualifier(definition.container), *definition.prefix)) in ctx.known_types
+    container = definition.container
+    if container is None:
+        return False
+    if container.is_scope:
+        return container.kind == "class"
+    return container.kind in rules.type_like_kinds
+
+
+def _qualifier(container: Definition | None) -> tuple[str, ...]:
+    return (container.qualified,) if container is not None else ()
+
+
+def _exported(ctx: FileContext, rules: Rules, definition: Definition) -> bool:
+    if definition.is_scope:
+        return True
+    own = rules.visible(ctx, definition)
+    container = definition.container
+    if container is None or container.is_scope:
+        return own
+    if container.kind in FUNCTION_KINDS:
+        return False
+    return own and container.exported
+
+
+def _symbol(ctx: FileContext, rules: Rules, definition: Definition) -> Symbol:
+    node = definition.node
+    outer = definition.outer
+    comments, first_row = _attachments(ctx, rules, outer)
+    signature_start = _signature_start(rules, outer)
+    body = rules.body(node)
+    if body is not None and body.start_byte > signature_start:
+        signature_end, header_byte = rules.header(ctx, node, body)
+        signature = collapse(ctx.span(signature_start, signature_end))
+        header_row = ctx.row_at(node, header_byte) if header_byte >= node.start_byte else None
+        header_end = header_row if header_row is not None else node.start_point.row
+    else:
+        signature = ""
+        header_end = end_row(outer)
+        if outer.end_byte - signature_start <= 4 * _MAX_SIGNATURE:
+            signature = collapse(ctx.span(signature_start, outer.end_byte))
+        if not signature or len(signature) > _MAX_SIGNATURE:
+            line_end = ctx.data.find(b"\n", signature_start, outer.end_byte)
+            signature = collapse(
+                ctx.span(signature_start, line_end if line_end >= 0 else outer.end_byte)
+            )[: 2 * _MAX_SIGNATURE]
+            header_end = ctx.row_at(outer, signature_start)
+    signature = rules.signature(ctx, definition, signature)
+    doc = rules.docstring(ctx, definition)
+    if doc is None:
+        doc = rules.clean_doc([ctx.text(comment) for comment in comments]) if comments else ""
+    last_row = end_row(outer)
+    return Symbol(
+        name=definition.name,
+        qualified_name=definition.qualified,
+        kind=definition.kind,
+        start_line=first_row + 1,
+        end_line=last_row + 1,
+        header_end_line=min(max(header_end, outer.start_point.row), last_row) + 1,
+        signature=signature,
+        doc=doc,
+        exported=definition.exported,
+        parent=definition.parent,
+    )
+
+
+def _attachments(
+    ctx: FileContext, rules: Rules, outer: treesitter.Node
+) -> tuple[list[treesitter.Node], int]:
+    """Comments directly above ``outer`` (top first) and the first row they reach."""
+    comments: list[treesitter.Node] = []
+    first_row = outer.start_point.row
+    sibling = outer.prev_named_sibling
+    while sibling is not None:
+        is_comment = sibling.type in rules.comment_types
+        if not is_comment and sibling.type not in rules.attachment_types:
+            break
+        if end_row(sibling) < first_row - 1 or end_row(sibling) >= first_row:
+            break
+        if not _starts_line(ctx, sibling):
+            break
+        if is_comment:
+            comments.append(sibling)
+        first_row = sibling.start_point.row
+        sibling = sibling.prev_named_sibling
+    comments.reverse()
+    return comments, first_row
+
+
+def _starts_line(ctx: FileContext, node: treesitter.Node) -> bool:
+    # Bounded look-back: on a minified single-line file an unbounded rfind per
+    # definition would be quadratic.
+    window = max(0, node.start_byte - 512)
+    newline = ctx.data.rfind(b"\n", window, node.start_byte)
+    if newline < 0 and window > 0:
+        return False
+    return not ctx.data[newline + 1 : node.start_byte].strip()
+
+
+def _signature_start(rules: Rules, node: treesitter.Node) -> int:
+    found = _first_signature_child(rules, node)
+    return found if found is not None else node.start_byte
+
+
+def _first_signature_child(rules: Rules, node: treesitter.Node) -> int | None:
+    for child in node.children:
+        if child.type in rules.signature_skip:
+            continue
+        if child.type in rules.signature_descend:
+            inner = _first_signature_child(rules, child)
+            if inner is not None:
+                return inner
+            continue
+        return child.start_byte
+    return None
+
+
+def _references(
+    ctx: FileContext,
+    rules: Rules,
+    ordered: list[Definition],
+    raw: list[tuple[str, treesitter.Node, treesitter.Node | None]],
+) -> list[Reference]:
+    raw.sort(key=lambda item: item[1].start_byte)
+    references: list[Reference] = []
+    stack: list[Definition] = []
+    position = 0
+    for kind, node, name_node in raw:
+        start = node.start_byte
+        while position < len(ordered) and ordered[position].outer.start_byte <= start:
+            entering = ordered[position]
+            while stack and stack[-1].outer.end_byte <= entering.outer.start_byte:
+                stack.pop()
+            stack.append(entering)
+            position += 1
+        while stack and stack[-1].outer.end_byte <= start:
+            stack.pop()
+        scope = stack[-1].qualified if stack else None
+        references.extend(_make_references(rules.references(ctx, kind, node, name_node), scope))
+    return references
+
+
+def _make_references(found: Iterable[RefTuple], scope: str | None) -> Iterable[Reference]:
+    for kind, name, row in found:
+        if name:
+            yield Reference(name=name, kind=kind, line=row + 1, scope=scope)
+
+
+def _mostly_errors(root: treesitter.Node) -> bool:
+    children = root.children
+    if not children:
+        return False
+    broken = sum(1 for child in children if child.is_error or child.is_missing)
+    return broken * 2 > len(children)

@@ -1,0 +1,470 @@
+"""The index pipeline: discover → read and hash → parse → chunk → embed → store.
+
+Only files whose content hash changed are parsed again; only chunk texts the embedding
+cache has never seen are embedded. Each file is written in one SQLite transaction;
+vectors follow in batches and are reconciled with SQLite at the end of every run, so a
+run killed at any point is repaired by the next one.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from codecompass.hashing import chunk_id, hash_bytes, hash_text, normalize_text, symbol_content_hash
+from codecompass.indexing.chunk import ChunkDraft, ChunkLimits, chunk_file
+from codecompass.indexing.discover import Candidate, DiscoveryRules, discover, read_candidate
+from codecompass.indexing.languages import language_for_path
+from codecompass.indexing.parse import parse
+from codecompass.models import ParsedFile, Symbol
+from codecompass.protocols import Embedder, Vectors
+from codecompass.search.tokens import code_tokens
+from codecompass.storage.lance import LanceVectorStore, VectorRow
+from codecompass.storage.sqlite import ChunkRow, FileWrite, MetaStore, SymbolRow
+
+STAGES = ("discover", "read", "parse", "chunk", "embed", "store", "vectors")
+# Files are parsed in groups so that embedding batches stay full across small files.
+GROUP_TEXTS = 256
+
+
+@dataclass(slots=True)
+class Progress:
+    files_total: int = 0
+    files_done: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    embed_seconds: float = 0.0
+
+
+@dataclass(slots=True)
+class IndexStats:
+    repo: str
+    files_seen: int = 0
+    new: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    renamed: int = 0
+    removed: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+    parse_errors: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    texts_embedded: int = 0
+    texts_cached: int = 0
+    vectors_repaired: int = 0
+    seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
+    wall_seconds: float = 0.0
+    commit: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        data = {name: getattr(self, name) for name in self.__slots__}
+        data["skipped"] = dict(sorted(self.skipped.items()))
+        data["seconds"] = {k: round(v, 3) for k, v in self.seconds.items()}
+        data["wall_seconds"] = round(self.wall_seconds, 3)
+        return data
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A changed file, parsed and chunked, waiting for its vectors."""
+
+    repo: str
+    candidate: Candidate
+    language: str
+    file_hash: str
+    line_count: int
+    parsed: ParsedFile
+    symbols: list[SymbolRow]
+    chunks: list[ChunkRow]
+    fts: list[tuple[str, str, str]]
+
+
+class _Timer:
+    def __init__(self, seconds: dict[str, float], stage: str) -> None:
+        self.seconds, self.stage = seconds, stage
+
+    def __enter__(self) -> None:
+        self.start = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds[self.stage] += time.perf_counter() - self.start
+
+
+def index_repository(
+    *,
+    repo: str,
+    root: Path,
+    store: MetaStore,
+    vectors: LanceVectorStore,
+    embedder: Embedder,
+    rules: DiscoveryRules,
+    limits: ChunkLimits,
+    full: bool = False,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> IndexStats:
+    started = time.perf_counter()
+    stats = IndexStats(repo=repo)
+    progress = Progress()
+    store.ensure_repo(repo, root)
+    run_id = store.start_run(repo)
+    try:
+        _run(
+            repo, root, store, vectors, embedder, rules, limits, full, stats, progress, on_progress
+        )
+    except BaseException as exc:
+        stats.wall_seconds = time.perf_counter() - started
+        store.finish_run(run_id, "failed", stats.as_dict(), error=f"{type(exc).__name__}: {exc}")
+        raise
+    stats.commit = git_head(root)
+    store.mark_repo_indexed(repo, stats.commit)
+    stats.wall_seconds = time.perf_counter() - started
+    store.finish_run(run_id, "ok", stats.as_dict())
+    return stats
+
+
+def _run(
+    repo: str,
+    root: Path,
+    store: MetaStore,
+    vectors: LanceVectorStore,
+    embedder: Embedder,
+    rules: DiscoveryRules,
+    limits: ChunkLimits,
+    full: bool,
+    stats: IndexStats,
+    progress: Progress,
+    on_progress: Callable[[Progress], None] | None,
+) -> None:
+    sec = stats.seconds
+    with _Timer(sec, "discover"):
+        found = discover(root, rules)
+    stats.skipped.update(found.skipped)
+    stats.files_seen = len(found.files)
+    stored = store.files(repo)
+    present = {c.path for c in found.files}
+    gone = {p: f for p, f in stored.items() if p not in present}
+    gone_hashes = {f.file_hash for f in gone.values()}
+    progress.files_total = len(found.files)
+
+    group: list[_Pending] = []
+    group_texts = 0
+    for candidate in found.files:
+        before = stored.get(candidate.path)
+        if (
+            not full
+            and before is not None
+            and before.size == candidate.size
+            and before.mtime_ns == candidate.mtime_ns
+        ):
+            stats.unchanged += 1
+            progress.files_done += 1
+            continue
+        with _Timer(sec, "read"):
+            loaded = _read(candidate, rules.max_file_bytes)
+        if isinstance(loaded, str):
+            stats.skipped[loaded] += 1
+            if before is not None:
+                gone[candidate.path] = before
+            progress.files_done += 1
+            continue
+        text, file_hash = loaded
+        if not full and before is not None and before.file_hash == file_hash:
+            store.touch_file(repo, candidate.path, candidate.size, candidate.mtime_ns)
+            stats.unchanged += 1
+            progress.files_done += 1
+            continue
+        if before is not None:
+            stats.changed += 1
+        elif file_hash in gone_hashes:
+            stats.renamed += 1
+        else:
+            stats.new += 1
+        pending = _prepare(repo, candidate, text, file_hash, embedder, limits, sec)
+        if pending.parsed.error is not None:
+            stats.parse_errors += 1
+        group.append(pending)
+        group_texts += len(pending.chunks)
+        if group_texts >= GROUP_TEXTS:
+            _flush(group, store, vectors, embedder, stats, progress, on_progress)
+            group, group_texts = [], 0
+    _flush(group, store, vectors, embedder, stats, progress, on_progress)
+
+    for path in sorted(gone):
+        with _Timer(sec, "store"):
+            moved = store.has_copy(repo, path)
+            removed = store.remove_file(repo, path, "file_renamed" if moved else "file_removed")
+        with _Timer(sec, "vectors"):
+            vectors.delete(removed)
+        stats.removed += 1
+        stats.chunks_removed += len(removed)
+
+    with _Timer(sec, "vectors"):
+        stats.vectors_repaired = reconcile_vectors(store, vectors, embedder)
+        if stats.chunks_added or stats.chunks_removed or stats.vectors_repaired:
+            vectors.optimize()
+    if on_progress is not None:
+        on_progress(progress)
+
+
+def _read(candidate: Candidate, max_file_bytes: int) -> tuple[str, str] | str:
+    """The normalized text and file hash, or a skip reason."""
+    data = read_candidate(candidate, max_file_bytes)
+    if isinstance(data, str):
+        return data
+    text = normalize_text(data.decode("utf-8", errors="replace"))
+    return text, hash_bytes(text.encode("utf-8"))
+
+
+def _prepare(
+    repo: str,
+    candidate: Candidate,
+    text: str,
+    file_hash: str,
+    embedder: Embedder,
+    limits: ChunkLimits,
+    sec: dict[str, float],
+) -> _Pending:
+    language = language_for_path(candidate.path)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    with _Timer(sec, "parse"):
+        parsed = parse(text, language)
+    with _Timer(sec, "chunk"):
+        symbol_rows = _symbol_rows(repo, candidate.path, parsed.symbols, lines)
+        ids = {(row.qualified_name, row.start_line): row.id for row in symbol_rows}
+        drafts = chunk_file(lines, parsed, embedder.count_tokens, limits)
+        headers = [embedding_header(d) for d in drafts]
+        counts = embedder.count_tokens(
+            [f"{h}\n{d.text}" for h, d in zip(headers, drafts, strict=True)]
+        )
+        chunks: list[ChunkRow] = []
+        fts: list[tuple[str, str, str]] = []
+        seen: set[str] = set()
+        path_tokens = " ".join(code_tokens(candidate.path))
+        for draft, header, tokens in zip(drafts, headers, counts, strict=True):
+            text_hash = hash_text(draft.text)
+            cid = chunk_id(repo, candidate.path, draft.start_line, draft.end_line, text_hash)
+            if cid in seen:
+                continue
+            seen.add(cid)
+            symbol = draft.symbol
+            chunks.append(
+                ChunkRow(
+                    id=cid,
+                    repo=repo,
+                    path=candidate.path,
+                    language=language,
+                    kind=draft.kind,
+                    symbol=symbol.qualified_name if symbol else None,
+                    symbol_id=ids.get((symbol.qualified_name, symbol.start_line))
+                    if symbol
+                    else None,
+                    signature=symbol.signature if symbol else "",
+                    start_line=draft.start_line,
+                    end_line=draft.end_line,
+                    header=header,
+                    text=draft.text,
+                    text_hash=text_hash,
+                    file_hash=file_hash,
+                    embed_key=hash_text(f"{header}\n{draft.text}"),
+                    tokens=tokens,
+                )
+            )
+            symbol_terms = f"{symbol.qualified_name} {symbol.name}" if symbol else ""
+            fts.append(
+                (
+                    " ".join(code_tokens(symbol_terms)),
+                    path_tokens,
+                    " ".join(code_tokens(draft.text)),
+                )
+            )
+    return _Pending(
+        repo, candidate, language, file_hash, len(lines), parsed, symbol_rows, chunks, fts
+    )
+
+
+def embedding_header(draft: ChunkDraft) -> str:
+    """The lines put before a chunk's code when it is embedded (the path comes first).
+
+    The header names the kind and qualified name; windows after the first also repeat
+    the signature and first doc line, which their code no longer shows.
+    """
+    s = draft.symbol
+    header: list[str] = []
+    if s is not None:
+        label = f"{draft.kind} {s.qualified_name}"
+        if draft.parts > 1:
+            label += f" (part {draft.part}/{draft.parts})"
+        header.append(label)
+        if draft.part > 1:
+            header.append(s.signature)
+            if s.doc:
+                header.append(s.doc.strip().split("\n", 1)[0])
+    return "\n".join(header)
+
+
+def embedding_text(chunk: ChunkRow) -> str:
+    """What the model reads for a chunk. The cache key (`embed_key`) leaves the path
+    out, so a renamed or copied file re-uses its vectors."""
+    if chunk.header:
+        return f"{chunk.path}\n{chunk.header}\n{chunk.text}"
+    return f"{chunk.path}\n{chunk.text}"
+
+
+def _symbol_rows(
+    repo: str, path: str, symbols: Sequence[Symbol], lines: Sequence[str]
+) -> list[SymbolRow]:
+    rows: list[SymbolRow] = []
+    used: set[str] = set()
+    for s in symbols:
+        sid = f"{repo}/{path}#{s.qualified_name}"
+        if sid in used:  # overloads, redefinitions, property setters
+            sid = f"{sid}@{s.start_line}"
+        used.add(sid)
+        body = "\n".join(lines[s.start_line - 1 : s.end_line])
+        rows.append(
+            SymbolRow(
+                id=sid,
+                repo=repo,
+                path=path,
+                name=s.name,
+                qualified_name=s.qualified_name,
+                kind=s.kind,
+                signature=s.signature,
+                doc=s.doc,
+                start_line=s.start_line,
+                end_line=s.end_line,
+                exported=s.exported,
+                parent=s.parent,
+                content_hash=symbol_content_hash(s.signature, s.doc, body),
+            )
+        )
+    return rows
+
+
+def _flush(
+    group: list[_Pending],
+    store: MetaStore,
+    vectors: LanceVectorStore,
+    embedder: Embedder,
+    stats: IndexStats,
+    progress: Progress,
+    on_progress: Callable[[Progress], None] | None,
+) -> None:
+    if not group:
+        return
+    sec = stats.seconds
+    texts: dict[str, str] = {}
+    for pending in group:
+        for chunk in pending.chunks:
+            texts.setdefault(chunk.embed_key, embedding_text(chunk))
+    found = _vectors_for(texts, store, embedder, stats, progress, on_progress)
+    for pending in group:
+        c = pending.candidate
+        with _Timer(sec, "store"):
+            change = store.write_file(
+                FileWrite(
+                    repo=pending.repo,
+                    path=c.path,
+                    language=pending.language,
+                    size=c.size,
+                    mtime_ns=c.mtime_ns,
+                    file_hash=pending.file_hash,
+                    line_count=pending.line_count,
+                    parse_error=pending.parsed.error,
+                    symbols=pending.symbols,
+                    chunks=pending.chunks,
+                    fts_rows=pending.fts,
+                )
+            )
+        by_id = {chunk.id: chunk for chunk in pending.chunks}
+        with _Timer(sec, "vectors"):
+            vectors.delete(change.removed)
+            rows = [_vector_row(by_id[cid]) for cid in change.added]
+            if rows:
+                matrix = np.stack([found[by_id[cid].embed_key] for cid in change.added])
+                vectors.add(rows, matrix)
+        stats.chunks_added += len(change.added)
+        stats.chunks_removed += len(change.removed)
+        progress.files_done += 1
+        progress.chunks += len(change.added)
+    if on_progress is not None:
+        on_progress(progress)
+
+
+def _vector_row(chunk: ChunkRow) -> VectorRow:
+    return VectorRow(chunk.id, chunk.repo, chunk.path, chunk.language, chunk.kind)
+
+
+def _vectors_for(
+    texts: dict[str, str],
+    store: MetaStore,
+    embedder: Embedder,
+    stats: IndexStats,
+    progress: Progress,
+    on_progress: Callable[[Progress], None] | None,
+) -> dict[str, Vectors]:
+    """Vectors for each cache key: from the cache, else embedded now and cached."""
+    keys = list(texts)
+    found = store.cached_vectors(embedder.model_id, keys)
+    missing = [k for k in keys if k not in found]
+    stats.texts_cached += len(keys) - len(missing)
+    step = 64
+    for start in range(0, len(missing), step):
+        part = missing[start : start + step]
+        began = time.perf_counter()
+        matrix = embedder.embed([texts[k] for k in part])
+        elapsed = time.perf_counter() - began
+        stats.seconds["embed"] += elapsed
+        progress.embed_seconds += elapsed
+        progress.embedded += len(part)
+        stats.texts_embedded += len(part)
+        store.cache_vectors(embedder.model_id, zip(part, matrix, strict=True))
+        found.update(zip(part, matrix, strict=True))
+        if on_progress is not None:
+            on_progress(progress)
+    return found
+
+
+def reconcile_vectors(store: MetaStore, vectors: LanceVectorStore, embedder: Embedder) -> int:
+    """Make the vector table hold exactly the active chunks; return rows fixed."""
+    active = store.active_embed_keys()
+    present = set(vectors.ids())
+    extra = [cid for cid in present if cid not in active]
+    missing = [cid for cid in active if cid not in present]
+    if extra:
+        vectors.delete(extra)
+    if missing:
+        chunks = store.chunks(missing)
+        texts = {c.embed_key: embedding_text(c) for c in chunks.values()}
+        found = store.cached_vectors(embedder.model_id, list(texts))
+        absent = [k for k in texts if k not in found]
+        if absent:
+            matrix = embedder.embed([texts[k] for k in absent])
+            store.cache_vectors(embedder.model_id, zip(absent, matrix, strict=True))
+            found.update(zip(absent, matrix, strict=True))
+        rows = [_vector_row(c) for c in chunks.values()]
+        vectors.add(rows, np.stack([found[c.embed_key] for c in chunks.values()]))
+    return len(extra) + len(missing)
+
+
+def git_head(root: Path) -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None

@@ -1,0 +1,27 @@
+; C# tags. Namespaces are left out of qualified names.
+
+(class_declaration name: (identifier) @name) @definition.class
+
+(record_declaration name: (identifier) @name) @definition.class
+
+(struct_declaration name: (identifier) @name) @definition.struct
+
+(interface_declaration name: (identifier) @name) @definition.interface
+
+(enum_declaration name: (identifier) @name) @definition.enum
+
+(delegate_declaration name: (identifier) @name) @definition.type
+
+(method_declaration name: (identifier) @name) @definition.method
+
+(constructor_declaration name: (identifier) @name) @definition.method
+
+(local_function_statement name: (identifier) @name) @definition.function
+
+(invocation_expression function: (_) @name) @reference.call
+
+(object_creation_expression type: (_) @name) @reference.call
+
+(using_directive) @reference.import
+
+(base_list (_) @reference.inherit)

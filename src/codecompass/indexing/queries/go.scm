@@ -1,0 +1,27 @@
+; Go tags.
+
+(function_declaration name: (identifier) @name) @definition.function
+
+(method_declaration name: (field_identifier) @name) @definition.method
+
+(type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct
+
+(type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
+
+(type_spec name: (type_identifier) @name) @definition.type
+
+(type_alias name: (type_identifier) @name) @definition.type
+
+(source_file
+  (const_declaration
+    (const_spec name: (identifier) @name) @definition.constant))
+
+(call_expression function: (_) @name) @reference.call
+
+(import_spec path: (_) @name) @reference.import
+
+; Embedded fields and embedded interfaces are Go's closest thing to inheritance.
+(field_declaration_list
+  (field_declaration !name type: (_) @reference.inherit))
+
+(interface_type (type_elem (_) @reference.inherit))

@@ -1,0 +1,3 @@
+; JavaScript-only patterns (the TypeScript grammar shapes class heritage differently).
+
+(class_heritage (_) @reference.inherit)

@@ -1,0 +1,21 @@
+; TypeScript-only patterns, used for both .ts and .tsx files.
+
+(abstract_class_declaration name: (_) @name) @definition.class
+
+(class_body (abstract_method_signature name: (_) @name) @definition.method)
+
+(interface_declaration name: (_) @name) @definition.interface
+
+(type_alias_declaration name: (_) @name) @definition.type
+
+(enum_declaration name: (_) @name) @definition.enum
+
+(internal_module name: [(identifier) (nested_identifier)] @name) @definition.module
+
+(module name: [(identifier) (nested_identifier)] @name) @definition.module
+
+(extends_clause value: (_) @reference.inherit)
+
+(implements_clause (_) @reference.inherit)
+
+(extends_type_clause type: (_) @reference.inherit)

@@ -1,0 +1,918 @@
+"""Per-language knowledge the generic tag walker in ``parse.py`` needs.
+
+The query files say *where* definitions and references are; a ``Rules`` object says how
+to name them, where their body starts, what counts as their doc comment and whether they
+are visible outside their file. Every hook has a default that suits C-like grammars, so a
+language overrides only what differs.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from codecompass.indexing.treesitter import Node
+from codecompass.models import ReferenceKind, SymbolKind
+
+TYPE_KINDS: frozenset[str] = frozenset({"class", "struct", "interface", "trait", "enum"})
+FUNCTION_KINDS: frozenset[str] = frozenset({"function", "method"})
+
+_SIMPLE_NAME = re.compile(r"[A-Za-z_$#@][\w$#@]*(?:\.[A-Za-z_$#@][\w$#@]*)*")
+_SEGMENT = re.compile(r"[A-Za-z_$#@~][\w$#@!?=]*(?:\(\)|\[\])*")
+_WHITESPACE = re.compile(r"\s+")
+_OPEN_SPACE = re.compile(r"([(\[]) ")
+_CLOSE_SPACE = re.compile(r" ([)\]])")
+_TRAILING_COMMA = re.compile(r",([)\]])")
+_STRING_PREFIX = re.compile(r"^[rRuUbBfF]{1,3}(?=[\"'])")
+_TEMPLATE_ARGS = re.compile(r"<.*>$")
+_CSHARP_XML = re.compile(r"</?(?:summary|remarks|returns|value|para|example)\s*>")
+
+_CONSTANT_NAME = re.compile(r"_*[A-Z][A-Z0-9_]+")
+
+_MAX_NAME = 200
+
+
+@dataclass(slots=True, eq=False)
+class Definition:
+    """A captured definition (or a naming-only scope) on its way to becoming a Symbol."""
+
+    node: Node  # the node the query captured
+    outer: Node  # ``node`` widened over wrappers such as ``export`` or decorators
+    kind: SymbolKind
+    name: str
+    prefix: tuple[str, ...] = ()  # qualifiers written in the name itself: Go receivers, a::b::f
+    is_scope: bool = False  # qualifies what it contains but is not reported as a symbol
+    container: Definition | None = None
+    qualified: str = ""
+    parent: str | None = None
+    exported: bool = True
+
+
+@dataclass(slots=True)
+class FileContext:
+    """One file being parsed: its bytes plus whatever a language wants to remember."""
+
+    data: bytes
+    root: Node
+    known_types: set[str] = field(default_factory=set)  # qualified names of type-like symbols
+    exported_names: set[str] = field(default_factory=set)
+
+    def text(self, node: Node) -> str:
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def span(self, start: int, end: int) -> str:
+        return self.data[start:end].decode("utf-8", "replace")
+
+    def row_at(self, anchor: Node, offset: int) -> int:
+        """0-based row of byte ``offset``, counted from ``anchor`` which starts before it."""
+        return anchor.start_point.row + self.data.count(b"\n", anchor.start_byte, offset)
+
+
+RefTuple = tuple[ReferenceKind, str, int]  # kind, name, 0-based row
+
+
+def end_row(node: Node) -> int:
+    """Last row that holds part of ``node`` (a node ending in a newline ends the row before)."""
+    point = node.end_point
+    if point.column == 0 and point.row > node.start_point.row:
+        return point.row - 1
+    return point.row
+
+
+def collapse(text: str) -> str:
+    """Whitespace runs to single spaces, tidied inside brackets."""
+    text = " ".join(text.split())
+    if "( " in text or "[ " in text:
+        text = _OPEN_SPACE.sub(r"\1", text)
+    if " )" in text or " ]" in text:
+        text = _CLOSE_SPACE.sub(r"\1", text)
+    if ",)" in text or ",]" in text:
+        text = _TRAILING_COMMA.sub(r"\1", text)
+    return text
+
+
+def normalize_name(text: str) -> str:
+    """Reduce a callee or type expression to a dotted name.
+
+    ``::``, ``->``, ``?.`` and ``\\`` become ``.``; argument lists and subscripts are kept
+    only as ``()`` / ``[]``; generic arguments are dropped; a segment that is not a name
+    (a string literal, a parenthesised expression) becomes ``?``. ``self.c().d[0].e``
+    becomes ``self.c().d[].e`` and ``"-".join`` becomes ``?.join``.
+    """
+    if len(text) <= _MAX_NAME and _SIMPLE_NAME.fullmatch(text):
+        return text
+    out: list[str] = []
+    depth = 0
+    closer = ""
+    opener = ""
+    index = 0
+    length = len(text)
+    while index < length:
+        char = text[index]
+        if depth:
+            if char == opener:
+                depth += 1
+            elif char == closer:
+                depth -= 1
+                if depth == 0 and opener != "<":
+                    out.append(opener + closer)
+            index += 1
+            continue
+        pair = text[index : index + 2]
+        if pair in ("::", "->", "?."):
+            if text[index + 2 : index + 3] == "<":
+                # Rust turbofish ``f::<T>``: drop the separator with the generics.
+                index += 2
+                continue
+            out.append(".")
+            index += 2
+            continue
+        if char in "([{<":
+            opener = char
+            closer = {"(": ")", "[": "]", "{": "}", "<": ">"}[char]
+            depth = 1
+        elif char == "\\":
+            out.append(".")
+        elif not char.isspace():
+            out.append(char)
+        index += 1
+    segments = [segment.lstrip("$") for segment in "".join(out).split(".")]
+    while segments and not segments[0]:
+        segments.pop(0)
+    name = ".".join(
+        segment if _SEGMENT.fullmatch(segment) else "?" for segment in segments if segment
+    )
+    return name[:_MAX_NAME]
+
+
+def clean_comment(text: str) -> str:
+    """Comment text without its markers, common indentation removed."""
+    text = text.strip()
+    lines: list[str]
+    if text.startswith("/*"):
+        body = text[3:] if text.startswith(("/**", "/*!")) else text[2:]
+        if body.endswith("*/"):
+            body = body[:-2]
+        lines = []
+        for line in body.split("\n"):
+            stripped = line.strip()
+            if stripped.startswith("*"):
+                stripped = stripped[1:]
+                line = stripped[1:] if stripped.startswith(" ") else stripped
+            lines.append(line)
+    else:
+        lines = []
+        for line in text.split("\n"):
+            stripped = line.strip()
+            for marker in ("///", "//!", "//", "#!", "#"):
+                if stripped.startswith(marker):
+                    stripped = stripped[len(marker) :]
+                    break
+            lines.append(stripped[1:] if stripped.startswith(" ") else stripped)
+    return inspect.cleandoc("\n".join(lines))
+
+
+def string_literal_value(text: str) -> str:
+    """The contents of a quoted string literal, prefixes and quotes removed."""
+    text = _STRING_PREFIX.sub("", text, count=1)
+    for quote in ('"""', "'''", '"', "'", "`"):
+        if text.startswith(quote) and text.endswith(quote) and len(text) >= 2 * len(quote):
+            return text[len(quote) : -len(quote)]
+    return text
+
+
+def named_children_of_type(node: Node, types: frozenset[str]) -> Iterator[Node]:
+    for child in node.named_children:
+        if child.type in types:
+            yield child
+
+
+def first_child_of_type(node: Node, types: frozenset[str]) -> Node | None:
+    for child in node.children:
+        if child.type in types:
+            return child
+    return None
+
+
+class Rules:
+    """Defaults for C-family grammars; subclasses override what their language does differently."""
+
+    comment_types: frozenset[str] = frozenset({"comment"})
+    # Siblings directly above a definition that belong to it besides comments.
+    attachment_types: frozenset[str] = frozenset()
+    # Children skipped when finding where a signature starts (decorators, annotations).
+    signature_skip: frozenset[str] = frozenset()
+    # Children whose own children are searched for the signature start (``modifiers``).
+    signature_descend: frozenset[str] = frozenset()
+    # Parent node types a definition's range widens over (``export``, decorators). With
+    # True the parent is climbed only when it holds no other declaration of the same type
+    # (``const a = () => 1, b = 2`` keeps ``a`` to its own declarator).
+    wrappers: dict[str, bool] = {}
+    # Symbol kinds whose function children are methods.
+    type_like_kinds: frozenset[str] = TYPE_KINDS
+    # Fields of a call node that end a callee captured without ``@name`` (Java, PHP, Ruby:
+    # the callee is the call's text up to its arguments or block).
+    call_argument_fields: tuple[str, ...] = ("arguments",)
+
+    def prepare(self, ctx: FileContext) -> None:
+        """Collect per-file facts before definitions are processed."""
+
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        """Qualifier parts written in the definition's own name, then the name."""
+        if name_node is None:
+            return []
+        return [ctx.text(name_node)]
+
+    def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
+        """The kind to report for a captured definition, or None to drop it."""
+        return _as_kind(kind)
+
+    def body(self, node: Node) -> Node | None:
+        return node.child_by_field_name("body")
+
+    def header(self, ctx: FileContext, node: Node, body: Node) -> tuple[int, int]:
+        """(end of signature, byte on the last header line) for a definition with a body."""
+        start = body.start_byte
+        if ctx.data[start : start + 1] == b"{":
+            return start, start
+        before = len(ctx.data[node.start_byte : start].rstrip()) + node.start_byte
+        return start, max(node.start_byte, before - 1)
+
+    def signature(self, ctx: FileContext, definition: Definition, text: str) -> str:
+        """Final touch on the collapsed signature text."""
+        return text[:-1].rstrip() if text.endswith(";") else text
+
+    def docstring(self, ctx: FileContext, definition: Definition) -> str | None:
+        """Doc text found inside the definition (Python docstrings); None to use comments."""
+        return None
+
+    def clean_doc(self, comments: list[str]) -> str:
+        return "\n".join(clean_comment(comment) for comment in comments).strip()
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        """Whether the definition itself is marked public (its container is checked apart)."""
+        return True
+
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        """References for one captured ``@reference.<kind>`` match."""
+        if kind == "call":
+            name = normalize_name(self.callee_text(ctx, node, name_node))
+            if name:
+                yield "call", name, node.start_point.row
+        elif kind == "inherit":
+            name = normalize_name(ctx.text(name_node or node))
+            if name:
+                yield "inherit", name, node.start_point.row
+        elif kind == "import":
+            name = normalize_name(ctx.text(name_node or node))
+            if name:
+                yield "import", name, node.start_point.row
+        elif kind == "type" and name_node is not None:
+            yield "type", normalize_name(ctx.text(name_node)), node.start_point.row
+
+    def callee_text(self, ctx: FileContext, node: Node, name_node: Node | None) -> str:
+        if name_node is not None:
+            return ctx.text(name_node)
+        end = node.end_byte
+        for field_name in self.call_argument_fields:
+            child = node.child_by_field_name(field_name)
+            if child is not None:
+                end = min(end, child.start_byte)
+        return ctx.span(node.start_byte, end)
+
+    def scope_name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        if name_node is None:
+            return []
+        return [part for part in normalize_name(ctx.text(name_node)).split(".") if part]
+
+
+_KINDS: dict[str, SymbolKind] = {
+    "module": "module",
+    "class": "class",
+    "function": "function",
+    "method": "method",
+    "interface": "interface",
+    "type": "type",
+    "enum": "enum",
+    "struct": "struct",
+    "trait": "trait",
+    "constant": "constant",
+    "variable": "variable",
+}
+
+
+def _as_kind(kind: str) -> SymbolKind | None:
+    return _KINDS.get(kind)
+
+
+# --------------------------------------------------------------------------- Python
+
+
+class PythonRules(Rules):
+    wrappers = {"decorated_definition": False}
+    signature_skip = frozenset({"decorator", "comment"})
+
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        parts = super().name_parts(ctx, node, name_node)
+        if node.type == "assignment" and not (parts and _CONSTANT_NAME.fullmatch(parts[-1])):
+            return []
+        return parts
+
+    def header(self, ctx: FileContext, node: Node, body: Node) -> tuple[int, int]:
+        colon = None
+        for child in node.children:
+            if child.start_byte >= body.start_byte:
+                break
+            if child.type == ":":
+                colon = child
+        if colon is None:
+            return super().header(ctx, node, body)
+        return colon.start_byte, colon.start_byte
+
+    def docstring(self, ctx: FileContext, definition: Definition) -> str | None:
+        body = definition.node.child_by_field_name("body")
+        if body is None or definition.kind not in ("class", "function", "method"):
+            return None
+        for statement in body.named_children:
+            if statement.type == "comment":
+                continue
+            if statement.type == "expression_statement" and statement.named_child_count == 1:
+                literal = statement.named_children[0]
+                if literal.type == "string":
+                    return inspect.cleandoc(string_literal_value(ctx.text(literal)))
+            return None
+        return None
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        name = definition.name
+        return not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
+
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        if kind == "import":
+            yield from self._imports(ctx, node)
+        elif kind == "inherit":
+            target = node.child_by_field_name("value") if node.type == "subscript" else node
+            name = normalize_name(ctx.text(target or node))
+            if name:
+                yield "inherit", name, node.start_point.row
+        else:
+            yield from super().references(ctx, kind, node, name_node)
+
+    def _imports(self, ctx: FileContext, node: Node) -> Iterator[RefTuple]:
+        module = ""
+        module_node = node.child_by_field_name("module_name")
+        if module_node is not None:
+            module = _WHITESPACE.sub("", ctx.text(module_node))
+        for child in node.named_children:
+            if child is module_node or child == module_node:
+                continue
+            if child.type == "aliased_import":
+                target = child.child_by_field_name("name")
+            elif child.type in ("dotted_name", "wildcard_import"):
+                target = child
+            else:
+                continue
+            if target is None:
+                continue
+            name = _WHITESPACE.sub("", ctx.text(target))
+            if module:
+                name = module + name if module.endswith(".") else f"{module}.{name}"
+            yield "import", name, child.start_point.row
+
+
+# --------------------------------------------------------------------------- JavaScript / TS
+
+
+class EcmaRules(Rules):
+    comment_types = frozenset({"comment"})
+    attachment_types = frozenset({"decorator"})
+    signature_skip = frozenset({"decorator", "comment"})
+    wrappers = {
+        "export_statement": False,
+        "lexical_declaration": True,
+        "variable_declaration": True,
+        "expression_statement": True,
+        "ambient_declaration": True,
+    }
+    type_like_kinds = TYPE_KINDS
+
+    def prepare(self, ctx: FileContext) -> None:
+        for statement in ctx.root.named_children:
+            if statement.type != "export_statement":
+                continue
+            if statement.child_by_field_name("source") is not None:
+                continue
+            for clause in named_children_of_type(statement, frozenset({"export_clause"})):
+                for specifier in clause.named_children:
+                    local = specifier.child_by_field_name("name")
+                    if local is not None:
+                        ctx.exported_names.add(ctx.text(local))
+            value = statement.child_by_field_name("value")
+            if value is not None and value.type == "identifier":
+                ctx.exported_names.add(ctx.text(value))
+
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        if name_node is None:
+            return []
+        name = ctx.text(name_node)
+        if name_node.type == "nested_identifier":
+            return name.replace(" ", "").split(".")
+        if node.type == "variable_declarator" and not _CONSTANT_NAME.fullmatch(name):
+            value = node.child_by_field_name("value")
+            if value is None or value.type not in _FUNCTION_VALUES:
+                return []  # a constant pattern matched a lower-case variable
+        return [name]
+
+    def body(self, node: Node) -> Node | None:
+        if node.type == "variable_declarator":
+            value = node.child_by_field_name("value")
+            if value is None:
+                return None
+            if value.type in _FUNCTION_VALUES:
+                return value.child_by_field_name("body")
+            return None
+        return node.child_by_field_name("body")
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        container = definition.container
+        if container is not None and container.kind in TYPE_KINDS:
+            if definition.name.startswith("#"):
+                return False
+            for child in definition.node.children:
+                if child.type == "accessibility_modifier":
+                    return ctx.text(child) != "private"
+            return True
+        if _inside_export(definition.outer):
+            return True
+        return container is None and definition.name in ctx.exported_names
+
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        if kind == "import":
+            yield from self._imports(ctx, node)
+            return
+        if (
+            kind == "call"
+            and node.type in _JSX_ELEMENTS
+            and (name_node is None or not ctx.text(name_node)[:1].isupper())
+        ):
+            return  # a lower-case JSX tag is an HTML element, not a component
+        if kind == "call" and node.type == "call_expression" and name_node is not None:
+            callee = ctx.text(name_node)
+            if callee in ("require", "import"):
+                module = _first_string_argument(ctx, node)
+                if module is not None:
+                    yield "import", module, node.start_point.row
+                    return
+        yield from super().references(ctx, kind, node, name_node)
+
+    def _imports(self, ctx: FileContext, node: Node) -> Iterator[RefTuple]:
+        source = node.child_by_field_name("source")
+        if source is None:
+            return
+        module = string_literal_value(ctx.text(source))
+        row = node.start_point.row
+        found = False
+        for child in node.named_children:
+            if child.type == "import_clause":
+                for part in child.named_children:
+                    if part.type == "identifier":
+                        found = True
+                        yield "import", f"{module}:default", part.start_point.row
+                    elif part.type == "namespace_import":
+                        found = True
+                        yield "import", f"{module}:*", part.start_point.row
+                    elif part.type == "named_imports":
+                        for specifier in part.named_children:
+                            imported = specifier.child_by_field_name("name")
+                            if imported is not None:
+                                found = True
+                                name = string_literal_value(ctx.text(imported))
+                                yield "import", f"{module}:{name}", specifier.start_point.row
+            elif child.type == "export_clause":
+                for specifier in child.named_children:
+                    imported = specifier.child_by_field_name("name")
+                    if imported is not None:
+                        found = True
+                        name = ctx.text(imported)
+                        yield "import", f"{module}:{name}", specifier.start_point.row
+            elif child.type == "namespace_export":
+                found = True
+                yield "import", f"{module}:*", child.start_point.row
+        if not found:
+            if node.type == "export_statement":
+                # ``export * from "m"`` has no clause node of its own.
+                yield "import", f"{module}:*", row
+            else:
+                yield "import", module, row
+
+
+_JSX_ELEMENTS = frozenset({"jsx_opening_element", "jsx_self_closing_element"})
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
+
+
+def _inside_export(node: Node) -> bool:
+    current: Node | None = node
+    while current is not None and current.type in _DECLARATION_PARTS:
+        if current.type == "export_statement":
+            return True
+        current = current.parent
+    return False
+
+
+_DECLARATION_PARTS = frozenset(
+    {
+        "export_statement",
+        "variable_declarator",
+        "lexical_declaration",
+        "variable_declaration",
+        "function_declaration",
+        "generator_function_declaration",
+        "class_declaration",
+        "abstract_class_declaration",
+        "interface_declaration",
+        "type_alias_declaration",
+        "enum_declaration",
+        "internal_module",
+        "module",
+        "expression_statement",
+        "ambient_declaration",
+    }
+)
+
+
+def _first_string_argument(ctx: FileContext, call: Node) -> str | None:
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None or arguments.named_child_count == 0:
+        return None
+    first = arguments.named_children[0]
+    if first.type not in ("string", "template_string"):
+        return None
+    return string_literal_value(ctx.text(first))
+
+
+# --------------------------------------------------------------------------- Go
+
+
+class GoRules(Rules):
+    wrappers = {"type_declaration": True, "const_declaration": True}
+
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        parts = super().name_parts(ctx, node, name_node)
+        if node.type == "method_declaration":
+            receiver = node.child_by_field_name("receiver")
+            type_name = _go_receiver_type(ctx, receiver) if receiver is not None else None
+            if type_name:
+                return [type_name, *parts]
+        return parts
+
+    def body(self, node: Node) -> Node | None:
+        if node.type == "type_spec":
+            spec_type = node.child_by_field_name("type")
+            if spec_type is None:
+                return None
+            if spec_type.type == "struct_type":
+                return first_child_of_type(spec_type, frozenset({"field_declaration_list"}))
+            if spec_type.type == "interface_type":
+                return first_child_of_type(spec_type, frozenset({"{"}))
+            return None
+        return node.child_by_field_name("body")
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        return definition.name[:1].isupper()
+
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        if kind == "import" and name_node is not None:
+            yield "import", string_literal_value(ctx.text(name_node)), node.start_point.row
+            return
+        if kind == "inherit" and node.type == "pointer_type":
+            node = node.named_children[0] if node.named_child_count else node
+        yield from super().references(ctx, kind, node, name_node)
+
+
+def _go_receiver_type(ctx: FileContext, receiver: Node) -> str | None:
+    for parameter in receiver.named_children:
+        node: Node | None = parameter.child_by_field_name("type")
+        while node is not None and node.type in ("pointer_type", "generic_type"):
+            if node.type == "generic_type":
+                node = node.child_by_field_name("type")
+            else:
+                node = node.named_children[0] if node.named_child_count else None
+        if node is not None:
+            return ctx.text(node)
+    return None
+
+
+# --------------------------------------------------------------------------- Java
+
+
+class JavaRules(Rules):
+    comment_types = frozenset({"line_comment", "block_comment"})
+    signature_skip = frozenset({"marker_annotation", "annotation", "line_comment", "block_comment"})
+    signature_descend = frozenset({"modifiers"})
+    call_argument_fields = ("arguments",)
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        node = definition.node
+        modifiers = first_child_of_type(node, frozenset({"modifiers"}))
+        words = set(ctx.text(modifiers).split()) if modifiers is not None else set()
+        container = definition.container
+        if container is not None and container.kind == "interface":
+            return "private" not in words
+        return "public" in words
+
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        if kind == "import":
+            text = ctx.text(node).removeprefix("import").strip().rstrip(";").strip()
+            text = text.removeprefix("static ").strip()
+            yield "import", _WHITESPACE.sub("", text), node.start_point.row
+            return
+        yield from super().references(ctx, kind, node, name_node)
+
+
+# --------------------------------------------------------------------------- C#
+
+
+class CSharpRules(Rules):
+    signature_skip = frozenset({"attribute_list", "comment"})
+
+    def clean_doc(self, comments: list[str]) -> str:
+        return _CSHARP_XML.sub("", super().clean_doc(comments)).strip()
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        container = definition.container
+        words = {ctx.text(child) for child in definition.node.children if child.type == "modifier"}
+        if container is not None and container.kind == "interface":
+            return "private" not in words
+        return "public" in words
+
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        if kind == "import":
+            target = None
+            for child in node.named_children:
+                if child.type in ("identifier", "qualified_name", "alias_qualified_name"):
+                    target = child
+            if target is not None:
+                yield "import", normalize_name(ctx.text(target)), node.start_point.row
+            return
+        yield from super().references(ctx, kind, node, name_node)
+
+
+# --------------------------------------------------------------------------- Rust
+
+
+class RustRules(Rules):
+    comment_types = frozenset({"line_comment", "block_comment"})
+    attachment_types = frozenset({"attribute_item"})
+    signature_skip = frozenset({"attribute_item", "line_comment", "block_comment"})
+
+    def clean_doc(self, comments: list[str]) -> str:
+        # Inner doc comments (``//!``) document the enclosing module, not what follows.
+        return super().clean_doc([c for c in comments if not c.lstrip().startswith("//!")])
+
+    def scope_name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        parts = super().scope_name_parts(ctx, node, name_node)
+        return parts[-1:]
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        container = definition.container
+        if container is not None and container.is_scope:
+            impl = container.node
+            if impl.child_by_field_name("trait") is not None:
+                return True
+        if container is not None and container.kind == "trait":
+            return True
+        for child in definition.node.children:
+            if child.type == "visibility_modifier":
+                return ctx.text(child) == "pub"
+        return False
+
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        if kind == "import" and name_node is not None:
+            for path in _rust_use_paths(ctx, name_node, ""):
+                yield "import", path, node.start_point.row
+            return
+        yield from super().references(ctx, kind, node, name_node)
+
+
+def _rust_use_paths(ctx: FileContext, node: Node, prefix: str) -> Iterator[str]:
+    def join(a: str, b: str) -> str:
+        return f"{a}.{b}" if a and b else a or b
+
+    if node.type == "scoped_use_list":
+        path = node.child_by_field_name("path")
+        inner = join(prefix, normalize_name(ctx.text(path)) if path is not None else "")
+        use_list = node.child_by_field_name("list")
+        if use_list is not None:
+            for item in use_list.named_children:
+                yield from _rust_use_paths(ctx, item, inner)
+    elif node.type == "use_list":
+        for item in node.named_children:
+            yield from _rust_use_paths(ctx, item, prefix)
+    elif node.type == "use_as_clause":
+        path = node.child_by_field_name("path")
+        if path is not None:
+            yield join(prefix, normalize_name(ctx.text(path)))
+    elif node.type == "use_wildcard":
+        yield join(prefix, normalize_name(ctx.text(node).removesuffix("*")) + ".*").lstrip(".")
+    else:
+        yield join(prefix, normalize_name(ctx.text(node)))
+
+
+# --------------------------------------------------------------------------- C / C++
+
+
+class CRules(Rules):
+    wrappers = {"template_declaration": False}
+    _specifiers = frozenset({"struct_specifier", "union_specifier", "enum_specifier"})
+
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        if node.type == "function_definition":
+            target = _function_declarator_name(node)
+            if target is None:
+                return []
+            return _split_qualified(ctx.text(target))
+        return super().name_parts(ctx, node, name_node)
+
+    def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
+        parent = node.parent
+        if (
+            node.type in self._specifiers
+            and parent is not None
+            and parent.type == "type_definition"
+        ):
+            return None  # reported once, under the typedef name
+        if node.type == "type_definition":
+            inner = node.child_by_field_name("type")
+            if inner is not None and inner.child_by_field_name("body") is not None:
+                if inner.type == "enum_specifier":
+                    return "enum"
+                if inner.type in ("struct_specifier", "union_specifier"):
+                    return "struct"
+                if inner.type == "class_specifier":
+                    return "class"
+        return super().accept(ctx, kind, node)
+
+    def body(self, node: Node) -> Node | None:
+        if node.type == "type_definition":
+            inner = node.child_by_field_name("type")
+            return inner.child_by_field_name("body") if inner is not None else None
+        return node.child_by_field_name("body")
+
+    def signature(self, ctx: FileContext, definition: Definition, text: str) -> str:
+        if definition.node.type == "type_definition" and definition.kind != "type":
+            return f"{text} {definition.name}" if definition.name not in text else text
+        return super().signature(ctx, definition, text)
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        container = definition.container
+        if container is not None and container.kind in TYPE_KINDS:
+            return _cpp_member_access(ctx, definition, container) == "public"
+        for child in definition.node.children:
+            if child.type == "storage_class_specifier" and ctx.text(child) == "static":
+                return False
+        return True
+
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        if kind == "import" and name_node is not None:
+            text = ctx.text(name_node).strip()
+            yield "import", string_literal_value(text).strip("<>"), node.start_point.row
+            return
+        yield from super().references(ctx, kind, node, name_node)
+
+
+def _function_declarator_name(node: Node) -> Node | None:
+    current: Node | None = node.child_by_field_name("declarator")
+    while current is not None and current.type != "function_declarator":
+        current = current.child_by_field_name("declarator")
+    if current is None:
+        return None
+    return current.child_by_field_name("declarator")
+
+
+def _split_qualified(text: str) -> list[str]:
+    text = _WHITESPACE.sub("", text)
+    parts = [part for part in text.split("::") if part]
+    return [part if part.startswith("operator") else _TEMPLATE_ARGS.sub("", part) for part in parts]
+
+
+def _cpp_member_access(ctx: FileContext, definition: Definition, container: Definition) -> str:
+    sibling = definition.outer.prev_named_sibling
+    while sibling is not None:
+        if sibling.type == "access_specifier":
+            return ctx.text(sibling).strip()
+        sibling = sibling.prev_named_sibling
+    return "private" if container.node.type == "class_specifier" else "public"
+
+
+# --------------------------------------------------------------------------- Ruby
+
+
+class RubyRules(Rules):
+    type_like_kinds = TYPE_KINDS | {"module"}
+    call_argument_fields = ("arguments", "block")
+    _visibility_words = frozenset({"private", "public", "protected"})
+
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        if name_node is None:
+            return []
+        return [part for part in ctx.text(name_node).split("::") if part]
+
+    def header(self, ctx: FileContext, node: Node, body: Node) -> tuple[int, int]:
+        end, last = super().header(ctx, node, body)
+        # ``class A; end`` and ``def f = expr``: the body starts after a separator.
+        text = ctx.span(node.start_byte, end).rstrip()
+        trimmed = text.rstrip(";=").rstrip()
+        return node.start_byte + len(trimmed.encode("utf-8")), last
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        node = definition.node
+        if node.type != "method":
+            return True
+        parent = node.parent
+        if parent is not None and parent.type == "argument_list":
+            call = parent.parent
+            if call is not None and call.type == "call":
+                method = call.child_by_field_name("method")
+                if method is not None and ctx.text(method) in ("private", "protected"):
+                    return False
+        sibling = definition.outer.prev_named_sibling
+        while sibling is not None:
+            if sibling.type == "identifier" and ctx.text(sibling) in self._visibility_words:
+                return ctx.text(sibling) == "public"
+            sibling = sibling.prev_named_sibling
+        return True
+
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        if kind == "inherit" and node.parent is not None and node.parent.type == "argument_list":
+            call = node.parent.parent
+            method = call.child_by_field_name("method") if call is not None else None
+            if method is None or ctx.text(method) not in ("include", "extend", "prepend"):
+                return
+        if kind == "call" and node.type == "call" and node.child_by_field_name("receiver") is None:
+            method = node.child_by_field_name("method")
+            if method is not None and ctx.text(method) in ("require", "require_relative", "load"):
+                module = _first_string_argument(ctx, node)
+                if module is not None:
+                    yield "import", module, node.start_point.row
+                    return
+        yield from super().references(ctx, kind, node, name_node)
+
+
+# --------------------------------------------------------------------------- PHP
+
+
+class PhpRules(Rules):
+    signature_skip = frozenset({"attribute_list", "comment"})
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        for child in definition.node.children:
+            if child.type == "visibility_modifier":
+                return ctx.text(child) == "public"
+        return True
+
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        if kind == "import":
+            for child in node.named_children:
+                if child.type in ("qualified_name", "name", "namespace_name"):
+                    yield "import", normalize_name(ctx.text(child)), node.start_point.row
+                    break
+            return
+        yield from super().references(ctx, kind, node, name_node)
+
+
+RULES: dict[str, Rules] = {
+    "python": PythonRules(),
+    "javascript": EcmaRules(),
+    "typescript": EcmaRules(),
+    "tsx": EcmaRules(),
+    "go": GoRules(),
+    "java": JavaRules(),
+    "rust": RustRules(),
+    "c": CRules(),
+    "cpp": CRules(),
+    "csharp": CSharpRules(),
+    "ruby": RubyRules(),
+    "php": PhpRules(),
+}

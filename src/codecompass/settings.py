@@ -1,0 +1,179 @@
+"""Settings: defaults, then `<data dir>/config.toml`, then `CODECOMPASS_*` variables.
+
+Each setting lives in a TOML table and has an environment variable named after it:
+`[embedder] provider` ↔ `CODECOMPASS_EMBEDDER_PROVIDER`. Lists in variables are
+comma-separated. The data folder itself comes from `--data-dir`, then
+`CODECOMPASS_DATA_DIR`, then `.codecompass/` at the repository root.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codecompass.errors import ConfigError
+
+CONFIG_FILE = "config.toml"
+DEFAULT_DATA_DIR = ".codecompass"
+ENV_PREFIX = "CODECOMPASS_"
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedderSettings:
+    provider: str = "onnx"  # onnx | sentence-transformers | openai
+    model: str = ""  # provider-specific model name or path; empty = provider default
+    base_url: str = ""  # openai-compatible endpoint, e.g. http://localhost:11434/v1
+    api_key_env: str = ""  # name of the variable that holds the API key
+    dim: int = 0  # expected dimension for remote providers; 0 = learn it
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSettings:
+    max_file_bytes: int = 1024 * 1024
+    allow: tuple[str, ...] = ()
+    block: tuple[str, ...] = ()
+    # A symbol up to chunk_max_tokens stays one chunk; a larger one is cut into windows
+    # of window_tokens with window_overlap of each window repeated in the next.
+    chunk_max_tokens: int = 384
+    window_tokens: int = 256
+    window_overlap: float = 0.15
+    text_window_lines: int = 60
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    top_k: int = 10
+    detail: str = "preview"
+    rrf_k: int = 60
+    candidates: int = 100  # per retriever, before fusion
+    max_per_file: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    data_dir: Path
+    embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
+    index: IndexSettings = field(default_factory=IndexSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
+
+    @property
+    def config_path(self) -> Path:
+        return self.data_dir / CONFIG_FILE
+
+
+_SECTIONS: dict[str, type[Any]] = {
+    "embedder": EmbedderSettings,
+    "index": IndexSettings,
+    "search": SearchSettings,
+}
+
+
+def resolve_data_dir(data_dir: str | Path | None, repo_root: Path | None = None) -> Path:
+    if data_dir is None:
+        data_dir = os.environ.get(f"{ENV_PREFIX}DATA_DIR") or None
+    if data_dir is None:
+        data_dir = (repo_root or Path.cwd()) / DEFAULT_DATA_DIR
+    return Path(data_dir).expanduser().resolve()
+
+
+def load_settings(
+    data_dir: str | Path | None = None,
+    *,
+    repo_root: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Build the settings for a data folder (it need not exist yet)."""
+    env = os.environ if environ is None else environ
+    resolved = resolve_data_dir(data_dir, repo_root)
+    file_values: dict[str, Any] = {}
+    config_path = resolved / CONFIG_FILE
+    if config_path.is_file():
+        try:
+            file_values = tomllib.loads(config_path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(
+                f"{config_path} is not valid TOML ({exc}); fix or delete it."
+            ) from exc
+    unknown = set(file_values) - set(_SECTIONS)
+    if unknown:
+        raise ConfigError(
+            f"{config_path}: unknown section(s) {sorted(unknown)}; "
+            f"valid sections are {sorted(_SECTIONS)}."
+        )
+    sections = {
+        name: _build_section(name, cls, file_values.get(name, {}), env, config_path)
+        for name, cls in _SECTIONS.items()
+    }
+    return Settings(data_dir=resolved, **sections)
+
+
+def _build_section(
+    name: str, cls: type[Any], table: Any, env: Mapping[str, str], config_path: Path
+) -> Any:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{config_path}: [{name}] must be a table.")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = set(table) - set(fields)
+    if unknown:
+        raise ConfigError(
+            f"{config_path}: unknown key(s) {sorted(unknown)} in [{name}]; "
+            f"valid keys are {sorted(fields)}."
+        )
+    values: dict[str, Any] = {}
+    for key, f in fields.items():
+        default = f.default
+        env_name = f"{ENV_PREFIX}{name.upper()}_{key.upper()}"
+        if env_name in env:
+            values[key] = _coerce(env[env_name], default, env_name)
+        elif key in table:
+            values[key] = _coerce(table[key], default, f"[{name}] {key} in {config_path}")
+    return cls(**values)
+
+
+def _coerce(raw: Any, default: Any, where: str) -> Any:
+    try:
+        if isinstance(default, bool):
+            if isinstance(raw, bool):
+                return raw
+            return str(raw).strip().lower() in {"1", "true", "yes", "on"}
+        if isinstance(default, int):
+            return int(raw)
+        if isinstance(default, float):
+            return float(raw)
+        if isinstance(default, tuple):
+            items = raw.split(",") if isinstance(raw, str) else list(raw)
+            return tuple(str(item).strip() for item in items if str(item).strip())
+        return str(raw)
+    except (TypeError, ValueError) as exc:
+        kind = type(default).__name__
+        raise ConfigError(f"{where}: expected {kind}, got {raw!r}.") from exc
+
+
+def render_default_config() -> str:
+    """The commented config.toml written by `codecompass init`."""
+    lines = [
+        "# Code Compass settings. Every key can also be set with an environment variable:",
+        "# [embedder] provider  <->  CODECOMPASS_EMBEDDER_PROVIDER (lists: comma-separated).",
+        "",
+    ]
+    for name, cls in _SECTIONS.items():
+        lines.append(f"[{name}]")
+        for f in dataclasses.fields(cls):
+            lines.append(f"# {f.name} = {_toml_value(f.default)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'

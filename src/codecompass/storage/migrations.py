@@ -1,0 +1,123 @@
+"""Numbered schema migrations of the SQLite metastore, applied in order, never edited.
+
+A new change is a new entry at the end. `user_version` records the last one applied.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "0001_initial",
+        """
+        CREATE TABLE meta (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE repos (
+            id TEXT PRIMARY KEY,
+            root TEXT NOT NULL,
+            url TEXT,
+            default_branch TEXT,
+            last_commit TEXT,
+            last_indexed_at TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE files (
+            repo TEXT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            language TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            file_hash TEXT NOT NULL,
+            line_count INTEGER NOT NULL,
+            parse_error TEXT,
+            last_commit TEXT,
+            indexed_at TEXT NOT NULL,
+            PRIMARY KEY (repo, path)
+        );
+        CREATE INDEX files_by_hash ON files(repo, file_hash);
+        CREATE TABLE symbols (
+            id TEXT PRIMARY KEY,
+            repo TEXT NOT NULL,
+            path TEXT NOT NULL,
+            name TEXT NOT NULL,
+            qualified_name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            doc TEXT NOT NULL,
+            start_line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL,
+            exported INTEGER NOT NULL,
+            parent TEXT,
+            content_hash TEXT NOT NULL
+        );
+        CREATE INDEX symbols_by_file ON symbols(repo, path);
+        CREATE INDEX symbols_by_name ON symbols(name);
+        CREATE INDEX symbols_by_qualified_name ON symbols(qualified_name);
+        CREATE TABLE chunks (
+            id TEXT PRIMARY KEY,
+            repo TEXT NOT NULL,
+            path TEXT NOT NULL,
+            language TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            symbol TEXT,
+            symbol_id TEXT,
+            signature TEXT NOT NULL DEFAULT '',
+            start_line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL,
+            header TEXT NOT NULL,
+            text TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            file_hash TEXT NOT NULL,
+            embed_key TEXT NOT NULL,
+            tokens INTEGER NOT NULL,
+            status TEXT NOT NULL DEFAULT 'active',
+            deleted_at TEXT,
+            delete_reason TEXT,
+            indexed_at TEXT NOT NULL
+        );
+        CREATE INDEX chunks_by_file ON chunks(repo, path, status);
+        CREATE INDEX chunks_by_status ON chunks(status);
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            symbol, path, body,
+            tokenize = "unicode61 remove_diacritics 2 tokenchars '_'"
+        );
+        CREATE TABLE embeddings (
+            model TEXT NOT NULL,
+            key TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (model, key)
+        ) WITHOUT ROWID;
+        CREATE TABLE index_runs (
+            id INTEGER PRIMARY KEY,
+            repo TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            status TEXT NOT NULL,
+            error TEXT,
+            stats TEXT
+        );
+        """,
+    ),
+]
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Apply the migrations this database lacks; return the names applied."""
+    current = conn.execute("PRAGMA user_version").fetchone()[0]
+    if current > len(MIGRATIONS):
+        from codecompass.errors import DataDirError
+
+        raise DataDirError(
+            f"The index was written by a newer Code Compass (schema {current}, this version "
+            f"knows {len(MIGRATIONS)}); upgrade codecompass or use another --data-dir."
+        )
+    applied: list[str] = []
+    for number, (name, sql) in enumerate(MIGRATIONS, start=1):
+        if number <= current:
+            continue
+        conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;")
+        applied.append(name)
+    return applied

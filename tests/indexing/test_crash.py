@@ -1,0 +1,119 @@
+"""A `kill -9` in the middle of a real `codecompass index` run loses nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from codecompass.embedders.onnx import OnnxEmbedder
+from codecompass.engine import Engine
+from codecompass.protocols import Vectors
+
+
+def write_repo(root: Path, files: int) -> None:
+    for i in range(files):
+        package = root / f"pkg{i % 7}"
+        package.mkdir(parents=True, exist_ok=True)
+        body = "\n\n".join(
+            f"def handler_{i}_{j}(request, retries={j}):\n"
+            f'    """Handle request kind {i}-{j} with {j} retries."""\n'
+            f"    total = {i} * {j} + len(request)\n"
+            f"    return total + retries\n"
+            for j in range(3)
+        )
+        (package / f"module_{i}.py").write_text(body, encoding="utf-8")
+
+
+class StructureOnly:
+    """The real tokenizer (so chunks come out the same) without computing vectors."""
+
+    def __init__(self) -> None:
+        self.real = OnnxEmbedder()
+        self.model_id = "test:structure-only"
+        self.dim = self.real.dim
+        self.max_tokens = self.real.max_tokens
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        out[:, 0] = 1.0
+        return out
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        return self.real.count_tokens(texts)
+
+
+def chunk_rows(db: Path) -> set[tuple[str, int, int, str]]:
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute(
+            "SELECT path, start_line, end_line, text_hash FROM chunks WHERE status = 'active'"
+        ).fetchall()
+    finally:
+        conn.close()
+    return set(rows)
+
+
+def files_written(db: Path) -> int:
+    if not db.exists():
+        return 0
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+    try:
+        return int(conn.execute("SELECT count(*) FROM files").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        conn.close()
+
+
+def test_kill_9_mid_run_then_rerun_leaves_a_consistent_index(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    write_repo(repo, files=200)
+    data = tmp_path / "data"
+    db = data / "index.sqlite"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "codecompass",
+            "index",
+            str(repo),
+            "--data-dir",
+            str(data),
+            "--json",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 120
+    while files_written(db) == 0:
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        assert time.monotonic() < deadline, "the index run wrote nothing in 120 s"
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    written = files_written(db)
+    assert 0 < written < 200, "the kill must land in the middle of the run"
+
+    engine, _ = Engine.for_repo(repo, data_dir=data)
+    with engine:
+        stats = engine.index(repo)
+        assert stats.unchanged == written and stats.new == 200 - written
+        active = engine.store.active_embed_keys()
+        assert sorted(engine.vectors.ids()) == sorted(active)
+        runs = engine.store.conn.execute("SELECT status FROM index_runs ORDER BY id").fetchall()
+        assert runs == [("interrupted",), ("ok",)]
+        hits = engine.search("handle request kind 17-2", k=3)
+        assert hits[0].symbol == "handler_17_2"
+
+    reference, _ = Engine.for_repo(repo, data_dir=tmp_path / "clean", embedder=StructureOnly())
+    with reference:
+        reference.index(repo)
+    assert chunk_rows(db) == chunk_rows(tmp_path / "clean" / "index.sqlite")

@@ -1,0 +1,550 @@
+"""Discovery: git-aware and plain-folder listing, every skip reason, globs, symlinks, sniffing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from codecompass.errors import InputError
+from codecompass.indexing.discover import DiscoveryResult, DiscoveryRules, discover, sniff
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def init_repo(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "test@example.com")
+    git(root, "config", "user.name", "Test")
+    git(root, "config", "commit.gpgsign", "false")
+    return root
+
+
+def commit_all(root: Path) -> None:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "snapshot")
+
+
+def write(root: Path, rel: str, content: str | bytes = "x = 1\n") -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return path
+
+
+def paths(result: DiscoveryResult) -> list[str]:
+    return [c.path for c in result.files]
+
+
+@pytest.fixture
+def no_git(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make discovery walk the folder as if git were not installed."""
+    real_which = shutil.which
+
+    def which(name: str, *args: object, **kwargs: object) -> str | None:
+        return None if name == "git" else real_which(name)
+
+    monkeypatch.setattr(shutil, "which", which)
+
+
+Mode = Callable[[Path], Path]
+
+
+@pytest.fixture(params=["git", "walk"])
+def mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Mode]:
+    """Run a test once on a git repo (half committed, half untracked) and once on a folder."""
+    if request.param == "git":
+        if shutil.which("git") is None:
+            pytest.skip("git is not installed")
+
+        def prepare(root: Path) -> Path:
+            init_repo(root)
+            commit_all(root)
+            return root
+
+        yield prepare
+    else:
+        request.getfixturevalue("no_git")
+        yield lambda root: root
+
+
+# --- git-aware listing -------------------------------------------------------------------
+
+
+@needs_git
+def test_git_lists_tracked_and_untracked_but_not_ignored_or_deleted(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo")
+    write(repo, ".gitignore", "*.log\nscratch/\n")
+    write(repo, "tracked.py")
+    write(repo, "gone.py")
+    write(repo, "pkg/mod.py")
+    commit_all(repo)
+    (repo / "gone.py").unlink()
+    write(repo, "untracked.py")
+    write(repo, "pkg/new.py")
+    write(repo, "debug.log", "ignored\n")
+    write(repo, "scratch/tmp.py")
+
+    result = discover(repo)
+
+    assert paths(result) == [".gitignore", "pkg/mod.py", "pkg/new.py", "tracked.py", "untracked.py"]
+    assert result.skipped == Counter()
+    assert result.examples == {}
+
+
+@needs_git
+def test_git_root_as_subfolder_gives_paths_relative_to_root(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo")
+    write(repo, "pkg/mod.py")
+    write(repo, "pkg/sub/deep.py")
+    write(repo, "other/elsewhere.py")
+    commit_all(repo)
+    write(repo, "pkg/sub/fresh.py")
+
+    result = discover(repo / "pkg")
+
+    assert paths(result) == ["mod.py", "sub/deep.py", "sub/fresh.py"]
+    root = (repo / "pkg").resolve()
+    for candidate in result.files:
+        assert candidate.abs_path == root / candidate.path
+
+
+@needs_git
+def test_git_subfolder_ignored_by_its_repo_is_walked_as_a_plain_folder(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo")
+    write(repo, ".gitignore", "checkout/\n")
+    write(repo, "main.py")
+    commit_all(repo)
+    write(repo, "checkout/lib.py")
+    write(repo, "checkout/.gitignore", "*.tmp\n")
+    write(repo, "checkout/junk.tmp")
+
+    assert paths(discover(repo / "checkout")) == [".gitignore", "lib.py"]
+
+
+@needs_git
+def test_git_env_pointing_elsewhere_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = init_repo(tmp_path / "repo")
+    write(repo, "mine.py")
+    commit_all(repo)
+    other = init_repo(tmp_path / "other")
+    write(other, "theirs.py")
+    commit_all(other)
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(other))
+
+    assert paths(discover(repo)) == ["mine.py"]
+
+
+@needs_git
+def test_git_nested_repository_is_counted_not_entered(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo")
+    write(repo, "main.py")
+    commit_all(repo)
+    nested = init_repo(repo / "nested")
+    write(nested, "inner.py")
+    commit_all(nested)
+
+    result = discover(repo)
+
+    assert paths(result) == ["main.py"]
+    assert result.skipped == Counter({"submodule": 1})
+    assert result.examples == {"submodule": ["nested"]}
+
+
+@needs_git
+def test_git_tracked_file_under_a_directory_replaced_by_a_symlink_is_not_read(
+    tmp_path: Path,
+) -> None:
+    repo = init_repo(tmp_path / "repo")
+    write(repo, "lib/code.py")
+    write(repo, "keep.py")
+    commit_all(repo)
+    outside = tmp_path / "outside"
+    write(outside, "code.py", "print('outside the root')\n")
+    shutil.rmtree(repo / "lib")
+    (repo / "lib").symlink_to(outside, target_is_directory=True)
+
+    result = discover(repo)
+
+    assert paths(result) == ["keep.py"]
+    # "lib" itself is an untracked symlink; "lib/code.py" is still in git's index.
+    assert result.skipped == Counter({"symlink": 2})
+    assert result.examples == {"symlink": ["lib", "lib/code.py"]}
+
+
+# --- plain folder ----------------------------------------------------------------------
+
+
+def test_plain_folder_nested_gitignore_rules(tmp_path: Path, mode: Mode) -> None:
+    root = tmp_path / "proj"
+    write(root, ".gitignore", "*.log\nbuild_out/\n")
+    write(root, "a.py")
+    write(root, "x.log")
+    write(root, "local.txt")
+    write(root, "build_out/z.py")
+    write(root, "sub/.gitignore", "!keep.log\nlocal.txt\n/anchored.py\n")
+    write(root, "sub/keep.log")
+    write(root, "sub/other.log")
+    write(root, "sub/local.txt")
+    write(root, "sub/deep/local.txt")
+    write(root, "sub/anchored.py")
+    write(root, "sub/deep/anchored.py")
+    write(root, ".git_not_a_repo/file.py")
+
+    result = discover(mode(root))
+
+    assert paths(result) == [
+        ".git_not_a_repo/file.py",
+        ".gitignore",
+        "a.py",
+        "local.txt",
+        "sub/.gitignore",
+        "sub/deep/anchored.py",
+        "sub/keep.log",
+    ]
+    assert result.skipped == Counter()
+
+
+@needs_git
+def test_plain_folder_with_git_installed_is_walked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Keeps git from finding a repository above tmp_path, whatever the machine.
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    root = tmp_path / "plain"
+    write(root, ".gitignore", "out/\n")
+    write(root, "a.py")
+    write(root, "out/b.py")
+
+    assert paths(discover(root)) == [".gitignore", "a.py"]
+
+
+def test_walk_never_enters_dot_git(tmp_path: Path, no_git: None) -> None:
+    write(tmp_path, ".git/config", "[core]\n")
+    write(tmp_path, ".git/objects/ab/cdef", b"\0\1")
+    write(tmp_path, "pkg/.git", "gitdir: ../.git/modules/pkg\n")
+    write(tmp_path, "pkg/mod.py")
+
+    result = discover(tmp_path)
+
+    assert paths(result) == ["pkg/mod.py"]
+    assert result.skipped == Counter()
+
+
+# --- skip reasons ----------------------------------------------------------------------
+
+
+def build_every_reason(root: Path) -> None:
+    write(root, "src/main.py", "def main() -> None:\n    pass\n")
+    write(root, "src/empty.py", "")
+    write(root, "edge.txt", "e" * 10_000)
+    # vendored: counted once per top-most vendored directory
+    write(root, "node_modules/left-pad/index.js", "module.exports = 1;\n")
+    write(root, "node_modules/b.js", "1;\n")
+    write(root, ".venv/lib/site.py")
+    write(root, "src/__pycache__/main.cpython-311.pyc", b"\0\0")
+    write(root, ".codecompass/state.json", "{}\n")
+    # secret
+    write(root, ".env", "TOKEN=abc\n")
+    write(root, "deploy/id_rsa", "-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    write(root, "certs/server.pem", "cert\n")
+    # lockfile
+    write(root, "package-lock.json", "{}\n")
+    write(root, "poetry.lock", "# lock\n")
+    # minified: by name twice, by content once
+    write(root, "static/app.min.js", "var a=1;\n")
+    write(root, "static/app.js.map", "{}\n")
+    write(root, "static/bundle.js", "var a=1;" * 800 + "\n")
+    # generated: by name and by marker
+    write(root, "proto/msg_pb2.py", "x = 1\n")
+    write(root, "api/api.go", "// Code generated by protoc-gen-go. DO NOT EDIT.\npackage api\n")
+    # binary: by extension and by NUL byte
+    write(root, "assets/logo.png", b"\x89PNG\r\n")
+    write(root, "data/blob.dat", b"head\0tail")
+    # too_large: one byte over the limit
+    write(root, "big.txt", "b" * 10_001)
+    # blocked
+    write(root, "docs/private/notes.md", "# private\n")
+    # symlink to a file outside the root
+    outside = root.parent / "outside.py"
+    outside.write_text("secret = 'outside'\n", encoding="utf-8")
+    (root / "link.py").symlink_to(outside)
+
+
+EVERY_REASON_RULES = DiscoveryRules(max_file_bytes=10_000, block=("docs/private/",))
+
+
+def test_every_skip_reason_is_counted_exactly(tmp_path: Path, mode: Mode) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    build_every_reason(root)
+
+    result = discover(mode(root), EVERY_REASON_RULES)
+
+    assert paths(result) == ["edge.txt", "src/empty.py", "src/main.py"]
+    assert result.skipped == Counter(
+        {
+            "vendored": 4,
+            "secret": 3,
+            "lockfile": 2,
+            "minified": 3,
+            "generated": 2,
+            "binary": 2,
+            "too_large": 1,
+            "blocked": 1,
+            "symlink": 1,
+        }
+    )
+    assert result.examples == {
+        "vendored": [".codecompass/", ".venv/", "node_modules/", "src/__pycache__/"],
+        "secret": [".env", "certs/server.pem", "deploy/id_rsa"],
+        "lockfile": ["package-lock.json", "poetry.lock"],
+        "minified": ["static/app.js.map", "static/app.min.js", "static/bundle.js"],
+        "generated": ["api/api.go", "proto/msg_pb2.py"],
+        "binary": ["assets/logo.png", "data/blob.dat"],
+        "too_large": ["big.txt"],
+        "blocked": ["docs/private/notes.md"],
+        "symlink": ["link.py"],
+    }
+
+
+def test_candidate_records_size_and_mtime(tmp_path: Path, mode: Mode) -> None:
+    root = tmp_path / "proj"
+    write(root, "a.py", "print('hi')\n")
+    write(root, "empty.py", "")
+
+    result = discover(mode(root))
+
+    resolved = root.resolve()
+    for candidate in result.files:
+        st = os.stat(resolved / candidate.path)
+        assert candidate.abs_path == resolved / candidate.path
+        assert (candidate.size, candidate.mtime_ns) == (st.st_size, st.st_mtime_ns)
+    assert [(c.path, c.size) for c in result.files] == [("a.py", 12), ("empty.py", 0)]
+
+
+def test_codecompass_data_folder_is_skipped(tmp_path: Path, mode: Mode) -> None:
+    root = tmp_path / "proj"
+    write(root, "app.py")
+    write(root, ".codecompass/index/chunks.json", "{}\n")
+    write(root, ".codecompass/config.toml", "x = 1\n")
+    write(root, "sub/.codecompass/other.json", "{}\n")
+
+    result = discover(mode(root))
+
+    assert paths(result) == ["app.py"]
+    assert result.skipped == Counter({"vendored": 2})
+    assert result.examples == {"vendored": [".codecompass/", "sub/.codecompass/"]}
+
+
+def test_vendored_name_as_a_file_is_not_vendored(tmp_path: Path, mode: Mode) -> None:
+    root = tmp_path / "proj"
+    write(root, "build", "#!/bin/sh\n")
+    write(root, "tools/dist.py")
+
+    assert paths(discover(mode(root))) == ["build", "tools/dist.py"]
+
+
+def test_too_large_boundary(tmp_path: Path, mode: Mode) -> None:
+    root = tmp_path / "proj"
+    write(root, "exact.txt", "a" * 64)
+    write(root, "over.txt", "a" * 65)
+    write(root, "under.txt", "a" * 63)
+
+    result = discover(mode(root), DiscoveryRules(max_file_bytes=64))
+
+    assert paths(result) == ["exact.txt", "under.txt"]
+    assert result.skipped == Counter({"too_large": 1})
+    assert result.examples == {"too_large": ["over.txt"]}
+
+
+def test_allow_and_block_globs(tmp_path: Path, mode: Mode) -> None:
+    root = tmp_path / "proj"
+    write(root, "README.md", "# hi\n")
+    write(root, "docs/guide.md", "# guide\n")
+    write(root, "src/a.py")
+    write(root, "src/b/c.py")
+    write(root, "src/legacy/old.py")
+    write(root, "src/b/generated_test.py")
+    write(root, "src/.env", "KEY=1\n")
+    write(root, "tools/x.py")
+    write(root, "setup.cfg", "[x]\n")
+
+    rules = DiscoveryRules(allow=("src/", "*.md"), block=("src/legacy/", "*_test.py"))
+    result = discover(mode(root), rules)
+
+    assert paths(result) == ["README.md", "docs/guide.md", "src/a.py", "src/b/c.py"]
+    assert result.skipped == Counter({"blocked": 2, "not_allowed": 2, "secret": 1})
+    assert result.examples == {
+        "blocked": ["src/b/generated_test.py", "src/legacy/old.py"],
+        "not_allowed": ["setup.cfg", "tools/x.py"],
+        "secret": ["src/.env"],
+    }
+
+
+def test_examples_keep_the_first_five_sorted(tmp_path: Path, mode: Mode) -> None:
+    root = tmp_path / "proj"
+    for name in "gfedcba":
+        write(root, f"{name}/deps.lock", "x\n")
+
+    result = discover(mode(root))
+
+    assert result.skipped == Counter({"lockfile": 7})
+    assert result.examples == {"lockfile": [f"{n}/deps.lock" for n in "abcde"]}
+
+
+# --- symlinks ---------------------------------------------------------------------------
+
+
+def test_symlink_to_file_outside_root_is_not_followed(tmp_path: Path, mode: Mode) -> None:
+    outside = tmp_path / "outside"
+    write(outside, "passwords.txt", "hunter2\n")
+    root = tmp_path / "proj"
+    write(root, "real.py")
+    (root / "shortcut.txt").symlink_to(outside / "passwords.txt")
+    (root / "dangling.txt").symlink_to(tmp_path / "missing")
+
+    result = discover(mode(root))
+
+    assert paths(result) == ["real.py"]
+    assert result.skipped == Counter({"symlink": 2})
+    assert result.examples == {"symlink": ["dangling.txt", "shortcut.txt"]}
+
+
+def test_symlinked_directories_are_not_descended(tmp_path: Path, mode: Mode) -> None:
+    outside = tmp_path / "outside"
+    write(outside, "lib.py")
+    write(outside, "more/deep.py")
+    root = tmp_path / "proj"
+    write(root, "inside/own.py")
+    (root / "ext").symlink_to(outside, target_is_directory=True)
+    (root / "alias").symlink_to(root / "inside", target_is_directory=True)
+
+    result = discover(mode(root))
+
+    assert paths(result) == ["inside/own.py"]
+    assert result.skipped == Counter({"symlink": 2})
+    assert result.examples == {"symlink": ["alias", "ext"]}
+
+
+def test_symlinked_gitignore_is_not_read(tmp_path: Path, mode: Mode) -> None:
+    outside = tmp_path / "outside"
+    write(outside, "rules", "*.py\n")
+    root = tmp_path / "proj"
+    write(root, "a.py")
+    (root / ".gitignore").symlink_to(outside / "rules")
+
+    result = discover(mode(root))
+
+    assert paths(result) == ["a.py"]
+    assert result.skipped == Counter({"symlink": 1})
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_fifo_is_counted_as_special_and_never_opened(tmp_path: Path, no_git: None) -> None:
+    write(tmp_path, "a.py")
+    os.mkfifo(tmp_path / "pipe")
+
+    result = discover(tmp_path)
+
+    assert paths(result) == ["a.py"]
+    assert result.skipped == Counter({"special": 1})
+
+
+def test_unreadable_file_is_counted(
+    tmp_path: Path, mode: Mode, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "proj"
+    write(root, "ok.py")
+    write(root, "locked.py")
+    prepared = mode(root)
+    real_open = os.open
+
+    def guarded_open(path: str | os.PathLike[str], flags: int, *args: int) -> int:
+        if os.fspath(path).endswith("locked.py"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", guarded_open)
+    result = discover(prepared)
+
+    assert paths(result) == ["ok.py"]
+    assert result.skipped == Counter({"unreadable": 1})
+    assert result.examples == {"unreadable": ["locked.py"]}
+
+
+# --- misc -------------------------------------------------------------------------------
+
+
+def test_root_that_is_not_a_folder_is_an_input_error(tmp_path: Path) -> None:
+    write(tmp_path, "file.py")
+    with pytest.raises(InputError):
+        discover(tmp_path / "file.py")
+    with pytest.raises(InputError):
+        discover(tmp_path / "missing")
+
+
+def test_a_thousand_files_are_discovered_quickly(tmp_path: Path, mode: Mode) -> None:
+    root = tmp_path / "proj"
+    for i in range(1000):
+        write(root, f"pkg{i % 20}/sub{i % 7}/mod{i}.py", f"value = {i}\n")
+    prepared = mode(root)
+    discover(prepared)
+
+    start = time.perf_counter()
+    result = discover(prepared)
+    elapsed = time.perf_counter() - start
+
+    assert len(result.files) == 1000
+    # The target is well under 0.3 s; the bound is loose so a busy CI machine does not flake.
+    assert elapsed < 1.0
+
+
+# --- sniff ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("head", "path", "expected"),
+    [
+        (b"", "empty.js", None),
+        (b"print('hi')\n", "a.py", None),
+        (b"abc\0def", "a.txt", "binary"),
+        ("h\0i\0".encode("ascii"), "utf16.txt", "binary"),
+        (b"x" * 5001, "bundle.js", "minified"),
+        (b"x" * 5000 + b"\n" + b"y;\n" * 40, "bundle.js", None),
+        (b"x" * 6000, "long.py", None),
+        (b"x" * 6000 + b"\n", "styles.CSS", "minified"),
+        ((b"a" * 400 + b"\n") * 3, "data.json", "minified"),
+        (b"a" * 400 + b"\n", "small.json", None),
+        ((b"a" * 250 + b"\n") * 10, "page.html", None),
+        (b'<svg><path d="' + b"1 " * 3000 + b'"/></svg>', "icon.svg", "minified"),
+        (b"// Code generated by protoc-gen-go. DO NOT EDIT.\npackage x\n", "x.go", "generated"),
+        (b"# @generated by tool\nx = 1\n", "a.py", "generated"),
+        (b"/*\n * This file is AUTO-GENERATED.\n */\n", "a.ts", "generated"),
+        (b"<!-- autogenerated -->\n# Title\n", "a.md", "generated"),
+        (b'"""Automatically generated from schema."""\n', "m.py", "generated"),
+        (b"1\n2\n3\n4\n5\n# DO NOT EDIT\n", "late.py", None),
+        (b'MARKER = "DO NOT EDIT"\n', "tool.py", None),
+        (b"# do not edit lightly\n", "hand.py", None),
+        (b"def autogenerated_ids():\n", "ids.py", None),
+    ],
+)
+def test_sniff(head: bytes, path: str, expected: str | None) -> None:
+    assert sniff(head, path) == expected

@@ -1,0 +1,829 @@
+"""Symbols and references for every supported language, and parse() never raising."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from codecompass.indexing import parse as parse_module
+from codecompass.indexing import treesitter
+from codecompass.indexing.languages import (
+    LANGUAGES,
+    TREE_SITTER_LANGUAGES,
+    language_for_path,
+)
+from codecompass.indexing.parse import parse
+from codecompass.models import ParsedFile, Symbol
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "languages"
+
+FIXTURE_FILES = {
+    "python": "python/auth.py",
+    "javascript": "javascript/cart.js",
+    "typescript": "typescript/users.ts",
+    "tsx": "tsx/Profile.tsx",
+    "go": "go/store.go",
+    "java": "java/Library.java",
+    "rust": "rust/shapes.rs",
+    "c": "c/buffer.c",
+    "cpp": "cpp/geometry.cpp",
+    "csharp": "csharp/Inventory.cs",
+    "ruby": "ruby/greeter.rb",
+    "php": "php/UserController.php",
+    "markdown": "markdown/guide.md",
+    "rst": "rst/manual.rst",
+}
+
+EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
+    "python": [
+        ("MAX_RETRIES", "constant", 10, 10),
+        ("_CACHE_SIZE", "constant", 11, 11),
+        ("verify_token", "function", 15, 23),
+        ("_compare", "function", 26, 27),
+        ("Repository", "class", 30, 54),
+        ("Repository.Entry", "class", 33, 37),
+        ("Repository.Entry.touch", "method", 36, 37),
+        ("Repository.__init__", "method", 39, 40),
+        ("Repository.size", "method", 42, 44),
+        ("Repository._evict", "method", 46, 47),
+        ("Repository.save", "method", 49, 54),
+        ("Repository.save.log", "function", 50, 51),
+        ("AdminRepository", "class", 57, 65),
+        ("AdminRepository.create", "method", 58, 65),
+    ],
+    "javascript": [
+        ("TAX_RATE", "constant", 6, 6),
+        ("total", "function", 8, 14),
+        ("applyTax", "function", 16, 16),
+        ("Cart", "class", 18, 39),
+        ("Cart.constructor", "method", 21, 24),
+        ("Cart.add", "method", 26, 30),
+        ("Cart.#snapshot", "method", 32, 34),
+        ("Cart.empty", "method", 36, 38),
+        ("describe", "function", 41, 46),
+        ("describe.line", "function", 42, 44),
+    ],
+    "typescript": [
+        ("UserId", "type", 5, 6),
+        ("Role", "enum", 8, 11),
+        ("User", "interface", 13, 20),
+        ("Entity", "interface", 22, 24),
+        ("fetchUser", "function", 26, 29),
+        ("toUser", "function", 31, 33),
+        ("UserService", "class", 35, 51),
+        ("UserService.find", "method", 39, 42),
+        ("UserService.remember", "method", 44, 46),
+        ("UserService.dispose", "method", 48, 50),
+        ("Admin", "module", 53, 57),
+        ("Admin.promote", "function", 54, 56),
+        ("isAdmin", "function", 59, 59),
+    ],
+    "tsx": [
+        ("ProfileProps", "interface", 4, 8),
+        ("Mode", "type", 10, 10),
+        ("ProfileCard", "function", 12, 24),
+        ("ProfileCard.toggle", "function", 17, 17),
+        ("ProfilePage", "class", 26, 34),
+        ("ProfilePage.render", "method", 27, 29),
+        ("ProfilePage.track", "method", 31, 33),
+        ("initials", "function", 36, 38),
+    ],
+    "go": [
+        ("MaxKeys", "constant", 9, 10),
+        ("Store", "struct", 15, 19),
+        ("Getter", "interface", 21, 24),
+        ("entry", "type", 26, 26),
+        ("New", "function", 28, 31),
+        ("Store.Get", "method", 33, 39),
+        ("Store.evict", "method", 41, 43),
+        ("helper", "function", 45, 47),
+    ],
+    "java": [
+        ("Library", "class", 6, 41),
+        ("Library.Library", "method", 12, 14),
+        ("Library.add", "method", 16, 21),
+        ("Library.log", "method", 23, 25),
+        ("Library.Loan", "class", 27, 35),
+        ("Library.Loan.Loan", "method", 29, 30),
+        ("Library.Loan.isOverdue", "method", 32, 34),
+        ("Library.Status", "enum", 37, 40),
+        ("Shelf", "interface", 43, 45),
+        ("Shelf.add", "method", 44, 44),
+    ],
+    "rust": [
+        ("SCALE", "constant", 6, 7),
+        ("Shape", "trait", 9, 13),
+        ("Shape.area", "method", 11, 12),
+        ("Circle", "struct", 15, 19),
+        ("Circle.new", "method", 22, 25),
+        ("Circle.diameter", "method", 27, 29),
+        ("Circle.area", "method", 33, 35),
+        ("Kind", "enum", 38, 41),
+        ("util", "module", 43, 47),
+        ("util.clamp", "function", 44, 46),
+        ("main", "function", 49, 53),
+    ],
+    "c": [
+        ("BUFFER_MIN", "constant", 4, 4),
+        ("Buffer", "struct", 6, 10),
+        ("node", "struct", 12, 15),
+        ("color", "enum", 17, 17),
+        ("buffer_new", "function", 19, 27),
+        ("grow", "function", 29, 33),
+        ("buffer_free", "function", 35, 38),
+    ],
+    "cpp": [
+        ("geo.Point", "struct", 6, 10),
+        ("geo.Shape", "class", 12, 16),
+        ("geo.Shape.~Shape", "method", 14, 14),
+        ("geo.Circle", "class", 18, 31),
+        ("geo.Circle.Circle", "method", 21, 21),
+        ("geo.Circle.area", "method", 23, 25),
+        ("geo.Circle.scale", "method", 28, 28),
+        ("geo.detail.square", "function", 34, 34),
+        ("geo.distance", "function", 37, 39),
+        ("geo.Circle.print", "method", 43, 46),
+        ("clamp", "function", 48, 51),
+    ],
+    "csharp": [
+        ("Inventory", "class", 6, 36),
+        ("Inventory.Inventory", "method", 13, 15),
+        ("Inventory.Add", "method", 17, 23),
+        ("Inventory.Count", "method", 25, 28),
+        ("Inventory.Dispose", "method", 30, 30),
+        ("Inventory.Entry", "struct", 32, 35),
+        ("IInventory", "interface", 38, 41),
+        ("IInventory.Add", "method", 40, 40),
+        ("Unit", "enum", 43, 43),
+    ],
+    "ruby": [
+        ("Greetings", "module", 4, 35),
+        ("Greetings.DEFAULT", "constant", 6, 6),
+        ("Greetings.Greeter", "class", 8, 30),
+        ("Greetings.Greeter.initialize", "method", 12, 14),
+        ("Greetings.Greeter.greet", "method", 16, 19),
+        ("Greetings.Greeter.default", "method", 21, 23),
+        ("Greetings.Greeter.phrase", "method", 27, 29),
+        ("Greetings.version", "method", 32, 34),
+        ("main", "function", 37, 39),
+    ],
+    "php": [
+        ("UserController", "class", 8, 38),
+        ("UserController.show", "method", 15, 22),
+        ("UserController.render", "method", 24, 27),
+        ("UserController.authorize", "method", 29, 32),
+        ("UserController.legacy", "method", 34, 37),
+        ("HasRoutes", "interface", 40, 43),
+        ("HasRoutes.routes", "method", 42, 42),
+        ("Loggable", "trait", 45, 51),
+        ("Loggable.log", "method", 47, 50),
+        ("format_name", "function", 53, 57),
+    ],
+    "markdown": [
+        ("Code Compass", "section", 1, 24),
+        ("Code Compass > Install", "section", 5, 14),
+        ("Code Compass > Install > From source", "section", 9, 14),
+        ("Code Compass > Usage", "section", 16, 17),
+        ("Code Compass > Configuration", "section", 19, 24),
+        ("Code Compass > Configuration > Deep heading", "section", 24, 24),
+        ("Advanced", "section", 26, 29),
+    ],
+    "rst": [
+        ("User Manual", "section", 1, 27),
+        ("User Manual > Installation", "section", 7, 22),
+        ("User Manual > Installation > From source", "section", 14, 22),
+        ("User Manual > Installation > From source > Options", "section", 19, 22),
+        ("User Manual > Usage", "section", 24, 27),
+    ],
+}
+
+# (language, qualified name, field, expected value)
+SPOT_CHECKS: list[tuple[str, str, str, object]] = [
+    # Python
+    (
+        "python",
+        "verify_token",
+        "signature",
+        "def verify_token(token: str, *, leeway: int = 0) -> bool",
+    ),
+    (
+        "python",
+        "verify_token",
+        "doc",
+        "Return True when the token signature matches.\n\nLeeway is given in seconds.",
+    ),
+    ("python", "verify_token", "header_end_line", 17),
+    ("python", "_compare", "exported", False),
+    ("python", "Repository", "signature", "class Repository(Generic[T])"),
+    ("python", "Repository", "doc", "Keeps records in memory."),
+    ("python", "Repository.Entry.touch", "parent", "Repository.Entry"),
+    ("python", "Repository.__init__", "exported", True),
+    ("python", "Repository._evict", "exported", False),
+    ("python", "Repository.size", "start_line", 42),
+    ("python", "Repository.size", "header_end_line", 43),
+    ("python", "Repository.save.log", "exported", False),
+    ("python", "Repository.save.log", "parent", "Repository.save"),
+    (
+        "python",
+        "AdminRepository.create",
+        "signature",
+        "def create(name: str, admin: bool = True) -> AdminRepository",
+    ),
+    ("python", "AdminRepository.create", "header_end_line", 62),
+    (
+        "python",
+        "AdminRepository",
+        "signature",
+        "class AdminRepository(Repository[UserModel], metaclass=Session)",
+    ),
+    ("python", "MAX_RETRIES", "signature", "MAX_RETRIES = 3"),
+    ("python", "_CACHE_SIZE", "exported", False),
+    # JavaScript
+    ("javascript", "total", "signature", "export function total(items)"),
+    ("javascript", "total", "doc", "Sum the line totals of a cart.\n@param {Array} items"),
+    ("javascript", "total", "header_end_line", 12),
+    ("javascript", "applyTax", "signature", "const applyTax = (amount) =>"),
+    ("javascript", "applyTax", "exported", True),  # via export { applyTax }
+    ("javascript", "describe", "exported", False),
+    ("javascript", "Cart", "signature", "export class Cart extends EventEmitter"),
+    ("javascript", "Cart.add", "doc", "Add one item and notify listeners."),
+    ("javascript", "Cart.add", "exported", True),
+    ("javascript", "Cart.#snapshot", "exported", False),
+    ("javascript", "Cart.empty", "signature", "static empty()"),
+    ("javascript", "describe.line", "exported", False),
+    ("javascript", "describe.line", "parent", "describe"),
+    # TypeScript
+    (
+        "typescript",
+        "fetchUser",
+        "signature",
+        "export async function fetchUser(id: string): Promise<User>",
+    ),
+    ("typescript", "UserId", "doc", "Identifier of a stored user."),
+    ("typescript", "UserId", "signature", "export type UserId = string"),
+    ("typescript", "User", "signature", "export interface User extends Entity"),
+    ("typescript", "User", "doc", "A registered account."),
+    ("typescript", "User", "header_end_line", 16),
+    ("typescript", "Entity", "exported", False),
+    ("typescript", "UserService", "start_line", 35),  # the decorator line
+    (
+        "typescript",
+        "UserService",
+        "signature",
+        "export class UserService extends BaseService implements Disposable",
+    ),
+    ("typescript", "UserService.find", "doc", "Look a user up, hitting the cache first."),
+    ("typescript", "UserService.find", "exported", True),
+    ("typescript", "UserService.remember", "exported", False),
+    ("typescript", "Admin.promote", "exported", True),
+    ("typescript", "Admin.promote", "parent", "Admin"),
+    ("typescript", "isAdmin", "signature", "export const isAdmin = (user: User): boolean =>"),
+    # TSX
+    (
+        "tsx",
+        "ProfileCard",
+        "signature",
+        "export const ProfileCard = ({ name, avatarUrl }: ProfileProps) =>",
+    ),
+    ("tsx", "ProfileCard", "doc", "Shows a user's name and picture."),
+    ("tsx", "ProfileCard", "header_end_line", 15),
+    ("tsx", "ProfilePage", "exported", True),
+    ("tsx", "ProfilePage.track", "exported", False),
+    ("tsx", "Mode", "exported", False),
+    # Go
+    ("go", "Store.Get", "signature", "func (s *Store) Get(key string) (string, bool)"),
+    ("go", "Store.Get", "parent", None),  # parents enclose by line range; receivers do not
+    ("go", "Store.Get", "doc", "Get looks a key up."),
+    ("go", "Store.evict", "exported", False),
+    ("go", "Store", "signature", "type Store struct"),
+    ("go", "Store", "header_end_line", 16),
+    ("go", "entry", "exported", False),
+    ("go", "MaxKeys", "doc", "MaxKeys bounds the number of entries."),
+    # Java
+    ("java", "Library", "doc", "A collection of books that can be borrowed."),
+    ("java", "Library", "signature", "public class Library implements Iterable<Book>"),
+    ("java", "Library.add", "signature", "public void add(Book book)"),
+    ("java", "Library.add", "start_line", 16),
+    ("java", "Library.add", "header_end_line", 18),
+    ("java", "Library.log", "exported", False),
+    ("java", "Library.Loan.isOverdue", "parent", "Library.Loan"),
+    ("java", "Library.Loan.isOverdue", "exported", True),
+    ("java", "Library.Status", "exported", False),
+    ("java", "Shelf.add", "signature", "void add(Book book)"),
+    # Rust
+    ("rust", "Circle", "doc", "A circle centred at the origin."),
+    ("rust", "Circle", "signature", "pub struct Circle"),
+    ("rust", "Circle.new", "parent", None),  # the impl block is a scope, not a symbol
+    ("rust", "Circle.new", "exported", True),
+    ("rust", "Circle.diameter", "exported", False),
+    ("rust", "Circle.area", "exported", True),  # a trait impl follows the trait
+    ("rust", "Shape.area", "signature", "fn area(&self) -> f64"),
+    ("rust", "util.clamp", "exported", False),  # pub, but inside a private module
+    ("rust", "SCALE", "signature", "pub const SCALE: f64 = 1.0"),
+    # C
+    ("c", "buffer_new", "signature", "Buffer *buffer_new(void)"),
+    ("c", "buffer_new", "doc", "Allocates an empty buffer."),
+    ("c", "buffer_new", "header_end_line", 23),
+    ("c", "grow", "exported", False),
+    ("c", "grow", "doc", "Doubles the capacity."),
+    ("c", "Buffer", "signature", "typedef struct Buffer"),
+    ("c", "Buffer", "doc", "A growable byte buffer."),
+    # C++
+    ("cpp", "geo.Circle", "doc", "A circle with a centre and radius."),
+    ("cpp", "geo.Circle", "signature", "class Circle : public Shape"),
+    ("cpp", "geo.Circle.area", "parent", "geo.Circle"),
+    ("cpp", "geo.Circle.scale", "exported", False),
+    ("cpp", "geo.Circle.print", "signature", "void geo::Circle::print() const"),
+    ("cpp", "geo.Circle.print", "parent", None),
+    ("cpp", "geo.Point", "parent", None),  # namespaces are scopes, not symbols
+    ("cpp", "geo.detail.square", "exported", False),
+    ("cpp", "clamp", "signature", "template <typename T> T clamp(T v, T lo, T hi)"),
+    # C#
+    ("csharp", "Inventory", "doc", "Tracks stock levels per product."),
+    ("csharp", "Inventory", "parent", None),
+    ("csharp", "Inventory.Add", "signature", "public void Add(string sku, int count)"),
+    ("csharp", "Inventory.Add", "start_line", 17),
+    ("csharp", "Inventory.Count", "exported", False),
+    ("csharp", "IInventory.Add", "exported", True),
+    ("csharp", "Unit", "exported", False),
+    # Ruby
+    ("ruby", "Greetings.Greeter", "signature", "class Greeter < BaseGreeter"),
+    ("ruby", "Greetings.Greeter", "doc", "Builds greeting strings."),
+    ("ruby", "Greetings.Greeter.greet", "signature", "def greet(lang = DEFAULT)"),
+    ("ruby", "Greetings.Greeter.greet", "header_end_line", 17),
+    ("ruby", "Greetings.Greeter.phrase", "exported", False),
+    ("ruby", "Greetings.Greeter.default", "exported", True),
+    # PHP
+    (
+        "php",
+        "UserController.show",
+        "signature",
+        "public function show(Request $request, int $id): string",
+    ),
+    ("php", "UserController.show", "doc", "Shows one user."),
+    ("php", "UserController.render", "exported", False),
+    ("php", "UserController.authorize", "exported", False),
+    ("php", "UserController.legacy", "exported", True),
+    ("php", "format_name", "doc", "Formats a user name."),
+    # Markup
+    ("markdown", "Code Compass > Install", "parent", "Code Compass"),
+    ("markdown", "Code Compass > Install", "signature", "## Install"),
+    ("markdown", "Code Compass > Configuration", "header_end_line", 20),
+    ("markdown", "Code Compass > Configuration", "name", "Configuration"),
+    ("rst", "User Manual", "header_end_line", 3),
+    ("rst", "User Manual > Installation > From source", "parent", "User Manual > Installation"),
+]
+
+EXPECTED_REFERENCES: dict[str, set[tuple[str, str, int, str | None]]] = {
+    "python": {
+        ("import", "hashlib", 5, None),
+        ("import", "os.path", 6, None),
+        ("import", "typing.Generic", 7, None),
+        ("import", "typing.TypeVar", 7, None),
+        ("import", ".models.Session", 8, None),
+        ("import", ".models.User", 8, None),
+        ("call", "TypeVar", 12, None),
+        ("call", "hashlib.sha256", 22, "verify_token"),
+        ("call", "hashlib.sha256().hexdigest", 22, "verify_token"),
+        ("call", "token.encode", 22, "verify_token"),
+        ("call", "_compare", 23, "verify_token"),
+        ("call", "osp.join", 23, "verify_token"),
+        ("inherit", "Generic", 30, "Repository"),
+        ("call", "len", 44, "Repository.size"),
+        ("call", "print", 51, "Repository.save.log"),
+        ("call", "log", 53, "Repository.save"),
+        ("inherit", "Repository", 57, "AdminRepository"),
+        ("call", "AdminRepository", 63, "AdminRepository.create"),
+        ("call", "UserModel", 64, "AdminRepository.create"),
+        ("call", "repo.save", 64, "AdminRepository.create"),
+    },
+    "javascript": {
+        ("import", "./money.js:formatPrice", 2, None),
+        ("import", "./money.js:round", 2, None),
+        ("import", "events:default", 3, None),
+        ("import", "path", 4, None),
+        ("call", "items.reduce", 13, "total"),
+        ("call", "round", 13, "total"),
+        ("inherit", "EventEmitter", 18, "Cart"),
+        ("call", "super", 22, "Cart.constructor"),
+        ("call", "this.items.push", 28, "Cart.add"),
+        ("call", "this.#snapshot", 29, "Cart.add"),
+        ("call", "this.emit", 29, "Cart.add"),
+        ("call", "Cart", 37, "Cart.empty"),
+        ("call", "fmt", 43, "describe.line"),
+        ("call", "cart.items.map", 45, "describe"),
+        ("call", "cart.items.map().join", 45, "describe"),
+    },
+    "typescript": {
+        ("import", "@angular/core:Injectable", 1, None),
+        ("import", "./http:Request", 2, None),
+        ("import", "./db:*", 3, None),
+        ("inherit", "Entity", 16, "User"),
+        ("call", "db.query", 27, "fetchUser"),
+        ("call", "toUser", 28, "fetchUser"),
+        ("call", "Injectable", 35, "UserService"),
+        ("inherit", "BaseService", 36, "UserService"),
+        ("inherit", "Disposable", 36, "UserService"),
+        ("call", "Map", 37, "UserService"),
+        ("call", "fetchUser", 41, "UserService.find"),
+        ("call", "this.cache.get", 41, "UserService.find"),
+        ("call", "this.cache.set", 45, "UserService.remember"),
+        ("call", "this.cache.clear", 49, "UserService.dispose"),
+    },
+    "tsx": {
+        ("import", "react:default", 1, None),
+        ("import", "react:useState", 1, None),
+        ("import", "./Avatar:Avatar", 2, None),
+        ("call", "useState", 16, "ProfileCard"),
+        ("call", "setMode", 17, "ProfileCard.toggle"),
+        ("call", "Avatar", 20, "ProfileCard"),
+        ("inherit", "React.Component", 26, "ProfilePage"),
+        ("call", "ProfileCard", 28, "ProfilePage.render"),
+        ("call", "console.log", 32, "ProfilePage.track"),
+        ("call", "name.split", 37, "initials"),
+        ("call", "name.split().map", 37, "initials"),
+        ("call", "name.split().map().join", 37, "initials"),
+    },
+}
+
+# References the query-driven languages must find (a subset, not the exact set).
+SOME_REFERENCES: dict[str, set[tuple[str, str, int, str | None]]] = {
+    "go": {
+        ("import", "sync", 6, None),
+        ("call", "errors.New", 13, None),
+        ("call", "s.mu.Lock", 35, "Store.Get"),
+    },
+    "java": {
+        ("import", "java.util.List", 4, None),
+        ("inherit", "Iterable", 9, "Library"),
+        ("call", "books.add", 19, "Library.add"),
+        ("call", "System.out.println", 24, "Library.log"),
+    },
+    "rust": {
+        ("import", "std.collections.HashMap", 4, None),
+        ("import", "std.collections.HashSet", 4, None),
+        ("inherit", "Shape", 32, "Circle"),
+        ("call", "Circle.new", 50, "main"),
+        ("call", "c.diameter", 52, "main"),
+    },
+    "c": {("import", "stdlib.h", 1, None), ("call", "grow", 25, "buffer_new")},
+    "cpp": {
+        ("inherit", "Shape", 19, "geo.Circle"),
+        ("call", "detail.square", 38, "geo.distance"),
+        ("call", "std.printf", 45, "geo.Circle.print"),
+    },
+    "csharp": {
+        ("import", "System.Collections.Generic", 2, None),
+        ("inherit", "IDisposable", 9, "Inventory"),
+        ("call", "Console.WriteLine", 22, "Inventory.Add"),
+    },
+    "ruby": {
+        ("import", "json", 1, None),
+        ("inherit", "BaseGreeter", 9, "Greetings.Greeter"),
+        ("inherit", "Comparable", 10, "Greetings.Greeter"),
+        ("call", "phrase", 18, "Greetings.Greeter.greet"),
+    },
+    "php": {
+        ("import", "App.Models.User", 5, None),
+        ("inherit", "Controller", 11, "UserController"),
+        ("call", "User.find", 20, "UserController.show"),
+        ("call", "this.render", 21, "UserController.show"),
+    },
+}
+
+
+def _parse_fixture(language: str) -> ParsedFile:
+    path = FIXTURES / FIXTURE_FILES[language]
+    assert language_for_path(str(path)) == language
+    return parse(path.read_text(encoding="utf-8"), language)
+
+
+def _symbol(parsed: ParsedFile, qualified_name: str) -> Symbol:
+    matches = [s for s in parsed.symbols if s.qualified_name == qualified_name]
+    assert len(matches) == 1, f"{qualified_name}: {len(matches)} matches"
+    return matches[0]
+
+
+@pytest.mark.parametrize("language", sorted(EXPECTED_SYMBOLS))
+def test_fixture_symbols_exact(language: str) -> None:
+    parsed = _parse_fixture(language)
+    assert parsed.error is None
+    assert parsed.language == language
+    found = [(s.qualified_name, s.kind, s.start_line, s.end_line) for s in parsed.symbols]
+    assert found == EXPECTED_SYMBOLS[language]
+
+
+@pytest.mark.parametrize("language", sorted(EXPECTED_SYMBOLS))
+def test_fixture_symbol_invariants(language: str) -> None:
+    symbols = _parse_fixture(language).symbols
+    assert symbols == sorted(symbols, key=lambda s: (s.start_line, -s.end_line))
+    by_name = {s.qualified_name: s for s in symbols}
+    for s in symbols:
+        assert 1 <= s.start_line <= s.header_end_line <= s.end_line
+        assert s.signature and "\n" not in s.signature and "  " not in s.signature
+        separator = " > " if s.kind == "section" else "."
+        assert s.qualified_name == s.name or s.qualified_name.endswith(separator + s.name)
+        if s.parent is not None:
+            # The parent is a symbol of the same file whose range holds this one.
+            parent = by_name[s.parent]
+            assert parent.start_line <= s.start_line and s.end_line <= parent.end_line
+            assert s.qualified_name.startswith(s.parent + separator)
+
+
+@pytest.mark.parametrize(
+    ("language", "qualified_name", "field", "expected"),
+    SPOT_CHECKS,
+    ids=[f"{c[0]}:{c[1]}:{c[2]}" for c in SPOT_CHECKS],
+)
+def test_fixture_spot_checks(
+    language: str, qualified_name: str, field: str, expected: object
+) -> None:
+    symbol = _symbol(_parse_fixture(language), qualified_name)
+    assert getattr(symbol, field) == expected
+
+
+@pytest.mark.parametrize("language", sorted(EXPECTED_REFERENCES))
+def test_references_exact(language: str) -> None:
+    parsed = _parse_fixture(language)
+    found = [(r.kind, r.name, r.line, r.scope) for r in parsed.references]
+    assert len(found) == len(set(found))
+    assert set(found) == EXPECTED_REFERENCES[language]
+
+
+@pytest.mark.parametrize("language", sorted(SOME_REFERENCES))
+def test_references_query_languages(language: str) -> None:
+    parsed = _parse_fixture(language)
+    found = {(r.kind, r.name, r.line, r.scope) for r in parsed.references}
+    assert SOME_REFERENCES[language] <= found
+
+
+def test_python_import_forms() -> None:
+    source = (
+        "import a.b, c as d\n"
+        "from x import y as z, w\n"
+        "from . import sibling\n"
+        "from ..pkg.mod import (\n"
+        "    thing,\n"
+        ")\n"
+        "from m import *\n"
+    )
+    names = [(r.name, r.line) for r in parse(source, "python").references if r.kind == "import"]
+    assert names == [
+        ("a.b", 1),
+        ("c", 1),
+        ("x.y", 2),
+        ("x.w", 2),
+        (".sibling", 3),
+        ("..pkg.mod.thing", 5),
+        ("m.*", 7),
+    ]
+
+
+def test_javascript_import_forms() -> None:
+    source = (
+        "import './side.css';\n"
+        "import * as ns from 'lib';\n"
+        "export { a, b as c } from './re';\n"
+        "export * from './all';\n"
+        "const dyn = import('./lazy');\n"
+    )
+    names = [(r.name, r.line) for r in parse(source, "javascript").references]
+    assert names == [
+        ("./side.css", 1),
+        ("lib:*", 2),
+        ("./re:a", 3),
+        ("./re:b", 3),
+        ("./all:*", 4),
+        ("./lazy", 5),
+    ]
+
+
+def test_call_names_reduce_complex_receivers() -> None:
+    source = 'def f():\n    "-".join(x)\n    (a or b).c()\n    items[0].save()\n'
+    names = [r.name for r in parse(source, "python").references]
+    assert names == ["?.join", "?.c", "items[].save"]
+
+
+def test_python_decorators_and_comments_extend_start() -> None:
+    source = (
+        "x = 1  # trailing comment, not attached\n"
+        "# attached comment\n"
+        "@decorator(\n"
+        "    option=True,\n"
+        ")\n"
+        "def handler(event):  # trailing\n"
+        "    return event\n"
+        "\n"
+        "# separated by a blank line\n"
+        "\n"
+        "def other():\n"
+        "    pass\n"
+    )
+    handler, other = parse(source, "python").symbols
+    assert (handler.start_line, handler.header_end_line, handler.end_line) == (2, 6, 7)
+    assert handler.signature == "def handler(event)"
+    assert handler.doc == "attached comment"
+    assert (other.start_line, other.doc) == (11, "")
+
+
+def test_rust_impl_qualifies_and_attributes_attach() -> None:
+    source = "/// Docs.\n#[inline]\nfn free() {}\nimpl<T> Wrapper<T> {\n    fn get(&self) {}\n}\n"
+    symbols = parse(source, "rust").symbols
+    assert [(s.qualified_name, s.kind, s.start_line) for s in symbols] == [
+        ("free", "function", 1),
+        ("Wrapper.get", "method", 5),
+    ]
+    assert symbols[0].doc == "Docs."
+
+
+def test_ruby_private_def_inline() -> None:
+    source = "class A\n  private def hidden\n  end\n\n  def shown\n  end\nend\n"
+    exported = {s.qualified_name: s.exported for s in parse(source, "ruby").symbols}
+    assert exported == {"A": True, "A.hidden": False, "A.shown": True}
+
+
+def test_cpp_access_specifiers() -> None:
+    source = (
+        "struct S {\n  void a() {}\nprivate:\n  void b() {}\n};\nclass C {\n  void c() {}\n};\n"
+    )
+    exported = {s.qualified_name: s.exported for s in parse(source, "cpp").symbols}
+    assert exported == {"S": True, "S.a": True, "S.b": False, "C": True, "C.c": False}
+
+
+def test_markdown_edge_cases() -> None:
+    source = (
+        "---\n"
+        "title: Front matter\n"
+        "---\n"
+        "# Title #\n"
+        "~~~\n"
+        "# not a heading\n"
+        "~~~\n"
+        "    # indented code, not a heading\n"
+        "- list item\n"
+        "---\n"
+        "Setext\n"
+        "===\n"
+    )
+    symbols = parse(source, "markdown").symbols
+    assert [(s.qualified_name, s.start_line, s.end_line) for s in symbols] == [
+        ("Title", 4, 10),
+        ("Setext", 11, 12),
+    ]
+
+
+def test_rst_overline_and_underline_styles_nest() -> None:
+    source = (
+        "####\nPart\n####\n\nChapter\n*******\n\ntext\n\n"
+        "##########\nOther part\n##########\n\nChapter\n*******\n"
+    )
+    symbols = parse(source, "rst").symbols
+    assert [(s.qualified_name, s.start_line, s.end_line) for s in symbols] == [
+        ("Part", 1, 8),
+        ("Part > Chapter", 5, 8),
+        ("Other part", 10, 15),
+        ("Other part > Chapter", 14, 15),
+    ]
+
+
+def test_malformed_python_still_yields_symbols() -> None:
+    source = (
+        "def good():\n    return 1\n\n"
+        "def broken(:\n    pass\n\n"
+        "class Fine:\n    def m(self):\n        pass\n"
+    )
+    parsed = parse(source, "python")
+    names = [s.qualified_name for s in parsed.symbols]
+    assert "good" in names and "Fine.m" in names
+    assert parsed.error is None
+
+
+def test_malformed_javascript_still_yields_symbols() -> None:
+    parsed = parse("function ok() { return 1 }\nfunction broken( {\n", "javascript")
+    assert parsed.error is None or parsed.symbols == []
+    assert "ok" in [s.qualified_name for s in parsed.symbols]
+
+
+WEIRD_INPUTS = {
+    "binary": "".join(chr(code) for code in range(256)) * 20,
+    "nul_bytes": "def f():\n\x00\x00\x00 return 1\n",
+    "lone_surrogates": "def f():\n    return '\udcff\ud800'\n",
+    "unbalanced": "}}}{{{((([[[ class def fn func <?php ?> ``` ===",
+    "crlf": "class A:\r\n    def b(self):\r\n        pass\r\n",
+    "only_newlines": "\n" * 1000,
+    "long_line": "x = [" + "1, " * 20000 + "]",
+}
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+@pytest.mark.parametrize("case", sorted(WEIRD_INPUTS))
+def test_weird_input_never_raises(language: str, case: str) -> None:
+    parsed = parse(WEIRD_INPUTS[case], language)
+    assert isinstance(parsed, ParsedFile)
+    assert parsed.language == language
+    for s in parsed.symbols:
+        assert 1 <= s.start_line <= s.header_end_line <= s.end_line
+
+
+@pytest.mark.parametrize("language", sorted(TREE_SITTER_LANGUAGES))
+def test_deep_nesting_does_not_crash(language: str) -> None:
+    depth = 3000
+    sources = [
+        "".join("    " * i + f"def f{i}():\n" for i in range(200)) + "    " * 200 + "pass\n",
+        "function a(){" * depth + "}" * depth,
+        "x = " + "(" * depth + ")" * depth,
+        "[" * depth + "]" * depth,
+    ]
+    for source in sources:
+        started = time.perf_counter()
+        parsed = parse(source, language)
+        assert isinstance(parsed, ParsedFile)
+        assert time.perf_counter() - started < 10
+
+
+def test_deeply_nested_python_functions_are_qualified() -> None:
+    source = "".join("    " * i + f"def f{i}():\n" for i in range(30)) + "    " * 30 + "pass\n"
+    symbols = parse(source, "python").symbols
+    assert len(symbols) == 30
+    assert symbols[-1].qualified_name == ".".join(f"f{i}" for i in range(30))
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_empty_file(language: str) -> None:
+    for source in ("", "\n", "   \n\n"):
+        parsed = parse(source, language)
+        assert parsed.symbols == [] and parsed.references == [] and parsed.error is None
+
+
+def test_text_and_unknown_languages() -> None:
+    assert parse("def f(): pass\n# Heading\n", "text") == ParsedFile("text")
+    assert parse("def f(): pass\n", "cobol") == ParsedFile("cobol")
+
+
+def test_parse_timeout_falls_back_and_parser_recovers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parse_module, "_PARSE_SECONDS", 0.0)
+    monkeypatch.setattr(parse_module, "_PARSE_BYTES_PER_SECOND", 10**12)
+    junk = "x = [" + "1, " * 100000 + "]\n"
+    started = time.perf_counter()
+    parsed = parse(junk, "c")
+    assert parsed.error is not None and "longer" in parsed.error
+    assert parsed.symbols == []
+    assert time.perf_counter() - started < 5
+    monkeypatch.undo()
+    # A cancelled parse must not leak into the next one.
+    assert [s.name for s in parse("int main(void) { return 0; }\n", "c").symbols] == ["main"]
+
+
+def test_parse_is_thread_safe() -> None:
+    languages = sorted(EXPECTED_SYMBOLS) * 4
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(_parse_fixture, languages))
+    for language, parsed in zip(languages, results, strict=True):
+        found = [(s.qualified_name, s.kind, s.start_line, s.end_line) for s in parsed.symbols]
+        assert found == EXPECTED_SYMBOLS[language]
+
+
+@pytest.mark.parametrize(
+    ("path", "language"),
+    [
+        ("src/app.py", "python"),
+        ("stubs/mod.pyi", "python"),
+        ("web/App.jsx", "javascript"),
+        ("web/esm.mjs", "javascript"),
+        ("web/cjs.cjs", "javascript"),
+        ("web/types.d.ts", "typescript"),
+        ("web/View.tsx", "tsx"),
+        ("cmd/main.go", "go"),
+        ("Main.java", "java"),
+        ("lib.rs", "rust"),
+        ("include/util.h", "c"),
+        ("util.c", "c"),
+        ("util.hpp", "cpp"),
+        ("util.cc", "cpp"),
+        ("util.cxx", "cpp"),
+        ("Program.cs", "csharp"),
+        ("app.rb", "ruby"),
+        ("Rakefile", "ruby"),
+        ("Gemfile", "ruby"),
+        ("index.php", "php"),
+        ("README.md", "markdown"),
+        ("docs/INDEX.MD", "markdown"),
+        ("docs/guide.rst", "rst"),
+        ("notes.txt", "text"),
+        ("Makefile", "text"),
+        (".bashrc", "text"),
+        ("C:\\repo\\src\\main.py", "python"),
+    ],
+)
+def test_language_for_path(path: str, language: str) -> None:
+    assert language_for_path(path) == language
+    assert language in LANGUAGES
+
+
+def test_tree_sitter_languages_match_grammar_table() -> None:
+    assert TREE_SITTER_LANGUAGES <= LANGUAGES
+    assert {"markdown", "rst", "text"}.isdisjoint(TREE_SITTER_LANGUAGES)
+    assert all(treesitter.grammar_available(language) for language in TREE_SITTER_LANGUAGES)

@@ -1,0 +1,184 @@
+"""The index pipeline end to end on small git repos, with the tiny test embedder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codecompass.engine import Engine
+from codecompass.errors import ModelMismatchError
+from tests.conftest import TinyEmbedder, git, make_git_repo
+
+AUTH = '''"""Authentication helpers."""
+
+import hmac
+
+
+def verify_token(token: str, secret: str) -> bool:
+    """Check a token against the shared secret."""
+    return hmac.compare_digest(token, secret)
+
+
+class Session:
+    """A logged-in user session."""
+
+    def refresh(self) -> None:
+        self.expires = 0
+'''
+
+UTIL = """def slugify(title):
+    return title.lower().replace(" ", "-")
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_git_repo(
+        tmp_path / "proj",
+        {"app/auth.py": AUTH, "app/util.py": UTIL, "README.md": "# Proj\n\nA demo.\n"},
+    )
+
+
+def open_engine(repo: Path, tmp_path: Path, embedder: TinyEmbedder) -> Engine:
+    engine, _ = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=embedder)
+    return engine
+
+
+def active(engine: Engine) -> set[tuple[str, int, int, str | None]]:
+    rows = engine.store.conn.execute(
+        "SELECT path, start_line, end_line, symbol FROM chunks WHERE status = 'active'"
+    )
+    return set(rows.fetchall())
+
+
+def test_first_run_indexes_every_file(repo: Path, tmp_path: Path) -> None:
+    emb = TinyEmbedder()
+    with open_engine(repo, tmp_path, emb) as engine:
+        stats = engine.index(repo)
+        assert (stats.new, stats.changed, stats.unchanged, stats.removed) == (3, 0, 0, 0)
+        assert active(engine) == {
+            ("app/auth.py", 1, 3, None),
+            ("app/auth.py", 6, 8, "verify_token"),
+            ("app/auth.py", 11, 15, "Session"),
+            ("app/auth.py", 14, 15, "Session.refresh"),
+            ("app/util.py", 1, 2, "slugify"),
+            ("README.md", 1, 3, "Proj"),
+        }
+        assert stats.texts_embedded == 6 and stats.texts_cached == 0
+        assert engine.vectors.count() == 6
+        hits = engine.search("verify token", k=3)
+        assert (hits[0].path, hits[0].symbol, hits[0].start_line) == (
+            "app/auth.py",
+            "verify_token",
+            6,
+        )
+        assert hits[0].why["lexical"]["rank"] == 1
+        assert hits[0].why["matched_terms"] == ["verify", "token"]
+    assert (tmp_path / "data" / ".gitignore").read_text(encoding="utf-8").endswith("*\n")
+    assert (tmp_path / "data" / "config.toml").is_file()
+
+
+def test_second_run_without_change_embeds_nothing(repo: Path, tmp_path: Path) -> None:
+    emb = TinyEmbedder()
+    with open_engine(repo, tmp_path, emb) as engine:
+        engine.index(repo)
+        emb.embedded.clear()
+        stats = engine.index(repo)
+    assert emb.embedded == []
+    assert (stats.unchanged, stats.new, stats.changed, stats.chunks_added) == (3, 0, 0, 0)
+
+
+def test_editing_one_function_re_embeds_only_its_chunk(repo: Path, tmp_path: Path) -> None:
+    emb = TinyEmbedder()
+    with open_engine(repo, tmp_path, emb) as engine:
+        engine.index(repo)
+        before = active(engine)
+        emb.embedded.clear()
+        path = repo / "app/auth.py"
+        path.write_text(
+            AUTH.replace("compare_digest(token, secret)", "compare_digest(secret, token)"),
+            encoding="utf-8",
+        )
+        stats = engine.index(repo)
+        assert stats.changed == 1 and stats.unchanged == 2
+        assert len(emb.embedded) == 1 and "compare_digest(secret, token)" in emb.embedded[0]
+        assert (stats.chunks_added, stats.chunks_removed) == (1, 1)
+        assert active(engine) == before
+        reasons = engine.store.conn.execute(
+            "SELECT symbol, delete_reason FROM chunks WHERE status = 'deleted'"
+        ).fetchall()
+        assert reasons == [("verify_token", "chunk_modified")]
+        assert engine.vectors.count() == 6
+
+
+def test_rename_reuses_vectors_and_deleted_files_leave_tombstones(
+    repo: Path, tmp_path: Path
+) -> None:
+    emb = TinyEmbedder()
+    with open_engine(repo, tmp_path, emb) as engine:
+        engine.index(repo)
+        emb.embedded.clear()
+        git(repo, "mv", "app/util.py", "app/text.py")
+        (repo / "README.md").unlink()
+        stats = engine.index(repo)
+        assert emb.embedded == []
+        assert (stats.renamed, stats.removed, stats.texts_cached) == (1, 2, 1)
+        tomb = engine.store.conn.execute(
+            "SELECT path, delete_reason FROM chunks WHERE status = 'deleted' ORDER BY path"
+        ).fetchall()
+        assert tomb == [("README.md", "file_removed"), ("app/util.py", "file_renamed")]
+        paths = {h.path for h in engine.search("slugify title", k=10)}
+        assert "app/text.py" in paths
+        assert "app/util.py" not in paths and "README.md" not in paths
+        assert engine.vectors.count() == 5
+
+
+def test_full_rebuild_uses_the_cache(repo: Path, tmp_path: Path) -> None:
+    emb = TinyEmbedder()
+    with open_engine(repo, tmp_path, emb) as engine:
+        engine.index(repo)
+        emb.embedded.clear()
+        stats = engine.index(repo, full=True)
+    assert emb.embedded == [] and stats.changed == 3 and stats.chunks_added == 0
+
+
+def test_missing_vectors_are_repaired(repo: Path, tmp_path: Path) -> None:
+    emb = TinyEmbedder()
+    with open_engine(repo, tmp_path, emb) as engine:
+        engine.index(repo)
+        ids = engine.vectors.ids()
+        engine.vectors.delete(ids[:2])
+        stats = engine.index(repo)
+        assert stats.vectors_repaired == 2
+        assert sorted(engine.vectors.ids()) == sorted(ids)
+    assert emb.embedded and len(emb.embedded) == 6  # repaired from the cache, not re-embedded
+
+
+def test_another_model_is_refused(repo: Path, tmp_path: Path) -> None:
+    with open_engine(repo, tmp_path, TinyEmbedder()) as engine:
+        engine.index(repo)
+
+    class Other(TinyEmbedder):
+        model_id = "test:other"
+
+    with (
+        open_engine(repo, tmp_path, Other()) as engine,
+        pytest.raises(ModelMismatchError, match="built with the embedding model test:tiny-hash-64"),
+    ):
+        engine.search("token")
+
+
+def test_filters_and_detail(repo: Path, tmp_path: Path) -> None:
+    with open_engine(repo, tmp_path, TinyEmbedder()) as engine:
+        engine.index(repo)
+        assert {h.path for h in engine.search("proj demo", language="markdown")} == {"README.md"}
+        assert {h.kind for h in engine.search("token session", kind="method")} == {"method"}
+        assert {h.path for h in engine.search("token", path_prefix="app/u")} == {"app/util.py"}
+        compact = engine.search("verify token", k=1, detail="compact")[0]
+        assert compact.snippet == (
+            "def verify_token(token: str, secret: str) -> bool\n"
+            "Check a token against the shared secret."
+        )
+        full = engine.search("verify token", k=1, detail="full")[0]
+        assert full.snippet == "\n".join(AUTH.split("\n")[5:8])
