@@ -74,25 +74,28 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("path", default=".", type=click.Path(path_type=Path))
+@click.argument("path", required=False, type=click.Path(path_type=Path))
 @data_dir_option
 @reports_errors
-def init(path: Path, data_dir: Path | None) -> None:
-    """Create the data folder (config.toml, .gitignore) for the repository at PATH."""
+def init(path: Path | None, data_dir: Path | None) -> None:
+    """Create the data folder (config.toml, .gitignore) for the folder PATH."""
     engine, _ = Engine.for_repo(path, data_dir=data_dir)
     folder = engine.init()
     console.print(f"Data folder ready: {folder}\nSettings: {folder / 'config.toml'}")
 
 
 @main.command()
-@click.argument("path", default=".", type=click.Path(path_type=Path))
+@click.argument("path", required=False, type=click.Path(path_type=Path))
 @data_dir_option
 @click.option("--name", help="Repository name (default: the folder name).")
 @click.option("--full", is_flag=True, help="Re-read and re-parse every file (cache still used).")
 @json_option
 @reports_errors
-def index(path: Path, data_dir: Path | None, name: str | None, full: bool, as_json: bool) -> None:
-    """Index (or update) the repository at PATH. Only changed files are processed.
+def index(
+    path: Path | None, data_dir: Path | None, name: str | None, full: bool, as_json: bool
+) -> None:
+    """Index (or update) the folder PATH (default: the git work tree you are in).
+    Only changed files are processed.
 
     \b
     Examples:

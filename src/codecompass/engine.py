@@ -82,18 +82,22 @@ class Engine:
     @classmethod
     def for_repo(
         cls,
-        path: str | Path = ".",
+        path: str | Path | None = None,
         *,
         data_dir: str | Path | None = None,
         embedder: Embedder | None = None,
     ) -> tuple[Engine, Path]:
-        """An engine whose default data folder sits at the root of the repo holding `path`."""
-        target = Path(path).expanduser()
-        if not target.exists():
-            raise InputError(f"{target} does not exist; pass the folder of a repository.")
-        if not target.is_dir():
-            raise InputError(f"{target} is not a folder; pass the folder of a repository.")
-        root = repo_root_of(target.resolve())
+        """An engine for the folder `path` (default: the git work tree holding the current
+        folder), whose default data folder is `.codecompass/` inside that folder."""
+        if path is None:
+            root = repo_root_of(Path.cwd().resolve())
+        else:
+            target = Path(path).expanduser()
+            if not target.exists():
+                raise InputError(f"{target} does not exist; pass the folder of a repository.")
+            if not target.is_dir():
+                raise InputError(f"{target} is not a folder; pass the folder of a repository.")
+            root = target.resolve()
         return cls(load_settings(data_dir, repo_root=root), embedder=embedder), root
 
     @classmethod
