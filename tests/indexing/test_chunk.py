@@ -143,3 +143,40 @@ def test_file_without_definitions_is_one_module_chunk() -> None:
     assert [(d.kind, d.start_line, d.end_line, d.text) for d in drafts] == [
         ("module", 1, 3, "import sys\n...\nprint(sys.argv)")
     ]
+
+
+def test_windows_of_an_elided_class_point_at_their_real_lines() -> None:
+    lines = ["class Big:", '    """Docs."""']
+    symbols = [Symbol("Big", "Big", "class", 1, 0, 1, "class Big")]
+    for i in range(30):
+        start = len(lines) + 1
+        lines += [
+            f"    def method_{i}(self, value_{i}):",
+            "        same = 1",
+            "        return same",
+        ]
+        symbols.append(
+            Symbol(
+                f"method_{i}",
+                f"Big.method_{i}",
+                "method",
+                start,
+                start + 2,
+                start,
+                f"def method_{i}(self, value_{i})",
+                parent="Big",
+            )
+        )
+    symbols[0] = Symbol("Big", "Big", "class", 1, len(lines), 1, "class Big")
+    limits = ChunkLimits(chunk_max_tokens=40, window_tokens=30, window_overlap=0.15)
+    drafts = [
+        d
+        for d in chunk_file(lines, ParsedFile("python", symbols), words, limits)
+        if d.kind == "class"
+    ]
+    assert len(drafts) > 2
+    for d in drafts:
+        real = [line for line in d.text.split("\n") if line.strip() != "..."]
+        assert lines[d.start_line - 1] == real[0]
+        assert lines[d.end_line - 1] == real[-1]
+    assert drafts[0].start_line == 1 and drafts[-1].end_line == len(lines) - 2

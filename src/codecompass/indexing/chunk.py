@@ -34,6 +34,8 @@ class ChunkDraft:
     text: str  # the code as shown to people (elided member bodies marked by "...")
     part: int = 1
     parts: int = 1
+    # For text with elided parts: the file line of each text line (0 for an elision mark).
+    line_numbers: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +57,7 @@ def chunk_file(
         drafts = _section_chunks(lines, parsed.symbols)
     else:
         drafts = _code_chunks(lines, parsed.symbols)
-    return _split_oversized(drafts, lines, count_tokens, limits)
+    return _split_oversized(drafts, count_tokens, limits)
 
 
 def _code_chunks(lines: Sequence[str], symbols: Sequence[Symbol]) -> list[ChunkDraft]:
@@ -92,20 +94,20 @@ def _span(lines: Sequence[str], s: Symbol | None, kind: str, start: int, end: in
 
 
 def _container_chunk(lines: Sequence[str], s: Symbol, members: Sequence[Symbol]) -> ChunkDraft:
-    out: list[str] = []
+    kept: list[int] = []  # file line numbers, 0 for an elision mark
     line_no = s.start_line
     for m in sorted(members, key=lambda m: m.start_line):
         if m.start_line < line_no or m.end_line > s.end_line:
             continue
-        out.extend(lines[line_no - 1 : m.start_line - 1])
         header_end = max(m.start_line, min(m.header_end_line, m.end_line))
-        out.extend(lines[m.start_line - 1 : header_end])
+        kept.extend(range(line_no, header_end + 1))
         if header_end < m.end_line:
-            indent = _indent_of(lines[header_end - 1]) + "    "
-            out.append(indent + ELISION)
+            kept.append(-header_end)  # an elided body, indented one level below its header
         line_no = m.end_line + 1
-    out.extend(lines[line_no - 1 : s.end_line])
-    return ChunkDraft(s.kind, s, s.start_line, s.end_line, "\n".join(out))
+    kept.extend(range(line_no, s.end_line + 1))
+    out = [lines[n - 1] if n > 0 else _indent_of(lines[-n - 1]) + "    " + ELISION for n in kept]
+    numbers = tuple(max(n, 0) for n in kept)
+    return ChunkDraft(s.kind, s, s.start_line, s.end_line, "\n".join(out), line_numbers=numbers)
 
 
 def _module_chunk(lines: Sequence[str], top_level: Sequence[Symbol]) -> list[ChunkDraft]:
@@ -117,13 +119,17 @@ def _module_chunk(lines: Sequence[str], top_level: Sequence[Symbol]) -> list[Chu
     if not kept:
         return []
     out: list[str] = []
+    numbers: list[int] = []
     previous = kept[0] - 1
     for n in kept:
         if n != previous + 1 and out:
             out.append(ELISION)
+            numbers.append(0)
         out.append(lines[n - 1])
+        numbers.append(n)
         previous = n
-    return [ChunkDraft("module", None, kept[0], kept[-1], "\n".join(out))]
+    text = "\n".join(out)
+    return [ChunkDraft("module", None, kept[0], kept[-1], text, line_numbers=tuple(numbers))]
 
 
 def _section_chunks(lines: Sequence[str], sections: Sequence[Symbol]) -> list[ChunkDraft]:
@@ -159,10 +165,7 @@ def _line_windows(
 
 
 def _split_oversized(
-    drafts: list[ChunkDraft],
-    lines: Sequence[str],
-    count_tokens: TokenCounter,
-    limits: ChunkLimits,
+    drafts: list[ChunkDraft], count_tokens: TokenCounter, limits: ChunkLimits
 ) -> list[ChunkDraft]:
     sizes = count_tokens([d.text for d in drafts])
     out: list[ChunkDraft] = []
@@ -170,17 +173,18 @@ def _split_oversized(
         if size <= limits.chunk_max_tokens or draft.end_line == draft.start_line:
             out.append(draft)
             continue
-        out.extend(_token_windows(draft, lines, count_tokens, limits))
+        out.extend(_token_windows(draft, count_tokens, limits))
     return out
 
 
 def _token_windows(
-    draft: ChunkDraft, lines: Sequence[str], count_tokens: TokenCounter, limits: ChunkLimits
+    draft: ChunkDraft, count_tokens: TokenCounter, limits: ChunkLimits
 ) -> list[ChunkDraft]:
     """Windows of whole lines of about `window_tokens`, overlapping by a share of that."""
     text_lines = draft.text.split("\n")
-    # Elided containers keep their own line numbers only at the ends; window them as text.
-    contiguous = len(text_lines) == draft.end_line - draft.start_line + 1
+    numbers = draft.line_numbers or tuple(
+        range(draft.start_line, draft.start_line + len(text_lines))
+    )
     line_tokens = [max(1, n) for n in count_tokens(text_lines)]
     budget = limits.window_tokens
     overlap = int(budget * limits.window_overlap)
@@ -201,39 +205,19 @@ def _token_windows(
         i = back
     out: list[ChunkDraft] = []
     for part, (a, b) in enumerate(windows, start=1):
-        start = draft.start_line + a if contiguous else draft.start_line
-        end = draft.start_line + b - 1 if contiguous else draft.end_line
-        if not contiguous and len(windows) > 1:
-            start, end = _locate(lines, text_lines[a:b], draft.start_line, draft.end_line)
+        real = [n for n in numbers[a:b] if n > 0] or [draft.start_line]
         out.append(
             ChunkDraft(
                 draft.kind,
                 draft.symbol,
-                start,
-                end,
+                real[0],
+                real[-1],
                 "\n".join(text_lines[a:b]),
                 part=part,
                 parts=len(windows),
             )
         )
     return out
-
-
-def _locate(lines: Sequence[str], window: Sequence[str], lo: int, hi: int) -> tuple[int, int]:
-    """Line range in the file of a window cut from elided text (first/last real lines)."""
-    real = [w for w in window if w.strip() != ELISION]
-    if not real:
-        return lo, hi
-    start = end = lo
-    for n in range(lo, hi + 1):
-        if lines[n - 1] == real[0]:
-            start = n
-            break
-    for n in range(hi, start - 1, -1):
-        if lines[n - 1] == real[-1]:
-            end = n
-            break
-    return start, max(start, end)
 
 
 def _indent_of(line: str) -> str:
