@@ -1,6 +1,7 @@
 """Code Compass: local code-context for AI coding agents.
 
-The public API: `Engine` (index, search, open, status), its result types and errors.
+The public API: `Engine` (index, search, open, status, the code graph), its result types
+and errors.
 """
 
 from codecompass.engine import Engine, FileView
@@ -13,8 +14,11 @@ from codecompass.errors import (
     ModelMismatchError,
     NotIndexedError,
 )
+from codecompass.graph.models import GraphEdge, GraphNode, GraphResult, Overview, SymbolMatch
 from codecompass.indexing.pipeline import IndexStats
-from codecompass.search.hybrid import Hit
+from codecompass.search.hybrid import FileHit, Hit, SearchResult
+from codecompass.search.rank import RankWeights
+from codecompass.search.rerank import Reranker
 from codecompass.settings import Settings, load_settings
 
 __all__ = [
@@ -23,12 +27,21 @@ __all__ = [
     "DataDirError",
     "EmbedderError",
     "Engine",
+    "FileHit",
     "FileView",
+    "GraphEdge",
+    "GraphNode",
+    "GraphResult",
     "Hit",
     "IndexStats",
     "InputError",
     "ModelMismatchError",
     "NotIndexedError",
+    "Overview",
+    "RankWeights",
+    "Reranker",
+    "SearchResult",
     "Settings",
+    "SymbolMatch",
     "load_settings",
 ]

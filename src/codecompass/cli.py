@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,9 +26,12 @@ from rich.table import Table
 
 from codecompass.engine import Engine
 from codecompass.errors import CodeCompassError
+from codecompass.graph.models import GraphResult
 from codecompass.indexing.pipeline import IndexStats
 from codecompass.indexing.pipeline import Progress as IndexProgress
 from codecompass.search.format import DETAILS
+from codecompass.search.hybrid import MODES
+from codecompass.settings import load_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -89,10 +93,20 @@ def init(path: Path | None, data_dir: Path | None) -> None:
 @data_dir_option
 @click.option("--name", help="Repository name (default: the folder name).")
 @click.option("--full", is_flag=True, help="Re-read and re-parse every file (cache still used).")
+@click.option(
+    "--commit",
+    metavar="REV",
+    help="Index the repository as it is at this commit, read from git objects (no checkout).",
+)
 @json_option
 @reports_errors
 def index(
-    path: Path | None, data_dir: Path | None, name: str | None, full: bool, as_json: bool
+    path: Path | None,
+    data_dir: Path | None,
+    name: str | None,
+    full: bool,
+    commit: str | None,
+    as_json: bool,
 ) -> None:
     """Index (or update) the folder PATH (default: the git work tree you are in).
     Only changed files are processed.
@@ -101,7 +115,19 @@ def index(
     Examples:
       codecompass index
       codecompass index ../api --name api --data-dir ~/work/.codecompass
+      codecompass index ~/src/proj.git --commit v1.2.0 --name proj --data-dir /tmp/proj
     """
+    if commit is not None:
+        if path is None:
+            raise click.UsageError("--commit needs PATH: a git work tree or bare repository.")
+        engine = Engine(load_settings(data_dir))
+        with engine, _progress(quiet=as_json) as on_progress:
+            stats = engine.index_commit(path, commit, name=name, on_progress=on_progress)
+        if as_json:
+            emit_json(stats.as_dict())
+        else:
+            _print_summary(stats, engine.settings.data_dir)
+        return
     engine, root = Engine.for_repo(path, data_dir=data_dir)
     with engine, _progress(quiet=as_json) as on_progress:
         stats = engine.index(root, name=name, full=full, on_progress=on_progress)
@@ -160,6 +186,13 @@ def _print_summary(stats: IndexStats, data_dir: Path) -> None:
     table.add_row(
         "time", ", ".join(f"{k} {v:.2f}s" for k, v in stats.seconds.items() if v >= 0.005)
     )
+    graph = stats.graph
+    if graph.get("resolved") or graph.get("removed"):
+        table.add_row(
+            "graph",
+            f"{graph['resolved']} files linked ({graph['dependents']} because a file they use "
+            f"changed), {graph['edges_written']} edges written",
+        )
     table.add_row("index", str(data_dir))
     console.print(table)
 
@@ -174,6 +207,9 @@ def _print_summary(stats: IndexStats, data_dir: Path) -> None:
 @click.option("--repo", help="Only this repository.")
 @click.option("--detail", type=click.Choice(DETAILS), default=None, help="Snippet size.")
 @click.option("--explain", is_flag=True, help="Show why each result came back.")
+@click.option("--files", "files_view", is_flag=True, help="Rank files instead of code chunks.")
+@click.option("--mode", type=click.Choice(MODES), default=None, help="Retrieval mode.")
+@click.option("--subgraph", is_flag=True, help="Add the graph around the hits (with --json).")
 @json_option
 @reports_errors
 def search(
@@ -186,17 +222,21 @@ def search(
     repo: str | None,
     detail: str | None,
     explain: bool,
+    files_view: bool,
+    mode: str | None,
+    subgraph: bool,
     as_json: bool,
 ) -> None:
-    """Search the index with words, identifiers, paths or an error message.
+    """Search the index with words, identifiers, paths, an issue or a traceback.
 
     \b
     Examples:
       codecompass search "parse the config file"
       codecompass search verify_token --kind function -k 5 --json
+      codecompass search "$(cat traceback.txt)" --files --explain
     """
     with Engine.open(data_dir) as engine:
-        hits = engine.search(
+        result = engine.retrieve(
             query,
             k=k,
             language=language,
@@ -204,21 +244,55 @@ def search(
             kind=kind,
             repo=repo,
             detail=detail,
+            mode=mode,
+            max_files=k,
+            subgraph=subgraph,
         )
     if as_json:
-        emit_json({"query": query, "results": [h.as_dict() for h in hits]})
+        emit_json({"query": query, **result.as_dict()})
         return
-    if not hits:
+    if explain:
+        understood = {key: v for key, v in result.query.as_dict().items() if v}
+        console.print(f"[dim]understood: {json.dumps(understood, ensure_ascii=False)}[/dim]")
+    if files_view:
+        for n, f in enumerate(result.files, start=1):
+            symbols = ", ".join(f.symbols[:3])
+            console.print(
+                f"[bold]{n}. {f.path}[/bold]  [dim]score {f.score:.4f}[/dim]  [cyan]{symbols}"
+            )
+        if not result.files:
+            console.print("No results.")
+        return
+    if not result.hits:
         console.print("No results.")
         return
-    for n, hit in enumerate(hits, start=1):
+    for n, hit in enumerate(result.hits, start=1):
         where = f"{hit.path}:{hit.start_line}-{hit.end_line}"
         name = f"  [cyan]{hit.kind} {hit.symbol}[/cyan]" if hit.symbol else f"  [cyan]{hit.kind}"
         console.print(f"[bold]{n}. {where}[/bold]{name}  [dim]score {hit.score:.4f}[/dim]")
         if explain:
-            console.print(f"   [dim]why: {json.dumps(hit.why)}[/dim]")
+            for line in explain_lines(hit.why):
+                console.print(f"   [dim]{line}[/dim]", highlight=False)
         lexer = "text" if hit.language in ("text", "markdown", "rst") else hit.language
         console.print(Syntax(hit.snippet, lexer, line_numbers=False, word_wrap=True))
+
+
+def explain_lines(why: dict[str, Any]) -> list[str]:
+    """`why` for people: feature contributions, matched terms, the graph path."""
+    features = why.get("features", {})
+    parts = [
+        f"{name} {f['value']:.2f}×{f['weight']:g}={f['contribution']:.3f}"
+        for name, f in sorted(features.items(), key=lambda kv: -kv[1]["contribution"])
+    ]
+    lines = ["why: " + (", ".join(parts) or "no feature fired")]
+    sources = why.get("sources", {})
+    if sources:
+        lines.append("found by: " + ", ".join(f"{s} #{r}" if r else s for s, r in sources.items()))
+    if why.get("matched_terms"):
+        lines.append("matched: " + " ".join(why["matched_terms"][:12]))
+    if why.get("graph_path"):
+        lines.append("graph: " + " ".join(why["graph_path"]))
+    return lines
 
 
 @main.command()
@@ -276,3 +350,578 @@ def parse_location(location: str) -> tuple[str, int | None, int | None]:
     start = int(first)
     end = int(last) if dash and last else (None if dash else start)
     return path, start, end
+
+
+@main.command(name="eval")
+@click.argument("tasks_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@data_dir_option
+@click.option(
+    "--git",
+    "git_specs",
+    multiple=True,
+    metavar="REPO=PATH",
+    help="Git repository (clone or bare) holding the commits of REPO, for localization tasks.",
+)
+@click.option("--ablation", is_flag=True, help="Compare bm25, dense, hybrid and hybrid+graph.")
+@click.option("--mode", type=click.Choice(MODES), default=None, help="Only this mode.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="First N tasks only.")
+@click.option(
+    "--dump-features",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write every candidate's features per localization task (JSONL) for tuning.",
+)
+@click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the full report."
+)
+@json_option
+@reports_errors
+def eval_(
+    tasks_file: Path,
+    data_dir: Path | None,
+    git_specs: tuple[str, ...],
+    ablation: bool,
+    mode: str | None,
+    limit: int | None,
+    dump_features: Path | None,
+    out: Path | None,
+    as_json: bool,
+) -> None:
+    """Score retrieval on golden queries or localization tasks (JSONL).
+
+    Golden queries run against the index in --data-dir. Localization tasks (SWE-bench
+    style) index each base commit from git objects into --data-dir, oldest first.
+
+    \b
+    Examples:
+      codecompass eval golden.jsonl --data-dir .codecompass --ablation
+      codecompass eval swebench_lite_dev.jsonl --git sympy/sympy=~/src/sympy \\
+          --data-dir /tmp/eval-sympy --ablation --out report.json
+    """
+    from codecompass.evaluation import ABLATION_MODES, load_tasks, run_golden, run_localization
+
+    tasks = load_tasks(tasks_file)
+    git_dirs: dict[str, Path] = {}
+    for spec in git_specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise click.BadParameter(f"{spec!r}: use REPO=PATH", param_hint="--git")
+        git_dirs[name] = Path(path).expanduser()
+    modes: tuple[str, ...] = ABLATION_MODES if ablation else ()
+    log = None if as_json else (lambda line: err_console.print(line, highlight=False))
+    reports: list[dict[str, Any]] = []
+    if tasks.golden:
+        with Engine.open(data_dir) as engine:
+            chosen = modes or (mode or engine.settings.search.mode,)
+            reports.append(run_golden(engine, tasks.golden[:limit], modes=chosen, log=log))
+    if tasks.localization:
+        engine = Engine(load_settings(data_dir))
+        with engine:
+            chosen = modes or (mode or engine.settings.search.mode,)
+            if dump_features is not None:
+                with dump_features.open("w", encoding="utf-8") as dump:
+                    reports.append(
+                        run_localization(
+                            engine,
+                            tasks.localization[:limit],
+                            git_dirs,
+                            modes=chosen,
+                            dump=dump,
+                            log=log,
+                        )
+                    )
+            else:
+                reports.append(
+                    run_localization(
+                        engine, tasks.localization[:limit], git_dirs, modes=chosen, log=log
+                    )
+                )
+    report = {"tasks_file": str(tasks_file), "reports": reports}
+    if out is not None:
+        out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    if as_json:
+        emit_json(report)
+        return
+    for part in reports:
+        _print_eval(part)
+
+
+def _print_eval(report: dict[str, Any]) -> None:
+    if report["kind"] == "localization":
+        columns = [
+            "file_acc@1",
+            "file_acc@3",
+            "file_acc@5",
+            "function_acc@5",
+            "function_acc@10",
+        ]
+    else:
+        columns = ["recall@1", "recall@5", "recall@10", "mrr", "ndcg@10"]
+    columns += ["latency_p50_ms", "latency_p95_ms", "token_ratio"]
+    table = Table(title=f"{report['kind']} ({report['modes'][0]['n']} tasks)")
+    table.add_column("mode", style="bold", no_wrap=True)
+    for column in columns:
+        short = (
+            column.replace("function_acc", "fn")
+            .replace("file_acc", "file")
+            .replace("recall", "R")
+            .replace("latency_", "")
+            .replace("_ms", "")
+            .replace("token_ratio", "tok")
+        )
+        table.add_column(short, justify="right")
+    for row in report["modes"]:
+        table.add_row(row["mode"], *(str(row.get(c, "-")) for c in columns))
+    console.print(table)
+    if "indexing" in report:
+        ix = report["indexing"]
+        console.print(
+            f"indexing: {ix['commits']} commits in {ix['seconds']}s, "
+            f"{ix['texts_embedded']} texts embedded, cache hit rate {ix['cache_hit_rate']}"
+        )
+
+
+@main.command()
+@data_dir_option
+@click.option("--http", "use_http", is_flag=True, help="Streamable HTTP instead of stdio.")
+@click.option(
+    "--host",
+    default=None,
+    help="HTTP bind address (default 127.0.0.1). Any other needs CODECOMPASS_SERVER_TOKEN.",
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=None, help="HTTP port (8765).")
+@reports_errors
+def serve(data_dir: Path | None, use_http: bool, host: str | None, port: int | None) -> None:
+    """Run the MCP server that AI agents use (stdio unless --http).
+
+    \b
+    Examples:
+      codecompass serve --data-dir ~/src/app/.codecompass    # stdio (Claude Code, Cursor, …)
+      codecompass serve --http --port 8765                   # http://127.0.0.1:8765/mcp
+      CODECOMPASS_SERVER_TOKEN=$(openssl rand -hex 32) codecompass serve --http --host 0.0.0.0
+    See docs/mcp.md for each client's configuration.
+    """
+    from codecompass.mcp_server import data_dir_for_serve
+    from codecompass.mcp_server import serve as run_server
+    from codecompass.settings import load_settings
+
+    if (host or port is not None) and not use_http:
+        raise click.UsageError("--host and --port apply to --http only.")
+    run_server(load_settings(data_dir_for_serve(data_dir)), http=use_http, host=host, port=port)
+
+
+@main.command()
+@click.argument("query")
+@data_dir_option
+@click.option("-k", "top_k", type=click.IntRange(1, 50), default=8, help="Evidences to use.")
+@click.option("--repo", "scope", multiple=True, help="Only this repository (repeatable).")
+@click.option("--path", "path_prefix", help="Only paths starting with this prefix.")
+@click.option("--lang", "language", help="Only this language.")
+@click.option("--min-score", type=float, default=0.0, help="Drop weaker results.")
+@json_option
+@reports_errors
+def ask(
+    query: str,
+    data_dir: Path | None,
+    top_k: int,
+    scope: tuple[str, ...],
+    path_prefix: str | None,
+    language: str | None,
+    min_score: float,
+    as_json: bool,
+) -> None:
+    """Answer a question about the code, citing evidence [n] for every claim.
+
+    Uses the chat model set in [llm] (any OpenAI-compatible endpoint: Ollama, llama.cpp,
+    vLLM, OpenAI); without one, an extractive answer that lists what the evidence shows.
+
+    \b
+    Examples:
+      codecompass ask "how are expired sessions cleaned up?"
+      codecompass ask "where is the retry policy configured" --repo api -k 5 --json
+    """
+    with Engine.open(data_dir) as engine:
+        result = engine.ask(
+            query,
+            scope=list(scope) or None,
+            top_k=top_k,
+            path_prefix=path_prefix,
+            language=language,
+            min_score=min_score,
+        )
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    if result.provider_error:
+        err_console.print(
+            f"[yellow]The chat model failed; answering extractively.[/yellow] "
+            f"{result.provider_error}"
+        )
+    source = f"answer from {result.model}" if result.mode == "llm" else f"{result.mode} answer"
+    console.print(
+        f"[dim]{source} · {result.total_matches} matches, {len(result.evidences)} used[/dim]"
+    )
+    click.echo(result.answer)
+    if result.evidences:
+        console.print("\n[bold]Evidence[/bold]")
+        for e in result.evidences:
+            name = f"  [cyan]{e.symbol}[/cyan]" if e.symbol else ""
+            console.print(f"[{e.n}] {e.location}{name}", highlight=False)
+
+
+@main.command()
+@data_dir_option
+@click.option("--days", type=click.IntRange(min=1), default=None, help="Only the last N days.")
+@json_option
+@reports_errors
+def stats(data_dir: Path | None, days: int | None, as_json: bool) -> None:
+    """Tool-call latency (p50/p95), no-hit and evidence rates, indexing volumes, provider
+    errors: read from the audit log that `codecompass serve` keeps."""
+    from datetime import UTC, datetime, timedelta
+
+    since = (datetime.now(UTC) - timedelta(days=days)).isoformat() if days else None
+    with Engine.open(data_dir) as engine:
+        info = engine.usage_stats(since)
+    if as_json:
+        emit_json(info)
+        return
+    table = Table(title=f"Tool calls{f' (last {days} days)' if days else ''}")
+    for column in ("tool", "calls", "errors", "p50 ms", "p95 ms", "no hit"):
+        table.add_column(column, justify="left" if column == "tool" else "right")
+    for tool, t in info["tools"].items():
+        table.add_row(
+            tool,
+            str(t["calls"]),
+            str(t["errors"]),
+            f"{t['p50_ms']:.1f}",
+            f"{t['p95_ms']:.1f}",
+            str(t["no_hit"]) if t["answered"] else "-",
+        )
+    console.print(table)
+
+    def rate(value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:.1f}%"
+
+    totals = info["indexing"]["totals"]
+    errors = ", ".join(f"{k} {v}" for k, v in info["provider_errors"].items()) or "none"
+    console.print(
+        f"no-hit rate {rate(info['no_hit_rate'])} · evidence rate {rate(info['evidence_rate'])}"
+        f" · provider errors: {errors}\n"
+        f"indexing: {totals['runs']} runs, {totals['files_indexed']} files indexed, "
+        f"{totals['chunks_added']} chunks added, {totals['texts_embedded']} texts embedded "
+        f"({', '.join(f'{k} {v}' for k, v in info['indexing']['runs_by_status'].items())})",
+        highlight=False,
+    )
+
+
+# -- code graph -----------------------------------------------------------------------
+types_option = click.option(
+    "--types",
+    "types",
+    multiple=True,
+    help="Edge types, comma-separated or repeated: calls, imports, extends, implements, "
+    "references, contains, keyword, similar, http, package.",
+)
+depth_option = click.option(
+    "--depth", type=click.IntRange(min=0, max=10), default=1, show_default=True, help="Hops."
+)
+confidence_option = click.option(
+    "--min-confidence",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.0,
+    show_default=True,
+    help="Leave out edges below this confidence.",
+)
+repo_option = click.option("--repo", help="Only this repository.")
+
+
+def _types(values: tuple[str, ...]) -> list[str] | None:
+    found = [t.strip() for value in values for t in value.split(",") if t.strip()]
+    return found or None
+
+
+def _print_edges(result: GraphResult, direction: str) -> None:
+    """One line per edge: the node at the other end, type, confidence, evidence."""
+    root = result.root
+    console.print(f"[bold]{root}[/bold]", highlight=False)
+    if not result.edges:
+        console.print("  (no edges)")
+    for edge in result.edges:
+        other = edge.target if direction == "out" else edge.source
+        if edge.source != root and edge.target != root:
+            other = f"{edge.source} -> {edge.target}"
+        where = f"{edge.evidence_path}:{edge.evidence_line}" if edge.evidence_path else "-"
+        if edge.target_evidence_path:
+            where += f"  ↔ {edge.target_evidence_path}:{edge.target_evidence_line}"
+        mark = "" if edge.resolved else "  [yellow]unresolved[/yellow]"
+        console.print(
+            f"  {edge.type:<10} {other}  [dim]{edge.confidence:.2f} {edge.via} at "
+            f"{where}[/dim]{mark}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    if result.truncated:
+        console.print("  … truncated (raise --limit)")
+
+
+@main.command()
+@click.argument("name")
+@data_dir_option
+@click.option("--kind", help="Only this kind (class, function, method, …).")
+@repo_option
+@click.option("-n", "--limit", type=click.IntRange(1, 200), default=20, show_default=True)
+@json_option
+@reports_errors
+def symbol(
+    name: str,
+    data_dir: Path | None,
+    kind: str | None,
+    repo: str | None,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """Find symbols by name: exact (id, qualified or simple name) first, then fuzzy.
+
+    \b
+    Examples:
+      codecompass symbol Console.print
+      codecompass symbol render --kind method --json
+    """
+    with Engine.open(data_dir) as engine:
+        matches = engine.find_symbol(name, kind=kind, repo=repo, limit=limit)
+    if as_json:
+        emit_json({"query": name, "matches": [m.as_dict() for m in matches]})
+        return
+    if not matches:
+        console.print(f"No symbol matches {name!r}.")
+        return
+    table = Table(show_header=True)
+    for column in ("score", "kind", "symbol", "where", "signature"):
+        table.add_column(column)
+    for m in matches:
+        table.add_row(
+            f"{m.score:.2f}{'' if m.exact else '~'}",
+            m.kind,
+            m.qualified_name,
+            f"{m.repo}/{m.path}:{m.start_line}-{m.end_line}",
+            m.signature,
+        )
+    console.print(table)
+
+
+@main.command()
+@click.argument("name")
+@data_dir_option
+@depth_option
+@confidence_option
+@repo_option
+@json_option
+@reports_errors
+def callers(
+    name: str,
+    data_dir: Path | None,
+    depth: int,
+    min_confidence: float,
+    repo: str | None,
+    as_json: bool,
+) -> None:
+    """Who calls NAME (a node id, qualified or simple name), with the call lines.
+
+    \b
+    Examples:
+      codecompass callers Console.print
+      codecompass callers "rich/console.py#Console.print" --min-confidence 0.8 --json
+    """
+    with Engine.open(data_dir) as engine:
+        result = engine.callers(name, depth=depth, min_confidence=min_confidence, repo=repo)
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    _print_edges(result, "in")
+
+
+@main.command()
+@click.argument("name")
+@data_dir_option
+@types_option
+@depth_option
+@confidence_option
+@repo_option
+@json_option
+@reports_errors
+def deps(
+    name: str,
+    data_dir: Path | None,
+    types: tuple[str, ...],
+    depth: int,
+    min_confidence: float,
+    repo: str | None,
+    as_json: bool,
+) -> None:
+    """What NAME depends on: calls, imports, bases, references, HTTP and package links.
+
+    \b
+    Examples:
+      codecompass deps OrderService.place
+      codecompass deps src/app.py --types imports --depth 2
+    """
+    with Engine.open(data_dir) as engine:
+        result = engine.dependencies(
+            name, types=_types(types), depth=depth, min_confidence=min_confidence, repo=repo
+        )
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    _print_edges(result, "out")
+
+
+@main.command()
+@click.argument("name")
+@data_dir_option
+@types_option
+@click.option("--depth", type=click.IntRange(min=0, max=10), default=2, show_default=True)
+@click.option(
+    "--direction", type=click.Choice(["out", "in", "both"]), default="out", show_default=True
+)
+@click.option("--limit", type=click.IntRange(1, 5000), default=200, show_default=True)
+@repo_option
+@json_option
+@reports_errors
+def graph(
+    name: str,
+    data_dir: Path | None,
+    types: tuple[str, ...],
+    depth: int,
+    direction: str,
+    limit: int,
+    repo: str | None,
+    as_json: bool,
+) -> None:
+    """Walk the graph breadth-first from NAME and show the path to every node reached.
+
+    \b
+    Examples:
+      codecompass graph Table --depth 2 --types calls,extends
+      codecompass graph api/app.py#get_user --direction in --types http --json
+    """
+    with Engine.open(data_dir) as engine:
+        result = engine.traverse(
+            name, depth=depth, types=_types(types), direction=direction, repo=repo, limit=limit
+        )
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    console.print(
+        f"[bold]{result.root}[/bold]: {len(result.nodes) - 1} nodes, {len(result.edges)} edges"
+        + (" (truncated)" if result.truncated else ""),
+        highlight=False,
+    )
+    kinds = {n.id: n.kind for n in result.nodes}
+    for path in result.paths:
+        console.print(
+            "  " + " → ".join(path[1:]) + f"  [dim]{kinds.get(path[-1], '')}[/dim]",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+@main.command()
+@data_dir_option
+@repo_option
+@click.option("--budget", type=click.IntRange(50, 100_000), default=2000, show_default=True)
+@json_option
+@reports_errors
+def overview(data_dir: Path | None, repo: str | None, budget: int, as_json: bool) -> None:
+    """A map of a repository: its most important files and symbols with signatures,
+    within a token budget (what an agent reads first)."""
+    with Engine.open(data_dir) as engine:
+        result = engine.repo_overview(repo=repo, budget_tokens=budget)
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    click.echo(result.text, nl=False)
+
+
+def _workspace(data_dir: Path | None) -> Engine:
+    """The workspace folder: --data-dir, $CODECOMPASS_DATA_DIR, the nearest existing
+    `.codecompass/` from here up, or a new `.codecompass/` here."""
+    from codecompass.engine import find_data_dir
+    from codecompass.settings import ENV_PREFIX, load_settings
+
+    if data_dir is None and not os.environ.get(f"{ENV_PREFIX}DATA_DIR"):
+        data_dir = find_data_dir(Path.cwd().resolve()) or Path.cwd() / ".codecompass"
+    return Engine(load_settings(data_dir))
+
+
+@main.group()
+def repo() -> None:
+    """The repositories of a workspace: add, list, remove.
+
+    \b
+    Examples:
+      codecompass repo add ../api --name api --data-dir ~/work/.codecompass
+      codecompass repo list --data-dir ~/work/.codecompass
+      codecompass repo remove api --data-dir ~/work/.codecompass
+    """
+
+
+@repo.command(name="add")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--name", help="Repository name (default: the folder name).")
+@data_dir_option
+@json_option
+@reports_errors
+def repo_add(path: Path, name: str | None, data_dir: Path | None, as_json: bool) -> None:
+    """Index the repository at PATH into the workspace (or update it)."""
+    with _workspace(data_dir) as engine, _progress(quiet=as_json) as on_progress:
+        stats = engine.add_repo(path, name=name, on_progress=on_progress)
+    if as_json:
+        emit_json(stats.as_dict())
+    else:
+        _print_summary(stats, engine.settings.data_dir)
+
+
+@repo.command(name="list")
+@data_dir_option
+@json_option
+@reports_errors
+def repo_list(data_dir: Path | None, as_json: bool) -> None:
+    """The repositories of the workspace, with their counts."""
+    with Engine.open(data_dir) as engine:
+        repos = engine.list_repos()
+    if as_json:
+        emit_json({"repos": repos})
+        return
+    table = Table(show_header=True)
+    for column in ("repo", "root", "files", "symbols", "chunks", "edges", "indexed"):
+        table.add_column(column)
+    for r in repos:
+        table.add_row(
+            r["id"],
+            r["root"],
+            str(r["files"]),
+            str(r["symbols"]),
+            str(r["chunks"]),
+            str(r["edges"]),
+            str(r["last_indexed_at"] or "-"),
+        )
+    console.print(table)
+
+
+@repo.command(name="remove")
+@click.argument("name")
+@data_dir_option
+@json_option
+@reports_errors
+def repo_remove(name: str, data_dir: Path | None, as_json: bool) -> None:
+    """Delete one repository's files, symbols, chunks, vectors and edges (nothing else)."""
+    with Engine.open(data_dir) as engine:
+        removed = engine.remove_repo(name)
+    if as_json:
+        emit_json(removed)
+        return
+    console.print(
+        f"Removed {removed['repo']}: {removed['files']} files, {removed['symbols']} symbols, "
+        f"{removed['chunks']} chunks, {removed['vectors']} vectors, {removed['edges']} edges; "
+        f"{removed['relinked_files']} files of other repositories re-linked."
+    )

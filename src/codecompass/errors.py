@@ -6,7 +6,12 @@ CodeCompassError
 ├── NotIndexedError      a query before any index run
 ├── ModelMismatchError   index built with another embedding model
 ├── InputError           a bad argument: empty query, unknown path, bad range
-└── EmbedderError        the embedding provider failed
+│   ├── UnknownRepoError     no such repository, or several and none named
+│   ├── AccessDeniedError    a path outside the allowed roots, a secret or blocked file
+│   ├── NotFoundError        no such file (or symbol) in the repository
+│   └── OutOfRangeError      a line range outside the file
+├── EmbedderError        the embedding provider failed
+└── LLMError             the chat model endpoint failed
 """
 
 from __future__ import annotations
@@ -37,4 +42,24 @@ class InputError(CodeCompassError):
 
 
 class EmbedderError(CodeCompassError):
+    pass
+
+
+class UnknownRepoError(InputError):
+    pass
+
+
+class AccessDeniedError(InputError):
+    pass
+
+
+class NotFoundError(InputError):
+    pass
+
+
+class OutOfRangeError(InputError):
+    pass
+
+
+class LLMError(CodeCompassError):
     pass

@@ -52,6 +52,67 @@ class SearchSettings:
     rrf_k: int = 60
     candidates: int = 100  # per retriever, before fusion
     max_per_file: int = 3
+    # bm25 | dense | hybrid | hybrid+graph; see docs/retrieval.md.
+    mode: str = "hybrid+graph"
+    graph_hops: int = 1
+    graph_seeds: int = 10
+    freshness_days: float = 90.0
+    # The file view scores a file by its best chunk + file_support × its next two best.
+    file_support: float = 0.3
+    # Every chunk of this many best files joins the candidates (finds the function).
+    expand_files: int = 5
+    # Ranking weights of the features in search/rank.py, tuned on evaluation runs
+    # recorded in docs/retrieval.md (seed 000's formula was the starting point).
+    weight_cosine: float = 1.0
+    weight_bm25: float = 1.0
+    weight_keywords: float = 1.0
+    weight_name: float = 2.0
+    weight_path: float = 0.0
+    weight_frame: float = 0.4
+    weight_member: float = 0.4
+    weight_edge: float = 0.25
+    weight_importance: float = 0.05
+    weight_freshness: float = 0.0
+    weight_test: float = -0.5
+    weight_doc: float = -0.5
+
+
+@dataclass(frozen=True, slots=True)
+class LLMSettings:
+    """The chat model `ask` uses when the MCP client offers no sampling (none = extractive)."""
+
+    base_url: str = ""  # OpenAI-compatible API root, e.g. http://localhost:11434/v1
+    model: str = ""
+    api_key_env: str = ""  # name of the variable that holds the API key
+    timeout_s: float = 60.0
+    max_tokens: int = 800  # cap on the answer's length
+    context_tokens: int = 3000  # evidence sent to the model (estimated as characters / 4)
+    use_sampling: bool = True  # prefer the MCP client's own model when it offers sampling
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSettings:
+    """`codecompass serve`: transport defaults, guardrails and the audit log."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token: str = ""  # bearer token for HTTP; required off loopback. Set CODECOMPASS_SERVER_TOKEN
+    log_queries: bool = True  # keep query text in the audit log (never file contents)
+    open_max_lines: int = 400  # open_file returns at most this many lines per call
+    open_max_chars: int = 40_000
+
+
+@dataclass(frozen=True, slots=True)
+class GraphSettings:
+    """The code graph's optional, cheap edge kinds and its importance scores."""
+
+    keywords: bool = True  # a few top keywords per symbol (kw:word nodes)
+    keywords_per_symbol: int = 3
+    similar: bool = True  # nearest symbols by embedding, other files only
+    similar_threshold: float = 0.85  # cosine
+    similar_top: int = 3
+    similar_max_nodes: int = 50_000  # above this many symbols, similarity is skipped
+    importance: bool = True  # PageRank after each run
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +121,9 @@ class Settings:
     embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
     index: IndexSettings = field(default_factory=IndexSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    server: ServerSettings = field(default_factory=ServerSettings)
+    graph: GraphSettings = field(default_factory=GraphSettings)
 
     @property
     def config_path(self) -> Path:
@@ -70,6 +134,9 @@ _SECTIONS: dict[str, type[Any]] = {
     "embedder": EmbedderSettings,
     "index": IndexSettings,
     "search": SearchSettings,
+    "llm": LLMSettings,
+    "server": ServerSettings,
+    "graph": GraphSettings,
 }
 
 

@@ -1,4 +1,4 @@
-"""The index pipeline: discover → read and hash → parse → chunk → embed → store.
+"""The index pipeline: discover → read and hash → parse → chunk → embed → store → link.
 
 Only files whose content hash changed are parsed again; only chunk texts the embedding
 cache has never seen are embedded. Each file is written in one SQLite transaction;
@@ -14,24 +14,49 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
+from codecompass.graph.extract import DocSymbol, extract_facts
+from codecompass.graph.facts import FileFacts
+from codecompass.graph.link import link as link_graph
+from codecompass.graph.link import stage as stage_facts
 from codecompass.hashing import chunk_id, hash_bytes, hash_text, normalize_text, symbol_content_hash
 from codecompass.indexing.chunk import ChunkDraft, ChunkLimits, chunk_file
-from codecompass.indexing.discover import Candidate, DiscoveryRules, discover, read_candidate
+from codecompass.indexing.discover import (
+    Candidate,
+    DiscoveryResult,
+    DiscoveryRules,
+    discover,
+    read_candidate,
+)
 from codecompass.indexing.languages import language_for_path
 from codecompass.indexing.parse import parse
 from codecompass.models import ParsedFile, Symbol
 from codecompass.protocols import Embedder, Vectors
 from codecompass.search.tokens import code_tokens
+from codecompass.security.secrets import redact_secrets
+from codecompass.settings import GraphSettings
 from codecompass.storage.lance import LanceVectorStore, VectorRow
 from codecompass.storage.sqlite import ChunkRow, FileWrite, MetaStore, SymbolRow
 
-STAGES = ("discover", "read", "parse", "chunk", "embed", "store", "vectors")
+STAGES = ("discover", "read", "parse", "chunk", "embed", "store", "vectors", "link")
 # Files are parsed in groups so that embedding batches stay full across small files.
 GROUP_TEXTS = 256
+
+
+class FileSource(Protocol):
+    """Where files come from when not from the work tree on disk (e.g. a git commit)."""
+
+    @property
+    def commit(self) -> str | None: ...
+
+    def discover(self) -> DiscoveryResult: ...
+
+    def read(self, candidate: Candidate, max_file_bytes: int) -> bytes | str:
+        """The file's bytes, or a skip reason."""
+        ...
 
 
 @dataclass(slots=True)
@@ -62,6 +87,7 @@ class IndexStats:
     seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
     wall_seconds: float = 0.0
     commit: str | None = None
+    graph: dict[str, Any] = field(default_factory=dict)  # what the link stage did
 
     def as_dict(self) -> dict[str, Any]:
         data = {name: getattr(self, name) for name in self.__slots__}
@@ -84,6 +110,7 @@ class _Pending:
     symbols: list[SymbolRow]
     chunks: list[ChunkRow]
     fts: list[tuple[str, str, str]]
+    facts: FileFacts | None = None  # names, imports and references for the graph
 
 
 class _Timer:
@@ -108,6 +135,8 @@ def index_repository(
     limits: ChunkLimits,
     full: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
+    source: FileSource | None = None,
+    graph: GraphSettings | None = None,
 ) -> IndexStats:
     started = time.perf_counter()
     stats = IndexStats(repo=repo)
@@ -116,13 +145,26 @@ def index_repository(
     run_id = store.start_run(repo)
     try:
         _run(
-            repo, root, store, vectors, embedder, rules, limits, full, stats, progress, on_progress
+            repo,
+            root,
+            store,
+            vectors,
+            embedder,
+            rules,
+            limits,
+            full,
+            stats,
+            progress,
+            on_progress,
+            source,
         )
+        with _Timer(stats.seconds, "link"):
+            stats.graph = link_graph(store, repos=[repo], options=graph).as_dict()
     except BaseException as exc:
         stats.wall_seconds = time.perf_counter() - started
         store.finish_run(run_id, "failed", stats.as_dict(), error=f"{type(exc).__name__}: {exc}")
         raise
-    stats.commit = git_head(root)
+    stats.commit = source.commit if source is not None else git_head(root)
     store.mark_repo_indexed(repo, stats.commit)
     stats.wall_seconds = time.perf_counter() - started
     store.finish_run(run_id, "ok", stats.as_dict())
@@ -141,10 +183,11 @@ def _run(
     stats: IndexStats,
     progress: Progress,
     on_progress: Callable[[Progress], None] | None,
+    source: FileSource | None = None,
 ) -> None:
     sec = stats.seconds
     with _Timer(sec, "discover"):
-        found = discover(root, rules)
+        found = source.discover() if source is not None else discover(root, rules)
     stats.skipped.update(found.skipped)
     stats.files_seen = len(found.files)
     stored = store.files(repo)
@@ -167,7 +210,7 @@ def _run(
             progress.files_done += 1
             continue
         with _Timer(sec, "read"):
-            loaded = _read(candidate, rules.max_file_bytes)
+            loaded = _read(candidate, rules.max_file_bytes, source)
         if isinstance(loaded, str):
             stats.skipped[loaded] += 1
             if before is not None:
@@ -213,9 +256,14 @@ def _run(
         on_progress(progress)
 
 
-def _read(candidate: Candidate, max_file_bytes: int) -> tuple[str, str] | str:
+def _read(
+    candidate: Candidate, max_file_bytes: int, source: FileSource | None = None
+) -> tuple[str, str] | str:
     """The normalized text and file hash, or a skip reason."""
-    data = read_candidate(candidate, max_file_bytes)
+    if source is not None:
+        data = source.read(candidate, max_file_bytes)
+    else:
+        data = read_candidate(candidate, max_file_bytes)
     if isinstance(data, str):
         return data
     text = normalize_text(data.decode("utf-8", errors="replace"))
@@ -237,6 +285,12 @@ def _prepare(
         lines.pop()
     with _Timer(sec, "parse"):
         parsed = parse(text, language)
+        facts = extract_facts(
+            candidate.path,
+            language,
+            text,
+            [DocSymbol(s.start_line, s.doc) for s in parsed.symbols if s.doc],
+        )
     with _Timer(sec, "chunk"):
         symbol_rows = _symbol_rows(repo, candidate.path, parsed.symbols, lines)
         ids = {(row.qualified_name, row.start_line): row.id for row in symbol_rows}
@@ -287,7 +341,7 @@ def _prepare(
                 )
             )
     return _Pending(
-        repo, candidate, language, file_hash, len(lines), parsed, symbol_rows, chunks, fts
+        repo, candidate, language, file_hash, len(lines), parsed, symbol_rows, chunks, fts, facts
     )
 
 
@@ -338,8 +392,9 @@ def _symbol_rows(
                 name=s.name,
                 qualified_name=s.qualified_name,
                 kind=s.kind,
-                signature=s.signature,
-                doc=s.doc,
+                # A constant's signature holds its value: never store a token in clear.
+                signature=redact_secrets(s.signature)[0],
+                doc=redact_secrets(s.doc)[0],
                 start_line=s.start_line,
                 end_line=s.end_line,
                 exported=s.exported,
@@ -385,6 +440,16 @@ def _flush(
                     fts_rows=pending.fts,
                 )
             )
+            if pending.facts is not None:
+                stage_facts(
+                    store,
+                    pending.repo,
+                    c.path,
+                    language=pending.language,
+                    file_hash=pending.file_hash,
+                    facts=pending.facts,
+                    defines=[row.id for row in pending.symbols],
+                )
         by_id = {chunk.id: chunk for chunk in pending.chunks}
         with _Timer(sec, "vectors"):
             vectors.delete(change.removed)

@@ -101,6 +101,98 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        "0002_audit",
+        """
+        CREATE TABLE audit_log (
+            id INTEGER PRIMARY KEY,
+            ts TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            client TEXT,
+            transport TEXT,
+            query_id TEXT NOT NULL,
+            query TEXT,
+            filters TEXT,
+            result_count INTEGER,
+            evidence_count INTEGER,
+            elapsed_ms REAL NOT NULL,
+            status TEXT NOT NULL,
+            error_code TEXT,
+            error TEXT,
+            provider_error TEXT
+        );
+        CREATE INDEX audit_by_tool_time ON audit_log(tool, ts);
+        CREATE INDEX audit_by_time ON audit_log(ts);
+        """,
+    ),
+    (
+        "graph",
+        """
+        CREATE TABLE graph_facts (
+            repo TEXT NOT NULL,
+            path TEXT NOT NULL,
+            file_hash TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            language TEXT NOT NULL,
+            defines TEXT NOT NULL,
+            interface TEXT NOT NULL,
+            facts TEXT NOT NULL,
+            linked INTEGER NOT NULL DEFAULT 1,
+            prev_defines TEXT,
+            prev_interface TEXT,
+            PRIMARY KEY (repo, path)
+        );
+        CREATE INDEX graph_facts_unlinked ON graph_facts(linked);
+        CREATE TABLE graph_deps (
+            repo TEXT NOT NULL,
+            path TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            value TEXT NOT NULL
+        );
+        CREATE INDEX graph_deps_by_owner ON graph_deps(repo, path);
+        CREATE INDEX graph_deps_by_value ON graph_deps(kind, value);
+        CREATE TABLE edges (
+            id INTEGER PRIMARY KEY,
+            repo TEXT NOT NULL,
+            path TEXT NOT NULL,
+            source TEXT NOT NULL,
+            target TEXT NOT NULL,
+            type TEXT NOT NULL,
+            weight REAL NOT NULL,
+            confidence REAL NOT NULL,
+            resolved INTEGER NOT NULL,
+            name TEXT NOT NULL DEFAULT '',
+            via TEXT NOT NULL DEFAULT '',
+            evidence_path TEXT,
+            evidence_line INTEGER,
+            target_repo TEXT,
+            target_path TEXT,
+            target_line INTEGER
+        );
+        CREATE INDEX edges_out ON edges(source, type);
+        CREATE INDEX edges_in ON edges(target, type);
+        CREATE INDEX edges_by_owner ON edges(repo, path);
+        CREATE INDEX edges_by_target_file ON edges(target_repo, target_path);
+        CREATE INDEX edges_by_type ON edges(type);
+        CREATE TABLE graph_http (
+            repo TEXT NOT NULL,
+            path TEXT NOT NULL,
+            role TEXT NOT NULL,
+            method TEXT NOT NULL,
+            pattern TEXT NOT NULL,
+            line INTEGER NOT NULL,
+            node TEXT NOT NULL
+        );
+        CREATE INDEX graph_http_by_owner ON graph_http(repo, path);
+        CREATE TABLE graph_nodes (
+            id TEXT PRIMARY KEY,
+            repo TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            importance REAL NOT NULL
+        );
+        CREATE INDEX graph_nodes_by_repo ON graph_nodes(repo, importance);
+        """,
+    ),
 ]
 
 

@@ -342,6 +342,129 @@ class MetaStore:
         cur = self.conn.execute(sql, (match, *params, limit))
         return [(r[0], -float(r[1])) for r in cur]
 
+    def lexical_top(self, match: str, limit: int) -> list[tuple[str, float]]:
+        """`lexical_search` with no filter: ranks inside FTS5 alone, then looks the chunk
+        ids up, which saves joining every matching row (most of a long query's cost)."""
+        cur = self.conn.execute(
+            "SELECT rowid, bm25(chunks_fts, 4.0, 2.0, 1.0) AS rank FROM chunks_fts "
+            "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
+            (match, limit),
+        )
+        ranked = [(int(r[0]), -float(r[1])) for r in cur]
+        if not ranked:
+            return []
+        marks = ",".join("?" * len(ranked))
+        ids = dict(
+            self.conn.execute(
+                f"SELECT rowid, id FROM chunks WHERE rowid IN ({marks})", [r for r, _ in ranked]
+            ).fetchall()
+        )
+        return [(str(ids[r]), score) for r, score in ranked if r in ids]
+
+    def lexical_scores(self, match: str, ids: Sequence[str]) -> dict[str, float]:
+        """BM25 (higher = better) of the given chunks for `match`; absent ones did not match."""
+        out: dict[str, float] = {}
+        for start in range(0, len(ids), 500):
+            part = list(ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            rowids = dict(
+                self.conn.execute(
+                    f"SELECT rowid, id FROM chunks WHERE id IN ({marks})", part
+                ).fetchall()
+            )
+            if not rowids:
+                continue
+            marks = ",".join("?" * len(rowids))
+            cur = self.conn.execute(
+                "SELECT rowid, bm25(chunks_fts, 4.0, 2.0, 1.0) FROM chunks_fts "
+                f"WHERE chunks_fts MATCH ? AND rowid IN ({marks})",
+                (match, *rowids),
+            )
+            out.update((str(rowids[r]), -float(score)) for r, score in cur)
+        return out
+
+    # -- lookups for query understanding (search/) -----------------------------------
+    def term_doc_freqs(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """Chunks holding each lexical-index term, and the number of indexed chunks."""
+        self.conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab "
+            "USING fts5vocab(main, chunks_fts, row)"
+        )
+        found: dict[str, int] = {}
+        unique = list(dict.fromkeys(terms))
+        for start in range(0, len(unique), 500):
+            part = unique[start : start + 500]
+            marks = ",".join("?" * len(part))
+            cur = self.conn.execute(
+                f"SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({marks})", part
+            )
+            found.update((str(t), int(d)) for t, d in cur)
+        total = int(self.conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0])
+        return found, total
+
+    def symbols_named(
+        self, names: Sequence[str], repo: str | None = None
+    ) -> list[tuple[str, str, str, str, str, str | None]]:
+        """(id, repo, path, name, qualified_name, parent) of symbols with one of `names`
+        as their name or qualified name."""
+        if not names:
+            return []
+        marks = ",".join("?" * len(names))
+        where = " AND repo = ?" if repo else ""
+        params: list[Any] = [*names, *names] + ([repo] if repo else [])
+        cur = self.conn.execute(
+            "SELECT id, repo, path, name, qualified_name, parent FROM symbols "
+            f"WHERE (name IN ({marks}) OR qualified_name IN ({marks})){where}",
+            params,
+        )
+        return [(r[0], r[1], r[2], r[3], r[4], r[5]) for r in cur]
+
+    def all_paths(self, repo: str | None = None) -> list[tuple[str, str]]:
+        """(repo, path) of every indexed file."""
+        if repo:
+            cur = self.conn.execute("SELECT repo, path FROM files WHERE repo = ?", (repo,))
+        else:
+            cur = self.conn.execute("SELECT repo, path FROM files")
+        return [(r[0], r[1]) for r in cur]
+
+    def chunks_in_files(
+        self, keys: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], list[tuple[str, str | None]]]:
+        """(repo, path) → [(chunk id, symbol id)] of the file's active chunks."""
+        out: dict[tuple[str, str], list[tuple[str, str | None]]] = {}
+        for repo, path in dict.fromkeys(keys):
+            cur = self.conn.execute(
+                "SELECT id, symbol_id FROM chunks WHERE repo = ? AND path = ? "
+                "AND status = 'active' ORDER BY start_line",
+                (repo, path),
+            )
+            out[(repo, path)] = [(str(r[0]), r[1]) for r in cur]
+        return out
+
+    def symbol_files(self, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """Symbol id → (repo, path) of the file defining it."""
+        out: dict[str, tuple[str, str]] = {}
+        unique = list(dict.fromkeys(ids))
+        for start in range(0, len(unique), 500):
+            part = unique[start : start + 500]
+            marks = ",".join("?" * len(part))
+            cur = self.conn.execute(
+                f"SELECT id, repo, path FROM symbols WHERE id IN ({marks})", part
+            )
+            out.update((str(r[0]), (str(r[1]), str(r[2]))) for r in cur)
+        return out
+
+    def file_dates(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        """(repo, path) → when the file's current content was indexed (ISO time)."""
+        out: dict[tuple[str, str], str] = {}
+        for repo, path in keys:
+            row = self.conn.execute(
+                "SELECT indexed_at FROM files WHERE repo = ? AND path = ?", (repo, path)
+            ).fetchone()
+            if row is not None:
+                out[(repo, path)] = str(row[0])
+        return out
+
     # -- embedding cache ----------------------------------------------------------
     def cached_vectors(self, model: str, keys: Sequence[str]) -> dict[str, Vectors]:
         found: dict[str, Vectors] = {}
@@ -415,3 +538,28 @@ class MetaStore:
                 "SELECT count(*) FROM files WHERE repo = ? AND parse_error IS NOT NULL"
             ),
         }
+
+    # -- workspace ------------------------------------------------------------------
+    def delete_repo(self, repo: str) -> dict[str, Any]:
+        """Delete one repository's files, symbols, chunks (tombstones too), lexical rows
+        and runs; return the counts and the ids of the chunks that had vectors. The
+        embedding cache is shared by every repository and stays."""
+        with self.transaction() as conn:
+            active = [
+                str(r[0])
+                for r in conn.execute(
+                    "SELECT id FROM chunks WHERE repo = ? AND status = 'active'", (repo,)
+                )
+            ]
+            conn.execute(
+                "DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE repo = ?)",
+                (repo,),
+            )
+            counts = {
+                "chunks": conn.execute("DELETE FROM chunks WHERE repo = ?", (repo,)).rowcount,
+                "symbols": conn.execute("DELETE FROM symbols WHERE repo = ?", (repo,)).rowcount,
+                "files": conn.execute("DELETE FROM files WHERE repo = ?", (repo,)).rowcount,
+                "runs": conn.execute("DELETE FROM index_runs WHERE repo = ?", (repo,)).rowcount,
+            }
+            conn.execute("DELETE FROM repos WHERE id = ?", (repo,))
+        return {**counts, "vector_ids": active}

@@ -1,0 +1,341 @@
+"""Answers to questions about the code, built on evidence (`ask_code`, `codecompass ask`).
+
+1. `gather` searches, keeps the results above `min_score`, numbers them and packs as many
+   as fit a token budget into the context a model will read (tokens estimated as
+   characters / 4); it also looks up graph edges between the evidences when the graph
+   is available.
+2. The answer then comes from, in order of availability: the MCP client's own model
+   (sampling, driven by the MCP server), an OpenAI-compatible chat endpoint from
+   `[llm]` (`ChatModel`), or `extractive_answer`, which only lists what the evidence
+   shows and says so.
+3. `finish` checks the citations: each `[n]` must name an evidence; a model answer that
+   cites none gets the list of passages it was given appended.
+
+No evidence, no claim: with nothing found, no model is asked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from codecompass.errors import CodeCompassError, ConfigError, InputError, LLMError
+from codecompass.settings import LLMSettings
+
+if TYPE_CHECKING:
+    from codecompass.engine import Engine
+
+CHARS_PER_TOKEN = 4
+MAX_TOP_K = 50
+MAX_LINKS = 12
+NO_EVIDENCE = (
+    "No evidence found in the index for this question, so no answer is given. Try other "
+    "words, an identifier or a path, or widen the scope."
+)
+SYSTEM_PROMPT = (
+    "You answer questions about a codebase using only the numbered evidence you are given. "
+    "Cite the evidence for every claim as [n], right after the claim. If the evidence does "
+    "not answer the question, say so plainly instead of guessing. Be concise."
+)
+EXTRACTIVE_HEADER = (
+    "Extractive answer (no language model was used): the indexed passages that best match "
+    "the question, strongest first."
+)
+_CITATION = re.compile(r"\[(\d{1,3})\]")
+
+
+def approx_tokens(text: str) -> int:
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """A numbered passage an answer may cite as `[n]`."""
+
+    n: int
+    repo: str
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str | None
+    kind: str
+    language: str
+    score: float
+    snippet: str
+
+    @property
+    def location(self) -> str:
+        return f"{self.repo}/{self.path}:{self.start_line}-{self.end_line}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+@dataclass(frozen=True, slots=True)
+class Gathered:
+    """The evidence for one question, and the context built from it."""
+
+    query: str
+    evidences: list[Evidence]  # the ones that fit the budget, numbered from 1
+    total_matches: int  # results above min_score, before the budget cut
+    context: str
+    links: list[str] = field(default_factory=list)  # graph edges between evidences, cited
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    answer: str
+    mode: str  # sampling | llm | extractive | none
+    model: str | None
+    evidences: list[Evidence]
+    total_matches: int
+    cited: list[int]
+    provider_error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        data = {name: getattr(self, name) for name in self.__slots__}
+        data["evidences"] = [e.as_dict() for e in self.evidences]
+        return data
+
+
+def gather(
+    engine: Engine,
+    query: str,
+    *,
+    scope: Sequence[str] | None = None,
+    top_k: int = 8,
+    path_prefix: str | None = None,
+    language: str | None = None,
+    min_score: float = 0.0,
+    budget_tokens: int = 3000,
+) -> Gathered:
+    """Search (each repo in `scope`, or all) and pack the best results into a context."""
+    if not 1 <= top_k <= MAX_TOP_K:
+        raise InputError(f"top_k must be between 1 and {MAX_TOP_K} (got {top_k}).")
+    if budget_tokens < 100:
+        raise InputError(f"The context budget must be at least 100 tokens (got {budget_tokens}).")
+    repos: list[str | None] = [r for r in (scope or []) if r and r != "all"]
+    for repo in repos:
+        engine.repo(repo)  # an unknown name is an error, not an empty answer
+    hits = []
+    for repo in repos or [None]:
+        hits.extend(
+            engine.search(query, k=top_k, repo=repo, path_prefix=path_prefix, language=language)
+        )
+    hits.sort(key=lambda h: -h.score)
+    kept = [h for h in hits if h.score >= min_score][:top_k]
+    evidences: list[Evidence] = []
+    blocks: list[str] = []
+    used = 0
+    for hit in kept:
+        n = len(evidences) + 1
+        name = f" · {hit.kind} {hit.symbol}" if hit.symbol else f" · {hit.kind}"
+        head = f"[{n}] {hit.repo}/{hit.path}:{hit.start_line}-{hit.end_line}{name}\n"
+        snippet = hit.snippet
+        cost = approx_tokens(head + snippet) + 4
+        if used + cost > budget_tokens:
+            room = (budget_tokens - used - approx_tokens(head) - 4) * CHARS_PER_TOKEN
+            if evidences or room < 200:
+                break
+            snippet = snippet[:room].rsplit("\n", 1)[0] + "\n…"
+            cost = approx_tokens(head + snippet) + 4
+        evidences.append(
+            Evidence(
+                n,
+                hit.repo,
+                hit.path,
+                hit.start_line,
+                hit.end_line,
+                hit.symbol,
+                hit.kind,
+                hit.language,
+                hit.score,
+                snippet,
+            )
+        )
+        blocks.append(f"{head}```{hit.language}\n{snippet}\n```")
+        used += cost
+    links = graph_links(engine, evidences)
+    return Gathered(query.strip(), evidences, len(kept), "\n\n".join(blocks), links)
+
+
+def graph_links(engine: Any, evidences: Sequence[Evidence]) -> list[str]:
+    """Edges of the code graph between evidences, as cited sentences (empty without a graph)."""
+    dependencies = getattr(engine, "dependencies", None)
+    if dependencies is None:
+        return []
+    by_node = {f"{e.repo}/{e.path}#{e.symbol}": e for e in evidences if e.symbol}
+    links: list[str] = []
+    for node, evidence in by_node.items():
+        try:
+            result = dependencies(node, depth=1, repo=evidence.repo)
+        except CodeCompassError:
+            continue
+        for edge in getattr(result, "edges", []):
+            target = by_node.get(str(getattr(edge, "target", "")))
+            if target is None or target is evidence:
+                continue
+            kind = str(getattr(edge, "type", "uses")).lower()
+            confidence = float(getattr(edge, "confidence", 1.0))
+            links.append(
+                f"`{evidence.symbol}` {kind} `{target.symbol}` (confidence {confidence:.1f}) "
+                f"[{evidence.n}][{target.n}]"
+            )
+            if len(links) >= MAX_LINKS:
+                return links
+    return links
+
+
+def build_prompt(gathered: Gathered) -> tuple[str, str]:
+    """(system prompt, user message) asking a model to answer from the evidence only."""
+    parts = [f"Question: {gathered.query}", "", "Evidence:", gathered.context]
+    if gathered.links:
+        parts += ["", "Known connections in the code graph:", *gathered.links]
+    parts += ["", "Answer the question from this evidence, citing [n] after each claim."]
+    return SYSTEM_PROMPT, "\n".join(parts)
+
+
+def extractive_answer(gathered: Gathered) -> str:
+    """Which symbols match, where they are, and how they connect; each line cites [n]."""
+    if not gathered.evidences:
+        return NO_EVIDENCE
+    lines = [EXTRACTIVE_HEADER, ""]
+    for e in gathered.evidences:
+        what = f"`{e.symbol}` ({e.kind})" if e.symbol else f"a {e.kind} passage"
+        gist = _gist(e.snippet)
+        tail = f": {gist}" if gist else ""
+        lines.append(f"- {what} in {e.location}{tail} [{e.n}]")
+    if gathered.links:
+        lines += ["", "How they connect:"] + [f"- {link}" for link in gathered.links]
+    return "\n".join(lines)
+
+
+def _gist(snippet: str) -> str:
+    """The signature line, and the first doc line when there is one."""
+    meaningful = [
+        line.strip()
+        for line in snippet.splitlines()
+        if line.strip() and not line.strip().startswith(("@", "…"))
+    ]
+    if not meaningful:
+        return ""
+    head = meaningful[0][:160]
+    for line in meaningful[1:3]:
+        doc = line.strip("\"'#/* ").strip()
+        if line.startswith(('"""', "'''", "#", "//", "/*", "*")) and doc:
+            return f"{head} — {doc[:160]}"
+    return head
+
+
+def finish(
+    gathered: Gathered,
+    text: str,
+    mode: str,
+    model: str | None,
+    provider_error: str | None = None,
+) -> Answer:
+    """The final answer: citations checked against the evidences."""
+    count = len(gathered.evidences)
+    cited = sorted({int(m) for m in _CITATION.findall(text) if 1 <= int(m) <= count})
+    text = text.strip()
+    if mode in ("sampling", "llm") and not cited and gathered.evidences:
+        given = "; ".join(f"[{e.n}] {e.location}" for e in gathered.evidences)
+        text += f"\n\n(The model cited no evidence. The passages it was given: {given}.)"
+    return Answer(
+        text, mode, model, list(gathered.evidences), gathered.total_matches, cited, provider_error
+    )
+
+
+def answer_locally(gathered: Gathered, llm: LLMSettings) -> Answer:
+    """Answer with the configured chat endpoint, else (or when it fails) extractively."""
+    if not gathered.evidences:
+        return finish(gathered, NO_EVIDENCE, "none", None)
+    provider_error = None
+    if llm.base_url:
+        try:
+            chat = ChatModel.from_settings(llm)
+            system, user = build_prompt(gathered)
+            text, model = chat.complete(system, user, max_tokens=llm.max_tokens)
+            return finish(gathered, text, "llm", model)
+        except (LLMError, ConfigError) as exc:
+            provider_error = f"llm: {exc}"
+    return finish(gathered, extractive_answer(gathered), "extractive", None, provider_error)
+
+
+class ChatModel:
+    """POSTs to `{base_url}/chat/completions` (OpenAI, Ollama, llama.cpp, vLLM, LM Studio)."""
+
+    def __init__(
+        self, base_url: str, model: str, api_key: str | None = None, timeout: float = 60.0
+    ) -> None:
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(
+                f"[llm] base_url {base_url!r} is not an http(s) URL; give the API root, "
+                "such as http://127.0.0.1:11434/v1"
+            )
+        if not model:
+            raise ConfigError("[llm] model is empty; name the chat model to use.")
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self._api_key = api_key
+        self._timeout = timeout
+
+    @classmethod
+    def from_settings(cls, llm: LLMSettings) -> ChatModel:
+        key = os.environ.get(llm.api_key_env) if llm.api_key_env else None
+        if llm.api_key_env and not key:
+            raise ConfigError(f"[llm] api_key_env names ${llm.api_key_env}, which is not set.")
+        return cls(llm.base_url, llm.model, key, llm.timeout_s)
+
+    def complete(self, system: str, user: str, *, max_tokens: int) -> tuple[str, str]:
+        """(answer text, model name as the server reports it)."""
+        body = {
+            "model": self.model,
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": user},
+            ],
+            "max_tokens": max_tokens,
+            "temperature": 0,
+            "stream": False,
+        }
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        request = urllib.request.Request(
+            self.url, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST"
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self._timeout) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as exc:
+            detail = exc.read(300).decode("utf-8", "replace").strip()
+            raise LLMError(
+                f"Chat request to {self.url} failed with HTTP {exc.code} {exc.reason}: "
+                f"{detail or '(empty body)'}. Check [llm] model and api_key_env."
+            ) from exc
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise LLMError(
+                f"Cannot reach the chat model at {self.url}: {reason}. Check that it is "
+                f"running and that [llm] base_url is right (timeout {self._timeout:g} s)."
+            ) from exc
+        try:
+            payload = json.loads(raw)
+            text = payload["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise LLMError(
+                f"Unexpected response from {self.url}: expected the OpenAI chat format "
+                '{"choices": [{"message": {"content": "..."}}]}.'
+            ) from exc
+        if not isinstance(text, str) or not text.strip():
+            raise LLMError(f"The chat model at {self.url} returned an empty answer.")
+        return text, str(payload.get("model") or self.model)

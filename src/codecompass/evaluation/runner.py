@@ -1,0 +1,337 @@
+"""Run evaluation tasks against an `Engine` and score them.
+
+Golden queries run against what the engine has indexed. Localization tasks name a
+repository and a commit: the runner indexes each commit straight from git objects,
+oldest commit first, into one repository name, so every step re-reads only the files
+that changed and the embedding cache serves every text seen before. Each query runs
+once per mode; `--ablation` compares the modes side by side on the same index state.
+
+Definitions (also in docs/retrieval.md):
+- file Acc@k / function Acc@k: the task counts only if *all* its gold files / gold
+  functions are in the first k files / distinct functions. Tasks with no gold function
+  are left out of the function metrics (their number is reported as `n_functions`).
+- the file ranking is the search's file-level view; the function ranking is the
+  distinct `path::Qualified.name` of the hits in order (hits without a symbol skipped).
+- latency is the wall time of `Engine.retrieve` on a warm index (one warm-up query after
+  each re-index, which reloads the vector matrix).
+- tokens: the top 10 hits at `preview` detail versus the whole files they come from,
+  both in the embedding model's tokenizer; the mean of the per-query ratios.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from codecompass.engine import Engine
+from codecompass.errors import InputError
+from codecompass.evaluation.metrics import (
+    all_within,
+    ndcg_at,
+    percentile,
+    recall_at,
+    reciprocal_rank,
+)
+from codecompass.evaluation.tasks import Expected, GoldenTask, LocalizationTask
+from codecompass.indexing.gitsource import (
+    GitTreeSource,
+    commit_dates,
+    resolve_git_dir,
+    run_git,
+)
+from codecompass.search.hybrid import Hit, SearchResult
+
+ABLATION_MODES = ("bm25", "dense", "hybrid", "hybrid+graph")
+FILE_KS = (1, 3, 5)
+FUNCTION_KS = (5, 10)
+TOKEN_HITS = 10
+FUNCTION_POOL = 30  # hits fetched to rank functions (at most 10 are scored)
+
+Log = Callable[[str], None]
+
+
+@dataclass(slots=True)
+class ModeScores:
+    """Per-query outcomes of one mode; `summary()` turns them into the reported numbers."""
+
+    mode: str
+    file_hits: dict[int, list[bool]] = field(default_factory=dict)
+    function_hits: dict[int, list[bool]] = field(default_factory=dict)
+    recall: dict[int, list[float]] = field(default_factory=dict)
+    rr: list[float] = field(default_factory=list)
+    ndcg: list[float] = field(default_factory=list)
+    latency_ms: list[float] = field(default_factory=list)
+    token_ratio: list[float] = field(default_factory=list)
+    tokens_returned: list[int] = field(default_factory=list)
+    tokens_files: list[int] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"mode": self.mode, "n": len(self.latency_ms)}
+        for k, rows in sorted(self.file_hits.items()):
+            out[f"file_acc@{k}"] = _pct(rows)
+        for k, rows in sorted(self.function_hits.items()):
+            out[f"function_acc@{k}"] = _pct(rows)
+            out["n_functions"] = len(rows)
+        for k, values in sorted(self.recall.items()):
+            out[f"recall@{k}"] = round(100 * sum(values) / len(values), 1) if values else 0.0
+        if self.rr:
+            out["mrr"] = round(sum(self.rr) / len(self.rr), 3)
+            out["ndcg@10"] = round(sum(self.ndcg) / len(self.ndcg), 3)
+        out["latency_p50_ms"] = round(percentile(self.latency_ms, 50), 1)
+        out["latency_p95_ms"] = round(percentile(self.latency_ms, 95), 1)
+        if self.token_ratio:
+            out["token_ratio"] = round(sum(self.token_ratio) / len(self.token_ratio), 3)
+            out["tokens_returned_mean"] = round(
+                sum(self.tokens_returned) / len(self.tokens_returned)
+            )
+            out["tokens_files_mean"] = round(sum(self.tokens_files) / len(self.tokens_files))
+        return out
+
+
+def _pct(rows: Sequence[bool]) -> float:
+    return round(100 * sum(rows) / len(rows), 1) if rows else 0.0
+
+
+def ranked_functions(hits: Sequence[Hit]) -> list[str]:
+    return list(dict.fromkeys(f"{h.path}::{h.symbol}" for h in hits if h.symbol))
+
+
+def _timed(engine: Engine, query: str, **kwargs: Any) -> tuple[SearchResult, float]:
+    began = time.perf_counter()
+    result = engine.retrieve(query, **kwargs)
+    return result, (time.perf_counter() - began) * 1000
+
+
+def _token_ratio(
+    engine: Engine, hits: Sequence[Hit], read_file: Callable[[Hit], str | None]
+) -> tuple[int, int] | None:
+    top = list(hits[:TOKEN_HITS])
+    if not top:
+        return None
+    returned = sum(engine.embedder.count_tokens([h.snippet for h in top]))
+    whole = 0
+    for key in dict.fromkeys((h.repo, h.path) for h in top):
+        hit = next(h for h in top if (h.repo, h.path) == key)
+        text = read_file(hit)
+        if text is None:
+            return None
+        whole += engine.embedder.count_tokens([text])[0]
+    return returned, whole
+
+
+# -- localization ------------------------------------------------------------------------
+def oldest_first(git_dir: Path, commits: Sequence[str], dates: dict[str, int]) -> list[str]:
+    """Commits by committer date; commits of the same second by history depth."""
+    stamps = [dates[c] for c in commits]
+    depth: dict[str, int] = {}
+    for commit in commits:
+        if stamps.count(dates[commit]) > 1:
+            depth[commit] = int(run_git(git_dir, "rev-list", "--count", commit).strip() or 0)
+    return sorted(commits, key=lambda c: (dates[c], depth.get(c, 0)))
+
+
+def run_localization(
+    engine: Engine,
+    tasks: Sequence[LocalizationTask],
+    git_dirs: dict[str, Path],
+    *,
+    modes: Sequence[str] = ("hybrid+graph",),
+    dump: IO[str] | None = None,
+    log: Log | None = None,
+) -> dict[str, Any]:
+    """Index each task's commit (oldest first) and score every mode on it."""
+    say = log or (lambda _: None)
+    by_repo: dict[str, list[LocalizationTask]] = {}
+    for task in tasks:
+        by_repo.setdefault(task.repo, []).append(task)
+    scores = {mode: ModeScores(mode) for mode in modes}
+    per_task: list[dict[str, Any]] = []
+    indexing: dict[str, Any] = {
+        "commits": 0,
+        "seconds": 0.0,
+        "texts_embedded": 0,
+        "texts_cached": 0,
+    }
+    for repo, repo_tasks in by_repo.items():
+        if repo not in git_dirs:
+            raise InputError(
+                f"No git repository given for {repo!r}; pass --git {repo}=PATH "
+                "(a clone or bare repository holding its commits)."
+            )
+        git_dir = resolve_git_dir(git_dirs[repo])
+        name = repo.rsplit("/", 1)[-1]
+        commits = list(dict.fromkeys(t.base_commit for t in repo_tasks))
+        dates = commit_dates(git_dir, commits)
+        missing = [c for c in commits if c not in dates]
+        if missing:
+            raise InputError(f"{repo}: commit(s) not found in {git_dir}: {', '.join(missing[:3])}")
+        for n, commit in enumerate(oldest_first(git_dir, commits, dates), start=1):
+            stats = engine.index_commit(git_dir, commit, name=name)
+            indexing["commits"] += 1
+            indexing["seconds"] += stats.wall_seconds
+            indexing["texts_embedded"] += stats.texts_embedded
+            indexing["texts_cached"] += stats.texts_cached
+            say(
+                f"[{n}/{len(commits)}] {repo}@{commit[:10]}: indexed in "
+                f"{stats.wall_seconds:.1f}s ({stats.new + stats.changed} files re-read, "
+                f"{stats.texts_embedded} embedded, {stats.texts_cached} cached)"
+            )
+            with GitTreeSource(git_dir, commit, engine._rules()) as source:
+                source.discover()
+
+                def read_file(hit: Hit, source: GitTreeSource = source) -> str | None:
+                    data = source.read_path(hit.path)
+                    return None if data is None else data.decode("utf-8", "replace")
+
+                engine.retrieve("warm up", repo=name, k=1)
+                for task in (t for t in repo_tasks if t.base_commit == commit):
+                    row = _localize(engine, task, name, modes, scores, read_file, dump)
+                    per_task.append(row)
+                    say(
+                        f"    {task.id}: "
+                        + ", ".join(
+                            f"{m} file@5={int(row[m]['file@5'])} func@10={row[m]['function@10']}"
+                            for m in modes
+                        )
+                    )
+    cached = indexing["texts_cached"]
+    requested = cached + indexing["texts_embedded"]
+    indexing["cache_hit_rate"] = round(cached / requested, 3) if requested else 0.0
+    indexing["seconds"] = round(indexing["seconds"], 1)
+    return {
+        "kind": "localization",
+        "modes": [scores[m].summary() for m in modes],
+        "indexing": indexing,
+        "tasks": per_task,
+    }
+
+
+def _localize(
+    engine: Engine,
+    task: LocalizationTask,
+    repo: str,
+    modes: Sequence[str],
+    scores: dict[str, ModeScores],
+    read_file: Callable[[Hit], str | None],
+    dump: IO[str] | None,
+) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": task.id}
+    for mode in modes:
+        collect = dump is not None and mode == modes[-1]
+        result, ms = _timed(
+            engine,
+            task.query,
+            repo=repo,
+            k=FUNCTION_POOL,
+            mode=mode,
+            max_files=max(FILE_KS),
+            detail="preview",
+            collect=collect,
+        )
+        s = scores[mode]
+        s.latency_ms.append(ms)
+        files = [f.path for f in result.files]
+        functions = ranked_functions(result.hits)
+        outcome: dict[str, Any] = {"files": files[:5], "functions": functions[:10]}
+        for k in FILE_KS:
+            hit = all_within(files, task.gold_files, k)
+            s.file_hits.setdefault(k, []).append(hit)
+            outcome[f"file@{k}"] = hit
+        for k in FUNCTION_KS:
+            if task.gold_functions:
+                hit = all_within(functions, task.gold_functions, k)
+                s.function_hits.setdefault(k, []).append(hit)
+                outcome[f"function@{k}"] = hit
+            else:
+                outcome[f"function@{k}"] = None
+        tokens = _token_ratio(engine, result.hits, read_file)
+        if tokens is not None and tokens[1] > 0:
+            s.tokens_returned.append(tokens[0])
+            s.tokens_files.append(tokens[1])
+            s.token_ratio.append(tokens[0] / tokens[1])
+            outcome["tokens"] = list(tokens)
+        outcome["latency_ms"] = round(ms, 1)
+        row[mode] = outcome
+        if collect and dump is not None and result.candidates is not None:
+            record = {
+                "id": task.id,
+                "gold_files": list(task.gold_files),
+                "gold_functions": list(task.gold_functions),
+                "candidates": result.candidates,
+            }
+            dump.write(json.dumps(record) + "\n")
+    return row
+
+
+# -- golden queries ----------------------------------------------------------------------
+def _matches(hit: Hit, item: Expected) -> bool:
+    if hit.path != item.path:
+        return False
+    if item.symbol is None:
+        return True
+    # As eval/golden/README.md says: the expected qualified name or a member of it.
+    symbol = hit.symbol or ""
+    return symbol == item.symbol or symbol.startswith(item.symbol + ".")
+
+
+def expected_ranks(hits: Sequence[Hit], expected: Sequence[Expected]) -> list[int | None]:
+    """The rank at which each expected item is first found (each hit serves one item)."""
+    ranks: list[int | None] = [None] * len(expected)
+    for rank, hit in enumerate(hits, start=1):
+        for i, item in enumerate(expected):
+            if ranks[i] is None and _matches(hit, item):
+                ranks[i] = rank
+                break
+    return ranks
+
+
+def run_golden(
+    engine: Engine,
+    tasks: Sequence[GoldenTask],
+    *,
+    modes: Sequence[str] = ("hybrid+graph",),
+    log: Log | None = None,
+) -> dict[str, Any]:
+    say = log or (lambda _: None)
+    scores = {mode: ModeScores(mode) for mode in modes}
+    per_task: list[dict[str, Any]] = []
+    repos = {task.repo for task in tasks}
+    for repo in repos:
+        engine.retrieve("warm up", repo=repo, k=1)
+
+    def read_file(hit: Hit) -> str | None:
+        try:
+            return engine.open_file(hit.path, repo=hit.repo).text
+        except InputError:
+            return None
+
+    for task in tasks:
+        row: dict[str, Any] = {"id": task.id, "query": task.query}
+        for mode in modes:
+            result, ms = _timed(
+                engine, task.query, repo=task.repo, k=10, mode=mode, detail="preview"
+            )
+            ranks = expected_ranks(result.hits, task.expected)
+            s = scores[mode]
+            s.latency_ms.append(ms)
+            for k in (1, 5, 10):
+                s.recall.setdefault(k, []).append(recall_at(ranks, k))
+            s.rr.append(reciprocal_rank(ranks))
+            s.ndcg.append(ndcg_at(ranks, 10))
+            tokens = _token_ratio(engine, result.hits, read_file)
+            if tokens is not None and tokens[1] > 0:
+                s.tokens_returned.append(tokens[0])
+                s.tokens_files.append(tokens[1])
+                s.token_ratio.append(tokens[0] / tokens[1])
+            row[mode] = {"ranks": ranks, "latency_ms": round(ms, 1)}
+        per_task.append(row)
+        say(f"  {task.id}: " + ", ".join(f"{m} ranks={row[m]['ranks']}" for m in modes))
+    return {
+        "kind": "golden",
+        "modes": [scores[m].summary() for m in modes],
+        "tasks": per_task,
+    }

@@ -1,0 +1,634 @@
+"""Facts of a JavaScript / TypeScript / TSX file, read from its tree-sitter tree.
+
+Scopes: the module, classes, and functions (declarations, methods, arrow functions and
+function expressions). Bindings come from ES imports, ``require``, declarations,
+``const``/``let``/``var`` with their initialiser, typed parameters and ``this`` inside
+methods. Exports are recorded so that other files can follow ``export {a as b}``,
+``export default``, re-exports (``export … from``) and CommonJS ``module.exports``.
+"""
+
+from __future__ import annotations
+
+from codecompass.graph.extract_python import looks_like_url_argument
+from codecompass.graph.facts import ClassFacts, FileFacts, FunctionFacts, Ref, Scope
+from codecompass.indexing.treesitter import Node
+
+MAX_CHAIN = 200
+_FUNCTIONS = frozenset(
+    {
+        "function_declaration",
+        "generator_function_declaration",
+        "function_expression",
+        "function",
+        "generator_function",
+        "arrow_function",
+        "method_definition",
+    }
+)
+_CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
+# Expressions whose value is a builtin object: calls on it never reach the workspace.
+_LITERALS = frozenset(
+    {"array", "object", "number", "true", "false", "null", "regex", "template_string"}
+)
+_TYPE_NAMES = frozenset({"type_identifier", "nested_type_identifier", "identifier"})
+
+
+class EcmaExtractor:
+    def __init__(self, data: bytes, language: str) -> None:
+        self.data = data
+        self.facts = FileFacts(language, scopes=[Scope("", "module", -1, 0)])
+        # Generic parameters (`<T>`) declared anywhere in the file: never a reference.
+        self.type_params: set[str] = set()
+
+    def text(self, node: Node) -> str:
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def run(self, root: Node) -> FileFacts:
+        self.collect_type_params(root)
+        for child in root.named_children:
+            self.visit(child, 0)
+        return self.facts
+
+    def collect_type_params(self, node: Node) -> None:
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if current.type == "type_parameter":
+                name = current.child_by_field_name("name")
+                if name is not None:
+                    self.type_params.add(self.text(name))
+                continue
+            stack.extend(current.named_children)
+
+    # -- chains -------------------------------------------------------------------------
+    def chain(self, node: Node | None) -> str | None:
+        if node is None:
+            return None
+        out = self._chain(node)
+        if out is None or len(out) > MAX_CHAIN:
+            return None
+        return out
+
+    def _chain(self, node: Node) -> str | None:
+        t = node.type
+        if t in ("identifier", "this", "super", "property_identifier", "type_identifier"):
+            return self.text(node)
+        if t == "member_expression":
+            obj = node.child_by_field_name("object")
+            prop = node.child_by_field_name("property")
+            inner = self._chain(obj) if obj is not None else None
+            if prop is None:
+                return None
+            return f"{inner or '?'}.{self.text(prop)}"
+        if t == "nested_type_identifier":
+            return self.text(node).replace(" ", "")
+        if t in ("call_expression", "new_expression"):
+            func = node.child_by_field_name("function") or node.child_by_field_name("constructor")
+            if func is not None and func.type == "import":
+                return "?()"
+            inner = self._chain(func) if func is not None else None
+            return f"{inner or '?'}()"
+        if t == "subscript_expression":
+            obj = node.child_by_field_name("object")
+            inner = self._chain(obj) if obj is not None else None
+            return f"{inner or '?'}[]"
+        if t in ("await_expression", "non_null_expression") and node.named_children:
+            return self._chain(node.named_children[0])
+        return "?"
+
+    def value_of(self, node: Node | None, scope: int) -> str:
+        if node is None:
+            return "expr:?"
+        t = node.type
+        if t in ("string", "template_string"):
+            pattern = self.string_pattern(node, scope)
+            return f"str:{pattern}" if pattern is not None else "expr:?"
+        spec = self.require_spec(node)
+        if spec is not None:
+            return f"import:{spec}"
+        if t == "member_expression":
+            obj = node.child_by_field_name("object")
+            prop = node.child_by_field_name("property")
+            spec = self.require_spec(obj) if obj is not None else None
+            if spec is not None and prop is not None:
+                return f"from:{spec}:{self.text(prop)}"
+        if t in ("as_expression", "satisfies_expression") and node.named_children:
+            return self.value_of(node.named_children[0], scope)
+        if t in (
+            "identifier",
+            "member_expression",
+            "call_expression",
+            "new_expression",
+            "subscript_expression",
+            "await_expression",
+            "this",
+        ):
+            chain = self.chain(node)
+            if chain is not None:
+                return f"expr:{chain}"
+        if t in _LITERALS:
+            return f"lit:{t}"
+        return "expr:?"
+
+    def require_spec(self, node: Node) -> str | None:
+        """The module of `require('m')` (or `await import('m')`), else None."""
+        if node.type == "await_expression" and node.named_children:
+            node = node.named_children[0]
+        if node.type != "call_expression":
+            return None
+        func = node.child_by_field_name("function")
+        if func is None or self.text(func) not in ("require", "import"):
+            return None
+        args = node.child_by_field_name("arguments")
+        first = args.named_children[0] if args is not None and args.named_children else None
+        if first is None or first.type != "string":
+            return None
+        return self.string_pattern(first, 0)
+
+    def string_pattern(self, node: Node, scope: int) -> str | None:
+        if node.type == "identifier":
+            found = self.lookup_local(self.text(node), scope)
+            return found[4:] if found is not None and found.startswith("str:") else None
+        if node.type not in ("string", "template_string"):
+            return None
+        out: list[str] = []
+        for child in node.named_children:
+            if child.type == "string_fragment":
+                out.append(self.text(child))
+            elif child.type == "template_substitution":
+                out.append("{}")
+            elif child.type == "escape_sequence":
+                out.append(self.text(child))
+        return "".join(out)[:300]
+
+    def lookup_local(self, name: str, scope: int) -> str | None:
+        index = scope
+        while index >= 0:
+            s = self.facts.scopes[index]
+            found = s.bindings.get(name)
+            if found:
+                return found[-1][1]
+            index = s.parent
+        return None
+
+    # -- walking ------------------------------------------------------------------------
+    def visit(self, node: Node, scope: int) -> None:
+        t = node.type
+        if t == "import_statement":
+            self.import_statement(node, scope)
+            return
+        if t == "export_statement":
+            self.export_statement(node, scope)
+            return
+        if t in _CLASSES:
+            self.class_declaration(node, scope, None)
+            return
+        if t in _FUNCTIONS:
+            self.function(node, scope, None)
+            return
+        if t == "interface_declaration":
+            self.interface(node, scope)
+            return
+        if t == "variable_declarator":
+            self.declarator(node, scope)
+            return
+        if t in ("call_expression", "new_expression"):
+            self.call(node, scope)
+            return
+        if t in ("jsx_opening_element", "jsx_self_closing_element"):
+            name = node.child_by_field_name("name")
+            chain = self.chain(name)
+            if chain is not None and chain[:1].isupper():
+                self.ref("call", chain, _line(node), scope)
+        if t == "assignment_expression":
+            self.assignment(node, scope)
+        if t == "type_annotation":
+            self.type_refs(node, scope)
+            return
+        for child in node.named_children:
+            self.visit(child, scope)
+
+    def import_statement(self, node: Node, scope: int) -> None:
+        source = node.child_by_field_name("source")
+        spec = self.string_pattern(source, 0) if source is not None else None
+        if spec is None:
+            return
+        line = _line(node)
+        s = self.facts.scopes[scope]
+        clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+        if clause is None:
+            self.ref("import", spec, line, scope)
+            return
+        for child in clause.named_children:
+            if child.type == "identifier":
+                s.bind(self.text(child), line, f"from:{spec}:default")
+                self.ref("import", f"{spec}:default", line, scope)
+            elif child.type == "namespace_import":
+                ident = child.named_children[0] if child.named_children else None
+                if ident is not None:
+                    s.bind(self.text(ident), line, f"import:{spec}")
+                self.ref("import", f"{spec}:*", line, scope)
+            elif child.type == "named_imports":
+                for spec_node in child.named_children:
+                    if spec_node.type != "import_specifier":
+                        continue
+                    name = spec_node.child_by_field_name("name")
+                    alias = spec_node.child_by_field_name("alias")
+                    if name is None:
+                        continue
+                    local = self.text(alias or name)
+                    s.bind(local, _line(spec_node), f"from:{spec}:{self.text(name)}")
+                    self.ref("import", f"{spec}:{self.text(name)}", _line(spec_node), scope)
+
+    def export_statement(self, node: Node, scope: int) -> None:
+        source = node.child_by_field_name("source")
+        spec = self.string_pattern(source, 0) if source is not None else None
+        line = _line(node)
+        declaration = node.child_by_field_name("declaration")
+        value = node.child_by_field_name("value")
+        is_default = any(c.type == "default" for c in node.children)
+        if declaration is not None:
+            names = self.declared_names(declaration)
+            self.visit(declaration, scope)
+            if is_default and names:
+                self.facts.exports["default"] = f"def:{self.qualified(scope, names[0])}"
+            return
+        if value is not None:
+            if value.type in _CLASSES or value.type in _FUNCTIONS:
+                name_node = value.child_by_field_name("name")
+                self.visit(value, scope)
+                self.facts.exports["default"] = (
+                    f"def:{self.qualified(scope, self.text(name_node))}"
+                    if name_node is not None
+                    else "expr:?"
+                )
+            else:
+                self.visit(value, scope)
+                self.facts.exports["default"] = self.value_of(value, scope)
+            return
+        for child in node.named_children:
+            if child.type == "export_clause":
+                for item in child.named_children:
+                    if item.type != "export_specifier":
+                        continue
+                    name = item.child_by_field_name("name")
+                    alias = item.child_by_field_name("alias")
+                    if name is None:
+                        continue
+                    exported = self.text(alias or name)
+                    if spec is not None:
+                        self.facts.exports[exported] = f"from:{spec}:{self.text(name)}"
+                        self.ref("import", f"{spec}:{self.text(name)}", line, scope)
+                    else:
+                        self.facts.exports[exported] = f"expr:{self.text(name)}"
+            elif child.type == "namespace_export" and spec is not None:
+                ident = child.named_children[0] if child.named_children else None
+                if ident is not None:
+                    self.facts.exports[self.text(ident)] = f"import:{spec}"
+                self.ref("import", f"{spec}:*", line, scope)
+        if spec is not None and not any(
+            c.type in ("export_clause", "namespace_export") for c in node.named_children
+        ):
+            self.facts.stars.append(spec)
+            self.ref("import", f"{spec}:*", line, scope)
+
+    def declared_names(self, node: Node) -> list[str]:
+        name = node.child_by_field_name("name")
+        if name is not None:
+            return [self.text(name)]
+        names: list[str] = []
+        for declarator in node.named_children:
+            if declarator.type != "variable_declarator":
+                continue
+            ident = declarator.child_by_field_name("name")
+            if ident is not None and ident.type == "identifier":
+                names.append(self.text(ident))
+        return names
+
+    def qualified(self, scope: int, name: str) -> str:
+        parent = self.facts.scopes[scope].name
+        return f"{parent}.{name}" if parent else name
+
+    def class_declaration(self, node: Node, scope: int, given: str | None) -> None:
+        name_node = node.child_by_field_name("name")
+        name = given or (self.text(name_node) if name_node is not None else None)
+        line = _line(node)
+        if name is None:
+            for child in node.named_children:
+                self.visit(child, scope)
+            return
+        qualified = self.qualified(scope, name)
+        self.facts.scopes[scope].bind(name, line, f"def:{qualified}")
+        index = len(self.facts.scopes)
+        self.facts.scopes.append(Scope(qualified, "class", scope, line))
+        facts = ClassFacts(index)
+        self.facts.classes[qualified] = facts
+        for child in node.named_children:
+            if child.type == "class_heritage":
+                self.heritage(child, scope, facts)
+            elif child.type == "decorator":
+                self.visit(child, scope)
+        body = node.child_by_field_name("body")
+        for member in body.named_children if body is not None else []:
+            if member.type == "method_definition":
+                self.function(member, index, None, owner=qualified)
+            elif member.type in ("public_field_definition", "field_definition"):
+                self.field(member, index, facts)
+            else:
+                self.visit(member, index)
+
+    def heritage(self, node: Node, scope: int, facts: ClassFacts) -> None:
+        clauses = [
+            c for c in node.named_children if c.type in ("extends_clause", "implements_clause")
+        ]
+        if not clauses:  # JavaScript: `extends <expression>` directly
+            for child in node.named_children:
+                chain = self.chain(child)
+                if chain is not None and chain != "?":
+                    facts.bases.append(chain)
+                    self.ref("inherit", chain, _line(child), scope)
+                self.visit(child, scope)
+            return
+        for clause in clauses:
+            if clause.type == "extends_clause":
+                value = clause.child_by_field_name("value")
+                chain = self.chain(value)
+                if value is not None and chain is not None and chain != "?":
+                    facts.bases.append(chain)
+                    self.ref("inherit", chain, _line(value), scope)
+            else:
+                for item in clause.named_children:
+                    chain = self.type_chain(item)
+                    if chain is not None and chain not in self.type_params:
+                        facts.implements.append(chain)
+                        self.ref("implement", chain, _line(item), scope)
+
+    def interface(self, node: Node, scope: int) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        name = self.text(name_node)
+        qualified = self.qualified(scope, name)
+        self.facts.scopes[scope].bind(name, _line(node), f"def:{qualified}")
+        index = len(self.facts.scopes)
+        self.facts.scopes.append(Scope(qualified, "class", scope, _line(node)))
+        facts = ClassFacts(index)
+        self.facts.classes[qualified] = facts
+        for child in node.named_children:
+            if child.type == "extends_type_clause":
+                for item in child.named_children:
+                    chain = self.type_chain(item)
+                    if chain is not None:
+                        facts.bases.append(chain)
+                        self.ref("inherit", chain, _line(item), scope)
+            elif child.type in ("interface_body", "object_type"):
+                self.type_refs(child, scope)
+
+    def type_chain(self, node: Node) -> str | None:
+        if node.type == "generic_type":
+            name = node.child_by_field_name("name")
+            return self.type_chain(name) if name is not None else None
+        if node.type in _TYPE_NAMES:
+            return self.text(node).replace(" ", "")
+        return None
+
+    def type_refs(self, node: Node, scope: int) -> None:
+        if node.type in ("type_identifier", "nested_type_identifier"):
+            name = self.text(node).replace(" ", "")
+            if name not in self.type_params:
+                self.ref("type", name, _line(node), scope)
+            return
+        for child in node.named_children:
+            self.type_refs(child, scope)
+
+    def field(self, node: Node, scope: int, facts: ClassFacts) -> None:
+        name = node.child_by_field_name("name") or node.child_by_field_name("property")
+        annotation = node.child_by_field_name("type")
+        value = node.child_by_field_name("value")
+        if value is not None:
+            self.visit(value, scope)
+        if annotation is not None:
+            self.type_refs(annotation, scope)
+        if name is None:
+            return
+        bound = self.annotation_value(annotation) or self.value_of(value, scope)
+        facts.attrs.setdefault(self.text(name), []).append((scope, bound))
+
+    def annotation_value(self, annotation: Node | None) -> str | None:
+        if annotation is None:
+            return None
+        for child in annotation.named_children:
+            chain = self.type_chain(child)
+            if chain is not None:
+                return f"type:{chain}"
+        return None
+
+    def function(self, node: Node, scope: int, given: str | None, owner: str | None = None) -> None:
+        name_node = node.child_by_field_name("name")
+        name = given or (self.text(name_node) if name_node is not None else None)
+        line = _line(node)
+        parent = self.facts.scopes[scope]
+        if name is not None and (node.type != "method_definition" or owner is not None):
+            qualified = self.qualified(scope, name)
+            if node.type not in ("function_expression", "arrow_function") or given is not None:
+                parent.bind(name, line, f"def:{qualified}")
+        else:
+            qualified = parent.name
+            name = None
+        index = len(self.facts.scopes)
+        self.facts.scopes.append(Scope(qualified, "function", scope, line))
+        own = self.facts.scopes[index]
+        if name is not None:
+            self.facts.functions[qualified] = FunctionFacts(index)
+        if owner is not None:
+            own.bind("this", line, f"self:{owner}")
+        returns = node.child_by_field_name("return_type")
+        if returns is not None:
+            self.type_refs(returns, scope)
+            if name is not None:
+                value = self.annotation_value(returns)
+                self.facts.functions[qualified].returns = value[5:] if value else ""
+        params = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
+        class_facts = self.facts.classes.get(owner) if owner is not None else None
+        if params is None:
+            param_nodes: list[Node] = []
+        elif params.type == "identifier":  # `x => …`
+            param_nodes = [params]
+        else:
+            param_nodes = list(params.named_children)
+        for param in param_nodes:
+            self.parameter(param, index, class_facts if name == "constructor" else None)
+        for child in node.named_children:
+            if child.type == "decorator":
+                self.visit(child, scope)
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.visit(body, index)
+            if owner is not None and name is not None and _returns_receiver(self, body, "this"):
+                facts_entry = self.facts.functions[qualified]
+                facts_entry.returns = facts_entry.returns or "this"
+
+    def parameter(self, param: Node, scope: int, class_facts: ClassFacts | None) -> None:
+        pattern = param.child_by_field_name("pattern") if param.type != "identifier" else param
+        annotation = param.child_by_field_name("type") if param.type != "identifier" else None
+        value = param.child_by_field_name("value") if param.type != "identifier" else None
+        if value is not None:
+            self.visit(value, scope)
+        if annotation is not None:
+            self.type_refs(annotation, scope)
+        if pattern is None or pattern.type != "identifier":
+            return
+        bound = self.annotation_value(annotation) or "expr:?"
+        self.facts.scopes[scope].bind(self.text(pattern), _line(param), bound)
+        if class_facts is not None and any(
+            c.type == "accessibility_modifier" or self.text(c) == "readonly" for c in param.children
+        ):
+            class_facts.attrs.setdefault(self.text(pattern), []).append((scope, bound))
+
+    def declarator(self, node: Node, scope: int) -> None:
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        annotation = node.child_by_field_name("type")
+        if annotation is not None:
+            self.type_refs(annotation, scope)
+        if name is None:
+            return
+        line = _line(node)
+        s = self.facts.scopes[scope]
+        if (
+            name.type == "identifier"
+            and value is not None
+            and (value.type in _FUNCTIONS or value.type in _CLASSES)
+        ):
+            if value.type in _CLASSES:
+                self.class_declaration(value, scope, self.text(name))
+            else:
+                self.function(value, scope, self.text(name))
+            return
+        if value is not None:
+            self.visit(value, scope)
+        if name.type == "identifier":
+            bound = self.annotation_value(annotation) or self.value_of(value, scope)
+            s.bind(self.text(name), line, bound)
+        elif name.type == "object_pattern":
+            spec = self.require_spec(value) if value is not None else None
+            for child in name.named_children:
+                if child.type == "shorthand_property_identifier_pattern":
+                    local = self.text(child)
+                    s.bind(local, line, f"from:{spec}:{local}" if spec else "expr:?")
+                elif child.type == "pair_pattern":
+                    key = child.child_by_field_name("key")
+                    val = child.child_by_field_name("value")
+                    if key is not None and val is not None and val.type == "identifier":
+                        s.bind(
+                            self.text(val),
+                            line,
+                            f"from:{spec}:{self.text(key)}" if spec else "expr:?",
+                        )
+            if spec is not None:
+                self.ref("import", spec, line, scope)
+        else:
+            for ident in _identifiers(name):
+                s.bind(self.text(ident), line, "expr:?")
+
+    def assignment(self, node: Node, scope: int) -> None:
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        if left is None or left.type != "member_expression":
+            return
+        obj = left.child_by_field_name("object")
+        prop = left.child_by_field_name("property")
+        if obj is None or prop is None:
+            return
+        target = self.text(obj)
+        name = self.text(prop)
+        if target == "this":
+            owner = self.lookup_local("this", scope)
+            if owner is not None and owner.startswith("self:"):
+                cls = self.facts.classes.get(owner[5:])
+                if cls is not None:
+                    cls.attrs.setdefault(name, []).append((scope, self.value_of(right, scope)))
+        elif scope == 0 and target == "module" and name == "exports" and right is not None:
+            if right.type == "object":
+                for pair in right.named_children:
+                    if pair.type == "shorthand_property_identifier":
+                        self.facts.exports[self.text(pair)] = f"expr:{self.text(pair)}"
+                    elif pair.type == "pair":
+                        key = pair.child_by_field_name("key")
+                        val = pair.child_by_field_name("value")
+                        if key is not None:
+                            self.facts.exports[self.text(key)] = self.value_of(val, scope)
+            else:
+                self.facts.exports["default"] = self.value_of(right, scope)
+        elif scope == 0 and target in ("exports", "module.exports"):
+            self.facts.exports[name] = self.value_of(right, scope)
+
+    def call(self, node: Node, scope: int) -> None:
+        func = node.child_by_field_name("function") or node.child_by_field_name("constructor")
+        args = node.child_by_field_name("arguments")
+        chain = self.chain(func)
+        if chain is not None and chain not in ("require", "import", "?"):
+            prop = func.child_by_field_name("property") if func is not None else None
+            line = _line(prop or func or node)
+            self.ref("call", chain, line, scope, self.call_args(args, scope))
+        spec = self.require_spec(node)
+        if spec is not None:
+            self.ref("import", spec, _line(node), scope)
+        for child in node.named_children:
+            self.visit(child, scope)
+
+    def call_args(self, args: Node | None, scope: int) -> list[str] | None:
+        if args is None or args.type != "arguments":
+            return None
+        items = list(args.named_children)
+        positional = [self.string_pattern(a, scope) or "" for a in items[:2]]
+        positional += [""] * (2 - len(positional))
+        method = ""
+        for item in items[1:]:
+            if item.type == "object":
+                for pair in item.named_children:
+                    key = pair.child_by_field_name("key") if pair.type == "pair" else None
+                    val = pair.child_by_field_name("value") if pair.type == "pair" else None
+                    if key is not None and val is not None and self.text(key) == "method":
+                        method = self.string_pattern(val, scope) or ""
+        handler = ""
+        if len(items) >= 2 and items[-1].type in ("identifier", "member_expression"):
+            handler = self.chain(items[-1]) or ""
+        out = [*positional, "", method, handler]
+        if not any(looks_like_url_argument(v) for v in out[:4] if v):
+            return None
+        return out
+
+    def ref(
+        self, kind: str, name: str, line: int, scope: int, args: list[str] | None = None
+    ) -> None:
+        self.facts.refs.append(Ref(kind, name, line, scope, args))
+
+
+def _returns_receiver(extractor: EcmaExtractor, body: Node, receiver: str) -> bool:
+    """Whether a function body has `return this` (a fluent method), nested functions
+    left out."""
+    stack = list(body.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type in _FUNCTIONS or node.type in _CLASSES:
+            continue
+        if node.type == "return_statement":
+            value = node.named_children[0] if node.named_children else None
+            if value is not None and extractor.text(value) == receiver:
+                return True
+        stack.extend(node.named_children)
+    return False
+
+
+def _identifiers(node: Node) -> list[Node]:
+    if node.type in ("identifier", "shorthand_property_identifier_pattern"):
+        return [node]
+    found: list[Node] = []
+    for child in node.named_children:
+        found.extend(_identifiers(child))
+    return found
+
+
+def _line(node: Node) -> int:
+    return node.start_point.row + 1

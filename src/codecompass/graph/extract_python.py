@@ -1,0 +1,605 @@
+"""Facts of a Python file, read from its tree-sitter tree.
+
+Scopes follow Python: modules, classes and functions open a scope (lambdas and
+comprehensions too, so their parameters shadow outer names); blocks (`if`, `try`,
+`with`, loops) do not. Bindings record every way a name gets a value that resolution can
+use: definitions, imports, assignments, annotated parameters, `with … as`, the first
+parameter of a method. Instance attributes (`self.x = …`) are recorded on the class.
+"""
+
+from __future__ import annotations
+
+import re
+
+from codecompass.graph.facts import ClassFacts, FileFacts, FunctionFacts, Ref, Scope
+from codecompass.indexing.treesitter import Node
+
+MAX_CHAIN = 200
+_DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*")
+_HTTP_WORDS = frozenset(
+    {"get", "post", "put", "patch", "delete", "head", "options", "GET", "POST", "PUT"}
+    | {"PATCH", "DELETE", "HEAD", "OPTIONS"}
+)
+# Expressions whose value is a builtin object: calls on it never reach the workspace.
+_LITERALS = {
+    "list": "list",
+    "list_comprehension": "list",
+    "dictionary": "dict",
+    "dictionary_comprehension": "dict",
+    "set": "set",
+    "set_comprehension": "set",
+    "tuple": "tuple",
+    "integer": "int",
+    "float": "float",
+    "true": "bool",
+    "false": "bool",
+    "none": "None",
+    "concatenated_string": "str",
+    "binary_operator": "object",
+}
+_COMPREHENSIONS = frozenset(
+    {"list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"}
+)
+
+
+def looks_like_url_argument(value: str) -> bool:
+    return "/" in value or value in _HTTP_WORDS
+
+
+class PythonExtractor:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.facts = FileFacts("python", scopes=[Scope("", "module", -1, 0)])
+
+    def text(self, node: Node) -> str:
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def run(self, root: Node) -> FileFacts:
+        for child in root.named_children:
+            self.visit(child, 0)
+        return self.facts
+
+    # -- chains ---------------------------------------------------------------------
+    def chain(self, node: Node | None) -> str | None:
+        if node is None:
+            return None
+        out = self._chain(node)
+        if out is None or len(out) > MAX_CHAIN:
+            return None
+        return out
+
+    def _chain(self, node: Node) -> str | None:
+        t = node.type
+        if t == "identifier":
+            return self.text(node)
+        if t == "attribute":
+            obj_node = node.child_by_field_name("object")
+            obj = (self._chain(obj_node) if obj_node is not None else None) or "?"
+            attr = node.child_by_field_name("attribute")
+            return f"{obj}.{self.text(attr)}" if attr is not None else None
+        if t == "call":
+            func = node.child_by_field_name("function")
+            inner = self._chain(func) if func is not None else None
+            return f"{inner or '?'}()"
+        if t == "subscript":
+            value = node.child_by_field_name("value")
+            inner = self._chain(value) if value is not None else None
+            return f"{inner or '?'}[]"
+        if t == "await" and node.named_children:
+            return self._chain(node.named_children[0])
+        return "?"
+
+    def value_of(self, node: Node | None, scope: int) -> str:
+        """The binding value an expression gives a name."""
+        if node is None:
+            return "expr:?"
+        if node.type in ("string", "concatenated_string"):
+            pattern = self.string_pattern(node, scope)
+            return f"str:{pattern}" if pattern is not None else "expr:?"
+        if node.type in ("identifier", "attribute", "call", "subscript", "await"):
+            chain = self.chain(node)
+            if chain is not None:
+                return f"expr:{chain}"
+        if node.type in _LITERALS:
+            return f"lit:{_LITERALS[node.type]}"
+        return "expr:?"
+
+    def string_pattern(self, node: Node, scope: int) -> str | None:
+        """A string literal's text, `{}` standing for each f-string interpolation."""
+        if node.type == "concatenated_string":
+            parts = [self.string_pattern(c, scope) for c in node.named_children]
+            return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
+        if node.type == "binary_operator":  # BASE + "/users"
+            operator = node.child_by_field_name("operator")
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            if operator is None or operator.type != "+" or left is None or right is None:
+                return None
+            head = self.string_pattern(left, scope)
+            tail = self.string_pattern(right, scope)
+            if head is None and tail is None:
+                return None
+            return (head if head is not None else "{}") + (tail if tail is not None else "{}")
+        if node.type == "identifier":
+            found = self.lookup_local(self.text(node), scope)
+            return found[4:] if found is not None and found.startswith("str:") else None
+        if node.type != "string":
+            return None
+        out: list[str] = []
+        for child in node.named_children:
+            if child.type == "string_content":
+                out.append(self.text(child))
+            elif child.type == "interpolation":
+                expr = child.child_by_field_name("expression")
+                known = self.lookup_local(self.text(expr), scope) if expr is not None else None
+                if expr is not None and expr.type == "identifier" and known is not None:
+                    out.append(known[4:] if known.startswith("str:") else "{}")
+                else:
+                    out.append("{}")
+        return "".join(out)[:300]
+
+    def lookup_local(self, name: str, scope: int) -> str | None:
+        """The latest value bound to `name` so far in `scope` or an enclosing one."""
+        index = scope
+        while index >= 0:
+            s = self.facts.scopes[index]
+            found = s.bindings.get(name)
+            if found:
+                return found[-1][1]
+            index = s.parent
+        return None
+
+    # -- statements and expressions -----------------------------------------------------
+    def visit(self, node: Node, scope: int) -> None:
+        t = node.type
+        if t == "decorated_definition":
+            definition = node.child_by_field_name("definition")
+            decorators = [c for c in node.named_children if c.type == "decorator"]
+            if definition is not None:
+                self.definition(definition, scope, decorators)
+            return
+        if t in ("function_definition", "class_definition"):
+            self.definition(node, scope, [])
+            return
+        if t == "import_statement":
+            self.import_statement(node, scope)
+            return
+        if t == "import_from_statement":
+            self.import_from(node, scope)
+            return
+        if t == "future_import_statement":
+            return
+        if t == "assignment":
+            self.assignment(node, scope)
+            return
+        if t == "call":
+            self.call(node, scope)
+            return
+        if t == "with_item":
+            self.with_item(node, scope)
+            return
+        if t == "for_statement" or t == "for_in_clause":
+            left = node.child_by_field_name("left")
+            if left is not None:
+                self.bind_targets(left, scope, "expr:?")
+        if t == "named_expression":
+            name = node.child_by_field_name("name")
+            value = node.child_by_field_name("value")
+            if name is not None:
+                self.facts.scopes[scope].bind(
+                    self.text(name), _line(node), self.value_of(value, scope)
+                )
+        if t == "except_clause":
+            for child in node.named_children:
+                if child.type == "as_pattern":
+                    alias = child.child_by_field_name("alias")
+                    if alias is not None:
+                        self.bind_targets(alias, scope, "expr:?")
+        if t == "lambda" or t in _COMPREHENSIONS:
+            scope = self.pseudo_scope(node, scope)
+        for child in node.named_children:
+            self.visit(child, scope)
+
+    def pseudo_scope(self, node: Node, scope: int) -> int:
+        """A scope for a lambda or comprehension: it is not a symbol, but names bound in
+        it (parameters, loop variables) must not be looked up outside."""
+        parent = self.facts.scopes[scope]
+        index = len(self.facts.scopes)
+        self.facts.scopes.append(Scope(parent.name, "function", scope, _line(node)))
+        if node.type == "lambda":
+            params = node.child_by_field_name("parameters")
+            for child in params.named_children if params is not None else []:
+                name = _param_name(child)
+                if name is not None:
+                    self.facts.scopes[index].bind(self.text(name), _line(child), "expr:?")
+        return index
+
+    def bind_targets(self, node: Node, scope: int, value: str) -> None:
+        if node.type == "identifier":
+            self.facts.scopes[scope].bind(self.text(node), _line(node), value)
+            return
+        for child in node.named_children:
+            if child.type in (
+                "identifier",
+                "pattern_list",
+                "tuple_pattern",
+                "list_pattern",
+                "as_pattern_target",
+                "tuple",
+                "list",
+                "list_splat_pattern",
+            ):
+                self.bind_targets(child, scope, "expr:?" if child.type != "identifier" else value)
+
+    def definition(self, node: Node, scope: int, decorators: list[Node]) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        name = self.text(name_node)
+        parent = self.facts.scopes[scope]
+        qualified = f"{parent.name}.{name}" if parent.name else name
+        line = _line(node)
+        parent.bind(name, line, f"def:{qualified}")
+        is_class = node.type == "class_definition"
+        index = len(self.facts.scopes)
+        self.facts.scopes.append(Scope(qualified, "class" if is_class else "function", scope, line))
+        decorator_chains: list[str] = []
+        for decorator in decorators:
+            expr = decorator.named_children[0] if decorator.named_children else None
+            if expr is None:
+                continue
+            if expr.type == "call":
+                self.call(expr, scope)
+                chain = self.chain(expr.child_by_field_name("function"))
+            else:
+                chain = self.chain(expr)
+                if chain is not None:
+                    self.ref("decorator", chain, _line(decorator), scope)
+                self.visit_children_except(expr, scope)
+            if chain is not None:
+                decorator_chains.append(chain)
+        if is_class:
+            self.class_body(node, qualified, scope, index)
+        else:
+            self.function(node, qualified, scope, index, decorator_chains, parent.kind == "class")
+
+    def visit_children_except(self, node: Node, scope: int) -> None:
+        for child in node.named_children:
+            if child.type in ("call", "lambda"):
+                self.visit(child, scope)
+
+    def class_body(self, node: Node, qualified: str, scope: int, index: int) -> None:
+        facts = ClassFacts(index)
+        self.facts.classes[qualified] = facts
+        bases = node.child_by_field_name("superclasses")
+        for arg in bases.named_children if bases is not None else []:
+            if arg.type == "keyword_argument":
+                value = arg.child_by_field_name("value")
+                if value is not None:
+                    self.visit(value, scope)
+                continue
+            chain = self.chain(arg)
+            if chain is not None and chain != "?":
+                facts.bases.append(chain)
+                self.ref("inherit", chain, _line(arg), scope)
+            if arg.type in ("call", "subscript"):
+                self.visit(arg, scope)
+        body = node.child_by_field_name("body")
+        for child in body.named_children if body is not None else []:
+            self.visit(child, index)
+
+    def function(
+        self,
+        node: Node,
+        qualified: str,
+        scope: int,
+        index: int,
+        decorators: list[str],
+        is_method: bool,
+    ) -> None:
+        facts = FunctionFacts(index, decorators=decorators)
+        self.facts.functions[qualified] = facts
+        own = self.facts.scopes[index]
+        params = node.child_by_field_name("parameters")
+        first = True
+        static = any(d.split(".")[-1] == "staticmethod" for d in decorators)
+        classmethod_ = any(d.split(".")[-1] == "classmethod" for d in decorators)
+        owner = self.facts.scopes[scope].name
+        for param in params.named_children if params is not None else []:
+            name_node = _param_name(param)
+            if name_node is None:
+                continue
+            pname = self.text(name_node)
+            annotation = param.child_by_field_name("type")
+            default = param.child_by_field_name("value")
+            if default is not None:
+                self.visit(default, scope)
+            value = "expr:?"
+            if annotation is not None:
+                chain = self.annotation(annotation, scope)
+                if chain:
+                    value = f"type:{chain}"
+            if (
+                first
+                and is_method
+                and not static
+                and param.type in ("identifier", "typed_parameter")
+            ):
+                if pname == "cls" or classmethod_:
+                    value = f"cls:{owner}"
+                elif value == "expr:?":
+                    value = f"self:{owner}"
+            first = False
+            own.bind(pname, _line(param), value)
+        returns = node.child_by_field_name("return_type")
+        if returns is not None:
+            facts.returns = self.annotation(returns, scope) or ""
+        body = node.child_by_field_name("body")
+        for child in body.named_children if body is not None else []:
+            self.visit(child, index)
+        if is_method and not facts.returns and body is not None and self.returns_self(body):
+            facts.returns = "Self"
+
+    def returns_self(self, body: Node) -> bool:
+        """Whether a method has `return self` (a fluent method), nested defs left out."""
+        stack = list(body.named_children)
+        while stack:
+            node = stack.pop()
+            if node.type in ("function_definition", "class_definition", "lambda"):
+                continue
+            if node.type == "return_statement":
+                value = node.named_children[0] if node.named_children else None
+                if value is not None and self.text(value) == "self":
+                    return True
+            stack.extend(node.named_children)
+        return False
+
+    def annotation(self, node: Node, scope: int) -> str | None:
+        """Record type references inside an annotation; return its main type as a chain."""
+        for chain, line in self.type_names(node):
+            self.ref("type", chain, line, scope)
+        return self.main_type(node)
+
+    def type_names(self, node: Node) -> list[tuple[str, int]]:
+        t = node.type
+        if t in ("identifier", "attribute"):
+            chain = self.chain(node)
+            return [(chain, _line(node))] if chain and "?" not in chain else []
+        if t == "string":
+            text = "".join(self.text(c) for c in node.named_children if c.type == "string_content")
+            return [(text, _line(node))] if _DOTTED.fullmatch(text) else []
+        found: list[tuple[str, int]] = []
+        for child in node.named_children:
+            found.extend(self.type_names(child))
+        return found
+
+    def main_type(self, node: Node) -> str | None:
+        t = node.type
+        if t == "type" and node.named_children:
+            return self.main_type(node.named_children[0])
+        if t in ("identifier", "attribute"):
+            return self.chain(node)
+        if t == "string":
+            text = "".join(self.text(c) for c in node.named_children if c.type == "string_content")
+            return text if _DOTTED.fullmatch(text) else None
+        if t == "binary_operator":  # X | None
+            for side in ("left", "right"):
+                part = node.child_by_field_name(side)
+                if part is not None and part.type != "none":
+                    return self.main_type(part)
+            return None
+        if t in ("generic_type", "subscript"):
+            base = node.named_children[0] if node.named_children else None
+            base_chain = self.main_type(base) if base is not None else None
+            if base_chain is not None and base_chain.split(".")[-1] in ("Optional", "Annotated"):
+                args = list(node.named_children[1:])
+                while args and args[0].type in ("type_parameter",):
+                    args = list(args[0].named_children)
+                return self.main_type(args[0]) if args else None
+            return base_chain
+        return None
+
+    def import_statement(self, node: Node, scope: int) -> None:
+        s = self.facts.scopes[scope]
+        for child in node.named_children:
+            line = _line(child)
+            if child.type == "dotted_name":
+                dotted = self.text(child)
+                s.bind(dotted.split(".")[0], line, f"import:{dotted.split('.')[0]}")
+                self.ref("import", dotted, line, scope)
+            elif child.type == "aliased_import":
+                name = child.child_by_field_name("name")
+                alias = child.child_by_field_name("alias")
+                if name is None or alias is None:
+                    continue
+                dotted = self.text(name)
+                s.bind(self.text(alias), line, f"import:{dotted}")
+                self.ref("import", dotted, line, scope)
+
+    def import_from(self, node: Node, scope: int) -> None:
+        module = node.child_by_field_name("module_name")
+        if module is None:
+            return
+        spec = self.text(module).replace(" ", "")
+        s = self.facts.scopes[scope]
+        for child in node.named_children:
+            if child == module or child.start_byte == module.start_byte:
+                continue
+            line = _line(child)
+            if child.type == "wildcard_import":
+                self.facts.stars.append(spec)
+                self.ref("import", f"{spec}:*", line, scope)
+            elif child.type == "dotted_name":
+                name = self.text(child)
+                s.bind(name.split(".")[-1], line, f"from:{spec}:{name}")
+                self.ref("import", f"{spec}:{name}", line, scope)
+            elif child.type == "aliased_import":
+                name_node = child.child_by_field_name("name")
+                alias = child.child_by_field_name("alias")
+                if name_node is None or alias is None:
+                    continue
+                name = self.text(name_node)
+                s.bind(self.text(alias), line, f"from:{spec}:{name}")
+                self.ref("import", f"{spec}:{name}", line, scope)
+
+    def assignment(self, node: Node, scope: int) -> None:
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        annotation = node.child_by_field_name("type")
+        if right is not None:
+            self.visit(right, scope)
+        if left is None:
+            return
+        line = _line(node)
+        values = [self.value_of(part, scope) for part in _alternatives(right)]
+        if annotation is not None:
+            chain = self.annotation(annotation, scope)
+            if chain:
+                values = [f"type:{chain}"]
+        if left.type == "identifier":
+            for value in values:
+                self.facts.scopes[scope].bind(self.text(left), line, value)
+            self.router_prefix(self.text(left), right)
+        elif left.type == "attribute":
+            for value in values:
+                self.instance_attribute(left, value, scope)
+            obj = left.child_by_field_name("object")
+            if obj is not None and obj.type != "identifier":
+                self.visit(obj, scope)
+        else:
+            self.bind_targets(left, scope, "expr:?")
+            for child in left.named_children:
+                if child.type in ("subscript", "attribute", "call"):
+                    self.visit(child, scope)
+
+    def instance_attribute(self, left: Node, value: str, scope: int) -> None:
+        """`self.x = …` inside a method: an attribute of the method's class."""
+        obj = left.child_by_field_name("object")
+        attr = left.child_by_field_name("attribute")
+        if obj is None or attr is None or obj.type != "identifier":
+            return
+        s = self.facts.scopes[scope]
+        bound = s.bindings.get(self.text(obj))
+        if not bound or not bound[0][1].startswith("self:"):
+            return
+        owner = self.facts.classes.get(bound[0][1][5:])
+        if owner is None:
+            return
+        if value.startswith("expr:") and _DOTTED.fullmatch(value[5:]) and "." not in value[5:]:
+            local = s.bindings.get(value[5:])
+            if local and local[-1][1].startswith("type:"):
+                value = local[-1][1]
+        owner.attrs.setdefault(self.text(attr), []).append((scope, value))
+
+    def router_prefix(self, name: str, right: Node | None) -> None:
+        """`bp = Blueprint(…, url_prefix="/api")` / `router = APIRouter(prefix="/api")`."""
+        if right is None or right.type != "call":
+            return
+        args = right.child_by_field_name("arguments")
+        for arg in args.named_children if args is not None else []:
+            if arg.type != "keyword_argument":
+                continue
+            key = arg.child_by_field_name("name")
+            value = arg.child_by_field_name("value")
+            if key is None or value is None or self.text(key) not in ("url_prefix", "prefix"):
+                continue
+            pattern = self.string_pattern(value, 0)
+            if pattern:
+                self.facts.prefixes[name] = pattern
+
+    def with_item(self, node: Node, scope: int) -> None:
+        value = node.child_by_field_name("value")
+        if value is None:
+            return
+        if value.type == "as_pattern":
+            expr = value.named_children[0] if value.named_children else None
+            alias = value.child_by_field_name("alias")
+            if expr is not None:
+                self.visit(expr, scope)
+            if alias is not None:
+                self.bind_targets(alias, scope, self.value_of(expr, scope))
+            return
+        self.visit(value, scope)
+
+    def call(self, node: Node, scope: int) -> None:
+        func = node.child_by_field_name("function")
+        chain = self.chain(func)
+        args_node = node.child_by_field_name("arguments")
+        if chain is not None:
+            # The line of the called name, not of the receiver: in a chain split over
+            # lines, `.save()` is where the call is.
+            named = func.child_by_field_name("attribute") if func is not None else None
+            line = _line(named or func or node)
+            self.ref("call", chain, line, scope, self.call_args(args_node, scope))
+        if func is not None and func.type != "identifier":
+            self.visit(func, scope)
+        if args_node is not None:
+            self.visit(args_node, scope)
+
+    def call_args(self, args: Node | None, scope: int) -> list[str] | None:
+        """String arguments that may name a URL or an HTTP method: the first two
+        positional ones, `url=`, `method=`, then the last positional argument when it is
+        a name (a route's view: Django's `path("users/", views.users)`)."""
+        if args is None or args.type != "argument_list":
+            return None
+        positional: list[str] = []
+        keywords = {"url": "", "method": "", "methods": ""}
+        handler = ""
+        items = [a for a in args.named_children if a.type != "keyword_argument"]
+        if len(items) >= 2 and items[-1].type in ("identifier", "attribute"):
+            handler = self.chain(items[-1]) or ""
+        for arg in args.named_children:
+            if arg.type == "keyword_argument":
+                key = arg.child_by_field_name("name")
+                value = arg.child_by_field_name("value")
+                if key is None or value is None or self.text(key) not in keywords:
+                    continue
+                if value.type == "list" and value.named_children:  # methods=["POST"]
+                    value = value.named_children[0]
+                keywords[self.text(key)] = self.string_pattern(value, scope) or ""
+            elif len(positional) < 2 and arg.type not in ("list_splat", "dictionary_splat"):
+                positional.append(self.string_pattern(arg, scope) or "")
+        positional += [""] * (2 - len(positional))
+        method = keywords["method"] or keywords["methods"]
+        out = [*positional, keywords["url"], method, handler]
+        if not any(looks_like_url_argument(v) for v in out[:4] if v):
+            return None
+        return out
+
+    def ref(
+        self, kind: str, name: str, line: int, scope: int, args: list[str] | None = None
+    ) -> None:
+        self.facts.refs.append(Ref(kind, name, line, scope, args))
+
+
+def _alternatives(node: Node | None) -> list[Node | None]:
+    """The values an expression may have: both sides of `a if c else b` and `a or b`
+    (the resolver takes the first it can follow), else the expression itself."""
+    if node is None:
+        return [None]
+    if node.type == "conditional_expression" and len(node.named_children) >= 3:
+        first, _, second = node.named_children[:3]
+        return [*_alternatives(first), *_alternatives(second)]
+    if node.type == "boolean_operator":
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        operator = node.child_by_field_name("operator")
+        if operator is not None and operator.type == "or":
+            return [*_alternatives(left), *_alternatives(right)]
+    return [node]
+
+
+def _param_name(param: Node) -> Node | None:
+    if param.type == "identifier":
+        return param
+    name = param.child_by_field_name("name")
+    if name is not None and name.type == "identifier":
+        return name
+    for child in param.named_children:
+        if child.type == "identifier":
+            return child
+    return None
+
+
+def _line(node: Node) -> int:
+    return node.start_point.row + 1

@@ -1,0 +1,159 @@
+"""What one file says about names: its scopes and bindings, references and routes.
+
+Facts are extracted once per file version (``extract.py``) and stored as JSON, so a file
+can be resolved again (because a file it imports changed) without reading or parsing it.
+Everything here is syntax; meaning comes from ``resolve.py``.
+
+A binding value is a short string:
+
+- ``def:Q`` a definition of this file with qualified name ``Q``;
+- ``import:M`` the module ``M`` (``import a.b`` binds ``a`` to ``import:a``; JS
+  ``import * as ns from './m'`` and ``require('./m')`` bind to ``import:./m``);
+- ``from:M:N`` the name ``N`` of module ``M`` (``from .a import b``; JS named and default
+  imports, ``default`` for the latter);
+- ``expr:C`` the value of an expression chain ``C`` (see below), e.g. ``expr:Foo()``;
+- ``type:C`` an instance of the type written ``C`` (annotations);
+- ``self:Q`` / ``cls:Q`` the first parameter of a method of class ``Q``;
+- ``str:S`` a string literal (kept for URL paths of HTTP calls);
+- ``lit:T`` another literal (a list, a number, …): a builtin object.
+
+A chain is a reference written the way ``parse.py`` writes names: dotted segments, each
+a name followed by ``()`` for a call or ``[]`` for a subscript (``self.repo.get().save``);
+``?`` stands for a receiver that is not a name (a literal, a parenthesised expression).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+# Bumped whenever extraction changes: stored facts of another version are re-extracted.
+FACTS_VERSION = 1
+
+REF_KINDS = (
+    "call",  # a call of the chain
+    "import",  # an import statement (name = the module spec, or spec:name)
+    "inherit",  # a base class / extends / embedding
+    "implement",  # TS/Java `implements`
+    "type",  # a type annotation or type use
+    "decorator",  # a decorator without arguments
+    "doc",  # a mention in a doc comment or a Markdown section (backticks)
+    "link",  # an explicit link: @see, {@link}, a Sphinx role, a Markdown link to code
+    "file",  # a Markdown link to a file of the repository (name = repo-relative path)
+)
+
+
+@dataclass(slots=True)
+class Scope:
+    name: str  # qualified name of the def/class, "" for the module
+    kind: str  # module, class, function
+    parent: int  # index of the enclosing scope, -1 for the module
+    line: int  # line of the `def`/`class` keyword (0 for the module)
+    bindings: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+
+    def bind(self, name: str, line: int, value: str) -> None:
+        self.bindings.setdefault(name, []).append((line, value))
+
+
+@dataclass(slots=True)
+class Ref:
+    kind: str
+    name: str
+    line: int
+    scope: int  # the scope whose names the reference is looked up in
+    args: list[str] | None = None  # string literal arguments of a call (URL paths, methods)
+
+
+@dataclass(slots=True)
+class ClassFacts:
+    scope: int  # the class's own scope
+    bases: list[str] = field(default_factory=list)  # chains, looked up in the parent scope
+    implements: list[str] = field(default_factory=list)
+    # attributes set on instances (self.x = …, TS fields): name → [(scope, value)], the
+    # value being looked up in that scope (the method that assigned it)
+    attrs: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class FunctionFacts:
+    scope: int
+    returns: str = ""  # the return annotation as a chain, "" when absent
+    decorators: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class FileFacts:
+    language: str
+    scopes: list[Scope] = field(default_factory=list)
+    refs: list[Ref] = field(default_factory=list)
+    classes: dict[str, ClassFacts] = field(default_factory=dict)
+    functions: dict[str, FunctionFacts] = field(default_factory=dict)
+    stars: list[str] = field(default_factory=list)  # `from m import *`, `export * from 'm'`
+    exports: dict[str, str] = field(default_factory=dict)  # JS: exported name → value
+    prefixes: dict[str, str] = field(default_factory=dict)  # router variable → URL prefix
+
+    def to_json(self) -> str:
+        data: dict[str, Any] = {
+            "language": self.language,
+            "scopes": [[s.name, s.kind, s.parent, s.line, s.bindings] for s in self.scopes],
+            "refs": [
+                [r.kind, r.name, r.line, r.scope] + ([r.args] if r.args else []) for r in self.refs
+            ],
+            "classes": {
+                q: [c.scope, c.bases, c.implements, c.attrs] for q, c in self.classes.items()
+            },
+            "functions": {q: [f.scope, f.returns, f.decorators] for q, f in self.functions.items()},
+            "stars": self.stars,
+            "exports": self.exports,
+            "prefixes": self.prefixes,
+        }
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> FileFacts:
+        data = json.loads(text)
+        scopes = [
+            Scope(
+                name,
+                kind,
+                parent,
+                line,
+                {k: [(int(a), str(b)) for a, b in v] for k, v in bindings.items()},
+            )
+            for name, kind, parent, line, bindings in data["scopes"]
+        ]
+        refs = [Ref(r[0], r[1], r[2], r[3], r[4] if len(r) > 4 else None) for r in data["refs"]]
+        classes = {
+            q: ClassFacts(
+                c[0], c[1], c[2], {k: [(int(a), str(b)) for a, b in v] for k, v in c[3].items()}
+            )
+            for q, c in data["classes"].items()
+        }
+        functions = {q: FunctionFacts(f[0], f[1], f[2]) for q, f in data["functions"].items()}
+        return cls(
+            language=data["language"],
+            scopes=scopes,
+            refs=refs,
+            classes=classes,
+            functions=functions,
+            stars=data["stars"],
+            exports=data["exports"],
+            prefixes=data["prefixes"],
+        )
+
+    def interface_key(self) -> str:
+        """What other files can see of this one: a change here re-resolves importers."""
+        visible = {
+            "scopes": [
+                [s.name, s.kind, {k: [v for _, v in b] for k, b in s.bindings.items()}]
+                for s in self.scopes
+                if s.kind != "function"
+            ],
+            "classes": {q: [c.bases, c.implements, c.attrs] for q, c in self.classes.items()},
+            "functions": {q: [f.returns, f.decorators] for q, f in self.functions.items()},
+            "stars": self.stars,
+            "exports": self.exports,
+            "prefixes": self.prefixes,
+        }
+        return json.dumps(visible, sort_keys=True, separators=(",", ":"))

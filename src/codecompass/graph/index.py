@@ -1,0 +1,401 @@
+"""Look-ups resolution needs — files, modules, symbols, facts — with dependency tracking.
+
+Every look-up made while resolving one file is recorded as a dependency of that file:
+``file`` (it read another file's symbols or facts), ``module`` (a Python dotted name or
+npm package it looked for, found or not), ``path`` (a JS/Python relative module base it
+looked for), ``name`` (a name it matched across the repository). When a file changes,
+the files whose dependencies mention it are resolved again, and only those.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import sqlite3
+import tomllib
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codecompass.graph.facts import FileFacts
+
+PY_EXTENSIONS = (".py", ".pyi")
+JS_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts")
+_JS_STRIP = re.compile(r"(\.d\.ts|\.(?:ts|tsx|js|jsx|mjs|cjs|mts|cts))$")
+
+
+@dataclass(frozen=True, slots=True)
+class Sym:
+    id: str
+    repo: str
+    path: str
+    name: str
+    qualified: str
+    kind: str
+    parent: str | None
+    start: int
+    end: int
+    exported: bool
+
+
+SYM_COLUMNS = "id, repo, path, name, qualified_name, kind, parent, start_line, end_line, exported"
+
+
+def sym_from_row(row: tuple[Any, ...]) -> Sym:
+    return Sym(
+        str(row[0]),
+        str(row[1]),
+        str(row[2]),
+        str(row[3]),
+        str(row[4]),
+        str(row[5]),
+        None if row[6] is None else str(row[6]),
+        int(row[7]),
+        int(row[8]),
+        bool(row[9]),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Package:
+    """A package a repository provides to others: its name and where it is declared."""
+
+    repo: str
+    name: str
+    entry: str | None  # the module file others reach (package.json "main", __init__.py)
+    declared_in: str  # file holding the declaration (pyproject.toml, package.json, …)
+    line: int
+
+
+def file_key(repo: str, path: str) -> str:
+    return f"{repo}\x00{path}"
+
+
+def js_base(path: str) -> str:
+    """`src/a.ts` → `src/a`; the key a JS module look-up records."""
+    return _JS_STRIP.sub("", path)
+
+
+class SymbolIndex:
+    """One link run's view of the workspace. Caches are valid for the run only."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.deps: set[tuple[str, str]] = set()
+        self._files: dict[str, dict[str, str]] | None = None
+        self._roots: dict[str, Path] = {}
+        self._symbols: dict[tuple[str, str], list[Sym]] = {}
+        self._facts: dict[tuple[str, str], FileFacts | None] = {}
+        self._modules: dict[str, list[tuple[str, str]]] | None = None
+        self._packages: dict[str, list[Package]] | None = None
+        self._provided: dict[str, set[str]] = {}
+
+    # -- files ----------------------------------------------------------------------
+    def files(self) -> dict[str, dict[str, str]]:
+        if self._files is None:
+            files: dict[str, dict[str, str]] = defaultdict(dict)
+            for repo, path, language in self.conn.execute("SELECT repo, path, language FROM files"):
+                files[repo][path] = language
+            self._files = dict(files)
+            for repo, root in self.conn.execute("SELECT id, root FROM repos"):
+                self._roots[repo] = Path(root)
+        return self._files
+
+    def repo_files(self, repo: str) -> dict[str, str]:
+        return self.files().get(repo, {})
+
+    def root(self, repo: str) -> Path | None:
+        self.files()
+        return self._roots.get(repo)
+
+    def has_file(self, repo: str, path: str) -> bool:
+        return path in self.repo_files(repo)
+
+    # -- symbols and facts ----------------------------------------------------------
+    def symbols(self, repo: str, path: str) -> list[Sym]:
+        self.deps.add(("file", file_key(repo, path)))
+        key = (repo, path)
+        found = self._symbols.get(key)
+        if found is None:
+            cur = self.conn.execute(
+                f"SELECT {SYM_COLUMNS} FROM symbols WHERE repo = ? AND path = ? "
+                "ORDER BY start_line, end_line DESC",
+                key,
+            )
+            found = [sym_from_row(r) for r in cur]
+            self._symbols[key] = found
+        return found
+
+    def facts(self, repo: str, path: str) -> FileFacts | None:
+        self.deps.add(("file", file_key(repo, path)))
+        key = (repo, path)
+        if key not in self._facts:
+            row = self.conn.execute(
+                "SELECT facts FROM graph_facts WHERE repo = ? AND path = ?", key
+            ).fetchone()
+            self._facts[key] = FileFacts.from_json(row[0]) if row is not None else None
+        return self._facts[key]
+
+    def by_name(self, name: str, repo: str | None = None) -> list[Sym]:
+        self.deps.add(("name", name))
+        sql = f"SELECT {SYM_COLUMNS} FROM symbols WHERE name = ?"
+        params: tuple[str, ...] = (name,)
+        if repo is not None:
+            sql += " AND repo = ?"
+            params = (name, repo)
+        return [sym_from_row(r) for r in self.conn.execute(sql + " ORDER BY id", params)]
+
+    def by_qualified(self, qualified: str, repo: str | None = None) -> list[Sym]:
+        self.deps.add(("name", qualified.rsplit(".", 1)[-1]))
+        sql = f"SELECT {SYM_COLUMNS} FROM symbols WHERE qualified_name = ?"
+        params: tuple[str, ...] = (qualified,)
+        if repo is not None:
+            sql += " AND repo = ?"
+            params = (qualified, repo)
+        return [sym_from_row(r) for r in self.conn.execute(sql + " ORDER BY id", params)]
+
+    # -- Python modules ---------------------------------------------------------------
+    def python_modules(self) -> dict[str, list[tuple[str, str]]]:
+        if self._modules is None:
+            modules: dict[str, list[tuple[str, str]]] = defaultdict(list)
+            for repo, files in self.files().items():
+                for path in files:
+                    if path.endswith(PY_EXTENSIONS):
+                        for name in self.module_names(repo, path):
+                            modules[name].append((repo, path))
+            self._modules = dict(modules)
+        return self._modules
+
+    def module_names(self, repo: str, path: str) -> list[str]:
+        """Dotted names a Python file is imported by: from its source root (the first
+        folder up without `__init__.py`), and from the repository root."""
+        if not path.endswith(PY_EXTENSIONS):
+            return []
+        files = self.repo_files(repo)
+        parts = path.rsplit(".", 1)[0].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        folders = path.split("/")[:-1]
+        depth = len(folders)
+        while depth > 0 and "/".join(folders[:depth]) + "/__init__.py" in files:
+            depth -= 1
+        canonical = parts[depth:]
+        if depth == 0 and "__init__.py" in files:
+            root = self.root(repo)
+            if root is not None and root.name.isidentifier():
+                canonical = [root.name, *canonical]
+        names = []
+        if canonical:
+            names.append(".".join(canonical))
+        if parts and ".".join(parts) not in names:
+            names.append(".".join(parts))
+        return names
+
+    def python_module(self, dotted: str, repo: str, importer: str) -> list[tuple[str, str]]:
+        """Files that `import dotted` reaches from `importer` in `repo`: the same
+        repository first, then a package another repository provides."""
+        self.deps.add(("module", dotted))
+        found = self.python_modules().get(dotted, [])
+        same = [f for f in found if f[0] == repo]
+        if same:
+            if len(same) > 1:
+                same.sort(key=lambda f: -_common_prefix(f[1], importer))
+                best = _common_prefix(same[0][1], importer)
+                same = [f for f in same if _common_prefix(f[1], importer) == best]
+            return same
+        top = dotted.split(".")[0]
+        return [f for f in found if top in self.provided(f[0])]
+
+    def provided(self, repo: str) -> set[str]:
+        """Top-level Python packages a repository provides to the others."""
+        cached = self._provided.get(repo)
+        if cached is not None:
+            return cached
+        files = self.repo_files(repo)
+        names: set[str] = set()
+        for path in files:
+            parts = path.split("/")
+            if parts[-1] != "__init__.py":
+                continue
+            if len(parts) == 2 or (len(parts) == 3 and parts[0] in ("src", "lib")):
+                names.add(parts[-2])
+        if "__init__.py" in files:
+            root = self.root(repo)
+            if root is not None:
+                names.add(root.name)
+        self._provided[repo] = names
+        return names
+
+    def relative_python(self, repo: str, importer: str, spec: str) -> tuple[str, str] | None:
+        """`from ..a import b` in `importer`: the file of `..a` (module or package)."""
+        dots = len(spec) - len(spec.lstrip("."))
+        rest = spec[dots:]
+        folder = posixpath.dirname(importer)
+        for _ in range(dots - 1):
+            folder = posixpath.dirname(folder)
+        base = posixpath.join(folder, *rest.split(".")) if rest else folder
+        self.deps.add(("path", file_key(repo, base)))
+        files = self.repo_files(repo)
+        for candidate in (f"{base}.py", f"{base}.pyi", f"{base}/__init__.py"):
+            candidate = candidate.lstrip("/")
+            if candidate in files:
+                return repo, candidate
+        return None
+
+    def python_submodule(self, repo: str, package_file: str, name: str) -> tuple[str, str] | None:
+        if not package_file.endswith("__init__.py"):
+            return None
+        folder = posixpath.dirname(package_file)
+        base = posixpath.join(folder, name) if folder else name
+        self.deps.add(("path", file_key(repo, base)))
+        files = self.repo_files(repo)
+        for candidate in (f"{base}.py", f"{base}.pyi", f"{base}/__init__.py"):
+            if candidate in files:
+                return repo, candidate
+        return None
+
+    # -- JavaScript / TypeScript modules ------------------------------------------------
+    def js_module(self, repo: str, importer: str, spec: str) -> tuple[str, str] | None:
+        """The file an ES import / require of `spec` reaches, or None (external)."""
+        if spec.startswith("."):
+            base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
+            return self._js_file(repo, base)
+        package = self.npm_package(spec)
+        if package is None:
+            return None
+        name = package.name
+        sub = spec[len(name) :].lstrip("/")
+        if sub:
+            root_folder = posixpath.dirname(package.declared_in)
+            return self._js_file(package.repo, posixpath.join(root_folder, sub).lstrip("./"))
+        if package.entry is not None:
+            return package.repo, package.entry
+        return self._js_file(package.repo, "index")
+
+    def _js_file(self, repo: str, base: str) -> tuple[str, str] | None:
+        self.deps.add(("path", file_key(repo, js_base(base))))
+        files = self.repo_files(repo)
+        stem = js_base(base)
+        candidates = [base] if base.endswith(JS_EXTENSIONS) else []
+        candidates += [stem + ext for ext in JS_EXTENSIONS]
+        candidates += [f"{base}/index{ext}" for ext in JS_EXTENSIONS]
+        for candidate in candidates:
+            if candidate in files:
+                return repo, candidate
+        return None
+
+    def npm_package(self, spec: str) -> Package | None:
+        parts = spec.split("/")
+        name = "/".join(parts[:2]) if spec.startswith("@") else parts[0]
+        self.deps.add(("module", f"npm:{name}"))
+        for package in self.packages().get(name, []):
+            if package.declared_in.endswith("package.json"):
+                return package
+        return None
+
+    def python_package(self, repo: str, top: str) -> Package | None:
+        for package in self.packages().get(top, []):
+            if package.repo == repo:
+                return package
+        return None
+
+    def packages(self) -> dict[str, list[Package]]:
+        """Packages each repository declares (package.json "name", pyproject.toml
+        [project] name, and top-level Python packages), read from the work tree."""
+        if self._packages is not None:
+            return self._packages
+        found: dict[str, list[Package]] = defaultdict(list)
+        for repo, files in self.files().items():
+            root = self.root(repo)
+            for path in files:
+                if path.split("/")[-1] == "package.json" and path.count("/") <= 2:
+                    package = _read_package_json(root, repo, path, files)
+                    if package is not None:
+                        found[package.name].append(package)
+            pyproject = _read_pyproject(root)
+            for top in sorted(self.provided(repo)):
+                entry = next(
+                    (p for p in (f"{top}/__init__.py", f"src/{top}/__init__.py") if p in files),
+                    "__init__.py" if "__init__.py" in files else None,
+                )
+                if pyproject is not None and _normalize(pyproject[0]) == _normalize(top):
+                    found[top].append(Package(repo, top, entry, "pyproject.toml", pyproject[1]))
+                else:
+                    found[top].append(Package(repo, top, entry, entry or "", 1))
+        self._packages = dict(found)
+        return self._packages
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a.split("/"), b.split("/"), strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _line_of(text: str, needle: str) -> int:
+    at = text.find(needle)
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def _read_package_json(
+    root: Path | None, repo: str, path: str, files: dict[str, str]
+) -> Package | None:
+    if root is None:
+        return None
+    try:
+        text = (root / path).read_text(encoding="utf-8")
+        data = json.loads(text)
+    except (OSError, ValueError):
+        return None
+    name = data.get("name") if isinstance(data, dict) else None
+    if not isinstance(name, str) or not name:
+        return None
+    folder = posixpath.dirname(path)
+    entry: str | None = None
+    for key in ("module", "main", "types"):
+        value = data.get(key)
+        if isinstance(value, str):
+            candidate = posixpath.normpath(posixpath.join(folder, value))
+            stem = js_base(candidate)
+            for option in (candidate, *(stem + ext for ext in JS_EXTENSIONS)):
+                if option in files:
+                    entry = option
+                    break
+        if entry is not None:
+            break
+    if entry is None:
+        for ext in JS_EXTENSIONS:
+            for option in (f"index{ext}", f"src/index{ext}"):
+                option = posixpath.join(folder, option) if folder else option
+                if option in files:
+                    entry = option
+                    break
+            if entry is not None:
+                break
+    return Package(repo, name, entry, path, _line_of(text, '"name"'))
+
+
+def _read_pyproject(root: Path | None) -> tuple[str, int] | None:
+    if root is None:
+        return None
+    try:
+        text = (root / "pyproject.toml").read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except (OSError, ValueError):
+        return None
+    project = data.get("project")
+    name = project.get("name") if isinstance(project, dict) else None
+    if not isinstance(name, str):
+        return None
+    start = text.find("[project]")
+    at = text.find("name", max(start, 0))
+    return name, text.count("\n", 0, at) + 1 if at >= 0 else 1

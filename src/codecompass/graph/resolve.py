@@ -1,0 +1,1172 @@
+"""Resolve one file's references into edges, each with an honest confidence.
+
+Python and JavaScript/TypeScript are resolved through scopes and imports: a chain such
+as ``self.repo.get().save`` is evaluated segment by segment into a value — a module, a
+symbol, an instance of a class, something external (``requests.Session``), a builtin —
+following imports (relative and absolute, aliases, re-exports, ``index`` files,
+``require``), class attributes, instance attributes, return annotations and the class
+hierarchy. Other languages resolve by name. Confidence:
+
+====================================================  ==========
+static import; a name bound to a definition             1.0
+attribute of an imported module (``mod.f()``)           0.9
+through an instance or class (``self.``, ``cls.``,      0.8
+``super()``, inferred and annotated types)
+other languages: same file, class or imported package   0.7
+a name bound to different things in its scope           0.6
+a unique name in the repository                         0.5
+an ambiguous name: each of k ≤ 3 candidates             min(0.4, 0.8/k)
+====================================================  ==========
+
+A reference that resolves to nothing in the workspace is stored *unresolved* with its
+name (``?os.path.join`` when it is known to come from outside, ``?obj.save`` when
+nothing is known); Python and JS never guess a bare name, and guess a method by name
+only when the receiver's type is unknown (never when it is external or builtin).
+"""
+
+from __future__ import annotations
+
+import builtins
+import posixpath
+import re
+from dataclasses import dataclass, field, replace
+
+from codecompass.graph.extract import ECMA_LANGUAGES
+from codecompass.graph.facts import FileFacts, Ref
+from codecompass.graph.index import Package, Sym, SymbolIndex
+from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT
+
+CONF_EXACT = 1.0
+CONF_MODULE_ATTR = 0.9
+CONF_SCOPE = 0.8
+CONF_NEAR = 0.7
+CONF_REBOUND = 0.6
+CONF_UNIQUE = 0.5
+CONF_AMBIGUOUS = 0.4
+MAX_CANDIDATES = 3
+MAX_DEPTH = 12
+END = 10**9  # "after every line": module-level names as seen from a function body
+
+DEEP_LANGUAGES = frozenset({"python"}) | ECMA_LANGUAGES
+TYPE_KINDS = frozenset({"class", "interface", "struct", "trait", "enum", "type"})
+CALLABLE_KINDS = frozenset({"function", "method", "class", "struct", "constant", "variable"})
+INTERFACE_KINDS = frozenset({"interface", "trait"})
+PY_BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "reveal_type"}
+JS_GLOBALS = frozenset(
+    """
+    console Object Array JSON Math Promise String Number Boolean Date Error TypeError
+    RangeError SyntaxError RegExp Map Set WeakMap WeakSet Symbol BigInt parseInt parseFloat
+    isNaN isFinite setTimeout clearTimeout setInterval clearInterval setImmediate require
+    module exports process Buffer window document globalThis fetch Reflect Proxy Intl
+    encodeURIComponent decodeURIComponent encodeURI decodeURI structuredClone queueMicrotask
+    alert localStorage sessionStorage navigator location history URL URLSearchParams
+    TextEncoder TextDecoder AbortController Headers Request Response FormData Blob File
+    crypto performance describe it test expect jest beforeEach afterEach beforeAll afterAll
+    vi Function Infinity NaN undefined arguments eval atob btoa requestAnimationFrame
+    customElements HTMLElement Event CustomEvent EventTarget WebSocket Worker Uint8Array
+    ArrayBuffer DataView Int32Array Float32Array Float64Array
+    """.split()  # noqa: SIM905
+)
+# Methods of str, bytes, list, dict, set, int: a call of one on an unknown receiver is
+# most likely on a builtin, and is not guessed by name.
+BUILTIN_METHODS = frozenset(
+    name
+    for kind in (str, bytes, list, dict, set, int, tuple)
+    for name in dir(kind)
+    if not name.startswith("__")
+)
+# Typing constructs: a value typed through them (a TypeVar, a generic container's
+# element) is unknown, not external.
+TYPING_ROOTS = frozenset({"typing", "typing_extensions", "collections", "abc"})
+HTTP_VERBS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
+CLIENT_ROOTS = frozenset({"requests", "httpx", "aiohttp", "axios"})
+ROUTE_ROOTS = frozenset({"flask", "fastapi", "starlette", "django", "express"})
+_SEGMENT = re.compile(r"^([^()\[\]]*)((?:\(\)|\[\])*)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """What an expression evaluates to, as far as static reading can tell."""
+
+    kind: str  # module, sym, inst, ext, builtin, super, unknown, unbound
+    conf: float = 1.0
+    via: str = ""
+    sym: Sym | None = None
+    repo: str = ""
+    path: str = ""
+    name: str = ""  # external dotted name, builtin name, unbound name
+
+    @property
+    def known(self) -> bool:
+        return self.kind not in ("unknown", "unbound")
+
+    def weaker(self, conf: float, via: str | None = None) -> Value:
+        return replace(self, conf=min(self.conf, conf), via=via or self.via)
+
+
+UNKNOWN = Value("unknown", conf=0.0)
+
+
+@dataclass(slots=True)
+class EdgeRow:
+    source: str
+    target: str
+    type: str
+    weight: float
+    confidence: float
+    resolved: bool
+    name: str
+    via: str
+    evidence_line: int
+    target_repo: str | None = None
+    target_path: str | None = None
+    target_line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HttpFact:
+    role: str  # route or call
+    method: str  # GET, POST, … or * for any
+    pattern: str  # normalised path, "{}" for each parameter: /users/{}
+    line: int
+    node: str
+
+
+@dataclass(slots=True)
+class FileResolution:
+    edges: list[EdgeRow] = field(default_factory=list)
+    http: list[HttpFact] = field(default_factory=list)
+    # per reference: the edges it produced (the jedi benchmark reads call sites here)
+    sites: list[tuple[Ref, list[EdgeRow]]] = field(default_factory=list)
+
+
+class Ctx:
+    """One file as resolution sees it: its facts and its symbols."""
+
+    def __init__(self, repo: str, path: str, facts: FileFacts, symbols: list[Sym]) -> None:
+        self.repo = repo
+        self.path = path
+        self.facts = facts
+        self.language = facts.language
+        self.symbols = symbols
+        self.by_qualified: dict[str, list[Sym]] = {}
+        self.members: dict[tuple[str, str], list[Sym]] = {}
+        self.top: dict[str, list[Sym]] = {}
+        for s in symbols:
+            self.by_qualified.setdefault(s.qualified, []).append(s)
+            if s.parent is None:
+                self.top.setdefault(s.name, []).append(s)
+            else:
+                self.members.setdefault((s.parent, s.name), []).append(s)
+        self._innermost: list[Sym | None] | None = None
+
+    @property
+    def file_id(self) -> str:
+        return f"{self.repo}/{self.path}"
+
+    def symbol(self, qualified: str, line: int | None = None) -> Sym | None:
+        found = self.by_qualified.get(qualified)
+        if not found:
+            return None
+        if line is not None and len(found) > 1:
+            for s in found:
+                if s.start <= line <= s.end:
+                    return s
+        # A name defined several times (overloads, redefinitions) ends up bound to the
+        # last definition.
+        return found[-1]
+
+    def innermost(self, line: int, sections: bool) -> Sym | None:
+        if self._innermost is None:
+            last = max((s.end for s in self.symbols), default=0)
+            table: list[Sym | None] = [None] * (last + 2)
+            for s in sorted(self.symbols, key=lambda s: (s.start, -s.end)):
+                if s.kind == "section" and not sections:
+                    continue
+                for n in range(s.start, s.end + 1):
+                    table[n] = s
+            self._innermost = table
+        if 0 <= line < len(self._innermost):
+            return self._innermost[line]
+        return None
+
+    def source_id(self, line: int) -> str:
+        found = self.innermost(line, sections=self.language in ("markdown", "rst"))
+        return found.id if found is not None else self.file_id
+
+
+class Resolver:
+    def __init__(self, index: SymbolIndex) -> None:
+        self.index = index
+        self._ctx: dict[tuple[str, str], Ctx | None] = {}
+        # Facts do not change during a run: a binding evaluates to the same value every
+        # time (module-level imports are looked up from every function).
+        self._bindings: dict[tuple[str, str, int, str, int], Value] = {}
+        # …and the look-ups it made, so a file using a cached value records them too.
+        self._binding_deps: dict[tuple[str, str, int, str, int], frozenset[tuple[str, str]]] = {}
+
+    def ctx(self, repo: str, path: str) -> Ctx | None:
+        key = (repo, path)
+        facts = self.index.facts(repo, path)  # records the dependency every time
+        symbols = self.index.symbols(repo, path)
+        if key not in self._ctx:
+            self._ctx[key] = Ctx(repo, path, facts, symbols) if facts is not None else None
+        return self._ctx[key]
+
+    # -- one file --------------------------------------------------------------------
+    def resolve_file(self, repo: str, path: str) -> FileResolution:
+        out = FileResolution()
+        ctx = self.ctx(repo, path)
+        if ctx is None:
+            return out
+        out.edges.extend(self.containment(ctx))
+        deep = ctx.language in DEEP_LANGUAGES
+        for ref in ctx.facts.refs:
+            try:
+                if ref.kind in ("doc", "link"):
+                    rows = self.doc_edges(ctx, ref)
+                elif ref.kind == "file":
+                    rows = self.file_link(ctx, ref)
+                elif deep:
+                    rows = self.deep_edges(ctx, ref, out)
+                else:
+                    rows = self.generic_edges(ctx, ref)
+            except RecursionError:
+                rows = []
+            out.sites.append((ref, rows))
+            out.edges.extend(rows)
+        out.edges = _dedupe(out.edges)
+        return out
+
+    def containment(self, ctx: Ctx) -> list[EdgeRow]:
+        rows = [_edge(ctx.repo, ctx.file_id, "contains", 1.0, "", "contains", 1)]
+        rows[0].target_repo, rows[0].target_path = ctx.repo, ctx.path
+        for s in ctx.symbols:
+            parent = ctx.symbol(s.parent, s.start) if s.parent is not None else None
+            source = parent.id if parent is not None else ctx.file_id
+            weight = MEMBER_WEIGHT if parent is not None and parent.kind in TYPE_KINDS else None
+            row = _edge(source, s.id, "contains", 1.0, s.name, "contains", s.start, weight)
+            row.target_repo, row.target_path = ctx.repo, ctx.path
+            rows.append(row)
+        return rows
+
+    # -- Python / JS / TS -----------------------------------------------------------------
+    def deep_edges(self, ctx: Ctx, ref: Ref, out: FileResolution) -> list[EdgeRow]:
+        if ref.kind == "import":
+            return self.import_edges(ctx, ref)
+        source = ctx.source_id(ref.line)
+        value = self.eval_chain(ctx, ref.name, ref.scope, ref.line, 0)
+        if ref.kind == "call":
+            if ref.args:
+                fact = self.http_fact(ctx, ref, value, source)
+                if fact is not None:
+                    out.http.append(fact)
+            return self.call_edges(ctx, ref, value, source)
+        edge_type = {
+            "inherit": "extends",
+            "implement": "implements",
+            "type": "references",
+            "decorator": "references",
+        }.get(ref.kind, "references")
+        if value.kind == "sym" and value.sym is not None:
+            if edge_type in ("extends", "implements"):
+                edge_type = "implements" if value.sym.kind in INTERFACE_KINDS else edge_type
+            return [self._to_sym(source, value.sym, edge_type, value.conf, ref, value.via)]
+        if value.kind == "module":
+            return [self._to_file(source, value.repo, value.path, edge_type, value.conf, ref)]
+        if edge_type in ("extends", "implements"):
+            if value.kind == "ext":
+                return [_unresolved(source, value.name, edge_type, value.conf, ref, "external")]
+            if value.kind in ("unbound", "unknown"):
+                return [_unresolved(source, ref.name, edge_type, 0.0, ref, value.kind)]
+            return []
+        if value.kind == "unbound":
+            return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unbound")]
+        return []
+
+    def call_edges(self, ctx: Ctx, ref: Ref, value: Value, source: str) -> list[EdgeRow]:
+        kind = value.kind
+        if kind == "sym" and value.sym is not None:
+            return [self._to_sym(source, value.sym, "calls", value.conf, ref, value.via)]
+        if kind == "super" and value.sym is not None:
+            base = self.first_base(value.sym, 0)
+            if base is not None:
+                return [self._to_sym(source, base, "calls", CONF_SCOPE, ref, "super")]
+            return []
+        if kind == "inst" and value.sym is not None:
+            call = self.member_lookup(value.sym, "__call__", True, 0, frozenset())
+            if call is not None and call.kind == "sym" and call.sym is not None:
+                return [self._to_sym(source, call.sym, "calls", call.conf, ref, "member")]
+            return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
+        if kind == "ext":
+            return [_unresolved(source, value.name, "calls", value.conf, ref, "external")]
+        if kind == "builtin":
+            return []
+        if kind == "unbound":
+            return [_unresolved(source, ref.name, "calls", 0.0, ref, "unbound")]
+        if kind == "module":
+            return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
+        return self.guess_method(ctx, ref, source)
+
+    def guess_method(self, ctx: Ctx, ref: Ref, source: str) -> list[EdgeRow]:
+        """The receiver's type is unknown: methods of that name, if there are few."""
+        segments = _segments(ref.name)
+        if len(segments) < 2 or segments[0][0] == "?":
+            return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
+        name = segments[-1][0]
+        if (name.startswith("__") and name.endswith("__")) or name in BUILTIN_METHODS:
+            return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
+        candidates = [s for s in self.index.by_name(name, ctx.repo) if s.kind == "method"]
+        if not candidates or len(candidates) > MAX_CANDIDATES:
+            return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
+        conf = min(CONF_AMBIGUOUS, 0.8 / len(candidates))
+        return [self._to_sym(source, s, "calls", conf, ref, "name") for s in candidates]
+
+    def import_edges(self, ctx: Ctx, ref: Ref) -> list[EdgeRow]:
+        source = ctx.file_id
+        spec, sep, name = ref.name.partition(":")
+        module = self.module_value(ctx, spec)
+        if module.kind != "module":
+            external = f"{spec}.{name}" if sep and name not in ("*", "default") else spec
+            return [_unresolved(source, external, "imports", 1.0, ref, "external")]
+        rows = [self._to_file(source, module.repo, module.path, "imports", 1.0, ref)]
+        if module.repo != ctx.repo:
+            rows.append(self.package_edge(ctx, module, spec, ref))
+        if sep and name != "*":
+            found = self.module_attr(module, name, 0)
+            if found is not None and found.kind == "sym" and found.sym is not None:
+                rows.append(self._to_sym(source, found.sym, "imports", 1.0, ref, "import"))
+            elif found is not None and found.kind == "module":
+                rows.append(self._to_file(source, found.repo, found.path, "imports", 1.0, ref))
+        return rows
+
+    def package_edge(self, ctx: Ctx, module: Value, spec: str, ref: Ref) -> EdgeRow:
+        package: Package | None
+        if ctx.language == "python":
+            package = self.index.python_package(module.repo, spec.lstrip(".").split(".")[0])
+        else:
+            package = self.index.npm_package(spec)
+        row = self._to_file(ctx.file_id, module.repo, module.path, "package", 1.0, ref)
+        row.via = "package"
+        if package is not None and package.declared_in:
+            row.target_path, row.target_line = package.declared_in, package.line
+        return row
+
+    # -- evaluation ---------------------------------------------------------------------
+    def eval_chain(self, ctx: Ctx, chain: str, scope: int, line: int, depth: int) -> Value:
+        if depth > MAX_DEPTH:
+            return UNKNOWN
+        segments = _segments(chain)
+        if not segments:
+            return UNKNOWN
+        head, ops = segments[0]
+        if head == "?" or not head:
+            value = Value("builtin", name="literal")
+        elif head == "super" and (ctx.language in ECMA_LANGUAGES or ops.startswith("()")):
+            cls = self.enclosing_class(ctx, scope)
+            if cls is None:
+                return UNKNOWN
+            value = Value("super", conf=CONF_SCOPE, via="super", sym=cls)
+            ops = ops[2:] if ctx.language == "python" else ops
+        else:
+            found = self.lookup(ctx, head, scope, line, depth)
+            if found is None:
+                return Value("unbound", conf=0.0, name=head)
+            value = found
+        value = self.apply_ops(value, ops, depth)
+        last = len(segments) - 1
+        for n, (name, ops) in enumerate(segments[1:], start=1):
+            value = self.attribute(value, name, depth, final=n == last)
+            value = self.apply_ops(value, ops, depth)
+        return value
+
+    def apply_ops(self, value: Value, ops: str, depth: int) -> Value:
+        for i in range(0, len(ops), 2):
+            if ops[i : i + 2] == "()":
+                value = self.call_result(value, depth)
+            elif value.kind not in ("ext", "builtin"):
+                value = UNKNOWN
+        return value
+
+    def lookup(self, ctx: Ctx, name: str, scope: int, line: int, depth: int) -> Value | None:
+        """A name as Python/JS scoping sees it: the enclosing function scopes (not class
+        bodies, except the reference's own), then the module, star imports, builtins."""
+        scopes = ctx.facts.scopes
+        index = scope if 0 <= scope < len(scopes) else 0
+        own = True
+        while index >= 0:
+            s = scopes[index]
+            if s.kind == "class" and not own:
+                index = s.parent
+                continue
+            entries = s.bindings.get(name)
+            if entries:
+                if own:
+                    before = [e for e in entries if e[0] <= line]
+                    ordered = list(reversed(before)) + [e for e in reversed(entries) if e[0] > line]
+                else:
+                    ordered = list(reversed(entries))
+                for bound_line, value in ordered:
+                    found = self.binding(ctx, index, value, bound_line, depth + 1)
+                    if found.known and not _is_none(found):
+                        if self.rebound(ctx, index, entries, found, depth):
+                            return found.weaker(CONF_REBOUND, "rebound")
+                        return found
+                return UNKNOWN
+            own = False
+            index = s.parent
+        if ctx.language == "python":
+            # `from m import *` brings m's names in; JS `export * from` does not.
+            for spec in ctx.facts.stars:
+                module = self.module_value(ctx, spec)
+                if module.kind == "module":
+                    found_star = self.module_attr(module, name, depth + 1)
+                    if found_star is not None and found_star.known:
+                        return found_star
+            if name in PY_BUILTINS:
+                return Value("builtin", name=name)
+        elif name in JS_GLOBALS:
+            return Value("builtin", name=name)
+        return None
+
+    def rebound(
+        self,
+        ctx: Ctx,
+        scope: int,
+        entries: list[tuple[int, str]],
+        chosen: Value,
+        depth: int,
+    ) -> bool:
+        """Whether a name is also bound to something else in its scope (branches,
+        try/except imports, a redefinition): it may hold either when the code runs."""
+        values = {v for _, v in entries if v not in _PLACEHOLDERS}
+        if len(values) < 2:
+            return False
+        mine = _identity(chosen)
+        for bound_line, value in entries:
+            if value in _PLACEHOLDERS:
+                continue
+            other = self.binding(ctx, scope, value, bound_line, depth + 1)
+            if other.known and not _is_none(other) and _identity(other) != mine:
+                return True
+        return False
+
+    def binding(self, ctx: Ctx, scope: int, value: str, line: int, depth: int) -> Value:
+        key = (ctx.repo, ctx.path, scope, value, line)
+        cached = self._bindings.get(key)
+        if cached is not None:
+            self.index.deps.update(self._binding_deps.get(key, ()))
+            return cached
+        before = set(self.index.deps)
+        found = self._binding(ctx, scope, value, line, depth)
+        # A value cut short by the depth limit may be found whole from a shallower start.
+        if found.known or depth <= 2:
+            self._bindings[key] = found
+            self._binding_deps[key] = frozenset(self.index.deps - before)
+        return found
+
+    def _binding(self, ctx: Ctx, scope: int, value: str, line: int, depth: int) -> Value:
+        kind, _, rest = value.partition(":")
+        if depth > MAX_DEPTH:
+            return UNKNOWN
+        if kind == "def":
+            sym = ctx.symbol(rest, line)
+            if sym is None:
+                return UNKNOWN
+            return Value("sym", conf=CONF_EXACT, via="scope", sym=sym)
+        if kind == "import":
+            return self.module_value(ctx, rest)
+        if kind == "from":
+            spec, _, name = rest.rpartition(":")
+            module = self.module_value(ctx, spec)
+            if module.kind == "module":
+                found = self.module_attr(module, name, depth + 1)
+                if found is None or not found.known:
+                    return UNKNOWN
+                return found.weaker(CONF_EXACT, "import")
+            if module.kind == "ext":
+                if ctx.language != "python" and name == "default":
+                    return Value("ext", conf=CONF_EXACT, via="external", name=module.name)
+                return Value("ext", conf=CONF_EXACT, via="external", name=f"{module.name}.{name}")
+            return UNKNOWN
+        if kind == "expr":
+            if rest == "?" or not rest:
+                return UNKNOWN
+            return self.eval_chain(ctx, rest, scope, line, depth + 1)
+        if kind == "type":
+            found = self.eval_chain(ctx, rest, scope, line, depth + 1)
+            if found.kind == "sym" and found.sym is not None and found.sym.kind in TYPE_KINDS:
+                return Value(
+                    "inst", conf=min(found.conf, CONF_SCOPE), via="annotation", sym=found.sym
+                )
+            if found.kind in ("ext", "builtin"):
+                return found
+            return UNKNOWN
+        if kind in ("self", "cls"):
+            cls = ctx.symbol(rest)
+            if cls is None:
+                return UNKNOWN
+            return Value("inst" if kind == "self" else "sym", conf=CONF_EXACT, via="self", sym=cls)
+        if kind == "str":
+            return Value("builtin", name="str")
+        if kind == "lit":
+            return Value("builtin", name=rest)
+        return UNKNOWN
+
+    def module_value(self, ctx: Ctx, spec: str) -> Value:
+        if ctx.language == "python":
+            if spec.startswith("."):
+                found = self.index.relative_python(ctx.repo, ctx.path, spec)
+                return (
+                    Value("module", conf=CONF_EXACT, via="import", repo=found[0], path=found[1])
+                    if found is not None
+                    else UNKNOWN
+                )
+            files = self.index.python_module(spec, ctx.repo, ctx.path)
+            if files:
+                repo, path = files[0]
+                return Value("module", conf=CONF_EXACT, via="import", repo=repo, path=path)
+            return Value("ext", conf=CONF_EXACT, via="external", name=spec)
+        found = self.index.js_module(ctx.repo, ctx.path, spec)
+        if found is not None:
+            return Value("module", conf=CONF_EXACT, via="import", repo=found[0], path=found[1])
+        if spec.startswith("."):
+            return UNKNOWN
+        return Value("ext", conf=CONF_EXACT, via="external", name=spec)
+
+    def module_attr(self, module: Value, name: str, depth: int) -> Value | None:
+        """`name` looked up in a module of the workspace; None when it has no such name."""
+        if depth > MAX_DEPTH:
+            return None
+        target = self.ctx(module.repo, module.path)
+        if target is None:
+            return None
+        if target.language in ECMA_LANGUAGES:
+            exported = target.facts.exports.get(name)
+            if exported is not None:
+                found = self.binding(target, 0, exported, END, depth + 1)
+                return found.weaker(module.conf) if found.known else found
+        defined = target.top.get(name)
+        if defined:
+            return Value("sym", conf=module.conf, via=module.via or "import", sym=defined[-1])
+        module_scope = target.facts.scopes[0] if target.facts.scopes else None
+        entries = module_scope.bindings.get(name) if module_scope is not None else None
+        if entries:
+            for bound_line, value in reversed(entries):
+                if value.startswith("def:"):
+                    continue
+                found = self.binding(target, 0, value, bound_line, depth + 1)
+                if found.known:
+                    return found.weaker(module.conf)
+            if any(not v.startswith("def:") for _, v in entries):
+                return UNKNOWN
+        if target.language == "python":
+            sub = self.index.python_submodule(module.repo, module.path, name)
+            if sub is not None:
+                return Value("module", conf=module.conf, via="import", repo=sub[0], path=sub[1])
+        for spec in target.facts.stars:
+            star = self.module_value(target, spec)
+            if star.kind == "module" and (star.repo, star.path) != (module.repo, module.path):
+                found_star = self.module_attr(star, name, depth + 1)
+                if found_star is not None:
+                    return found_star
+        return None
+
+    def attribute(self, value: Value, name: str, depth: int, *, final: bool = False) -> Value:
+        kind = value.kind
+        if kind == "module":
+            found = self.module_attr(value, name, depth + 1)
+            if found is None or not found.known:
+                return UNKNOWN
+            return found.weaker(CONF_MODULE_ATTR, "module")
+        if kind == "ext":
+            if value.name.split(".")[0] in TYPING_ROOTS:
+                return UNKNOWN
+            return replace(value, name=f"{value.name}.{name}")
+        if kind == "builtin":
+            return value
+        if kind == "unknown" and name in BUILTIN_METHODS and not final:
+            return Value("builtin", name=name)
+        if kind in ("sym", "inst") and value.sym is not None:
+            if value.sym.kind not in TYPE_KINDS:
+                return UNKNOWN
+            found = self.member_lookup(value.sym, name, kind == "inst", depth + 1, frozenset())
+            if found is None:
+                # `__dict__`, `__class__`, … come from `object` when not defined here.
+                dunder = name.startswith("__") and name.endswith("__")
+                return Value("builtin", name=name) if dunder else UNKNOWN
+            return found.weaker(min(value.conf, CONF_SCOPE)) if found.known else found
+        if kind == "super" and value.sym is not None:
+            found = self.member_lookup(value.sym, name, True, depth + 1, frozenset(), skip=True)
+            if found is None:
+                return UNKNOWN
+            return found.weaker(CONF_SCOPE, "super") if found.known else found
+        return UNKNOWN
+
+    def member_lookup(
+        self,
+        cls: Sym,
+        name: str,
+        instance: bool,
+        depth: int,
+        seen: frozenset[str],
+        *,
+        skip: bool = False,
+    ) -> Value | None:
+        """An attribute of a class through its hierarchy; None when nowhere defined,
+        UNKNOWN when defined without a type we can follow."""
+        if depth > MAX_DEPTH or cls.id in seen:
+            return None
+        seen = seen | {cls.id}
+        ctx = self.ctx(cls.repo, cls.path)
+        if ctx is None:
+            return None
+        facts = ctx.facts.classes.get(cls.qualified)
+        if not skip:
+            members = ctx.members.get((cls.qualified, name))
+            if members:
+                member = members[-1]
+                found = Value("sym", conf=CONF_SCOPE, via="member", sym=member)
+                if instance and self.is_property(ctx, member):
+                    return self.call_result(found, depth + 1)
+                return found
+            if facts is not None:
+                entries = ctx.facts.scopes[facts.scope].bindings.get(name)
+                if entries:
+                    for bound_line, value in reversed(entries):
+                        if value.startswith("def:"):
+                            continue
+                        found = self.binding(ctx, facts.scope, value, bound_line, depth + 1)
+                        if found.known and not _is_none(found):
+                            return found.weaker(CONF_SCOPE, "attribute")
+                    return UNKNOWN
+                if instance and name in facts.attrs:
+                    for scope, value in reversed(facts.attrs[name]):
+                        found = self.binding(ctx, scope, value, END, depth + 1)
+                        if found.known and not _is_none(found):
+                            return found.weaker(CONF_SCOPE, "attribute")
+                    return UNKNOWN
+        if facts is None:
+            return None
+        parent_scope = ctx.facts.scopes[facts.scope].parent
+        for base_chain in facts.bases:
+            base = self.eval_chain(ctx, base_chain, parent_scope, END, depth + 1)
+            if base.kind == "sym" and base.sym is not None and base.sym.kind in TYPE_KINDS:
+                inherited = self.member_lookup(base.sym, name, instance, depth + 1, seen)
+                if inherited is not None:
+                    return inherited
+            elif base.kind == "ext":
+                if base.name.split(".")[0] in TYPING_ROOTS:
+                    return UNKNOWN  # a generic container's method: its element type
+                return Value("ext", conf=CONF_SCOPE, via="external", name=f"{base.name}.{name}")
+            elif base.kind != "builtin":
+                return UNKNOWN
+        return None
+
+    def is_property(self, ctx: Ctx, member: Sym) -> bool:
+        facts = ctx.facts.functions.get(member.qualified)
+        if facts is None:
+            return False
+        return any(
+            d.split(".")[-1] in ("property", "cached_property", "getter", "setter", "deleter")
+            for d in facts.decorators
+        )
+
+    def first_base(self, cls: Sym, depth: int) -> Sym | None:
+        ctx = self.ctx(cls.repo, cls.path)
+        facts = ctx.facts.classes.get(cls.qualified) if ctx is not None else None
+        if ctx is None or facts is None:
+            return None
+        parent_scope = ctx.facts.scopes[facts.scope].parent
+        for base_chain in facts.bases:
+            base = self.eval_chain(ctx, base_chain, parent_scope, END, depth + 1)
+            if base.kind == "sym" and base.sym is not None:
+                return base.sym
+        return None
+
+    def call_result(self, value: Value, depth: int) -> Value:
+        kind = value.kind
+        if kind == "ext" and value.name.split(".")[0] in TYPING_ROOTS:
+            return UNKNOWN
+        if kind in ("ext", "builtin"):
+            return value
+        if kind == "sym" and value.sym is not None:
+            sym = value.sym
+            if sym.kind in TYPE_KINDS:
+                return Value("inst", conf=value.conf, via=value.via, sym=sym)
+            return self.returned(sym, value.conf, depth)
+        if kind == "module" and depth <= MAX_DEPTH:
+            target = self.ctx(value.repo, value.path)
+            if target is not None and "default" in target.facts.exports:
+                found = self.binding(target, 0, target.facts.exports["default"], END, depth + 1)
+                return self.call_result(found, depth + 1) if found.known else UNKNOWN
+        return UNKNOWN
+
+    def returned(self, function: Sym, conf: float, depth: int) -> Value:
+        """What calling a function gives, from its return annotation."""
+        ctx = self.ctx(function.repo, function.path)
+        facts = ctx.facts.functions.get(function.qualified) if ctx is not None else None
+        if ctx is None or facts is None or not facts.returns or depth > MAX_DEPTH:
+            return UNKNOWN
+        returns = facts.returns
+        if returns.split(".")[-1] in ("Self", "this") and function.parent is not None:
+            owner = ctx.symbol(function.parent)
+            if owner is not None:
+                return Value("inst", conf=min(conf, CONF_SCOPE), via="annotation", sym=owner)
+        scope = ctx.facts.scopes[facts.scope].parent if facts.scope < len(ctx.facts.scopes) else 0
+        found = self.eval_chain(ctx, returns, scope, END, depth + 1)
+        if found.kind == "sym" and found.sym is not None and found.sym.kind in TYPE_KINDS:
+            return Value("inst", conf=min(conf, CONF_SCOPE), via="annotation", sym=found.sym)
+        if found.kind in ("ext", "builtin"):
+            return found
+        return UNKNOWN
+
+    def enclosing_class(self, ctx: Ctx, scope: int) -> Sym | None:
+        scopes = ctx.facts.scopes
+        index = scope
+        while 0 <= index < len(scopes):
+            s = scopes[index]
+            if s.kind == "class":
+                return ctx.symbol(s.name, s.line)
+            index = s.parent
+        return None
+
+    # -- docs and links -------------------------------------------------------------------
+    def doc_edges(self, ctx: Ctx, ref: Ref) -> list[EdgeRow]:
+        explicit = ref.kind == "link"
+        weight = LINK_WEIGHT if explicit else EDGE_WEIGHTS["references"]
+        source = ctx.source_id(ref.line)
+        name = ref.name.strip(".")
+        if ctx.language in DEEP_LANGUAGES and ctx.facts.scopes:
+            value = self.eval_chain(ctx, name, 0, END, 0)
+            if value.kind == "sym" and value.sym is not None:
+                if value.sym.id == source:
+                    return []
+                row = self._to_sym(
+                    source, value.sym, "references", min(value.conf, 0.9), ref, "scope"
+                )
+                row.weight = weight
+                return [row]
+            if value.kind in ("ext", "builtin"):
+                return []
+        candidates = [s for s in self.index.by_qualified(name, ctx.repo) if s.kind != "section"]
+        dotted = "." in name
+        if not candidates and dotted:
+            last = name.rsplit(".", 1)[1]
+            candidates = [
+                s
+                for s in self.index.by_name(last, ctx.repo)
+                if s.kind != "section"
+                and (s.qualified.endswith("." + name) or name.endswith("." + s.qualified))
+            ]
+        elif not candidates:
+            candidates = [s for s in self.index.by_name(name, ctx.repo) if s.kind != "section"]
+        candidates = [s for s in candidates if s.id != source]
+        if candidates and len(candidates) <= MAX_CANDIDATES:
+            if len(candidates) == 1:
+                conf = CONF_SCOPE if dotted else 0.6
+            else:
+                conf = min(CONF_AMBIGUOUS, 0.8 / len(candidates))
+            rows = [self._to_sym(source, s, "references", conf, ref, "name") for s in candidates]
+            for row in rows:
+                row.weight = weight
+            return rows
+        if explicit:
+            row = _unresolved(source, name, "references", 0.0, ref, "unknown")
+            row.weight = weight
+            return [row]
+        return []
+
+    def file_link(self, ctx: Ctx, ref: Ref) -> list[EdgeRow]:
+        path, _, anchor = ref.name.partition("#L")
+        if not self.index.has_file(ctx.repo, path):
+            return []
+        source = ctx.source_id(ref.line)
+        target_ctx_symbols = self.index.symbols(ctx.repo, path)
+        if anchor.isdigit():
+            line = int(anchor)
+            inner = [s for s in target_ctx_symbols if s.start <= line <= s.end]
+            if inner:
+                best = max(inner, key=lambda s: (s.start, -s.end))
+                row = self._to_sym(source, best, "references", CONF_EXACT, ref, "link")
+                row.weight = LINK_WEIGHT
+                return [row]
+        row = self._to_file(source, ctx.repo, path, "references", CONF_EXACT, ref)
+        row.weight, row.via = LINK_WEIGHT, "link"
+        return [row]
+
+    # -- other languages: by name ---------------------------------------------------------
+    def generic_edges(self, ctx: Ctx, ref: Ref) -> list[EdgeRow]:
+        if ref.kind == "import":
+            return self.generic_import(ctx, ref)
+        source_sym = ctx.innermost(ref.line, sections=False)
+        source = source_sym.id if source_sym is not None else ctx.file_id
+        segments = _segments(ref.name)
+        if not segments or not segments[-1][0] or segments[-1][0] == "?":
+            return []
+        name = segments[-1][0]
+        receiver = [s[0] for s in segments[:-1]]
+        if ref.kind in ("inherit", "implement", "type"):
+            kinds = TYPE_KINDS
+            edge_type = {"inherit": "extends", "implement": "implements"}.get(
+                ref.kind, "references"
+            )
+        else:
+            kinds = CALLABLE_KINDS | TYPE_KINDS
+            edge_type = "calls"
+
+        def finish(found: list[Sym], conf: float, via: str) -> list[EdgeRow]:
+            rows = []
+            for s in found:
+                kind = edge_type
+                if kind in ("extends", "implements"):
+                    kind = "implements" if s.kind in INTERFACE_KINDS else kind
+                rows.append(self._to_sym(source, s, kind, conf, ref, via))
+            return rows
+
+        if edge_type == "calls" and receiver in (
+            [],
+            ["this"],
+            ["self"],
+            ["@"],
+            ["$this"],
+            ["static"],
+        ):
+            cls = self._enclosing_type(ctx, source_sym)
+            if cls is not None:
+                members = ctx.members.get((cls.qualified, name), [])
+                if members:
+                    return finish(members[:1], CONF_NEAR, "scope")
+        local = [s for s in ctx.symbols if s.name == name and s.kind in kinds and s.id != source]
+        if len(local) == 1 and not (receiver and receiver not in (["this"], ["self"])):
+            return finish(local, CONF_NEAR, "file")
+        if receiver and len(receiver) == 1:
+            package_dir = self._imported_dir(ctx, receiver[0])
+            if package_dir is False:
+                return [_unresolved(source, ref.name, edge_type, CONF_NEAR, ref, "external")]
+            if isinstance(package_dir, str):
+                found = [
+                    s
+                    for s in self.index.by_name(name, ctx.repo)
+                    if s.kind in kinds and posixpath.dirname(s.path) == package_dir
+                ]
+                if found:
+                    return finish(
+                        found[:MAX_CANDIDATES],
+                        CONF_NEAR if len(found) == 1 else CONF_AMBIGUOUS,
+                        "import",
+                    )
+        found = [
+            s for s in self.index.by_name(name, ctx.repo) if s.kind in kinds and s.id != source
+        ]
+        if len(local) > 1:
+            found = local
+        classes = {s.qualified for s in found if s.kind in TYPE_KINDS}
+        # `new Circle()` names the class; its constructor `Circle.Circle` is not another
+        # candidate.
+        found = [s for s in found if not (s.kind == "method" and s.parent in classes)]
+        folder = posixpath.dirname(ctx.path)
+        near = [s for s in found if posixpath.dirname(s.path) == folder]
+        if len(near) == 1 and (edge_type != "calls" or not receiver):
+            return finish(near, CONF_NEAR, "package")
+        if len(found) == 1:
+            return finish(found, CONF_UNIQUE, "name")
+        if 1 < len(found) <= MAX_CANDIDATES:
+            return finish(found, min(CONF_AMBIGUOUS, 0.8 / len(found)), "name")
+        return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
+
+    def _enclosing_type(self, ctx: Ctx, sym: Sym | None) -> Sym | None:
+        while sym is not None:
+            if sym.kind in TYPE_KINDS:
+                return sym
+            sym = ctx.symbol(sym.parent) if sym.parent is not None else None
+        return None
+
+    def _imported_dir(self, ctx: Ctx, alias: str) -> str | bool | None:
+        """Go-style `pkg.Func`: the folder of the imported package named `alias` (str),
+        False when `alias` names an import from outside the repository, else None."""
+        for ref in ctx.facts.refs:
+            if ref.kind != "import":
+                continue
+            spec = ref.name.strip("\"'<>")
+            if spec.rsplit("/", 1)[-1] != alias:
+                continue
+            folder = self._go_dir(ctx.repo, spec)
+            return folder if folder is not None else False
+        return None
+
+    def _go_dir(self, repo: str, spec: str) -> str | None:
+        folders = {posixpath.dirname(p) for p in self.index.repo_files(repo)}
+        best: str | None = None
+        for folder in folders:
+            matches = folder and (spec == folder or spec.endswith("/" + folder))
+            if matches and (best is None or len(folder) > len(best)):
+                best = folder
+        return best
+
+    def generic_import(self, ctx: Ctx, ref: Ref) -> list[EdgeRow]:
+        source = ctx.file_id
+        spec = ref.name.strip("\"'<>")
+        files = self.index.repo_files(ctx.repo)
+        language = ctx.language
+        if language == "go":
+            folder = self._go_dir(ctx.repo, spec)
+            if folder is None:
+                return [_unresolved(source, spec, "imports", 1.0, ref, "external")]
+            targets = sorted(
+                p
+                for p in files
+                if posixpath.dirname(p) == folder
+                and p.endswith(".go")
+                and not p.endswith("_test.go")
+            )
+            return [self._to_file(source, ctx.repo, p, "imports", 1.0, ref) for p in targets[:10]]
+        if language in ("c", "cpp"):
+            near = posixpath.normpath(posixpath.join(posixpath.dirname(ctx.path), spec))
+            if near in files:
+                return [self._to_file(source, ctx.repo, near, "imports", 1.0, ref)]
+            found = sorted(p for p in files if p == spec or p.endswith("/" + spec))
+            return self._split_files(ctx, ref, found, spec)
+        if language == "ruby":
+            wanted = spec if spec.endswith(".rb") else spec + ".rb"
+            found = sorted(p for p in files if p == wanted or p.endswith("/" + wanted))
+            return self._split_files(ctx, ref, found, spec)
+        parts = [
+            p for p in re.split(r"[.\\/]|::", spec) if p and p not in ("crate", "self", "super")
+        ]
+        for drop in range(min(2, len(parts))):
+            stem = "/".join(parts[: len(parts) - drop]) if drop else "/".join(parts)
+            if not stem:
+                break
+            found = sorted(
+                p
+                for p in files
+                if files[p] == language
+                and (
+                    p.rsplit(".", 1)[0] == stem
+                    or p.rsplit(".", 1)[0].endswith("/" + stem)
+                    or p.endswith("/" + stem + "/mod.rs")
+                )
+            )
+            if found:
+                rows = self._split_files(ctx, ref, found, spec)
+                if drop and len(found) == 1:
+                    symbol = next(
+                        (s for s in self.index.symbols(ctx.repo, found[0]) if s.name == parts[-1]),
+                        None,
+                    )
+                    if symbol is not None:
+                        rows.append(self._to_sym(source, symbol, "imports", 1.0, ref, "import"))
+                elif not drop and len(found) == 1:
+                    symbol = next(
+                        (
+                            s
+                            for s in self.index.symbols(ctx.repo, found[0])
+                            if s.name == parts[-1] and s.parent is None
+                        ),
+                        None,
+                    )
+                    if symbol is not None:
+                        rows.append(self._to_sym(source, symbol, "imports", 1.0, ref, "import"))
+                return rows
+        return [_unresolved(source, spec, "imports", 1.0, ref, "external")]
+
+    def _split_files(self, ctx: Ctx, ref: Ref, found: list[str], spec: str) -> list[EdgeRow]:
+        if not found:
+            return [_unresolved(ctx.file_id, spec, "imports", 1.0, ref, "external")]
+        if len(found) > MAX_CANDIDATES:
+            return [_unresolved(ctx.file_id, spec, "imports", 0.0, ref, "ambiguous")]
+        conf = CONF_EXACT if len(found) == 1 else min(CONF_AMBIGUOUS, 0.8 / len(found))
+        rows = [self._to_file(ctx.file_id, ctx.repo, p, "imports", conf, ref) for p in found]
+        for row in rows:
+            row.via = "path" if len(found) == 1 else "name"
+        return rows
+
+    # -- HTTP -------------------------------------------------------------------------------
+    def http_fact(self, ctx: Ctx, ref: Ref, value: Value, source: str) -> HttpFact | None:
+        args = (ref.args or []) + [""] * 5
+        first, second, url_kw, method_kw, handler = args[:5]
+        if value.kind == "builtin" and value.name == "fetch":
+            pattern = client_path(first or url_kw)
+            method = (method_kw or "GET").upper()
+            return HttpFact("call", method, pattern, ref.line, source) if pattern else None
+        if value.kind != "ext":
+            return None
+        parts = value.name.split(".")
+        root, verb = parts[0], parts[-1]
+        if root in CLIENT_ROOTS and (verb in HTTP_VERBS or verb == "request"):
+            if verb == "request":
+                method, url = first.upper(), second or url_kw
+            else:
+                method, url = verb.upper(), first or url_kw
+            pattern = client_path(url)
+            return HttpFact("call", method or "*", pattern, ref.line, source) if pattern else None
+        if root not in ROUTE_ROOTS:
+            return None
+        if root == "django":
+            if verb not in ("path", "re_path", "url"):
+                return None
+            pattern = route_path(first, regex=verb != "path")
+            method = "*"
+        elif verb in HTTP_VERBS or verb in ("route", "api_route", "all"):
+            prefix = ctx.facts.prefixes.get(_segments(ref.name)[0][0], "")
+            pattern = route_path(prefix.rstrip("/") + "/" + first.lstrip("/") if prefix else first)
+            if verb in HTTP_VERBS:
+                method = verb.upper()
+            elif verb == "all":
+                method = "*"
+            else:
+                method = (method_kw or ("GET" if root == "flask" else "*")).upper()
+        else:
+            return None
+        if not pattern:
+            return None
+        node = source
+        if handler:
+            found = self.eval_chain(ctx, handler, ref.scope, ref.line, 0)
+            if found.kind == "sym" and found.sym is not None:
+                node = found.sym.id
+        return HttpFact("route", method, pattern, ref.line, node)
+
+    # -- edge helpers -----------------------------------------------------------------------
+    def _to_sym(
+        self, source: str, sym: Sym, edge_type: str, conf: float, ref: Ref, via: str
+    ) -> EdgeRow:
+        row = _edge(source, sym.id, edge_type, conf, ref.name, via or "scope", ref.line)
+        row.target_repo, row.target_path = sym.repo, sym.path
+        return row
+
+    def _to_file(
+        self, source: str, repo: str, path: str, edge_type: str, conf: float, ref: Ref
+    ) -> EdgeRow:
+        row = _edge(source, f"{repo}/{path}", edge_type, conf, ref.name, "import", ref.line)
+        row.target_repo, row.target_path = repo, path
+        return row
+
+
+def _edge(
+    source: str,
+    target: str,
+    edge_type: str,
+    conf: float,
+    name: str,
+    via: str,
+    line: int,
+    weight: float | None = None,
+) -> EdgeRow:
+    return EdgeRow(
+        source=source,
+        target=target,
+        type=edge_type,
+        weight=EDGE_WEIGHTS[edge_type] if weight is None else weight,
+        confidence=round(conf, 4),
+        resolved=True,
+        name=name,
+        via=via,
+        evidence_line=line,
+    )
+
+
+def _unresolved(source: str, name: str, edge_type: str, conf: float, ref: Ref, via: str) -> EdgeRow:
+    row = _edge(source, f"?{name}", edge_type, conf, ref.name, via, ref.line)
+    row.resolved = False
+    return row
+
+
+# Bindings that say "no value yet" rather than another value.
+_PLACEHOLDERS = frozenset({"expr:None", "lit:None", "expr:?"})
+
+
+def _identity(value: Value) -> tuple[str, str]:
+    """What a value is, for comparing two bindings (an instance of a class is not a
+    different thing from another instance of it)."""
+    if value.sym is not None:
+        return ("inst" if value.kind == "inst" else value.kind, value.sym.id)
+    return (value.kind, value.name or value.path)
+
+
+def _is_none(value: Value) -> bool:
+    return value.kind == "builtin" and value.name == "None"
+
+
+def _dedupe(rows: list[EdgeRow]) -> list[EdgeRow]:
+    best: dict[tuple[str, str, str, int], EdgeRow] = {}
+    for row in rows:
+        key = (row.source, row.target, row.type, row.evidence_line)
+        kept = best.get(key)
+        if kept is None or row.confidence > kept.confidence:
+            best[key] = row
+    return list(best.values())
+
+
+def _segments(chain: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for part in chain.split("."):
+        m = _SEGMENT.match(part)
+        if m is None:
+            return []
+        out.append((m.group(1), m.group(2)))
+    return out
+
+
+# -- URL paths --------------------------------------------------------------------------
+_FLASK_PARAM = re.compile(r"<(?:[^:<>]+:)?[^<>]+>")
+_BRACE_PARAM = re.compile(r"\{[^{}]*\}")
+_COLON_PARAM = re.compile(r"(?<=/):[A-Za-z_]\w*\??")
+_REGEX_GROUP = re.compile(r"\((?:[^()]|\([^()]*\))*\)")
+
+
+def route_path(raw: str, regex: bool = False) -> str:
+    """A declared route as `/seg/{}/seg`: every parameter becomes `{}`."""
+    if not raw:
+        return ""
+    text = raw
+    if regex:
+        text = text.lstrip("^").rstrip("$")
+        text = _REGEX_GROUP.sub("{}", text).replace("\\", "")
+    text = _FLASK_PARAM.sub("{}", text)
+    text = _BRACE_PARAM.sub("{}", text)
+    text = _COLON_PARAM.sub("{}", text).replace("*", "{}")
+    return _normal_path(text)
+
+
+def client_path(raw: str) -> str:
+    """The path of a URL an HTTP client calls (`{}` for interpolations), or ""."""
+    if not raw:
+        return ""
+    text = re.sub(r"^[a-zA-Z][a-zA-Z0-9+.-]*://[^/]*", "", raw)
+    text = text.split("?", 1)[0].split("#", 1)[0]
+    if not text.startswith("/"):
+        head, slash, rest = text.partition("/")
+        if head == "{}" and slash:
+            text = "/" + rest
+        elif not slash:
+            return ""
+    if "/" not in text:
+        return ""
+    return _normal_path(_BRACE_PARAM.sub("{}", text))
+
+
+def _normal_path(text: str) -> str:
+    segments = [s for s in text.split("/") if s]
+    return "/" + "/".join(segments)
+
+
+def paths_match(route: str, call: str) -> float:
+    """0 when the paths cannot be the same; 0.9 all literal; 0.8 with parameters."""
+    a = route.strip("/").split("/") if route.strip("/") else []
+    b = call.strip("/").split("/") if call.strip("/") else []
+    if len(a) != len(b) or not a:
+        return 0.0
+    literal = 0
+    wild = False
+    for x, y in zip(a, b, strict=True):
+        if x == y and x != "{}":
+            literal += 1
+        elif x == "{}" or y == "{}" or "{}" in x or "{}" in y:
+            wild = True
+        else:
+            return 0.0
+    if literal == 0:
+        return 0.0
+    return 0.8 if wild else 0.9

@@ -1,0 +1,1090 @@
+"""The MCP server: Code Compass's tools for AI agents, over stdio or streamable HTTP.
+
+Built on the official `mcp` SDK (`MCPServer`). Every tool is read-only and thin: parse
+the typed arguments, call the engine (in a worker thread, one call at a time), return a
+pydantic model as structured content (its JSON also as text). Failures come back as
+tool errors whose structured content is `{"error": {"code", "message", "tool"}}`, the
+message saying what to fix; codes: not_indexed, unknown_repo, access_denied, not_found,
+out_of_range, invalid_argument, invalid_arguments, unknown_tool, provider_error,
+model_mismatch, config_error, internal_error.
+
+The engine opens once per process, in the server's lifespan (streamable HTTP enters it
+once for all sessions). Searches re-read the vector table and SQLite on every call, so
+`codecompass index` running next to the server is seen at once; with no index yet the
+tools answer `not_indexed` until one appears, without a restart.
+
+A middleware around `tools/call` writes the audit record of every call (see
+`codecompass.audit`), including calls that never reach a tool (unknown tool, invalid
+arguments), and gives those errors the same structured shape. The HTTP app adds
+`/metrics` (Prometheus) and `/healthz`, and checks a bearer token when one is set; the
+token is mandatory off loopback (`serve` refuses to start otherwise).
+"""
+
+# No `from __future__ import annotations`: the SDK reads the tools' annotations at run time,
+# and some name closures local to build_server.
+import contextvars
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import re
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar, cast
+
+import anyio
+from mcp.server.context import ServerRequestContext
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.resolve import Resolve, Sample
+from mcp.server.mcpserver.tools import Tool
+from mcp.shared.message import ServerMessageMetadata
+from mcp_types import (
+    CallToolResult,
+    CreateMessageRequest,
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    SamplingMessage,
+    TextContent,
+    ToolAnnotations,
+)
+from mcp_types.version import is_version_at_least
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from codecompass.answer import Gathered, build_prompt, finish, gather
+from codecompass.answer import answer_locally as _answer_locally
+from codecompass.audit import AuditLog, CallRecord, render_prometheus
+from codecompass.engine import Engine, find_data_dir
+from codecompass.errors import (
+    AccessDeniedError,
+    CodeCompassError,
+    ConfigError,
+    DataDirError,
+    EmbedderError,
+    InputError,
+    LLMError,
+    ModelMismatchError,
+    NotFoundError,
+    NotIndexedError,
+    OutOfRangeError,
+    UnknownRepoError,
+)
+from codecompass.protocols import Embedder
+from codecompass.security.secrets import redact_secrets
+from codecompass.settings import ENV_PREFIX, Settings
+from codecompass.storage.sqlite import DB_FILE
+
+log = logging.getLogger("codecompass.mcp")
+
+SERVER_NAME = "codecompass"
+INSTRUCTIONS = (
+    "Code Compass searches the indexed repositories and answers with evidence "
+    "(repo, path, lines, snippet). Start with search_code or ask_code, confirm with "
+    "open_file; use find_symbol and the graph tools for structure. All tools are read-only."
+)
+MAX_TOP_K = 50
+MAX_DEPTH = 5
+MAX_GRAPH_NODES = 200
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+_SAMPLING_VERSION = "2026-07-28"
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+
+_CALL: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar(
+    "codecompass_call", default=None
+)
+
+
+def _current_call(tool: str) -> CallRecord:
+    """The audit record of the call being served (a fresh one outside the middleware)."""
+    rec = _CALL.get()
+    return rec if rec is not None else CallRecord(tool=tool)
+
+
+# -- output models ------------------------------------------------------------------
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class SearchFilters(BaseModel):
+    repo: str | None = Field(default=None, description="Repository name.")
+    path_prefix: str | None = Field(default=None, description="Only paths starting with this.")
+    language: str | None = Field(default=None, description="e.g. python, typescript.")
+    kind: str | None = Field(default=None, description="e.g. function, method, class, section.")
+
+
+class SearchHit(_Out):
+    repo: str
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str | None
+    kind: str
+    score: float
+    snippet: str
+    why: dict[str, Any]
+
+
+class SearchCodeResult(_Out):
+    query_id: str
+    results: list[SearchHit]
+
+
+class FileContent(_Out):
+    repo: str
+    path: str
+    start_line: int
+    end_line: int
+    total_lines: int
+    content: str
+    truncated: bool
+    next_start_line: int | None
+
+
+class SymbolOut(_Out):
+    id: str
+    repo: str
+    path: str
+    name: str
+    qualified_name: str
+    kind: str
+    signature: str
+    start_line: int
+    end_line: int
+    score: float
+    exact: bool
+
+
+class SymbolMatches(_Out):
+    matches: list[SymbolOut]
+
+
+class NodeOut(_Out):
+    id: str
+    kind: str
+    name: str
+    repo: str | None
+    path: str | None
+    start_line: int | None
+    end_line: int | None
+    importance: float
+
+
+class EdgeOut(_Out):
+    source: str
+    target: str
+    type: str
+    weight: float
+    confidence: float
+    evidence_path: str | None
+    evidence_line: int | None
+    resolved: bool
+    # The other side's evidence for cross-repository links (an HTTP route, a package).
+    target_evidence_path: str | None = None
+    target_evidence_line: int | None = None
+
+
+class GraphOut(_Out):
+    root: str
+    nodes: list[NodeOut]
+    edges: list[EdgeOut]
+    paths: list[list[str]]
+    truncated: bool
+
+
+class OverviewOut(_Out):
+    repo: str
+    text: str
+    tokens: int
+    files: list[dict[str, Any]]
+
+
+class AskEvidence(_Out):
+    n: int
+    repo: str
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str | None
+    score: float
+    snippet: str
+
+
+class AskMeta(_Out):
+    scope: list[str]
+    top_k: int
+    min_score: float
+    llm_model: str | None
+    answer_mode: Literal["sampling", "llm", "extractive", "none"]
+    total_matches: int
+    contexts_used: int
+    cited: list[int]
+    elapsed_ms: float
+    query_id: str
+
+
+class AskResult(_Out):
+    answer: str
+    evidences: list[AskEvidence]
+    meta: AskMeta
+
+
+class CommitOut(_Out):
+    sha: str
+    author: str
+    date: str
+    subject: str
+
+
+class GitLogResult(_Out):
+    repo: str
+    path: str
+    commits: list[CommitOut]
+
+
+class BlameHunkOut(_Out):
+    start_line: int
+    end_line: int
+    sha: str
+    author: str
+    date: str
+    subject: str
+
+
+class GitBlameResult(_Out):
+    repo: str
+    path: str
+    hunks: list[BlameHunkOut]
+
+
+class RepoStatus(_Out):
+    id: str
+    root: str
+    files: int
+    symbols: int
+    chunks: int
+    last_commit: str | None
+    last_indexed_at: str | None
+    last_run_status: str | None
+    stale: dict[str, Any]
+
+
+class IndexStatus(_Out):
+    data_dir: str
+    model: str | None
+    repos: list[RepoStatus]
+
+
+# -- errors -------------------------------------------------------------------------
+_ERROR_CODES: tuple[tuple[type[BaseException], str], ...] = (
+    (NotIndexedError, "not_indexed"),
+    (UnknownRepoError, "unknown_repo"),
+    (AccessDeniedError, "access_denied"),
+    (NotFoundError, "not_found"),
+    (OutOfRangeError, "out_of_range"),
+    (InputError, "invalid_argument"),
+    (ModelMismatchError, "model_mismatch"),
+    (EmbedderError, "provider_error"),
+    (LLMError, "provider_error"),
+    (ConfigError, "config_error"),
+    (DataDirError, "data_dir"),
+)
+
+
+def error_code(exc: BaseException) -> str:
+    for kind, code in _ERROR_CODES:
+        if isinstance(exc, kind):
+            return code
+    return "error" if isinstance(exc, CodeCompassError) else "internal_error"
+
+
+def error_result(tool: str, code: str, message: str) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"{code}: {message}")],
+        structured_content={"error": {"code": code, "message": message, "tool": tool}},
+        is_error=True,
+    )
+
+
+def redact_all(value: Any) -> Any:
+    """Every string of a result with secret shapes blanked: a last line of defence for
+    text that reaches a tool from stores that do not redact (signatures of constants)."""
+    if isinstance(value, str):
+        return redact_secrets(value)[0]
+    if isinstance(value, list):
+        return [redact_all(item) for item in value]
+    if isinstance(value, dict):
+        return {key: redact_all(item) for key, item in value.items()}
+    return value
+
+
+def ok_result(model: BaseModel) -> CallToolResult:
+    data = redact_all(model.model_dump(mode="json"))
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
+        structured_content=data,
+    )
+
+
+# -- server state -------------------------------------------------------------------
+class ServerState:
+    """What one server process holds: settings, the engine, the audit log."""
+
+    def __init__(
+        self, settings: Settings, *, embedder: Embedder | None = None, transport: str = "stdio"
+    ) -> None:
+        self.settings = settings
+        self.transport = transport
+        self._embedder = embedder
+        self._engine: Engine | None = None
+        self.audit = AuditLog(settings.data_dir, log_queries=settings.server.log_queries)
+        # The engine's SQLite connection and caches are not made for concurrent callers.
+        self.limiter = anyio.CapacityLimiter(1)
+
+    def engine(self) -> Engine:
+        """The engine, opened on first use once an index exists."""
+        if self._engine is None:
+            if not (self.settings.data_dir / DB_FILE).is_file():
+                raise NotIndexedError(
+                    f"No index in {self.settings.data_dir} yet; run `codecompass index PATH "
+                    f"--data-dir {self.settings.data_dir}`, then call again (no restart needed)."
+                )
+            self._engine = Engine(self.settings, embedder=self._embedder)
+        return self._engine
+
+    def open(self) -> None:
+        """Open the index now if there is one; a problem is reported by each tool call
+        (not_indexed, data_dir, …) rather than stopping the server."""
+        try:
+            self.engine().store  # noqa: B018  (opens SQLite and applies migrations once)
+        except NotIndexedError:
+            pass
+        except CodeCompassError as exc:
+            log.warning("The index is not usable yet: %s", exc)
+            self.close()
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
+        self.audit.close()
+
+    async def run(self, work: Callable[[Engine], T]) -> T:
+        return await anyio.to_thread.run_sync(lambda: work(self.engine()), limiter=self.limiter)
+
+    async def serve(
+        self,
+        tool: str,
+        work: Callable[[Engine], M],
+        count: Callable[[M], tuple[int | None, int | None]] = lambda _: (None, None),
+    ) -> CallToolResult:
+        """Run `work`, fill the audit record, and shape the result or the error."""
+        rec = _current_call(tool)
+        try:
+            model = await self.run(work)
+        except CodeCompassError as exc:
+            code = error_code(exc)
+            rec.fail(code, str(exc))
+            if code == "provider_error":
+                rec.provider_error = f"embedder: {exc}"
+            return error_result(tool, code, str(exc))
+        except Exception:
+            log.exception("%s failed", tool)
+            message = "Unexpected server error; the server log has the details."
+            rec.fail("internal_error", message)
+            return error_result(tool, "internal_error", message)
+        rec.result_count, rec.evidence_count = count(model)
+        return ok_result(model)
+
+    def metrics_text(self) -> str:
+        if not (self.settings.data_dir / DB_FILE).is_file():
+            return render_prometheus(_EMPTY_STATS)
+        return render_prometheus(self.engine().usage_stats())
+
+
+_EMPTY_STATS: dict[str, Any] = {
+    "tools": {},
+    "no_hit_rate": None,
+    "evidence_rate": None,
+    "provider_errors": {},
+    "indexing": {
+        "runs_by_status": {},
+        "totals": {"files_indexed": 0, "chunks_added": 0, "texts_embedded": 0},
+    },
+}
+
+
+# -- audit middleware ---------------------------------------------------------------
+_PYDANTIC_NOISE = re.compile(r"\s*\[type=[^\]]*\]|\n\s*For further information visit \S+")
+
+
+def _client_name(ctx: ServerRequestContext[Any, Any]) -> str | None:
+    params = ctx.session.client_params
+    if params is None:
+        return None
+    info = params.client_info
+    return f"{info.name}/{info.version}" if info.version else info.name
+
+
+def audit_middleware(state: ServerState, tools: set[str]) -> Any:
+    async def middleware(
+        ctx: ServerRequestContext[Any, Any],
+        call_next: Callable[[ServerRequestContext[Any, Any]], Awaitable[Any]],
+    ) -> Any:
+        if ctx.method != "tools/call":
+            return await call_next(ctx)
+        name = str((ctx.params or {}).get("name", ""))
+        rec = CallRecord(tool=name, client=_client_name(ctx), transport=state.transport)
+        token = _CALL.set(rec)
+        try:
+            result = await call_next(ctx)
+        except Exception as exc:
+            rec.fail("protocol_error", str(exc) or type(exc).__name__)
+            await _write_audit(state, rec)
+            raise
+        finally:
+            _CALL.reset(token)
+        if not isinstance(result, dict):
+            return result
+        if result.get("resultType") == "input_required":
+            return result  # a sampling round trip: the final round is the call recorded
+        if result.get("isError") and rec.status == "ok":
+            # Refused by the SDK before or around the tool: unknown tool, arguments that
+            # fail the schema, or a crash (whose text stays in the server's log).
+            text = " ".join(
+                str(block.get("text", "")) for block in result.get("content", [])
+            ).strip()
+            if name not in tools:
+                code = "unknown_tool"
+                message = f"Unknown tool {name!r}; available: {', '.join(sorted(tools))}."
+            elif "validation error" in text:
+                code = "invalid_arguments"
+                message = _PYDANTIC_NOISE.sub("", text).replace("Error executing tool ", "")
+                message += "\nFix the arguments to match the tool's input schema."
+            else:
+                log.error("%s failed: %s", name, text)
+                code = "internal_error"
+                message = "Unexpected server error; the server log has the details."
+            rec.fail(code, message)
+            result = {
+                **result,
+                "content": [{"type": "text", "text": f"{code}: {message}"}],
+                "structuredContent": {"error": {"code": code, "message": message, "tool": name}},
+            }
+        await _write_audit(state, rec)
+        return result
+
+    return middleware
+
+
+async def _write_audit(state: ServerState, rec: CallRecord) -> None:
+    try:
+        await anyio.to_thread.run_sync(state.audit.record, rec)
+    except Exception:  # the audit must never fail a call
+        log.exception("could not write the audit record")
+
+
+# -- tools --------------------------------------------------------------------------
+def compact_schema(schema: Any, *, output: bool = False) -> Any:
+    """The same JSON Schema in fewer tokens (tool definitions cost the agent tokens).
+
+    Drops pydantic's generated `title`s and `"default": null`, writes `anyOf: [{type: T},
+    {type: null}]` as `type: [T, "null"]`, and for output schemas drops `required` (every
+    field is always present; nullable ones say so in their type)."""
+    if isinstance(schema, list):
+        return [compact_schema(item, output=output) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key == "default" and value is None:
+            continue
+        if key == "required" and output:
+            continue
+        if key in ("properties", "$defs"):
+            out[key] = {name: compact_schema(sub, output=output) for name, sub in value.items()}
+        else:
+            out[key] = compact_schema(value, output=output)
+    options = out.get("anyOf")
+    if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
+        other = next(o for o in options if o != {"type": "null"})
+        if isinstance(other.get("type"), str):
+            del out["anyOf"]
+            out = {**other, **out, "type": [other["type"], "null"]}
+    return out
+
+
+def _hit(h: Any) -> SearchHit:
+    return SearchHit(
+        repo=h.repo,
+        path=h.path,
+        start_line=h.start_line,
+        end_line=h.end_line,
+        symbol=h.symbol,
+        kind=h.kind,
+        score=h.score,
+        snippet=h.snippet,
+        why=h.why,
+    )
+
+
+Repo = Annotated[str | None, Field(description="Repository name (needed when several).")]
+
+
+@dataclass(frozen=True, slots=True)
+class _Gather:
+    """What the evidence resolver found (or the error it met), for ask_code."""
+
+    gathered: Gathered | None = None
+    error_code: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Sampled:
+    """A sampling attempt made over the back-channel (handshake-era clients)."""
+
+    result: CreateMessageResult | None = None
+    error: str | None = None
+
+
+def build_server(state: ServerState) -> MCPServer[ServerState]:
+    """The MCP server over `state` (opened in its lifespan, closed when it ends)."""
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[ServerState]) -> AsyncIterator[ServerState]:
+        await anyio.to_thread.run_sync(state.open)
+        try:
+            yield state
+        finally:
+            await anyio.to_thread.run_sync(state.close)
+
+    async def search_code(
+        query: Annotated[str, Field(description="Words, identifiers, a path or an error.")],
+        filters: SearchFilters | None = None,
+        top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K)] = 10,
+        detail: Annotated[
+            Literal["compact", "preview", "full"] | None,
+            Field(description="Snippet size (default preview)."),
+        ] = None,
+    ) -> Annotated[CallToolResult, SearchCodeResult]:
+        """Hybrid (semantic + keyword) code search. Returns evidence with why each matched."""
+        rec = _current_call("search_code")
+        f = filters or SearchFilters()
+        rec.query = query
+        rec.filters = {**f.model_dump(exclude_none=True), "top_k": top_k, "detail": detail}
+
+        def work(engine: Engine) -> SearchCodeResult:
+            if f.repo:
+                engine.repo(f.repo)  # an unknown name is an error, not an empty result
+            hits = engine.search(
+                query,
+                k=top_k,
+                repo=f.repo,
+                path_prefix=f.path_prefix,
+                language=f.language,
+                kind=f.kind,
+                detail=detail,
+            )
+            return SearchCodeResult(query_id=rec.query_id, results=[_hit(h) for h in hits])
+
+        return await state.serve("search_code", work, lambda r: (len(r.results), len(r.results)))
+
+    async def open_file(
+        path: Annotated[str, Field(description="Repository-relative path, as search returns.")],
+        start_line: Annotated[int | None, Field(ge=1)] = None,
+        end_line: Annotated[int | None, Field(ge=1)] = None,
+        repo: Repo = None,
+    ) -> Annotated[CallToolResult, FileContent]:
+        """Read a file or line range from disk (the source of truth). Size-capped."""
+        rec = _current_call("open_file")
+        rec.filters = {"path": path, "start": start_line, "end": end_line, "repo": repo}
+        cap = state.settings.server
+
+        def work(engine: Engine) -> FileContent:
+            start = start_line or 1
+            if end_line is not None and end_line < start:
+                raise OutOfRangeError(
+                    f"end_line {end_line} is before start_line {start}; swap them."
+                )
+            last = end_line if end_line is not None else start + cap.open_max_lines - 1
+            view = engine.open_file(path, start, last, repo=repo)
+            lines = view.text.split("\n")
+            keep = lines[: cap.open_max_lines]
+            text = "\n".join(keep)
+            if len(text) > cap.open_max_chars:
+                text = text[: cap.open_max_chars].rsplit("\n", 1)[0]
+                keep = text.split("\n")
+            end = view.start_line + len(keep) - 1
+            truncated = end < view.total_lines and (end_line is None or end < end_line)
+            return FileContent(
+                repo=view.repo,
+                path=view.path,
+                start_line=view.start_line,
+                end_line=end,
+                total_lines=view.total_lines,
+                content=text,
+                truncated=truncated,
+                next_start_line=end + 1 if truncated else None,
+            )
+
+        return await state.serve("open_file", work, lambda r: (r.end_line - r.start_line + 1, None))
+
+    async def find_symbol(
+        name: Annotated[str, Field(description="Name or qualified name, e.g. Table.add_row.")],
+        kind: Annotated[str | None, Field(description="e.g. class, function, method.")] = None,
+        repo: Repo = None,
+        limit: Annotated[int, Field(ge=1, le=100)] = 20,
+    ) -> Annotated[CallToolResult, SymbolMatches]:
+        """Find definitions by name: exact matches first, then close ones."""
+        rec = _current_call("find_symbol")
+        rec.query = name
+        rec.filters = {"kind": kind, "repo": repo, "limit": limit}
+
+        def work(engine: Engine) -> SymbolMatches:
+            found = engine.find_symbol(name, kind=kind, repo=repo, limit=limit)
+            return SymbolMatches(matches=[SymbolOut.model_validate(m.as_dict()) for m in found])
+
+        return await state.serve("find_symbol", work, lambda r: (len(r.matches), None))
+
+    Symbol = Annotated[str, Field(description="Symbol name, qualified name or node id.")]
+    Depth = Annotated[int, Field(ge=1, le=MAX_DEPTH)]
+    MinConfidence = Annotated[float, Field(ge=0.0, le=1.0)]
+    EdgeTypes = Annotated[
+        list[str] | None, Field(description="Edge types, e.g. calls, imports, extends.")
+    ]
+
+    async def get_dependencies(
+        symbol: Symbol,
+        types: EdgeTypes = None,
+        depth: Depth = 1,
+        min_confidence: MinConfidence = 0.0,
+        repo: Repo = None,
+    ) -> Annotated[CallToolResult, GraphOut]:
+        """What a symbol uses (calls, imports, bases…), with paths and confidences."""
+        rec = _current_call("get_dependencies")
+        rec.query = symbol
+        rec.filters = {"types": types, "depth": depth, "min_confidence": min_confidence}
+
+        def work(engine: Engine) -> GraphOut:
+            result = engine.dependencies(
+                symbol, types=types, depth=depth, min_confidence=min_confidence, repo=repo
+            )
+            return GraphOut.model_validate(result.as_dict())
+
+        return await state.serve("get_dependencies", work, lambda r: (len(r.nodes), None))
+
+    async def get_callers(
+        symbol: Symbol,
+        depth: Depth = 1,
+        min_confidence: MinConfidence = 0.0,
+        repo: Repo = None,
+    ) -> Annotated[CallToolResult, GraphOut]:
+        """Who calls a symbol, with call sites (evidence lines) and confidences."""
+        rec = _current_call("get_callers")
+        rec.query = symbol
+        rec.filters = {"depth": depth, "min_confidence": min_confidence, "repo": repo}
+
+        def work(engine: Engine) -> GraphOut:
+            result = engine.callers(symbol, depth=depth, min_confidence=min_confidence, repo=repo)
+            return GraphOut.model_validate(result.as_dict())
+
+        return await state.serve("get_callers", work, lambda r: (len(r.nodes), None))
+
+    async def traverse_graph(
+        start: Symbol,
+        depth: Depth = 2,
+        types: EdgeTypes = None,
+        direction: Literal["out", "in", "both"] = "out",
+        repo: Repo = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_GRAPH_NODES)] = MAX_GRAPH_NODES,
+    ) -> Annotated[CallToolResult, GraphOut]:
+        """Walk the code graph from a node (breadth-first), returning nodes, edges, paths."""
+        rec = _current_call("traverse_graph")
+        rec.query = start
+        rec.filters = {"depth": depth, "types": types, "direction": direction, "limit": limit}
+
+        def work(engine: Engine) -> GraphOut:
+            result = engine.traverse(
+                start, depth=depth, types=types, direction=direction, repo=repo, limit=limit
+            )
+            return GraphOut.model_validate(result.as_dict())
+
+        return await state.serve("traverse_graph", work, lambda r: (len(r.nodes), None))
+
+    async def repo_overview(
+        repo: Repo = None,
+        budget_tokens: Annotated[int, Field(ge=200, le=8000)] = 2000,
+    ) -> Annotated[CallToolResult, OverviewOut]:
+        """A map of a repository: main modules and symbols, within a token budget."""
+        rec = _current_call("repo_overview")
+        rec.filters = {"repo": repo, "budget_tokens": budget_tokens}
+
+        def work(engine: Engine) -> OverviewOut:
+            result = engine.repo_overview(repo=repo, budget_tokens=budget_tokens)
+            return OverviewOut.model_validate(result.as_dict())
+
+        return await state.serve("repo_overview", work, lambda r: (len(r.files), None))
+
+    async def gather_evidence(
+        query: str,
+        scope: list[str] | None,
+        top_k: int,
+        path_prefix: str | None,
+        language: str | None,
+        min_score: float,
+    ) -> _Gather:
+        def work(engine: Engine) -> Gathered:
+            return gather(
+                engine,
+                query,
+                scope=scope,
+                top_k=top_k,
+                path_prefix=path_prefix,
+                language=language,
+                min_score=min_score,
+                budget_tokens=state.settings.llm.context_tokens,
+            )
+
+        try:
+            return _Gather(gathered=await state.run(work))
+        except CodeCompassError as exc:
+            return _Gather(error_code=error_code(exc), error=str(exc))
+
+    async def sample_answer(
+        found: Annotated[_Gather, Resolve(gather_evidence)], ctx: Context[Any, Any]
+    ) -> Sample | _Sampled | None:
+        """Ask the client's own model, when it offers sampling and there is evidence."""
+        caps = ctx.client_capabilities
+        g = found.gathered
+        if not (state.settings.llm.use_sampling and g and g.evidences and caps and caps.sampling):
+            return None
+        system, user = build_prompt(g)
+        messages = [SamplingMessage(role="user", content=TextContent(type="text", text=user))]
+        max_tokens = state.settings.llm.max_tokens
+        if is_version_at_least(ctx.protocol_version or "", _SAMPLING_VERSION):
+            return Sample(messages, max_tokens=max_tokens, system_prompt=system, temperature=0)
+        # Handshake-era clients: ask over the back-channel ourselves, so that a refusal
+        # falls back to the next answer path instead of failing the call.
+        request = CreateMessageRequest(
+            params=CreateMessageRequestParams(
+                messages=messages, max_tokens=max_tokens, system_prompt=system, temperature=0
+            )
+        )
+        try:
+            result = await ctx.session.send_request(
+                request,
+                CreateMessageResult,
+                metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+            )
+        except Exception as exc:
+            return _Sampled(error=f"sampling: {exc}")
+        return _Sampled(result=result)
+
+    async def ask_code(
+        query: Annotated[str, Field(description="The question, in plain words.")],
+        found: Annotated[_Gather, Resolve(gather_evidence)],
+        sampled: Annotated[CreateMessageResult | _Sampled | None, Resolve(sample_answer)],
+        scope: Annotated[
+            list[str] | None, Field(description="Repositories to search (default all).")
+        ] = None,
+        top_k: Annotated[int, Field(ge=1, le=20, description="Evidences to consider.")] = 8,
+        path_prefix: str | None = None,
+        language: str | None = None,
+        min_score: Annotated[float, Field(ge=0.0)] = 0.0,
+    ) -> Annotated[CallToolResult, AskResult]:
+        """Answer a question about the code; every claim cites an evidence [n]."""
+        rec = _current_call("ask_code")
+        rec.query = query
+        rec.filters = {
+            "scope": scope,
+            "top_k": top_k,
+            "path_prefix": path_prefix,
+            "language": language,
+            "min_score": min_score,
+        }
+        if found.gathered is None:
+            code, message = found.error_code or "error", found.error or "search failed"
+            rec.fail(code, message)
+            if code == "provider_error":
+                rec.provider_error = f"embedder: {message}"
+            return error_result("ask_code", code, message)
+        g = found.gathered
+        result = sampled.result if isinstance(sampled, _Sampled) else sampled
+        sampling_error = sampled.error if isinstance(sampled, _Sampled) else None
+        if result is not None and isinstance(result.content, TextContent):
+            answer = finish(g, result.content.text, "sampling", result.model)
+        else:
+            llm = state.settings.llm
+            answer = await anyio.to_thread.run_sync(lambda: _answer_locally(g, llm))
+            if sampling_error and answer.provider_error is None:
+                answer = finish(g, answer.answer, answer.mode, answer.model, sampling_error)
+        rec.result_count = answer.total_matches
+        rec.evidence_count = len(answer.evidences)
+        rec.provider_error = answer.provider_error
+        out = AskResult(
+            answer=answer.answer,
+            evidences=[
+                AskEvidence(
+                    n=e.n,
+                    repo=e.repo,
+                    path=e.path,
+                    start_line=e.start_line,
+                    end_line=e.end_line,
+                    symbol=e.symbol,
+                    score=e.score,
+                    snippet=e.snippet,
+                )
+                for e in answer.evidences
+            ],
+            meta=AskMeta(
+                scope=scope or ["all"],
+                top_k=top_k,
+                min_score=min_score,
+                llm_model=answer.model,
+                answer_mode=cast(Any, answer.mode),
+                total_matches=answer.total_matches,
+                contexts_used=len(answer.evidences),
+                cited=answer.cited,
+                elapsed_ms=round(rec.elapsed_ms(), 1),
+                query_id=rec.query_id,
+            ),
+        )
+        return ok_result(out)
+
+    async def git_log(
+        path: Annotated[str, Field(description="File or folder; '.' for the whole repo.")],
+        range: Annotated[
+            str | None, Field(description="Revision range, e.g. HEAD~20..HEAD or v1.0..main.")
+        ] = None,
+        max: Annotated[int, Field(ge=1, le=100)] = 20,
+        repo: Repo = None,
+    ) -> Annotated[CallToolResult, GitLogResult]:
+        """Commits that touched a path, newest first (read-only git log)."""
+        rec = _current_call("git_log")
+        rec.filters = {"path": path, "range": range, "max": max, "repo": repo}
+
+        def work(engine: Engine) -> GitLogResult:
+            commits = engine.git_log(path, repo=repo, rev_range=range, limit=max)
+            confined = engine.confine(path, repo=repo, allow_dir=True)
+            return GitLogResult(
+                repo=confined.repo,
+                path=confined.rel or ".",
+                commits=[CommitOut.model_validate(c.as_dict()) for c in commits],
+            )
+
+        return await state.serve("git_log", work, lambda r: (len(r.commits), None))
+
+    async def git_blame(
+        path: Annotated[str, Field(description="Repository-relative file path.")],
+        start: Annotated[int, Field(ge=1)],
+        end: Annotated[int, Field(ge=1)],
+        repo: Repo = None,
+    ) -> Annotated[CallToolResult, GitBlameResult]:
+        """Who last changed lines start..end of a file, grouped by commit."""
+        rec = _current_call("git_blame")
+        rec.filters = {"path": path, "start": start, "end": end, "repo": repo}
+
+        def work(engine: Engine) -> GitBlameResult:
+            hunks = engine.git_blame(path, start, end, repo=repo)
+            confined = engine.confine(path, repo=repo)
+            return GitBlameResult(
+                repo=confined.repo,
+                path=confined.rel,
+                hunks=[BlameHunkOut.model_validate(h.as_dict()) for h in hunks],
+            )
+
+        return await state.serve("git_blame", work, lambda r: (len(r.hunks), None))
+
+    async def index_status() -> Annotated[CallToolResult, IndexStatus]:
+        """Indexed repositories: counts, last run, files changed on disk since (stale)."""
+
+        def work(engine: Engine) -> IndexStatus:
+            info = engine.status()
+            return IndexStatus(
+                data_dir=info["data_dir"],
+                model=info["model"],
+                repos=[
+                    RepoStatus(
+                        id=r["id"],
+                        root=r["root"],
+                        files=r["files"],
+                        symbols=r["symbols"],
+                        chunks=r["chunks"],
+                        last_commit=r["last_commit"],
+                        last_indexed_at=r["last_indexed_at"],
+                        last_run_status=(r["last_run"] or {}).get("status"),
+                        stale=r["changed_on_disk"],
+                    )
+                    for r in info["repos"]
+                ],
+            )
+
+        return await state.serve("index_status", work, lambda r: (len(r.repos), None))
+
+    functions: list[Callable[..., Any]] = [
+        search_code,
+        ask_code,
+        open_file,
+        find_symbol,
+        get_dependencies,
+        get_callers,
+        traverse_graph,
+        repo_overview,
+        git_log,
+        git_blame,
+        index_status,
+    ]
+    tools = [Tool.from_function(fn, annotations=READ_ONLY) for fn in functions]
+    for tool in tools:
+        tool.parameters = compact_schema(tool.parameters)
+        if tool.fn_metadata.output_schema is not None:
+            tool.fn_metadata.output_schema = compact_schema(
+                tool.fn_metadata.output_schema, output=True
+            )
+    server: MCPServer[ServerState] = MCPServer(
+        SERVER_NAME,
+        instructions=INSTRUCTIONS,
+        version=_package_version(),
+        tools=tools,
+        lifespan=lifespan,
+        log_level="WARNING",
+    )
+    server.middleware.append(audit_middleware(state, {t.name for t in tools}))
+
+    async def metrics(_: Request) -> Response:
+        text = await anyio.to_thread.run_sync(state.metrics_text, limiter=state.limiter)
+        return PlainTextResponse(text, media_type="text/plain; version=0.0.4")
+
+    async def healthz(_: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    server.custom_route("/metrics", methods=["GET"])(metrics)
+    server.custom_route("/healthz", methods=["GET"])(healthz)
+
+    return server
+
+
+def _package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("codecompass")
+    except PackageNotFoundError:
+        return "0"
+
+
+# -- transports ---------------------------------------------------------------------
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class BearerTokenAuth:
+    """ASGI wrapper: every HTTP request but /healthz must carry `Authorization: Bearer <token>`."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("path") != "/healthz":
+            given = next((v for k, v in scope.get("headers", []) if k == b"authorization"), b"")
+            if not hmac.compare_digest(given, self.expected):
+                response = JSONResponse(
+                    {
+                        "error": {
+                            "code": "unauthorized",
+                            "message": "Missing or wrong bearer token; send "
+                            "'Authorization: Bearer <token>' with the server's token.",
+                        }
+                    },
+                    status_code=401,
+                    headers={"WWW-Authenticate": 'Bearer realm="codecompass"'},
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def http_app(server: MCPServer[ServerState], *, host: str, token: str) -> ASGIApp:
+    app: ASGIApp = server.streamable_http_app(host=host)
+    return BearerTokenAuth(app, token) if token else app
+
+
+def check_http_binding(host: str, token: str) -> None:
+    if not is_loopback(host) and not token:
+        raise ConfigError(
+            f"Binding to {host} exposes the index beyond this machine, so a bearer token is "
+            "required: set CODECOMPASS_SERVER_TOKEN to a long random secret (e.g. the output "
+            "of `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)."
+        )
+    if token and len(token) < 16:
+        raise ConfigError("The server token is shorter than 16 characters; use a longer one.")
+
+
+def serve(
+    settings: Settings,
+    *,
+    http: bool = False,
+    host: str | None = None,
+    port: int | None = None,
+    embedder: Embedder | None = None,
+) -> None:
+    """Run the server until stdin closes (stdio) or the process is stopped (HTTP)."""
+    bind = host or settings.server.host
+    token = settings.server.token
+    if http:
+        check_http_binding(bind, token)
+    state = ServerState(settings, embedder=embedder, transport="http" if http else "stdio")
+    server = build_server(state)
+    if not http:
+        anyio.run(server.run_stdio_async)
+        return
+    import uvicorn
+
+    app = http_app(server, host=bind, token=token)
+    config = uvicorn.Config(
+        app, host=bind, port=port or settings.server.port, log_level="warning", lifespan="on"
+    )
+    uv = uvicorn.Server(config)
+
+    async def run() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(uv.serve)
+            while not uv.started:
+                if uv.should_exit:
+                    return
+                await anyio.sleep(0.05)
+            sockets = [s for srv in uv.servers for s in (srv.sockets or [])]
+            where = sockets[0].getsockname() if sockets else (bind, port)
+            auth = "bearer token required" if token else "no token (loopback only)"
+            print(
+                f"Code Compass MCP server on http://{where[0]}:{where[1]}/mcp ({auth}); "
+                f"metrics at /metrics. Data: {settings.data_dir}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    anyio.run(run)
+
+
+def data_dir_for_serve(data_dir: Path | None) -> Path | None:
+    """--data-dir, else $CODECOMPASS_DATA_DIR (left to the settings), else the nearest
+    index from the current folder up, else `.codecompass/` here (indexed later)."""
+    if data_dir is not None or os.environ.get(f"{ENV_PREFIX}DATA_DIR"):
+        return data_dir
+    return find_data_dir(Path.cwd().resolve())

@@ -1,0 +1,214 @@
+"""Query understanding: what a free-text question, an issue or a pasted traceback names.
+
+`parse_query` pulls out, in order of appearance:
+- **frames** of stack traces: Python `File "pkg/mod.py", line 12, in func` and
+  JavaScript `at func (src/x.js:3:7)` / `at src/x.js:3:7`;
+- **paths**: `pkg/mod.py`, `src/app.ts`, `./a/b.go` (a slash or a known source extension);
+- **dotted names**: `Request.register_hook`, `sympy.core.mod` (module paths or qualified
+  names; their last parts are identifiers too);
+- **identifiers**: words that can only be code — snake_case, camelCase, CamelCase with an
+  inner capital, a name followed by `(` or written in backticks — plus every word of a
+  code span (inline backticks or a fenced block);
+- **quoted strings** (in "…" or '…', 3–200 characters) and **error messages**
+  (`ValueError: text`, `error: text`);
+- **terms**: the code-aware tokens of the whole text (see `tokens.code_tokens`).
+
+Nothing here looks at the index: it only reads the text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from codecompass.search.tokens import code_tokens
+
+_EXTENSIONS = (
+    "py pyi pyx js jsx mjs cjs ts tsx go java kt rs c h cc cpp hpp cs rb php swift scala "
+    "md rst toml yaml yml json cfg ini sh"
+)
+SOURCE_EXTENSIONS = frozenset(_EXTENSIONS.split())
+
+_PY_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?')
+_JS_FRAME = re.compile(
+    r"\bat (?:(?:async )?([\w$.<>\[\] ]+?) \()?"
+    r"((?:[A-Za-z]:)?[\w./\\@~-]+\.[A-Za-z]{1,4}):(\d+)(?::\d+)?\)?"
+)
+# IPython tracebacks (`…/mod.py in func(args)`) and pytest ones (`mod.py:12: in func`).
+_IPY_FRAME = re.compile(r"^\s*(\S+\.py) in ([\w<>]+)\(", re.M)
+_PYTEST_FRAME = re.compile(r"^\s*(\S+\.py):(\d+): in ([\w<>]+)", re.M)
+_PATH = re.compile(r"(?<![\w/.-])((?:\.{0,2}/)?(?:[\w@.-]+/)*[\w@-][\w.@-]*\.([A-Za-z]{1,5}))\b")
+_DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
+_WORD = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)")
+_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\s*\(")
+_FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|$)", re.S)
+_INLINE = re.compile(r"`([^`\n]{1,200})`")
+_QUOTED = re.compile(r"\"([^\"\n]{3,200})\"|'([^'\n]{3,200})'")
+_ERROR = re.compile(
+    r"^\s*((?:[\w.]*(?:Error|Exception|Warning|Exit|Interrupt))|error|Error|FATAL|fatal)"
+    r"\s*:\s*(.+?)\s*$",
+    re.M,
+)
+_IMPORT = re.compile(r"^\s*(?:>>> )?from\s+[\w.]+\s+import\s+([\w\s,()]+?)\s*$", re.M)
+_EXCEPTION_NAME = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning))\b")
+_INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
+# Words that read as code by shape but are English or notation in issue text.
+_NOT_IDENTIFIERS = frozenset({"e.g", "i.e", "etc", "vs", "http", "https", "www"})
+# Capitalized words of code spans that are prompts, keywords or prose, not names.
+_NOT_NAMES_TEXT = (
+    "In Out True False None Traceback The This That It If In Is No Not Note See So We I A An "
+    "And Or But For From Import Python Type Error Warning Expected Actual Output Input Result "
+    "Returns Example Examples Yes"
+)
+_NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One stack-trace frame: a file, a line and (when given) the function."""
+
+    path: str
+    line: int
+    function: str | None
+
+
+@dataclass(slots=True)
+class ParsedQuery:
+    text: str
+    terms: list[str] = field(default_factory=list)
+    identifiers: list[str] = field(default_factory=list)
+    dotted: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    frames: list[Frame] = field(default_factory=list)
+    quoted: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def names(self) -> list[str]:
+        """Identifiers and the last part of each dotted name, deduplicated in order."""
+        seen: dict[str, None] = {}
+        for name in self.identifiers:
+            seen.setdefault(name, None)
+        for dotted in self.dotted:
+            seen.setdefault(dotted.rsplit(".", 1)[-1], None)
+        for frame in self.frames:
+            if frame.function and frame.function.isidentifier():
+                seen.setdefault(frame.function, None)
+        return list(seen)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "identifiers": self.identifiers,
+            "dotted": self.dotted,
+            "paths": self.paths,
+            "frames": [
+                {"path": f.path, "line": f.line, "function": f.function} for f in self.frames
+            ],
+            "quoted": self.quoted,
+            "errors": self.errors,
+        }
+
+
+def _add(items: list[str], value: str) -> None:
+    if value and value not in items:
+        items.append(value)
+
+
+def _looks_like_code(word: str) -> bool:
+    core = word.strip("_")
+    if not core:
+        return False
+    if "_" in core or word.startswith("__"):
+        return True
+    return bool(_INNER_CAPITAL.search(core))
+
+
+def _clean_path(raw: str) -> str:
+    path = raw.replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def parse_query(text: str) -> ParsedQuery:
+    q = ParsedQuery(text=text)
+    q.terms = code_tokens(text)
+
+    for m in _PY_FRAME.finditer(text):
+        q.frames.append(Frame(_clean_path(m.group(1)), int(m.group(2)), m.group(3)))
+    for m in _IPY_FRAME.finditer(text):
+        q.frames.append(Frame(_clean_path(m.group(1)), 0, m.group(2)))
+    for m in _PYTEST_FRAME.finditer(text):
+        q.frames.append(Frame(_clean_path(m.group(1)), int(m.group(2)), m.group(3)))
+    for m in _JS_FRAME.finditer(text):
+        func = (m.group(1) or "").strip() or None
+        if func is not None:
+            func = func.removeprefix("new ").split(" ")[-1]
+        q.frames.append(Frame(_clean_path(m.group(2)), int(m.group(3)), func))
+    frame_paths = {f.path for f in q.frames}
+
+    for m in _PATH.finditer(text):
+        path, ext = _clean_path(m.group(1)), m.group(2).lower()
+        if ext not in SOURCE_EXTENSIONS:
+            continue
+        if "/" not in path and path.count(".") > 1:
+            continue  # a dotted name that happens to end in .py-like text
+        if path not in frame_paths:
+            _add(q.paths, path)
+    for path in frame_paths:
+        _add(q.paths, path)
+
+    code_spans = [m.group(1) for m in _FENCE.finditer(text)]
+    code_spans += [m.group(1) for m in _INLINE.finditer(text)]
+    for m in _DOTTED.finditer(text):
+        dotted = m.group(1)
+        if dotted.lower() in _NOT_IDENTIFIERS or dotted.rsplit(".", 1)[-1].lower() in (
+            SOURCE_EXTENSIONS
+        ):
+            continue
+        if any(not part for part in dotted.split(".")):
+            continue
+        _add(q.dotted, dotted)
+
+    for m in _CALL.finditer(text):
+        for part in m.group(1).split("."):
+            if part and part.lower() not in _NOT_IDENTIFIERS:
+                _add(q.identifiers, part)
+    for m in _WORD.finditer(text):
+        if _looks_like_code(m.group(1)):
+            _add(q.identifiers, m.group(1))
+    for span in code_spans:
+        for m in _WORD.finditer(span):
+            word = m.group(1)
+            # In code a capitalized word is most often a class; lower-case words are too
+            # often prose or locals (`x`, `result`) to count as names unless called.
+            if len(word) > 1 and word[0].isupper() and word not in _NOT_NAMES:
+                _add(q.identifiers, word)
+    for m in _IMPORT.finditer(text):
+        for name in re.split(r"[\s,()]+", m.group(1)):
+            if name.isidentifier() and name not in ("as", "import"):
+                _add(q.identifiers, name)
+    for dotted in q.dotted:
+        for part in dotted.split("."):
+            if _looks_like_code(part):
+                _add(q.identifiers, part)
+    for m in _EXCEPTION_NAME.finditer(text):
+        _add(q.identifiers, m.group(1))
+
+    for m in _QUOTED.finditer(text):
+        _add(q.quoted, (m.group(1) or m.group(2) or "").strip())
+    for m in _ERROR.finditer(text):
+        _add(q.errors, f"{m.group(1)}: {m.group(2)}")
+    return q
+
+
+def module_path_candidates(dotted: str) -> list[str]:
+    """File paths a dotted module name may live at: `a.b.c` → `a/b/c.py`, `a/b/c/__init__.py`,
+    and, for a qualified name inside a module, the prefixes (`a/b.py` for `a.b.C`)."""
+    parts = dotted.split(".")
+    out: list[str] = []
+    for end in range(len(parts), 1, -1):
+        stem = "/".join(parts[:end])
+        out.append(f"{stem}.py")
+        out.append(f"{stem}/__init__.py")
+    return out

@@ -1,0 +1,117 @@
+"""The one ranking function: a weighted sum of named features, each in [0, 1].
+
+| feature      | what it measures                                                          |
+| ------------ | ------------------------------------------------------------------------- |
+| `cosine`     | similarity of the query and chunk embeddings (clipped at 0)               |
+| `bm25`       | FTS5 BM25 over code-aware tokens, divided by the query's best score       |
+| `keywords`   | IDF-weighted share of the query's terms found in the chunk                |
+| `name`       | the chunk's symbol is named in the query (rarer names count more)         |
+| `path`       | the chunk's file is named in the query (path, module, traceback, stem)    |
+| `frame`      | the chunk's function appears in a stack-trace frame of the query          |
+| `member`     | the chunk is a member of a class (or module part) the query names         |
+| `edge`       | reached by graph expansion: best edge weight × confidence from a seed     |
+| `importance` | the symbol's graph importance (PageRank-like), when a graph exists        |
+| `freshness`  | how recently the chunk's file changed (half-life `freshness_days`)        |
+| `test`       | 1 for test code (`tests/`, `test_*.py`, `*.spec.ts`, …): weighed negative |
+| `doc`        | 1 for documentation and plain text (Markdown, reST, text windows)         |
+
+Seed 000's formula (0.6·cos + 0.2·keywords + 0.15·edge + 0.05·freshness) is the
+starting point; the weights in `SearchSettings` were tuned on evaluation runs recorded
+in docs/retrieval.md. `why["features"]` reports each feature's value, weight and
+contribution, so a score can always be taken apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+FEATURES = (
+    "cosine",
+    "bm25",
+    "keywords",
+    "name",
+    "path",
+    "frame",
+    "member",
+    "edge",
+    "importance",
+    "freshness",
+    "test",
+    "doc",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RankWeights:
+    cosine: float = 0.6
+    bm25: float = 0.0
+    keywords: float = 0.2
+    name: float = 0.0
+    path: float = 0.0
+    frame: float = 0.0
+    member: float = 0.0
+    edge: float = 0.15
+    importance: float = 0.0
+    freshness: float = 0.05
+    test: float = 0.0
+    doc: float = 0.0
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> RankWeights:
+        return cls(**{f: float(values[f]) for f in FEATURES if f in values})
+
+    def as_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+    def with_(self, **changes: float) -> RankWeights:
+        return RankWeights(**{**self.as_dict(), **changes})
+
+    def only(self, *features: str) -> RankWeights:
+        """These weights with every other feature switched off (for ablations)."""
+        return RankWeights(**{f: (getattr(self, f) if f in features else 0.0) for f in FEATURES})
+
+
+SEED_000 = RankWeights()
+
+
+def score(features: Mapping[str, float], weights: RankWeights) -> float:
+    return float(sum(getattr(weights, name) * features.get(name, 0.0) for name in FEATURES))
+
+
+def explain(features: Mapping[str, float], weights: RankWeights) -> dict[str, dict[str, float]]:
+    """Each non-zero feature's value, weight and contribution to the score."""
+    out: dict[str, dict[str, float]] = {}
+    for name in FEATURES:
+        value = features.get(name, 0.0)
+        if value == 0.0:
+            continue
+        weight = getattr(weights, name)
+        out[name] = {
+            "value": round(value, 4),
+            "weight": weight,
+            "contribution": round(weight * value, 4),
+        }
+    return out
+
+
+_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
+_DOC_LANGUAGES = frozenset({"markdown", "rst", "text"})
+
+
+def is_test_path(path: str) -> bool:
+    parts = path.split("/")
+    name = parts[-1]
+    if any(part in _TEST_DIRS for part in parts[:-1]):
+        return True
+    stem = name.rsplit(".", 1)[0]
+    return (
+        name.startswith("test_")
+        or stem.endswith(("_test", "_tests", ".test", ".spec"))
+        or name == "conftest.py"
+    )
+
+
+def is_doc_language(language: str) -> bool:
+    return language in _DOC_LANGUAGES

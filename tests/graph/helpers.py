@@ -1,0 +1,38 @@
+"""Index the graph fixture repositories (tests/fixtures/graph/<language>) with the tiny
+embedder, and read edges back in a shape tests can compare exactly."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from codecompass.engine import Engine
+from codecompass.settings import load_settings
+from tests.conftest import TinyEmbedder
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "graph"
+LINK_TYPES = ("calls", "imports", "extends", "implements", "references", "http", "package")
+
+Edge = tuple[str, str, str, float, int]  # source, target, type, confidence, evidence line
+
+
+def workspace(tmp_path: Path) -> Engine:
+    return Engine(load_settings(tmp_path / "data"), embedder=TinyEmbedder())
+
+
+def add_fixture(engine: Engine, tmp_path: Path, fixture: str, name: str) -> Path:
+    """Copy a fixture repository under tmp_path (so tests may edit it) and index it."""
+    repo = tmp_path / name
+    shutil.copytree(FIXTURES / fixture, repo)
+    engine.add_repo(repo, name=name)
+    return repo
+
+
+def edges(engine: Engine, types: tuple[str, ...] = LINK_TYPES) -> set[Edge]:
+    marks = ",".join("?" * len(types))
+    rows = engine.store.conn.execute(
+        f"SELECT source, target, type, confidence, evidence_line FROM edges "
+        f"WHERE type IN ({marks})",
+        types,
+    )
+    return {(str(s), str(t), str(k), float(c), int(line)) for s, t, k, c, line in rows}

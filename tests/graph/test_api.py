@@ -1,0 +1,155 @@
+"""The graph API on the Python fixture: find symbols, walk both ways, cut subgraphs,
+and the repository overview."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from codecompass.engine import Engine
+from codecompass.errors import InputError, NotFoundError
+from tests.graph.helpers import add_fixture, workspace
+
+P = "shop/shop"
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    tmp = tmp_path_factory.mktemp("api")
+    with workspace(tmp) as e:
+        add_fixture(e, tmp, "python", "shop")
+        yield e
+
+
+def test_find_symbol_exact_first_then_fuzzy(engine: Engine) -> None:
+    exact = engine.find_symbol("OrderService.place")
+    assert (exact[0].id, exact[0].score, exact[0].exact) == (
+        f"{P}/service.py#OrderService.place",
+        1.0,
+        True,
+    )
+    by_name = engine.find_symbol("notify")
+    assert [(m.id, m.score, m.exact) for m in by_name[:2]] == [
+        (f"{P}/util.py#Mailer.notify", 0.95, True),
+        (f"{P}/util.py#Pager.notify", 0.95, True),
+    ]
+    assert [(m.id, m.exact) for m in by_name[2:3]] == [
+        (f"{P}/service.py#OrderService._notify", False)
+    ]
+    assert all(m.score < 0.8 for m in by_name[2:])
+    fuzzy = engine.find_symbol("Custmer")
+    assert fuzzy[0].qualified_name == "Customer" and not fuzzy[0].exact
+    assert 0 < fuzzy[0].score < 0.8
+    assert [m.kind for m in engine.find_symbol("Order", kind="class")] == ["class", "class"]
+    assert engine.find_symbol("Order", repo="shop")[0].id == f"{P}/models.py#Order"
+
+
+def test_symbol_arguments_and_their_errors(engine: Engine) -> None:
+    graph = engine.graph
+    assert graph.resolve_node("place") == f"{P}/service.py#OrderService.place"
+    assert graph.resolve_node(f"{P}/models.py") == f"{P}/models.py"
+    assert graph.resolve_node("shop/models.py") == f"{P}/models.py"
+    with pytest.raises(InputError, match="'notify' is ambiguous; 2 symbols match") as info:
+        engine.callers("notify")
+    assert f"{P}/util.py#Pager.notify" in str(info.value)
+    with pytest.raises(NotFoundError, match="codecompass symbol nothing_here"):
+        engine.dependencies("nothing_here")
+    with pytest.raises(InputError, match="Unknown edge type"):
+        engine.dependencies("place", types=["friends"])
+
+
+def test_dependencies_with_confidence_filter(engine: Engine) -> None:
+    result = engine.dependencies("OrderService._notify")
+    assert {(e.target, e.confidence, e.evidence_line, e.resolved) for e in result.edges} == {
+        (f"{P}/util.py#Mailer.notify", 0.4, 27, True),
+        (f"{P}/util.py#Pager.notify", 0.4, 27, True),
+    }
+    assert engine.dependencies("OrderService._notify", min_confidence=0.5).edges == []
+    calls = engine.dependencies("place", types=["calls"], min_confidence=0.8)
+    assert sorted(e.target for e in calls.edges) == sorted(
+        [
+            f"{P}/models.py#Order",
+            f"{P}/models.py#Entity.save",
+            f"{P}/repository.py#Repository.add",
+            f"{P}/service.py#OrderService._notify",
+            f"{P}/util.py#render",
+            f"{P}/models.py#Customer",
+            f"{P}/models.py#Customer.orders",
+            "?logging.getLogger.info",
+        ]
+    )
+    unresolved = [n for n in calls.nodes if n.kind == "unresolved"]
+    assert [(n.id, n.name, n.repo) for n in unresolved] == [
+        ("?logging.getLogger.info", "logging.getLogger.info", None)
+    ]
+
+
+def test_callers_and_two_hop_paths(engine: Engine) -> None:
+    callers = engine.callers("Entity.save")
+    assert {(e.source, e.evidence_path, e.evidence_line) for e in callers.edges} == {
+        (f"{P}/repository.py#Repository.add", "shop/repository.py", 8),
+        (f"{P}/service.py#OrderService.place", "shop/service.py", 17),
+    }
+    two = engine.callers("Entity.validate", depth=2)
+    assert sorted(two.paths) == sorted(
+        [
+            [f"{P}/models.py#Entity.validate", f"{P}/models.py#Entity.save"],
+            [
+                f"{P}/models.py#Entity.validate",
+                f"{P}/models.py#Entity.save",
+                f"{P}/repository.py#Repository.add",
+            ],
+            [
+                f"{P}/models.py#Entity.validate",
+                f"{P}/models.py#Entity.save",
+                f"{P}/service.py#OrderService.place",
+            ],
+        ]
+    )
+
+
+def test_traverse_both_ways_with_a_cap(engine: Engine) -> None:
+    result = engine.traverse("Entity", depth=1, direction="both", types=["extends", "contains"])
+    assert {n.id for n in result.nodes} == {
+        f"{P}/models.py#Entity",
+        f"{P}/models.py",
+        f"{P}/models.py#Entity.save",
+        f"{P}/models.py#Entity.validate",
+        f"{P}/models.py#Order",
+        f"{P}/models.py#Customer",
+    }
+    capped = engine.traverse("Entity", depth=1, direction="both", types=["extends"], limit=2)
+    assert len(capped.nodes) == 2 and capped.truncated
+    with pytest.raises(InputError, match="direction"):
+        engine.traverse("Entity", direction="sideways")
+
+
+def test_subgraph_keeps_edges_between_the_nodes(engine: Engine) -> None:
+    result = engine.subgraph(
+        ["Entity", f"{P}/models.py#Order", f"{P}/models.py#Customer", "Customer.orders"]
+    )
+    assert {(e.source, e.target, e.type) for e in result.edges} == {
+        (f"{P}/models.py#Order", f"{P}/models.py#Entity", "extends"),
+        (f"{P}/models.py#Customer", f"{P}/models.py#Entity", "extends"),
+        (f"{P}/models.py#Customer", f"{P}/models.py#Customer.orders", "contains"),
+        (f"{P}/models.py#Customer.orders", f"{P}/models.py#Order", "references"),
+        (f"{P}/models.py#Customer.orders", f"{P}/models.py#Order", "calls"),
+    }
+    assert engine.subgraph(["Entity", "Order", "Customer"], limit=2).truncated
+
+
+def test_importance_and_overview(engine: Engine) -> None:
+    nodes = {n.id: n for n in engine.traverse("Entity", depth=1, direction="in").nodes}
+    assert nodes[f"{P}/models.py#Entity"].importance > nodes[f"{P}/models.py#Order"].importance
+    overview = engine.repo_overview(budget_tokens=2000)
+    assert overview.repo == "shop"
+    assert overview.files[0]["path"] == "shop/models.py"
+    assert [f["path"] for f in overview.files] == sorted(
+        (f["path"] for f in overview.files),
+        key=lambda p: -next(f["importance"] for f in overview.files if f["path"] == p),
+    )
+    assert "  class Entity  :4" in overview.text
+    assert overview.tokens <= 2000
+    small = engine.repo_overview(budget_tokens=60)
+    assert len(small.files) == 1 and small.tokens <= 60

@@ -1,0 +1,137 @@
+"""Incremental linking: a changed file's edges are rebuilt, files that depended on what
+it exposes are resolved again, and nothing else is touched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codecompass.graph.link import link
+from tests.graph.helpers import add_fixture, edges, workspace
+
+P = "shop/shop"
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_a_body_edit_relinks_only_that_file(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        repo = add_fixture(engine, tmp_path, "python", "shop")
+        before = edges(engine)
+        edit(repo / "shop/models.py", "return 0.0", "return 1.0")
+        stats = engine.index(repo, name="shop")
+        assert (stats.graph["changed"], stats.graph["dependents"], stats.graph["resolved"]) == (
+            1,
+            0,
+            1,
+        )
+        assert edges(engine) == before
+
+
+def test_a_vanished_method_unresolves_its_callers(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        repo = add_fixture(engine, tmp_path, "python", "shop")
+        edit(repo / "shop/models.py", "def save(self)", "def persist(self)")
+        stats = engine.index(repo, name="shop")
+        # __init__.py, repository.py and service.py looked into models.py.
+        assert stats.graph["dependents"] == 3
+        found = edges(engine, ("calls",))
+        assert not any(e[1] == f"{P}/models.py#Entity.save" for e in found)
+        assert (f"{P}/service.py#OrderService.place", "?order.save", "calls", 0.0, 17) in found
+        assert (f"{P}/repository.py#Repository.add", "?item.save", "calls", 0.0, 8) in found
+        edit(repo / "shop/models.py", "def persist(self)", "def save(self)")
+        engine.index(repo, name="shop")
+        found = edges(engine, ("calls",))
+        assert (
+            f"{P}/service.py#OrderService.place",
+            f"{P}/models.py#Entity.save",
+            "calls",
+            0.8,
+            17,
+        ) in found
+
+
+def test_a_removed_file_leaves_no_edge_into_it(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        repo = add_fixture(engine, tmp_path, "python", "shop")
+        (repo / "shop/util.py").unlink()
+        stats = engine.index(repo, name="shop")
+        assert stats.graph["removed"] == 1
+        rows = engine.store.conn.execute(
+            "SELECT count(*) FROM edges WHERE target LIKE 'shop/shop/util.py%' "
+            "OR source LIKE 'shop/shop/util.py%'"
+        ).fetchone()
+        assert rows[0] == 0
+        found = edges(engine)
+        assert (f"{P}/service.py#OrderService.place", "?render", "calls", 0.0, 20) in found
+        assert (f"{P}/service.py", "?.util.render", "imports", 1.0, 7) in found
+        assert (
+            f"{P}/service.py#OrderService._notify",
+            "?recipient.notify",
+            "calls",
+            0.0,
+            27,
+        ) in found
+
+
+def test_a_new_candidate_splits_an_ambiguous_name_further(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        repo = add_fixture(engine, tmp_path, "python", "shop")
+        (repo / "shop/sms.py").write_text(
+            "class Sms:\n    def notify(self) -> None:\n        pass\n", encoding="utf-8"
+        )
+        stats = engine.index(repo, name="shop")
+        assert stats.graph["dependents"] == 1
+        notify = {e for e in edges(engine, ("calls",)) if e[0].endswith("_notify")}
+        assert notify == {
+            (
+                f"{P}/service.py#OrderService._notify",
+                f"{P}/util.py#Mailer.notify",
+                "calls",
+                0.2667,
+                27,
+            ),
+            (
+                f"{P}/service.py#OrderService._notify",
+                f"{P}/util.py#Pager.notify",
+                "calls",
+                0.2667,
+                27,
+            ),
+            (f"{P}/service.py#OrderService._notify", f"{P}/sms.py#Sms.notify", "calls", 0.2667, 27),
+        }
+
+
+def test_link_repairs_facts_a_crash_lost(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        add_fixture(engine, tmp_path, "python", "shop")
+        before = edges(engine)
+        engine.store.conn.execute("DELETE FROM graph_facts WHERE path = 'shop/service.py'")
+        stats = link(engine.store)
+        assert (stats.extracted, stats.changed) == (1, 1)
+        assert edges(engine) == before
+        assert link(engine.store).changed == 0
+
+
+def test_edges_are_indexed_in_both_directions(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        add_fixture(engine, tmp_path, "go", "go")
+        conn = engine.store.conn
+        indexed = {
+            tuple(r[2] for r in conn.execute(f"PRAGMA index_info({name})"))
+            for (name,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'edges'"
+            )
+        }
+        assert {("source", "type"), ("target", "type"), ("repo", "path")} <= indexed
+        plan = " ".join(
+            str(r[3])
+            for r in conn.execute(
+                "EXPLAIN QUERY PLAN SELECT * FROM edges WHERE target = ? AND type = 'calls'",
+                ("go/main.go#helper",),
+            )
+        )
+        assert "edges_in" in plan

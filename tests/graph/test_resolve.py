@@ -1,0 +1,199 @@
+"""Resolution on one fixture repository per language: the exact edge set, each fixture
+with an ambiguous name (split confidence) and an unresolved call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.graph.helpers import Edge, add_fixture, edges, workspace
+
+P = "shop/shop"
+D = "shop/docs/guide.md#Guide > Placing orders"
+PYTHON: set[Edge] = {
+    # Markdown: a backtick mention (by name) and a link to a line of code.
+    (D, f"{P}/service.py#OrderService.place", "references", 0.8, 5),
+    (D, f"{P}/repository.py#Repository.add", "references", 1.0, 6),
+    # A package re-exporting names of its modules.
+    (f"{P}/__init__.py", f"{P}/models.py", "imports", 1.0, 3),
+    (f"{P}/__init__.py", f"{P}/models.py#Customer", "imports", 1.0, 3),
+    (f"{P}/__init__.py", f"{P}/models.py#Order", "imports", 1.0, 3),
+    (f"{P}/models.py#Entity.save", f"{P}/models.py#Entity.validate", "calls", 0.8, 6),
+    (f"{P}/models.py#Order", f"{P}/models.py#Entity", "extends", 1.0, 12),
+    (f"{P}/models.py#Customer", f"{P}/models.py#Entity", "extends", 1.0, 17),
+    (f"{P}/models.py#Customer.orders", f"{P}/models.py#Order", "references", 1.0, 18),
+    (f"{P}/models.py#Customer.orders", f"{P}/models.py#Order", "calls", 1.0, 19),
+    (f"{P}/repository.py", f"{P}/models.py", "imports", 1.0, 1),
+    (f"{P}/repository.py", f"{P}/models.py#Entity", "imports", 1.0, 1),
+    # A Sphinx role in a docstring.
+    (f"{P}/repository.py#Repository", f"{P}/models.py#Entity", "references", 0.8, 4),
+    (f"{P}/repository.py#Repository.add", f"{P}/models.py#Entity", "references", 1.0, 7),
+    # `item: Entity` → Entity.save.
+    (f"{P}/repository.py#Repository.add", f"{P}/models.py#Entity.save", "calls", 0.8, 8),
+    (f"{P}/service.py", "?logging", "imports", 1.0, 1),
+    (f"{P}/service.py", f"{P}/__init__.py", "imports", 1.0, 3),
+    (f"{P}/service.py", f"{P}/models.py#Order", "imports", 1.0, 3),
+    (f"{P}/service.py", f"{P}/__init__.py", "imports", 1.0, 4),
+    (f"{P}/service.py", f"{P}/models.py", "imports", 1.0, 4),
+    (f"{P}/service.py", f"{P}/models.py", "imports", 1.0, 5),
+    (f"{P}/service.py", f"{P}/models.py#Customer", "imports", 1.0, 5),
+    (f"{P}/service.py", f"{P}/repository.py", "imports", 1.0, 6),
+    (f"{P}/service.py", f"{P}/repository.py#Repository", "imports", 1.0, 6),
+    (f"{P}/service.py", f"{P}/util.py", "imports", 1.0, 7),
+    (f"{P}/service.py", f"{P}/util.py#render", "imports", 1.0, 7),
+    (
+        f"{P}/service.py#OrderService.__init__",
+        f"{P}/repository.py#Repository",
+        "references",
+        1.0,
+        11,
+    ),
+    (f"{P}/service.py#OrderService.__init__", "?logging.getLogger", "calls", 1.0, 13),
+    (f"{P}/service.py#OrderService.place", f"{P}/models.py#Customer", "references", 1.0, 15),
+    (f"{P}/service.py#OrderService.place", f"{P}/models.py#Order", "references", 1.0, 15),
+    (f"{P}/service.py#OrderService.place", f"{P}/models.py#Order", "calls", 1.0, 16),
+    # Inherited method through the class hierarchy.
+    (f"{P}/service.py#OrderService.place", f"{P}/models.py#Entity.save", "calls", 0.8, 17),
+    # An instance attribute typed by the constructor's annotation.
+    (f"{P}/service.py#OrderService.place", f"{P}/repository.py#Repository.add", "calls", 0.8, 18),
+    (
+        f"{P}/service.py#OrderService.place",
+        f"{P}/service.py#OrderService._notify",
+        "calls",
+        0.8,
+        19,
+    ),
+    (f"{P}/service.py#OrderService.place", f"{P}/util.py#render", "calls", 1.0, 20),
+    # A module attribute, then a method of the instance it returns.
+    (f"{P}/service.py#OrderService.place", f"{P}/models.py#Customer", "calls", 0.9, 21),
+    (f"{P}/service.py#OrderService.place", f"{P}/models.py#Customer.orders", "calls", 0.8, 21),
+    (f"{P}/service.py#OrderService.place", "?logging.getLogger.info", "calls", 0.8, 22),
+    # Unresolved: a name bound nowhere is kept with its name, not matched to a look-alike.
+    (f"{P}/service.py#OrderService.place", "?close", "calls", 0.0, 23),
+    # Ambiguous: an untyped receiver, two methods named `notify`.
+    (f"{P}/service.py#OrderService._notify", f"{P}/util.py#Mailer.notify", "calls", 0.4, 27),
+    (f"{P}/service.py#OrderService._notify", f"{P}/util.py#Pager.notify", "calls", 0.4, 27),
+}
+
+JS = "js/src"
+JAVASCRIPT: set[Edge] = {
+    # Through index.js: `export {Cart as ShoppingCart} from` and `export * from`.
+    (f"{JS}/app.js", f"{JS}/index.js", "imports", 1.0, 1),
+    (f"{JS}/app.js", f"{JS}/cart.js#Cart", "imports", 1.0, 1),
+    (f"{JS}/app.js", f"{JS}/util.js#formatPrice", "imports", 1.0, 1),
+    (f"{JS}/app.js", f"{JS}/cart.js#Cart", "calls", 1.0, 3),
+    # `add` returns `this`, so `.total()` is on a Cart too.
+    (f"{JS}/app.js", f"{JS}/cart.js#Cart.add", "calls", 0.8, 4),
+    (f"{JS}/app.js", f"{JS}/cart.js#Cart.total", "calls", 0.8, 4),
+    (f"{JS}/app.js", f"{JS}/util.js#formatPrice", "calls", 1.0, 5),
+    (f"{JS}/cart.js", f"{JS}/util.js", "imports", 1.0, 1),
+    (f"{JS}/cart.js", f"{JS}/util.js#formatPrice", "imports", 1.0, 1),
+    (f"{JS}/cart.js", f"{JS}/base.js", "imports", 1.0, 2),
+    (f"{JS}/cart.js", f"{JS}/base.js#Store", "imports", 1.0, 2),
+    (f"{JS}/cart.js", f"{JS}/log.js", "imports", 1.0, 3),
+    (f"{JS}/cart.js#Cart", f"{JS}/base.js#Store", "extends", 1.0, 5),
+    (f"{JS}/cart.js#Cart.constructor", f"{JS}/base.js#Store", "calls", 0.8, 7),
+    (f"{JS}/cart.js#Cart.add", f"{JS}/base.js#Store.save", "calls", 0.8, 13),
+    (f"{JS}/cart.js#Cart.total", f"{JS}/util.js#formatPrice", "calls", 1.0, 18),
+    # require() of a CommonJS module.exports object.
+    (f"{JS}/cart.js#Cart.report", f"{JS}/log.js#info", "calls", 0.9, 22),
+    (f"{JS}/cart.js#Cart.report", f"{JS}/widgets.js#Button.render", "calls", 0.4, 23),
+    (f"{JS}/cart.js#Cart.report", f"{JS}/widgets.js#Link.render", "calls", 0.4, 23),
+    (f"{JS}/cart.js#Cart.report", "?missingHelper", "calls", 0.0, 24),
+    (f"{JS}/index.js", f"{JS}/cart.js", "imports", 1.0, 1),
+    (f"{JS}/index.js", f"{JS}/cart.js#Cart", "imports", 1.0, 1),
+    (f"{JS}/index.js", f"{JS}/util.js", "imports", 1.0, 2),
+    (f"{JS}/util.js#formatPrice", "?amount.toFixed", "calls", 0.0, 2),
+}
+
+TS = "ts/src"
+TYPESCRIPT: set[Edge] = {
+    (f"{TS}/repo.ts", f"{TS}/models.ts", "imports", 1.0, 1),
+    (f"{TS}/repo.ts", f"{TS}/models.ts#Repository", "imports", 1.0, 1),
+    (f"{TS}/repo.ts", f"{TS}/models.ts#User", "imports", 1.0, 1),
+    (f"{TS}/repo.ts#UserRepo", f"{TS}/models.ts#Repository", "implements", 1.0, 3),
+    (f"{TS}/repo.ts#UserRepo.find", f"{TS}/models.ts#User", "references", 1.0, 4),
+    (f"{TS}/repo.ts#UserRepo.find", f"{TS}/models.ts#User", "calls", 1.0, 5),
+    (f"{TS}/service.ts", f"{TS}/repo.ts", "imports", 1.0, 1),
+    (f"{TS}/service.ts", f"{TS}/repo.ts#UserRepo", "imports", 1.0, 1),
+    (f"{TS}/service.ts", f"{TS}/models.ts", "imports", 1.0, 2),
+    (f"{TS}/service.ts#UserService.constructor", f"{TS}/repo.ts#UserRepo", "references", 1.0, 5),
+    # A constructor parameter property, then the declared return type of `find`.
+    (f"{TS}/service.ts#UserService.hello", f"{TS}/repo.ts#UserRepo.find", "calls", 0.8, 8),
+    (f"{TS}/service.ts#UserService.hello", f"{TS}/models.ts#User.greet", "calls", 0.8, 9),
+    (f"{TS}/service.ts#UserService.make", f"{TS}/models.ts#User", "references", 0.9, 12),
+    (f"{TS}/service.ts#UserService.make", f"{TS}/models.ts#User", "calls", 0.9, 13),
+    (f"{TS}/service.ts#UserService.untyped", f"{TS}/models.ts#User.greet", "calls", 0.4, 17),
+    (f"{TS}/service.ts#UserService.untyped", "?lookup", "calls", 0.0, 18),
+}
+
+GO: set[Edge] = {
+    ("go/main.go", "?fmt", "imports", 1.0, 4),
+    ("go/main.go", "go/store/cache.go", "imports", 1.0, 6),
+    ("go/main.go", "go/store/store.go", "imports", 1.0, 6),
+    ("go/main.go#main", "go/store/store.go#New", "calls", 0.7, 10),
+    ("go/main.go#main", "?fmt.Println", "calls", 0.7, 11),
+    ("go/main.go#main", "go/store/store.go#Store.Get", "calls", 0.5, 11),
+    ("go/main.go#main", "go/store/cache.go#Cache.Close", "calls", 0.4, 12),
+    ("go/main.go#main", "go/store/store.go#Store.Close", "calls", 0.4, 12),
+    ("go/main.go#main", "go/main.go#helper", "calls", 0.7, 13),
+    ("go/main.go#main", "?undefinedThing", "calls", 0.0, 14),
+}
+
+J = "java/src/main/java/com/shop"
+JAVA: set[Edge] = {
+    (f"{J}/Circle.java#Circle", f"{J}/Base.java#Base", "extends", 0.7, 3),
+    (f"{J}/Circle.java#Circle", f"{J}/Shape.java#Shape", "implements", 0.7, 3),
+    (f"{J}/Main.java", f"{J}/Circle.java", "imports", 1.0, 3),
+    (f"{J}/Main.java", f"{J}/Circle.java#Circle", "imports", 1.0, 3),
+    (f"{J}/Main.java", "?java.util.List", "imports", 1.0, 4),
+    (f"{J}/Main.java#Main.main", f"{J}/Circle.java#Circle", "calls", 0.7, 8),
+    (f"{J}/Main.java#Main.main", "?System.out.println", "calls", 0.0, 9),
+    (f"{J}/Main.java#Main.main", f"{J}/Circle.java#Circle.area", "calls", 0.4, 9),
+    (f"{J}/Main.java#Main.main", f"{J}/Shape.java#Shape.area", "calls", 0.4, 9),
+    (f"{J}/Main.java#Main.main", f"{J}/Base.java#Base.describe", "calls", 0.5, 10),
+    (f"{J}/Main.java#Main.main", f"{J}/Main.java#Main.helper", "calls", 0.7, 11),
+}
+
+
+def test_python_edges(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        add_fixture(engine, tmp_path, "python", "shop")
+        assert edges(engine) == PYTHON
+
+
+def test_javascript_edges(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        add_fixture(engine, tmp_path, "javascript", "js")
+        assert edges(engine) == JAVASCRIPT
+
+
+def test_typescript_edges(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        add_fixture(engine, tmp_path, "typescript", "ts")
+        assert edges(engine) == TYPESCRIPT
+
+
+def test_go_edges_by_name(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        add_fixture(engine, tmp_path, "go", "go")
+        assert edges(engine) == GO
+
+
+def test_java_edges_by_name(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        add_fixture(engine, tmp_path, "java", "java")
+        assert edges(engine) == JAVA
+
+
+def test_containment_and_member_of_weights(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        add_fixture(engine, tmp_path, "python", "shop")
+        rows = engine.store.conn.execute(
+            "SELECT source, target, weight FROM edges WHERE type = 'contains' "
+            "AND (target LIKE 'shop/shop/models.py%' OR source = 'shop')"
+        ).fetchall()
+        found = {(s, t, w) for s, t, w in rows}
+        assert ("shop", "shop/shop/models.py", 0.4) in found
+        assert ("shop/shop/models.py", "shop/shop/models.py#Entity", 0.4) in found
+        assert ("shop/shop/models.py#Entity", "shop/shop/models.py#Entity.save", 0.6) in found
+        assert len([r for r in found if r[1].startswith("shop/shop/models.py#")]) == 7

@@ -1,0 +1,116 @@
+"""Hybrid retrieval on a small repo: names, paths and frames find code; `why` explains."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from codecompass.engine import Engine
+from codecompass.search.rank import FEATURES, RankWeights, explain, is_test_path, score
+from tests.conftest import TinyEmbedder, make_git_repo
+
+AUTH = '''"""Authentication helpers."""
+
+
+def verify_token(token, secret):
+    """Check a token against the shared secret."""
+    return compare(token, secret)
+
+
+def compare(a, b):
+    return a == b
+
+
+class Session:
+    def refresh(self):
+        self.expires = 0
+'''
+TESTS = """from app.auth import verify_token
+
+
+def test_verify_token():
+    assert verify_token("a", "a")
+"""
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Engine:
+    repo = make_git_repo(
+        tmp_path / "proj",
+        {
+            "app/auth.py": AUTH,
+            "app/session_store.py": "def load(key):\n    return None\n",
+            "tests/test_auth.py": TESTS,
+            "README.md": "# Proj\n\nVerify tokens.\n",
+        },
+    )
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    eng.index(root)
+    return eng
+
+
+def test_an_identifier_in_prose_finds_its_definition_and_explains(engine: Engine) -> None:
+    result = engine.retrieve("why does verify_token reject a valid secret?", k=5)
+    top = result.hits[0]
+    assert (top.path, top.symbol) == ("app/auth.py", "verify_token")
+    features = top.why["features"]
+    assert "name" in features and features["name"]["value"] == 1.0
+    assert sum(f["contribution"] for f in features.values()) == pytest.approx(top.score, abs=1e-3)
+    assert "verify_token" in top.why["matched_terms"]
+    assert result.files[0].path == "app/auth.py"
+
+
+def test_a_traceback_frame_points_at_the_function(engine: Engine) -> None:
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/site-packages/app/auth.py", line 10, in compare\n'
+        "TypeError: boom"
+    )
+    hits = engine.search(trace, k=3)
+    assert (hits[0].symbol, hits[0].why["features"]["frame"]["value"]) == ("compare", 1.0)
+
+
+def test_modes_and_caps(engine: Engine) -> None:
+    for mode in ("bm25", "dense", "hybrid", "hybrid+graph"):
+        assert engine.search("verify token secret", k=3, mode=mode)
+    capped = engine.search("verify token secret compare refresh", k=10, max_per_file=1)
+    paths = [h.path for h in capped]
+    assert len(paths) == len(set(paths))
+
+
+def test_score_is_the_weighted_sum_of_features() -> None:
+    weights = RankWeights(cosine=0.5, name=0.25)
+    feats = {"cosine": 0.8, "name": 1.0, "bm25": 0.3}
+    assert score(feats, weights) == pytest.approx(0.65)
+    assert set(explain(feats, weights)) == {"cosine", "name", "bm25"}
+    assert set(weights.only("name").as_dict()) == set(FEATURES)
+    assert is_test_path("pkg/tests/x.py") and is_test_path("src/a.spec.ts")
+    assert not is_test_path("pkg/testing_utils.py")
+
+
+class Reverse:
+    def rerank(self, query: str, texts: list[str]) -> list[int]:
+        return list(reversed(range(len(texts))))[:1]
+
+
+def test_a_reranker_reorders_the_head(engine: Engine) -> None:
+    plain = engine.search("verify token secret compare refresh", k=10)
+    engine.reranker = Reverse()
+    reranked = engine.search("verify token secret compare refresh", k=10)
+    # The reranker picked the last of the head; everything else keeps its order.
+    assert reranked[0].symbol != plain[0].symbol
+    assert [h.symbol for h in reranked[1:4]] == [h.symbol for h in plain[:3]]
+
+
+def test_file_expansion_brings_the_rest_of_the_best_file(engine: Engine) -> None:
+    def pool(expand_files: int) -> set[str | None]:
+        search = replace(engine.settings.search, candidates=1, expand_files=expand_files)
+        engine.settings = replace(engine.settings, search=search)
+        result = engine.retrieve("verify_token", k=1, mode="hybrid", collect=True)
+        assert result.candidates is not None
+        return {c["symbol"] for c in result.candidates if c["path"] == "app/auth.py"}
+
+    assert pool(5) == {"verify_token", "compare", "Session", "Session.refresh", None}
+    assert len(pool(0)) < 5

@@ -1,0 +1,95 @@
+"""The audit log and the usage figures computed from it."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from codecompass.audit import AuditLog, CallRecord, percentile, render_prometheus, usage_stats
+from codecompass.storage.sqlite import MetaStore
+
+
+def rec(tool: str, ms: float, **fields: object) -> CallRecord:
+    r = CallRecord(tool=tool, client="test/1", transport="memory")
+    r.started -= ms / 1000
+    for key, value in fields.items():
+        setattr(r, key, value)
+    return r
+
+
+def test_percentile_is_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 21)]
+    assert (percentile(values, 0.5), percentile(values, 0.95), percentile([], 0.5)) == (
+        10.0,
+        19.0,
+        0.0,
+    )
+
+
+def test_records_and_stats(tmp_path: Path) -> None:
+    store = MetaStore(tmp_path)
+    store.conn.execute(
+        "INSERT INTO index_runs(repo, started_at, finished_at, status, stats) VALUES "
+        "('r', '2026-11-20T10:00:00', '2026-11-20T10:01:00', 'ok', ?)",
+        (json.dumps({"new": 3, "changed": 2, "chunks_added": 40, "texts_embedded": 30}),),
+    )
+    log = AuditLog(tmp_path, log_queries=False)
+    log.record(rec("search_code", 10, query="secret words", result_count=3, evidence_count=3))
+    log.record(rec("search_code", 30, result_count=0, evidence_count=0, filters={"repo": None}))
+    log.record(rec("ask_code", 50, result_count=2, evidence_count=2, provider_error="llm: down"))
+    failed = rec("open_file", 5, filters={"path": ".env", "start": None})
+    failed.fail("access_denied", ".env is a secrets file")
+    log.record(failed)
+    rows = store.conn.execute(
+        "SELECT tool, client, transport, query, filters, status, error_code FROM audit_log "
+        "ORDER BY id"
+    ).fetchall()
+    assert rows[0][:5] == ("search_code", "test/1", "memory", None, None)
+    assert rows[3] == (
+        "open_file",
+        "test/1",
+        "memory",
+        None,
+        '{"path": ".env"}',
+        "error",
+        "access_denied",
+    )
+
+    stats = usage_stats(store.conn)
+    assert stats["calls"] == 4
+    assert stats["tools"]["search_code"]["calls"] == 2
+    assert stats["tools"]["search_code"]["no_hit"] == 1
+    assert stats["tools"]["open_file"]["errors"] == 1
+    assert 29.0 < stats["tools"]["search_code"]["p95_ms"] < 40.0
+    assert (stats["no_hit_rate"], stats["evidence_rate"]) == (round(1 / 3, 4), round(2 / 3, 4))
+    assert stats["provider_errors"] == {"llm": 1}
+    assert stats["indexing"]["totals"] == {
+        "runs": 1,
+        "files_indexed": 5,
+        "chunks_added": 40,
+        "texts_embedded": 30,
+    }
+    assert stats["indexing"]["per_day"]["2026-11-20"]["runs"] == 1
+    assert usage_stats(store.conn, since="2999-01-01")["calls"] == 0
+
+    text = render_prometheus(stats)
+    assert 'codecompass_tool_calls_total{tool="open_file",status="error"} 1' in text
+    assert 'codecompass_tool_latency_seconds_count{tool="search_code"} 2' in text
+    assert 'codecompass_provider_errors_total{provider="llm"} 1' in text
+    assert "codecompass_chunks_added_total 40" in text
+    assert text.endswith("\n")
+    log.close()
+    store.close()
+
+
+def test_query_text_is_kept_only_when_configured(tmp_path: Path) -> None:
+    MetaStore(tmp_path).close()
+    AuditLog(tmp_path, log_queries=True).record(rec("search_code", 1, query="where is x"))
+    conn = sqlite3.connect(tmp_path / "index.sqlite")
+    assert conn.execute("SELECT query FROM audit_log").fetchall() == [("where is x",)]
+
+
+def test_nothing_is_written_before_an_index_exists(tmp_path: Path) -> None:
+    AuditLog(tmp_path).record(rec("search_code", 1))
+    assert not (tmp_path / "index.sqlite").exists()

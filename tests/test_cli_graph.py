@@ -1,0 +1,92 @@
+"""The graph commands of `codecompass`: symbol, callers, deps, graph, overview and
+repo add|list|remove, with --json and --data-dir."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from codecompass.cli import main
+from tests.graph.helpers import FIXTURES, add_fixture, workspace
+
+P = "shop/shop"
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("cli-graph")
+    with workspace(tmp) as engine:
+        add_fixture(engine, tmp, "python", "shop")
+    return tmp / "data"
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_symbol_json_and_table(data: Path) -> None:
+    out = run("symbol", "OrderService.place", "--data-dir", str(data), "--json")
+    assert out.exit_code == 0
+    first = json.loads(out.output)["matches"][0]
+    assert (first["id"], first["score"], first["exact"], first["start_line"]) == (
+        f"{P}/service.py#OrderService.place",
+        1.0,
+        True,
+        15,
+    )
+    table = run("symbol", "Custmer", "--data-dir", str(data))
+    assert "Customer" in table.output and "~" in table.output
+
+
+def test_callers_deps_graph(data: Path) -> None:
+    out = run("callers", "Entity.save", "--data-dir", str(data), "--json")
+    result = json.loads(out.output)
+    assert result["root"] == f"{P}/models.py#Entity.save"
+    assert sorted((e["source"], e["evidence_line"]) for e in result["edges"]) == [
+        (f"{P}/repository.py#Repository.add", 8),
+        (f"{P}/service.py#OrderService.place", 17),
+    ]
+    deps = run("deps", "OrderService._notify", "--data-dir", str(data))
+    assert "Mailer.notify" in deps.output and "0.40 name at shop/service.py:27" in deps.output
+    strict = run("deps", "place", "--types", "calls", "--min-confidence", "0.8", "--json",
+                 "--data-dir", str(data))  # fmt: skip
+    assert "?close" not in strict.output and "util.py#render" in strict.output
+    walk = run("graph", "Entity", "--direction", "in", "--types", "extends,calls", "--depth",
+               "2", "--json", "--data-dir", str(data))  # fmt: skip
+    paths = json.loads(walk.output)["paths"]
+    assert [f"{P}/models.py#Entity", f"{P}/models.py#Order"] in paths
+
+
+def test_overview_and_errors(data: Path) -> None:
+    out = run("overview", "--budget", "200", "--data-dir", str(data))
+    assert out.output.startswith("# shop: 6 files, 18 symbols.")
+    assert "shop/models.py" in out.output
+    ambiguous = CliRunner().invoke(main, ["callers", "notify", "--data-dir", str(data)])
+    assert ambiguous.exit_code == 1
+    assert "'notify' is ambiguous; 2 symbols match" in ambiguous.output
+    unknown = CliRunner().invoke(main, ["deps", "nope", "--data-dir", str(data)])
+    assert unknown.exit_code == 1
+    assert "codecompass symbol nope" in unknown.output
+
+
+def test_repo_add_list_remove(tmp_path: Path) -> None:
+    data = tmp_path / "ws"
+    repo = tmp_path / "go"
+    shutil.copytree(FIXTURES / "go", repo)
+    added = run("repo", "add", str(repo), "--name", "gosvc", "--data-dir", str(data), "--json")
+    assert json.loads(added.output)["graph"]["changed"] == 4
+    listed = json.loads(run("repo", "list", "--data-dir", str(data), "--json").output)
+    assert [(r["id"], r["files"], r["symbols"]) for r in listed["repos"]] == [("gosvc", 4, 8)]
+    removed = json.loads(run("repo", "remove", "gosvc", "--data-dir", str(data), "--json").output)
+    assert (removed["files"], removed["symbols"], removed["chunks"], removed["vectors"]) == (
+        4,
+        8,
+        12,
+        12,
+    )
+    missing = CliRunner().invoke(main, ["repo", "remove", "gosvc", "--data-dir", str(data)])
+    assert missing.exit_code == 1 and "Nothing is indexed" in missing.output

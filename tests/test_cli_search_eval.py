@@ -1,0 +1,73 @@
+"""`codecompass search --explain/--files/--json` and `codecompass eval`, through click
+with the real embedding model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from codecompass.cli import main
+from tests.conftest import git, make_git_repo
+
+AUTH = '''def verify_token(token, secret):
+    """Check a token against the shared secret."""
+    return compare(token, secret)
+
+
+def compare(a, b):
+    return a == b
+'''
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("cli-search")
+    repo = make_git_repo(root / "proj", {"app/auth.py": AUTH, "README.md": "# Proj\n"})
+    data = root / "data"
+    result = CliRunner().invoke(main, ["index", str(repo), "--data-dir", str(data), "--json"])
+    assert result.exit_code == 0, result.output
+    return repo, data
+
+
+def run(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_search_explains_and_ranks_files(repo: tuple[Path, Path]) -> None:
+    _, data = repo
+    trace = 'File "/x/site-packages/app/auth.py", line 6, in compare\nTypeError: boom'
+    out = run("search", trace, "--data-dir", str(data), "--explain", "-k", "2")
+    assert "understood:" in out and "why: " in out and "frame" in out
+    files = run("search", "verify_token", "--data-dir", str(data), "--files")
+    assert "1. app/auth.py" in files
+    payload = json.loads(run("search", "verify_token", "--data-dir", str(data), "--json"))
+    assert payload["understood"]["identifiers"] == ["verify_token"]
+    assert payload["files"][0]["path"] == "app/auth.py"
+    assert "features" in payload["results"][0]["why"]
+
+
+def test_eval_golden_ablation_and_index_commit(repo: tuple[Path, Path], tmp_path: Path) -> None:
+    source, data = repo
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text(
+        json.dumps({"query": "check a token", "expected": [{"path": "app/auth.py"}]}) + "\n",
+        encoding="utf-8",
+    )
+    report = json.loads(run("eval", str(golden), "--data-dir", str(data), "--ablation", "--json"))
+    modes = report["reports"][0]["modes"]
+    assert [m["mode"] for m in modes] == ["bm25", "dense", "hybrid", "hybrid+graph"]
+    assert all(m["recall@10"] == 100.0 for m in modes)
+
+    bare = tmp_path / "proj.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(source), str(bare)], check=True)
+    head = git(source, "rev-parse", "HEAD").strip()
+    stats = json.loads(
+        run("index", str(bare), "--commit", "HEAD", "--data-dir", str(tmp_path / "d"), "--json")
+    )
+    assert (stats["commit"], stats["new"], stats["repo"]) == (head, 2, "proj")
