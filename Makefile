@@ -30,8 +30,8 @@ demo: install
 	@$(CC) search "Syntax highlighting of source code" --data-dir $(DEMO)/rich --kind class --detail compact -k 3
 	@echo '== codecompass search "normalize line endings before hashing" --explain (this repo)'
 	@$(CC) search "normalize line endings before hashing" --data-dir $(DEMO)/self -k 2 --explain
-	@echo '== codecompass callers Table.add_row (the code graph)'
-	@$(CC) callers Table.add_row --data-dir $(DEMO)/rich
+	@echo '== codecompass callers cell_len (the code graph: who calls it, with confidence and evidence)'
+	@$(CC) callers cell_len --data-dir $(DEMO)/rich | head -12
 	@echo '== codecompass ask "how does a table measure its columns?" (extractive answer, no LLM)'
 	@$(CC) ask "how does a table measure its columns?" --data-dir $(DEMO)/rich -k 4
 	@echo '== codecompass status'
