@@ -197,3 +197,50 @@ def test_containment_and_member_of_weights(tmp_path: Path) -> None:
         assert ("shop/shop/models.py", "shop/shop/models.py#Entity", 0.4) in found
         assert ("shop/shop/models.py#Entity", "shop/shop/models.py#Entity.save", 0.6) in found
         assert len([r for r in found if r[1].startswith("shop/shop/models.py#")]) == 7
+
+
+def test_repeated_rebinding_resolves_in_linear_work(tmp_path: Path, monkeypatch) -> None:
+    """`x = x.step()` forty times in one function (sympy's simplifiers do this) once
+    re-evaluated bindings exponentially: 163 s for 40 sympy files. Each binding is now
+    evaluated a bounded number of times, and the resolvable call still resolves."""
+    from codecompass.graph.resolve import Resolver
+
+    repo = tmp_path / "chain"
+    repo.mkdir()
+    lines = [
+        "class Expr:",
+        "    def step(self):",
+        "        return self",
+        "",
+        "    def done(self):",
+        "        return 1",
+        "",
+        "",
+        "def simplify(x):",
+        "    x = Expr()",
+        *["    x = x.step()" for _ in range(40)],
+        "    if x:",
+        "        x = x.step()",
+        "    else:",
+        "        x = x.step()",
+        "    return Expr().done()",
+        "",
+    ]
+    (repo / "chain.py").write_text("\n".join(lines), encoding="utf-8")
+    calls = 0
+    original = Resolver._binding
+
+    def counting(self: Resolver, *args: object, **kwargs: object) -> object:
+        nonlocal calls
+        calls += 1
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Resolver, "_binding", counting)
+    engine = workspace(tmp_path)
+    engine.add_repo(repo, name="chain")
+    assert calls < 2_000, calls
+    found = edges(engine, ("calls",))
+    step = "chain/chain.py#Expr.step"
+    steps = {("chain/chain.py#simplify", step, "calls", 0.8, n) for n in [*range(11, 51), 52, 54]}
+    assert {e for e in found if e[1] == step} == steps
+    assert ("chain/chain.py#simplify", "chain/chain.py#Expr.done", "calls", 0.8, 55) in found

@@ -204,6 +204,11 @@ class Resolver:
         self._bindings: dict[tuple[str, str, int, str, int], Value] = {}
         # …and the look-ups it made, so a file using a cached value records them too.
         self._binding_deps: dict[tuple[str, str, int, str, int], frozenset[tuple[str, str]]] = {}
+        # A binding that came out unknown at some depth stays unknown from any deeper
+        # start (less budget), and one under evaluation is unknown to itself: without
+        # these, `x = x.f()` repeated in one function re-evaluates exponentially.
+        self._unknown_at: dict[tuple[str, str, int, str, int], int] = {}
+        self._in_progress: set[tuple[str, str, int, str, int]] = set()
 
     def ctx(self, repo: str, path: str) -> Ctx | None:
         key = (repo, path)
@@ -454,15 +459,27 @@ class Resolver:
     def binding(self, ctx: Ctx, scope: int, value: str, line: int, depth: int) -> Value:
         key = (ctx.repo, ctx.path, scope, value, line)
         cached = self._bindings.get(key)
+        if cached is None and depth >= self._unknown_at.get(key, MAX_DEPTH + 1):
+            cached = UNKNOWN
         if cached is not None:
             self.index.deps.update(self._binding_deps.get(key, ()))
             return cached
+        if key in self._in_progress:
+            return UNKNOWN
         before = set(self.index.deps)
-        found = self._binding(ctx, scope, value, line, depth)
+        self._in_progress.add(key)
+        try:
+            found = self._binding(ctx, scope, value, line, depth)
+        finally:
+            self._in_progress.discard(key)
+        deps = frozenset(self.index.deps - before)
         # A value cut short by the depth limit may be found whole from a shallower start.
         if found.known or depth <= 2:
             self._bindings[key] = found
-            self._binding_deps[key] = frozenset(self.index.deps - before)
+            self._binding_deps[key] = deps
+        else:
+            self._unknown_at[key] = min(depth, self._unknown_at.get(key, depth))
+            self._binding_deps[key] = self._binding_deps.get(key, frozenset()) | deps
         return found
 
     def _binding(self, ctx: Ctx, scope: int, value: str, line: int, depth: int) -> Value:

@@ -239,14 +239,16 @@ def _run(
             group, group_texts = [], 0
     _flush(group, store, vectors, embedder, stats, progress, on_progress)
 
+    removed: list[str] = []
     for path in sorted(gone):
         with _Timer(sec, "store"):
             moved = store.has_copy(repo, path)
-            removed = store.remove_file(repo, path, "file_renamed" if moved else "file_removed")
-        with _Timer(sec, "vectors"):
-            vectors.delete(removed)
+            dropped = store.remove_file(repo, path, "file_renamed" if moved else "file_removed")
+        removed.extend(dropped)
         stats.removed += 1
-        stats.chunks_removed += len(removed)
+        stats.chunks_removed += len(dropped)
+    with _Timer(sec, "vectors"):
+        vectors.delete(removed)
 
     with _Timer(sec, "vectors"):
         stats.vectors_repaired = reconcile_vectors(store, vectors, embedder)
@@ -422,6 +424,11 @@ def _flush(
         for chunk in pending.chunks:
             texts.setdefault(chunk.embed_key, embedding_text(chunk))
     found = _vectors_for(texts, store, embedder, stats, progress, on_progress)
+    # Vectors are written once per group: each LanceDB write is a table version, and a
+    # delete and an add per file made a 150-file step spend 30 s in version bookkeeping.
+    # SQLite stays the truth; a crash before the write is repaired by reconcile_vectors.
+    removed: list[str] = []
+    added: list[ChunkRow] = []
     for pending in group:
         c = pending.candidate
         with _Timer(sec, "store"):
@@ -451,16 +458,17 @@ def _flush(
                     defines=[row.id for row in pending.symbols],
                 )
         by_id = {chunk.id: chunk for chunk in pending.chunks}
-        with _Timer(sec, "vectors"):
-            vectors.delete(change.removed)
-            rows = [_vector_row(by_id[cid]) for cid in change.added]
-            if rows:
-                matrix = np.stack([found[by_id[cid].embed_key] for cid in change.added])
-                vectors.add(rows, matrix)
+        removed.extend(change.removed)
+        added.extend(by_id[cid] for cid in change.added)
         stats.chunks_added += len(change.added)
         stats.chunks_removed += len(change.removed)
         progress.files_done += 1
         progress.chunks += len(change.added)
+    with _Timer(sec, "vectors"):
+        vectors.delete(removed)
+        if added:
+            matrix = np.stack([found[chunk.embed_key] for chunk in added])
+            vectors.add([_vector_row(chunk) for chunk in added], matrix)
     if on_progress is not None:
         on_progress(progress)
 

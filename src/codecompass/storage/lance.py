@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,10 @@ import numpy.typing as npt
 from codecompass.protocols import Vectors
 
 TABLE = "chunks"
+# Every write makes a table version and LanceDB keeps old versions' files for a week by
+# default: re-indexing a large repository commit after commit grew the folder to 8 GB.
+# A reader of an older version (another process mid-query) gets a few minutes' grace.
+KEEP_OLD_VERSIONS = timedelta(minutes=10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +113,8 @@ class LanceVectorStore:
         self._table.add(data)
 
     def delete(self, ids: Sequence[str]) -> None:
-        for start in range(0, len(ids), 1000):
-            part = ids[start : start + 1000]
+        for start in range(0, len(ids), 5000):
+            part = ids[start : start + 5000]
             self._table.delete("id IN (" + ",".join(_quote(i) for i in part) + ")")
 
     def ids(self) -> list[str]:
@@ -194,11 +199,12 @@ class LanceVectorStore:
         return [(str(i), 1.0 - float(d)) for i, d in zip(ids, dists, strict=True)]
 
     def optimize(self) -> None:
-        """Compact fragments; build or refresh the ANN index once the table is large."""
+        """Compact fragments, drop old versions' files; build or refresh the ANN index
+        once the table is large."""
         rows = self.count()
         if rows >= self.ann_threshold:
             if self._has_index():
-                self._table.optimize()
+                self._table.optimize(cleanup_older_than=KEEP_OLD_VERSIONS)
             else:
                 from lancedb.index import IvfFlat
 
@@ -207,4 +213,4 @@ class LanceVectorStore:
                     "vector", config=IvfFlat(distance_type="cosine", num_partitions=partitions)
                 )
         else:
-            self._table.optimize()
+            self._table.optimize(cleanup_older_than=KEEP_OLD_VERSIONS)

@@ -1,0 +1,54 @@
+"""The LanceDB vector store on real files: exact search, filters, and old versions
+pruned so that re-indexing does not grow the folder without bound."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codecompass.storage import lance
+from codecompass.storage.lance import LanceVectorStore, VectorFilter, VectorRow
+
+
+def _rows(n: int, start: int = 0) -> tuple[list[VectorRow], np.ndarray]:
+    rows = [
+        VectorRow(f"c{i}", "r" if i % 2 else "s", f"p{i}.py", "python", "function")
+        for i in range(start, start + n)
+    ]
+    vectors = np.eye(8, dtype=np.float32)[[i % 8 for i in range(start, start + n)]]
+    return rows, vectors
+
+
+def test_exact_search_with_filters(tmp_path: Path) -> None:
+    store = LanceVectorStore(tmp_path, dim=8)
+    rows, vectors = _rows(8)
+    store.add(rows, vectors)
+    query = np.eye(8, dtype=np.float32)[3]
+    assert store.search(query, 2)[0] == ("c3", pytest.approx(1.0))
+    only_s = store.search(query, 3, VectorFilter(repo="s"))
+    assert [i for i, _ in only_s] and all(int(i[1:]) % 2 == 0 for i, _ in only_s)
+    store.delete(["c3"])
+    assert "c3" not in [i for i, _ in store.search(query, 8)]
+    assert store.count() == 7
+
+
+def test_optimize_prunes_old_versions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lance, "KEEP_OLD_VERSIONS", timedelta(milliseconds=1))
+    store = LanceVectorStore(tmp_path, dim=8)
+    for step in range(6):
+        rows, vectors = _rows(4, start=4 * step)
+        store.add(rows, vectors)
+        store.delete([rows[0].id])
+    versions = tmp_path / "vectors" / "chunks.lance" / "_versions"
+    before = len(list(versions.iterdir()))
+    time.sleep(0.05)  # every version is now older than the (patched) retention
+    store.optimize()
+    after = len(list(versions.iterdir()))
+    assert before >= 12
+    assert after <= 3  # the latest data version and compaction's own
+    assert store.count() == 18
+    assert sorted(store.ids()) == sorted(f"c{i}" for i in range(24) if i % 4)
