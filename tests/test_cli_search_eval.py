@@ -50,6 +50,11 @@ def test_search_explains_and_ranks_files(repo: tuple[Path, Path]) -> None:
     assert payload["understood"]["identifiers"] == ["verify_token"]
     assert payload["files"][0]["path"] == "app/auth.py"
     assert "features" in payload["results"][0]["why"]
+    assert [s["symbol"] for s in payload["symbols"]][0] == "verify_token"
+    symbols = run("search", "verify_token", "--data-dir", str(data), "--symbols", "-k", "2")
+    lines = [line for line in symbols.splitlines() if line[:2] in ("1.", "2.")]
+    assert lines[0].startswith("1. app/auth.py:1-3") and "function verify_token" in lines[0]
+    assert lines[1].startswith("2. app/auth.py:6-7") and "function compare" in lines[1]
 
 
 def test_eval_golden_ablation_and_index_commit(repo: tuple[Path, Path], tmp_path: Path) -> None:
@@ -59,10 +64,25 @@ def test_eval_golden_ablation_and_index_commit(repo: tuple[Path, Path], tmp_path
         json.dumps({"query": "check a token", "expected": [{"path": "app/auth.py"}]}) + "\n",
         encoding="utf-8",
     )
-    report = json.loads(run("eval", str(golden), "--data-dir", str(data), "--ablation", "--json"))
+    dump = tmp_path / "dump.jsonl"
+    report = json.loads(
+        run(
+            "eval",
+            str(golden),
+            "--data-dir",
+            str(data),
+            "--ablation",
+            "--dump-features",
+            str(dump),
+            "--json",
+        )
+    )
     modes = report["reports"][0]["modes"]
     assert [m["mode"] for m in modes] == ["bm25", "dense", "hybrid", "hybrid+graph"]
     assert all(m["recall@10"] == 100.0 for m in modes)
+    [record] = [json.loads(line) for line in dump.read_text(encoding="utf-8").splitlines()]
+    assert record["expected"] == [{"path": "app/auth.py", "symbol": None}]
+    assert record["candidates"][0]["path"] == "app/auth.py"
 
     bare = tmp_path / "proj.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(source), str(bare)], check=True)

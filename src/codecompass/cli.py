@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -208,6 +209,12 @@ def _print_summary(stats: IndexStats, data_dir: Path) -> None:
 @click.option("--detail", type=click.Choice(DETAILS), default=None, help="Snippet size.")
 @click.option("--explain", is_flag=True, help="Show why each result came back.")
 @click.option("--files", "files_view", is_flag=True, help="Rank files instead of code chunks.")
+@click.option(
+    "--symbols",
+    "symbols_view",
+    is_flag=True,
+    help="Rank functions, methods and classes (with their file's evidence).",
+)
 @click.option("--mode", type=click.Choice(MODES), default=None, help="Retrieval mode.")
 @click.option("--subgraph", is_flag=True, help="Add the graph around the hits (with --json).")
 @json_option
@@ -223,6 +230,7 @@ def search(
     detail: str | None,
     explain: bool,
     files_view: bool,
+    symbols_view: bool,
     mode: str | None,
     subgraph: bool,
     as_json: bool,
@@ -234,6 +242,7 @@ def search(
       codecompass search "parse the config file"
       codecompass search verify_token --kind function -k 5 --json
       codecompass search "$(cat traceback.txt)" --files --explain
+      codecompass search "$(cat issue.md)" --symbols
     """
     with Engine.open(data_dir) as engine:
         result = engine.retrieve(
@@ -246,6 +255,7 @@ def search(
             detail=detail,
             mode=mode,
             max_files=k,
+            max_symbols=k,
             subgraph=subgraph,
         )
     if as_json:
@@ -261,6 +271,17 @@ def search(
                 f"[bold]{n}. {f.path}[/bold]  [dim]score {f.score:.4f}[/dim]  [cyan]{symbols}"
             )
         if not result.files:
+            console.print("No results.")
+        return
+    if symbols_view:
+        for n, sym in enumerate(result.symbols, start=1):
+            where = f"{sym.path}:{sym.start_line}-{sym.end_line}"
+            console.print(
+                f"[bold]{n}. {where}[/bold]  [cyan]{sym.kind} {sym.symbol}[/cyan]  "
+                f"[dim]score {sym.score:.4f} (chunk {sym.why['chunk_score']:.4f}, "
+                f"file {sym.why['file_score']:.4f})[/dim]"
+            )
+        if not result.symbols:
             console.print("No results.")
         return
     if not result.hits:
@@ -369,7 +390,7 @@ def parse_location(location: str) -> tuple[str, int | None, int | None]:
     "--dump-features",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Write every candidate's features per localization task (JSONL) for tuning.",
+    help="Write every candidate's features per task (JSONL) for tuning the weights.",
 )
 @click.option(
     "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the full report."
@@ -410,30 +431,27 @@ def eval_(
     modes: tuple[str, ...] = ABLATION_MODES if ablation else ()
     log = None if as_json else (lambda line: err_console.print(line, highlight=False))
     reports: list[dict[str, Any]] = []
-    if tasks.golden:
-        with Engine.open(data_dir) as engine:
-            chosen = modes or (mode or engine.settings.search.mode,)
-            reports.append(run_golden(engine, tasks.golden[:limit], modes=chosen, log=log))
-    if tasks.localization:
-        engine = Engine(load_settings(data_dir))
-        with engine:
-            chosen = modes or (mode or engine.settings.search.mode,)
-            if dump_features is not None:
-                with dump_features.open("w", encoding="utf-8") as dump:
-                    reports.append(
-                        run_localization(
-                            engine,
-                            tasks.localization[:limit],
-                            git_dirs,
-                            modes=chosen,
-                            dump=dump,
-                            log=log,
-                        )
-                    )
-            else:
+    with contextlib.ExitStack() as stack:
+        dump = None
+        if dump_features is not None:
+            dump = stack.enter_context(dump_features.open("w", encoding="utf-8"))
+        if tasks.golden:
+            with Engine.open(data_dir) as engine:
+                chosen = modes or (mode or engine.settings.search.mode,)
+                reports.append(
+                    run_golden(engine, tasks.golden[:limit], modes=chosen, dump=dump, log=log)
+                )
+        if tasks.localization:
+            with Engine(load_settings(data_dir)) as engine:
+                chosen = modes or (mode or engine.settings.search.mode,)
                 reports.append(
                     run_localization(
-                        engine, tasks.localization[:limit], git_dirs, modes=chosen, log=log
+                        engine,
+                        tasks.localization[:limit],
+                        git_dirs,
+                        modes=chosen,
+                        dump=dump,
+                        log=log,
                     )
                 )
     report = {"tasks_file": str(tasks_file), "reports": reports}

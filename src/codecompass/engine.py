@@ -30,7 +30,14 @@ from codecompass.indexing.gitsource import GitTreeSource, default_repo_name, res
 from codecompass.indexing.pipeline import IndexStats, Progress, index_repository
 from codecompass.protocols import Embedder
 from codecompass.search.expand import GraphView
-from codecompass.search.hybrid import FileHit, Hit, SearchOptions, SearchResult, retrieve
+from codecompass.search.hybrid import (
+    FileHit,
+    Hit,
+    SearchOptions,
+    SearchResult,
+    SymbolHit,
+    retrieve,
+)
 from codecompass.search.rank import FEATURES, RankWeights
 from codecompass.search.rerank import Reranker
 from codecompass.security.paths import ConfinedPath, PathPolicy, confine, read_text
@@ -320,6 +327,14 @@ class Engine:
         """Files ranked by their best evidence ("which files handle X?")."""
         return self.retrieve(query, max_files=k or self.settings.search.top_k, **filters).files
 
+    def search_symbols(
+        self, query: str, *, k: int | None = None, **filters: Any
+    ) -> list[SymbolHit]:
+        """Functions, methods and classes ranked with their file's evidence ("which
+        functions handle X?")."""
+        top = k or self.settings.search.top_k
+        return self.retrieve(query, max_symbols=top, **filters).symbols
+
     def retrieve(
         self,
         query: str,
@@ -333,11 +348,12 @@ class Engine:
         mode: str | None = None,
         max_per_file: int | None = None,
         max_files: int | None = None,
+        max_symbols: int | None = None,
         subgraph: bool = False,
         weights: RankWeights | None = None,
         collect: bool = False,
     ) -> SearchResult:
-        """Hits, the file-level view, what the query was understood to name, and
+        """Hits, the file and symbol views, what the query was understood to name, and
         optionally the subgraph around the hits."""
         self._require_index()
         s = self.settings.search
@@ -356,6 +372,8 @@ class Engine:
             freshness_days=s.freshness_days,
             max_files=max_files or s.top_k,
             file_support=s.file_support,
+            max_symbols=max_symbols or s.top_k,
+            symbol_file_weight=s.symbol_file_weight,
             expand_files=s.expand_files,
             subgraph=subgraph,
             collect=collect,

@@ -59,6 +59,9 @@ class SearchSettings:
     freshness_days: float = 90.0
     # The file view scores a file by its best chunk + file_support × its next two best.
     file_support: float = 0.3
+    # The symbol view ("which functions") scores a symbol by its best chunk plus
+    # symbol_file_weight × its file's score, so the best files' symbols lead.
+    symbol_file_weight: float = 1.0
     # Every chunk of this many best files joins the candidates (finds the function).
     expand_files: int = 5
     # Ranking weights of the features in search/rank.py, tuned on evaluation runs

@@ -12,7 +12,7 @@ from codecompass.engine import Engine
 from codecompass.errors import InputError
 from codecompass.evaluation import load_tasks, run_golden, run_localization
 from codecompass.evaluation.metrics import all_within, ndcg_at, percentile, recall_at
-from codecompass.evaluation.tune import coordinate_ascent, load_dump
+from codecompass.evaluation.tune import Views, coordinate_ascent, evaluate, load_dump
 from codecompass.search.rank import RankWeights
 from tests.conftest import TinyEmbedder, git, make_git_repo
 
@@ -91,8 +91,9 @@ def test_localization_indexes_each_commit_and_scores_every_mode(
         assert 0 < summary["token_ratio"] <= 1.0
     dumped = load_dump(dump)
     assert [t.id for t in dumped] == ["mini-1", "mini-2"]
-    weights, metrics, _ = coordinate_ascent(dumped, RankWeights(), rounds=1)
+    weights, views, metrics = coordinate_ascent(dumped, RankWeights(), rounds=1)
     assert metrics["file@1"] == 100.0 and isinstance(weights, RankWeights)
+    assert metrics["function@10"] == 100.0 and views.file_support >= 0.0
 
 
 def test_golden_queries(tmp_path: Path) -> None:
@@ -109,11 +110,22 @@ def test_golden_queries(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     engine, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
-    with engine:
+    dump = tmp_path / "golden-dump.jsonl"
+    with engine, dump.open("w", encoding="utf-8") as out:
         engine.index(root)
-        report = run_golden(engine, load_tasks(golden).golden, modes=("hybrid",))
+        report = run_golden(engine, load_tasks(golden).golden, modes=("hybrid",), dump=out)
+        weights = engine.rank_weights()
+        views = Views(
+            engine.settings.search.file_support, engine.settings.search.symbol_file_weight
+        )
     summary = report["modes"][0]
     assert summary["recall@10"] == 100.0 and summary["mrr"] > 0
+    # The tuner re-scores the dumped candidates exactly as the search ranked them.
+    [task] = load_dump(dump)
+    assert task.expected == (("ui/table.py", "render_table"),)
+    offline = evaluate([task], weights, views)
+    assert offline["golden@10"] == summary["recall@10"]
+    assert offline["golden_rr"] == round(100 * summary["mrr"], 1)
 
 
 def test_bad_task_lines_are_reported(tmp_path: Path) -> None:

@@ -114,3 +114,54 @@ def test_file_expansion_brings_the_rest_of_the_best_file(engine: Engine) -> None
 
     assert pool(5) == {"verify_token", "compare", "Session", "Session.refresh", None}
     assert len(pool(0)) < 5
+
+
+def test_symbol_view_ranks_each_symbol_once_with_its_file_evidence(engine: Engine) -> None:
+    query = "verify_token compare secret refresh"
+    result = engine.retrieve(query, k=10, max_symbols=20)
+    symbols = [(s.path, s.symbol) for s in result.symbols]
+    assert len(symbols) == len(set(symbols))
+    # Every symbol of the best file: not capped per file like the hits are.
+    assert {s for p, s in symbols if p == "app/auth.py"} >= {
+        "verify_token",
+        "compare",
+        "Session",
+        "Session.refresh",
+    }
+    weight = engine.settings.search.symbol_file_weight
+    files = {f.path: f.score for f in result.files}
+    for sym in result.symbols:
+        assert sym.why["file_score"] == pytest.approx(files[sym.path], abs=1e-5)
+        assert sym.score == pytest.approx(
+            sym.why["chunk_score"] + weight * sym.why["file_score"], abs=1e-5
+        )
+    assert [s.score for s in result.symbols] == sorted(
+        (s.score for s in result.symbols), reverse=True
+    )
+    assert engine.search_symbols(query, k=2) == result.symbols[:2]
+
+
+def test_symbol_view_lets_the_best_file_lead(tmp_path: Path) -> None:
+    """A weak match in the best-supported file outranks a slightly better match in a
+    file with no other evidence, once the file score weighs in."""
+    repo = make_git_repo(
+        tmp_path / "p",
+        {
+            "billing.py": "def invoice_total(lines):\n    return sum(lines)\n\n\n"
+            "def invoice_tax(total):\n    return total * 0.2\n\n\n"
+            "def invoice_send(invoice):\n    return invoice\n",
+            "misc.py": "def tax(x):\n    return x\n",
+        },
+    )
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    with eng:
+        eng.index(root)
+        flat = replace(eng.settings.search, symbol_file_weight=0.0)
+        heavy = replace(eng.settings.search, symbol_file_weight=4.0)
+        eng.settings = replace(eng.settings, search=flat)
+        plain = [s.symbol for s in eng.retrieve("invoice total tax", k=5).symbols]
+        eng.settings = replace(eng.settings, search=heavy)
+        led = [s.symbol for s in eng.retrieve("invoice total tax", k=5).symbols]
+    # misc.tax matches better than invoice_send, but billing.py holds the evidence.
+    assert plain == ["invoice_tax", "invoice_total", "tax", "invoice_send"]
+    assert led == ["invoice_tax", "invoice_total", "invoice_send", "tax"]

@@ -12,6 +12,25 @@ def all_within(ranked: Sequence[str], gold: Sequence[str], k: int) -> bool:
     return bool(gold) and all(g in top for g in gold)
 
 
+def expected_ranks(
+    hits: Sequence[tuple[str, str | None]], expected: Sequence[tuple[str, str | None]]
+) -> list[int | None]:
+    """The rank at which each expected (path, symbol) is first found among the hits'
+    (path, symbol); each hit serves one item. As eval/golden/README.md says, a hit
+    matches on an equal path and the expected qualified name or a member of it (any
+    symbol when none is expected)."""
+    ranks: list[int | None] = [None] * len(expected)
+    for rank, (path, symbol) in enumerate(hits, start=1):
+        for i, (want_path, want_symbol) in enumerate(expected):
+            if ranks[i] is not None or path != want_path:
+                continue
+            name = symbol or ""
+            if want_symbol is None or name == want_symbol or name.startswith(want_symbol + "."):
+                ranks[i] = rank
+                break
+    return ranks
+
+
 def recall_at(ranks: Sequence[int | None], k: int) -> float:
     """Share of the expected items found within the first k results."""
     if not ranks:

@@ -10,8 +10,8 @@ Definitions (also in docs/retrieval.md):
 - file Acc@k / function Acc@k: the task counts only if *all* its gold files / gold
   functions are in the first k files / distinct functions. Tasks with no gold function
   are left out of the function metrics (their number is reported as `n_functions`).
-- the file ranking is the search's file-level view; the function ranking is the
-  distinct `path::Qualified.name` of the hits in order (hits without a symbol skipped).
+- the file ranking is the search's file view; the function ranking is its symbol view
+  (`path::Qualified.name`, each symbol by its best chunk plus its file's weighted score).
 - latency is the wall time of `Engine.retrieve` on a warm index (one warm-up query after
   each re-index, which reloads the vector matrix).
 - tokens: the top 10 hits at `preview` detail versus the whole files they come from,
@@ -31,12 +31,13 @@ from codecompass.engine import Engine
 from codecompass.errors import InputError
 from codecompass.evaluation.metrics import (
     all_within,
+    expected_ranks,
     ndcg_at,
     percentile,
     recall_at,
     reciprocal_rank,
 )
-from codecompass.evaluation.tasks import Expected, GoldenTask, LocalizationTask
+from codecompass.evaluation.tasks import GoldenTask, LocalizationTask
 from codecompass.indexing.gitsource import (
     GitTreeSource,
     commit_dates,
@@ -49,7 +50,6 @@ ABLATION_MODES = ("bm25", "dense", "hybrid", "hybrid+graph")
 FILE_KS = (1, 3, 5)
 FUNCTION_KS = (5, 10)
 TOKEN_HITS = 10
-FUNCTION_POOL = 30  # hits fetched to rank functions (at most 10 are scored)
 
 Log = Callable[[str], None]
 
@@ -94,10 +94,6 @@ class ModeScores:
 
 def _pct(rows: Sequence[bool]) -> float:
     return round(100 * sum(rows) / len(rows), 1) if rows else 0.0
-
-
-def ranked_functions(hits: Sequence[Hit]) -> list[str]:
-    return list(dict.fromkeys(f"{h.path}::{h.symbol}" for h in hits if h.symbol))
 
 
 def _timed(engine: Engine, query: str, **kwargs: Any) -> tuple[SearchResult, float]:
@@ -226,16 +222,17 @@ def _localize(
             engine,
             task.query,
             repo=repo,
-            k=FUNCTION_POOL,
+            k=TOKEN_HITS,
             mode=mode,
             max_files=max(FILE_KS),
+            max_symbols=max(FUNCTION_KS),
             detail="preview",
             collect=collect,
         )
         s = scores[mode]
         s.latency_ms.append(ms)
         files = [f.path for f in result.files]
-        functions = ranked_functions(result.hits)
+        functions = [f"{sym.path}::{sym.symbol}" for sym in result.symbols]
         outcome: dict[str, Any] = {"files": files[:5], "functions": functions[:10]}
         for k in FILE_KS:
             hit = all_within(files, task.gold_files, k)
@@ -268,32 +265,12 @@ def _localize(
 
 
 # -- golden queries ----------------------------------------------------------------------
-def _matches(hit: Hit, item: Expected) -> bool:
-    if hit.path != item.path:
-        return False
-    if item.symbol is None:
-        return True
-    # As eval/golden/README.md says: the expected qualified name or a member of it.
-    symbol = hit.symbol or ""
-    return symbol == item.symbol or symbol.startswith(item.symbol + ".")
-
-
-def expected_ranks(hits: Sequence[Hit], expected: Sequence[Expected]) -> list[int | None]:
-    """The rank at which each expected item is first found (each hit serves one item)."""
-    ranks: list[int | None] = [None] * len(expected)
-    for rank, hit in enumerate(hits, start=1):
-        for i, item in enumerate(expected):
-            if ranks[i] is None and _matches(hit, item):
-                ranks[i] = rank
-                break
-    return ranks
-
-
 def run_golden(
     engine: Engine,
     tasks: Sequence[GoldenTask],
     *,
     modes: Sequence[str] = ("hybrid+graph",),
+    dump: IO[str] | None = None,
     log: Log | None = None,
 ) -> dict[str, Any]:
     say = log or (lambda _: None)
@@ -312,10 +289,27 @@ def run_golden(
     for task in tasks:
         row: dict[str, Any] = {"id": task.id, "query": task.query}
         for mode in modes:
+            collect = dump is not None and mode == modes[-1]
             result, ms = _timed(
-                engine, task.query, repo=task.repo, k=10, mode=mode, detail="preview"
+                engine,
+                task.query,
+                repo=task.repo,
+                k=10,
+                mode=mode,
+                detail="preview",
+                collect=collect,
             )
-            ranks = expected_ranks(result.hits, task.expected)
+            if collect and dump is not None and result.candidates is not None:
+                record = {
+                    "id": task.id,
+                    "expected": [{"path": e.path, "symbol": e.symbol} for e in task.expected],
+                    "candidates": result.candidates,
+                }
+                dump.write(json.dumps(record) + "\n")
+            ranks = expected_ranks(
+                [(h.path, h.symbol) for h in result.hits],
+                [(e.path, e.symbol) for e in task.expected],
+            )
             s = scores[mode]
             s.latency_ms.append(ms)
             for k in (1, 5, 10):

@@ -1,14 +1,15 @@
 """Tune the ranking weights offline on a feature dump (`codecompass eval --dump-features`).
 
-A dump holds, per localization task, every candidate's features and the gold labels,
-so re-scoring it under other weights takes milliseconds: no index, no model. The search
-is coordinate ascent over a small grid of values per feature, several rounds, starting
-from given weights. The objective is the sum of file Acc@1/3/5 and function Acc@5/10
-(plus a fifth of the reciprocal rank at which all gold files / functions are found, to
-break ties), so no single cut-off is overfitted. `--folds 2` tunes on one half and
-reports the other.
+A dump holds, per task, every candidate's features and the gold labels, so re-scoring
+it under other weights takes milliseconds: no index, no model. Localization tasks (issue
+texts) and golden queries (short questions) can be tuned together, so that weights
+fitted to one kind of query do not break the other. The search is coordinate ascent over
+a small grid of values per feature, several rounds, starting from given weights. The
+objective is the sum of file Acc@1/3/5 and function Acc@5/10 over localization tasks and
+Recall@1/5/10 over golden ones (plus a fifth of the reciprocal ranks, to break ties), so
+no single cut-off is overfitted. `--folds 2` tunes on one half and reports the other.
 
-    python -m codecompass.evaluation.tune dump.jsonl [--start current|seed] [--folds 2]
+    python -m codecompass.evaluation.tune dump.jsonl [more.jsonl …] [--start current|seed]
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ import argparse
 import json
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from codecompass.evaluation.metrics import all_within
+from codecompass.evaluation.metrics import all_within, expected_ranks, recall_at, reciprocal_rank
 from codecompass.search.hybrid import file_scores
 from codecompass.search.rank import FEATURES, SEED_000, RankWeights
 
@@ -35,8 +36,9 @@ NEGATIVE = frozenset({"test", "doc"})
 # A score is only defined up to a positive factor, so cosine stays at its start value and
 # anchors the scale.
 FROZEN = frozenset({"freshness", "cosine"})
-MAX_PER_FILE = 3
-FUNCTION_HITS = 30
+MAX_PER_FILE = 3  # hits per file, as `[search] max_per_file`
+HITS = 10  # hits scored for golden queries
+SYMBOLS = 10  # symbols scored for localization tasks (function Acc@10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,7 @@ class DumpTask:
     paths: tuple[str, ...]
     symbols: tuple[str | None, ...]
     matrix: npt.NDArray[np.float64]  # candidates × FEATURES
+    expected: tuple[tuple[str, str | None], ...] = ()  # a golden query's (path, symbol)
 
 
 def load_dump(path: Path) -> list[DumpTask]:
@@ -57,69 +60,88 @@ def load_dump(path: Path) -> list[DumpTask]:
         tasks.append(
             DumpTask(
                 id=row["id"],
-                gold_files=tuple(row["gold_files"]),
-                gold_functions=tuple(row["gold_functions"]),
+                gold_files=tuple(row.get("gold_files", ())),
+                gold_functions=tuple(row.get("gold_functions", ())),
                 paths=tuple(c["path"] for c in cands),
                 symbols=tuple(c["symbol"] for c in cands),
                 matrix=np.array(
                     [[c["features"].get(f, 0.0) for f in FEATURES] for c in cands],
                     dtype=np.float64,
                 ).reshape(len(cands), len(FEATURES)),
+                expected=tuple((e["path"], e.get("symbol")) for e in row.get("expected", ())),
             )
         )
     return tasks
 
 
+@dataclass(frozen=True, slots=True)
+class Views:
+    """The settings of the file and symbol views (`[search]` file_support and
+    symbol_file_weight), tuned together with the weights."""
+
+    file_support: float = 0.3
+    symbol_file_weight: float = 1.0
+
+
 def rankings(
-    task: DumpTask, weights: RankWeights, support: float = 0.0
-) -> tuple[list[str], list[str]]:
-    """The file ranking and the function ranking these weights give, as search builds
-    them (hits capped per file; windows of one symbol count once)."""
+    task: DumpTask, weights: RankWeights, views: Views = Views()
+) -> tuple[list[str], list[str], list[tuple[str, str | None]]]:
+    """The file view, the symbol view (`path::symbol`) and the hits these weights give,
+    built as search builds them (hits capped per file; windows of one symbol count once;
+    a symbol scored by its best chunk plus its file's weighted score)."""
     vector = np.array([getattr(weights, f) for f in FEATURES], dtype=np.float64)
     scores = (task.matrix @ vector).tolist()
     order = sorted(range(len(scores)), key=lambda i: -scores[i])
-    files = [k for k, _ in file_scores([(task.paths[i], scores[i]) for i in order], support)]
+    totals = file_scores([(task.paths[i], scores[i]) for i in order], views.file_support)
+    files = [k for k, _ in totals]
+    file_total = dict(totals)
     per_file: dict[str, int] = {}
-    seen: set[tuple[str, str | None]] = set()
-    functions: list[str] = []
-    kept = 0
+    best: dict[str, float] = {}
+    hits: list[tuple[str, str | None]] = []
     for i in order:
         path, symbol = task.paths[i], task.symbols[i]
-        if per_file.get(path, 0) >= MAX_PER_FILE or (symbol and (path, symbol) in seen):
-            continue
-        per_file[path] = per_file.get(path, 0) + 1
-        kept += 1
         if symbol:
-            seen.add((path, symbol))
-            functions.append(f"{path}::{symbol}")
-        if kept >= FUNCTION_HITS:
-            break
-    return files, list(dict.fromkeys(functions))
+            key = f"{path}::{symbol}"
+            if key in best:
+                continue
+            best[key] = scores[i] + views.symbol_file_weight * file_total[path]
+        if len(hits) < HITS and per_file.get(path, 0) < MAX_PER_FILE:
+            per_file[path] = per_file.get(path, 0) + 1
+            hits.append((path, symbol))
+    symbols = sorted(best, key=lambda k: -best[k])[:SYMBOLS]
+    return files, symbols, hits
+
+
+GOLDEN_KS = (1, 5, 10)
 
 
 def evaluate(
-    tasks: Sequence[DumpTask], weights: RankWeights, support: float = 0.0
+    tasks: Sequence[DumpTask], weights: RankWeights, views: Views = Views()
 ) -> dict[str, float]:
-    counts: dict[str, float] = dict.fromkeys(
-        ("file@1", "file@3", "file@5", "function@5", "function@10", "file_rr", "function_rr"),
-        0.0,
-    )
-    n_functions = 0
+    """Localization accuracies over tasks with gold files, Recall@k over golden queries."""
+    sums: dict[str, float] = {}
+    counts: dict[str, int] = {}
+
+    def add(key: str, value: float) -> None:
+        sums[key] = sums.get(key, 0.0) + value
+        counts[key] = counts.get(key, 0) + 1
+
     for task in tasks:
-        files, functions = rankings(task, weights, support)
+        files, functions, hits = rankings(task, weights, views)
+        if task.expected:
+            ranks = expected_ranks(hits, task.expected)
+            for k in GOLDEN_KS:
+                add(f"golden@{k}", recall_at(ranks, k))
+            add("golden_rr", reciprocal_rank(ranks))
+            continue
         for k in (1, 3, 5):
-            counts[f"file@{k}"] += all_within(files, task.gold_files, k)
-        counts["file_rr"] += _all_found_rr(files, task.gold_files)
+            add(f"file@{k}", all_within(files, task.gold_files, k))
+        add("file_rr", _all_found_rr(files, task.gold_files))
         if task.gold_functions:
-            n_functions += 1
             for k in (5, 10):
-                counts[f"function@{k}"] += all_within(functions, task.gold_functions, k)
-            counts["function_rr"] += _all_found_rr(functions, task.gold_functions)
-    out = {}
-    for key, value in counts.items():
-        n = n_functions if key.startswith("function") else len(tasks)
-        out[key] = round(100 * value / n, 1) if n else 0.0
-    return out
+                add(f"function@{k}", all_within(functions, task.gold_functions, k))
+            add("function_rr", _all_found_rr(functions, task.gold_functions))
+    return {key: round(100 * sums[key] / counts[key], 1) for key in sums}
 
 
 def _all_found_rr(ranked: Sequence[str], gold: Sequence[str]) -> float:
@@ -130,58 +152,67 @@ def _all_found_rr(ranked: Sequence[str], gold: Sequence[str]) -> float:
 
 
 def objective(metrics: dict[str, float]) -> float:
-    """The five accuracies, plus a fifth of the two reciprocal ranks to break ties."""
-    rr = metrics.get("file_rr", 0.0) + metrics.get("function_rr", 0.0)
+    """The accuracies and recalls, plus a fifth of the reciprocal ranks to break ties."""
+    rr = sum(v for k, v in metrics.items() if k.endswith("_rr"))
     return sum(v for k, v in metrics.items() if "@" in k) + 0.2 * rr
 
 
-SUPPORT_GRID = (0.0, 0.1, 0.2, 0.3, 0.5)
+VIEW_GRIDS = {
+    "file_support": (0.0, 0.1, 0.2, 0.3, 0.5),
+    "symbol_file_weight": (0.0, 0.25, 0.5, 1.0, 2.0, 4.0),
+}
 
 
 def coordinate_ascent(
     tasks: Sequence[DumpTask],
     start: RankWeights,
+    views: Views = Views(),
     rounds: int = 3,
-    support: float = 0.0,
     min_gain: float | None = None,
-) -> tuple[RankWeights, dict[str, float], float]:
-    """Best weights (and file-view support) found from `start`, with their metrics.
+) -> tuple[RankWeights, Views, dict[str, float]]:
+    """Best weights and view settings found from `start`, with their metrics.
 
     A step must gain at least `min_gain` on the objective (default: one task on one
     accuracy), so that weights do not chase single-query noise."""
     gain = 100.0 / max(1, len(tasks)) if min_gain is None else min_gain
-    best = start
-    best_metrics = evaluate(tasks, best, support)
+    best, best_views = start, views
+    best_metrics = evaluate(tasks, best, best_views)
+
+    def better(metrics: dict[str, float]) -> bool:
+        return objective(metrics) >= objective(best_metrics) + gain - 1e-9
+
     for _ in range(rounds):
         improved = False
         for feature in FEATURES:
             if feature in FROZEN:
                 continue
-            grid = NEGATIVE_GRID if feature in NEGATIVE else GRID
-            for value in grid:
-                trial = RankWeights(**{**best.as_dict(), feature: value})
-                metrics = evaluate(tasks, trial, support)
-                if objective(metrics) >= objective(best_metrics) + gain - 1e-9:
+            for value in NEGATIVE_GRID if feature in NEGATIVE else GRID:
+                trial = best.with_(**{feature: value})
+                metrics = evaluate(tasks, trial, best_views)
+                if better(metrics):
                     best, best_metrics, improved = trial, metrics, True
-        for value in SUPPORT_GRID:
-            metrics = evaluate(tasks, best, value)
-            if objective(metrics) >= objective(best_metrics) + gain - 1e-9:
-                support, best_metrics, improved = value, metrics, True
+        for name, grid in VIEW_GRIDS.items():
+            for value in grid:
+                trial_views = replace(best_views, **{name: value})
+                metrics = evaluate(tasks, best, trial_views)
+                if better(metrics):
+                    best_views, best_metrics, improved = trial_views, metrics, True
         if not improved:
             break
-    return best, best_metrics, support
+    return best, best_views, best_metrics
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dump", type=Path)
+    parser.add_argument("dumps", type=Path, nargs="+")
     parser.add_argument("--start", choices=("seed", "current"), default="seed")
     parser.add_argument("--weights", type=Path, help="JSON of weights to start from")
     parser.add_argument("--folds", type=int, default=0, help="2 = tune on half, test on half")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    tasks = load_dump(args.dump)
+    tasks = [task for dump in args.dumps for task in load_dump(dump)]
     start = SEED_000
+    views = Views()
     if args.weights:
         start = RankWeights.from_mapping(json.loads(args.weights.read_text(encoding="utf-8")))
     elif args.start == "current":
@@ -189,26 +220,27 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         s = SearchSettings()
         start = RankWeights.from_mapping({f: getattr(s, f"weight_{f}") for f in FEATURES})
-    print(json.dumps({"start": start.as_dict(), "metrics": evaluate(tasks, start)}))
+        views = Views(s.file_support, s.symbol_file_weight)
+    print(json.dumps({"start": start.as_dict(), "metrics": evaluate(tasks, start, views)}))
     if args.folds >= 2:
         shuffled = list(tasks)
         random.Random(args.seed).shuffle(shuffled)
         half = len(shuffled) // 2
         for train, test in ((shuffled[:half], shuffled[half:]), (shuffled[half:], shuffled[:half])):
-            weights, fit, support = coordinate_ascent(train, start)
+            weights, fitted, fit = coordinate_ascent(train, start, views)
             print(
                 json.dumps(
                     {
                         "fold_train": fit,
-                        "fold_test": evaluate(test, weights, support),
-                        "start_on_test": evaluate(test, start),
+                        "fold_test": evaluate(test, weights, fitted),
+                        "start_on_test": evaluate(test, start, views),
                         "weights": weights.as_dict(),
-                        "file_support": support,
+                        "views": asdict(fitted),
                     }
                 )
             )
-    weights, metrics, support = coordinate_ascent(tasks, start)
-    print(json.dumps({"tuned": weights.as_dict(), "file_support": support, "metrics": metrics}))
+    weights, fitted, metrics = coordinate_ascent(tasks, start, views)
+    print(json.dumps({"tuned": weights.as_dict(), "views": asdict(fitted), "metrics": metrics}))
 
 
 if __name__ == "__main__":

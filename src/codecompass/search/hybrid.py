@@ -98,6 +98,25 @@ class FileHit:
 
 
 @dataclass(frozen=True, slots=True)
+class SymbolHit:
+    """A function, method or class ranked for "which functions" questions: its best
+    chunk's score plus `symbol_file_weight` × its file's score in the file view, so the
+    symbols of the best-supported files come first."""
+
+    repo: str
+    path: str
+    symbol: str
+    kind: str
+    score: float
+    start_line: int  # the best chunk's range
+    end_line: int
+    why: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+@dataclass(frozen=True, slots=True)
 class SearchOptions:
     k: int = 10
     detail: str = "preview"
@@ -113,6 +132,8 @@ class SearchOptions:
     freshness_days: float = 90.0
     max_files: int = 10
     file_support: float = 0.0  # weight of a file's 2nd and 3rd best chunks in the file view
+    max_symbols: int = 10
+    symbol_file_weight: float = 0.0  # weight of a symbol's file score in the symbol view
     expand_files: int = 5  # all chunks of this many best files join the pool
     query_names: frozenset[str] = frozenset()  # set by `retrieve` from the parsed query
     subgraph: bool = False
@@ -121,11 +142,13 @@ class SearchOptions:
 
 @dataclass(slots=True)
 class SearchResult:
-    """Hits (deduplicated, capped per file), the file-level view and what was understood."""
+    """Hits (deduplicated, capped per file), the file and symbol views and what was
+    understood."""
 
     query: ParsedQuery
     hits: list[Hit]
     files: list[FileHit]
+    symbols: list[SymbolHit] = field(default_factory=list)
     subgraph: dict[str, Any] | None = None
     timings: dict[str, float] = field(default_factory=dict)
     candidates: list[dict[str, Any]] | None = None  # with SearchOptions.collect
@@ -135,6 +158,7 @@ class SearchResult:
             "understood": self.query.as_dict(),
             "results": [h.as_dict() for h in self.hits],
             "files": [f.as_dict() for f in self.files],
+            "symbols": [f.as_dict() for f in self.symbols],
             **({"subgraph": self.subgraph} if self.subgraph is not None else {}),
         }
 
@@ -145,6 +169,27 @@ class _Candidate:
     sources: dict[str, int] = field(default_factory=dict)  # source → rank in it
     graph_path: tuple[str, ...] = ()
     score: float = 0.0
+
+
+class _LateBM25:
+    """BM25 of chunks that join the pool after the lexical search (file and graph
+    expansion), normalised by the query's best score. All matches are scored in one
+    FTS5 pass the first time it is needed: asking FTS5 for chosen rowids re-runs the
+    whole match for every batch."""
+
+    def __init__(self, store: MetaStore, match: str, best: float) -> None:
+        self.store, self.match, self.best = store, match, best
+        self._scores: dict[int, float] | None = None
+
+    def fill(self, cands: dict[str, _Candidate]) -> None:
+        if not self.match or not cands:
+            return
+        if self._scores is None:
+            self._scores = self.store.lexical_all(self.match)
+        for cid, rowid in self.store.rowids(list(cands)).items():
+            found = self._scores.get(rowid)
+            if found is not None:
+                cands[cid].features["bm25"] = max(0.0, found / self.best)
 
 
 class _TokenCache:
@@ -260,6 +305,7 @@ def retrieve(
         for rank, (cid, bm25) in enumerate(lexical, 1):
             add(cid, "lexical", rank).features["bm25"] = max(0.0, bm25 / best_bm25)
         lap("lexical")
+    late_bm25 = _LateBM25(store, match, best_bm25)
     if mode in ("hybrid", "hybrid+graph"):
         for cid, (source, value) in _named(parsed, store, options.filters).items():
             cand = add(cid, source, 0)
@@ -273,7 +319,7 @@ def retrieve(
 
     if mode in ("hybrid", "hybrid+graph") and options.expand_files > 0:
         _expand_files(
-            cands, chunks, store, idf, weights, query_vector, embedder, options, match, best_bm25
+            cands, chunks, store, idf, weights, query_vector, embedder, options, late_bm25
         )
         lap("files")
 
@@ -288,8 +334,7 @@ def retrieve(
             query_vector,
             embedder,
             options,
-            match,
-            best_bm25,
+            late_bm25,
         )
         lap("graph")
     if mode == "hybrid+graph" and graph is not None and (weights.importance or options.collect):
@@ -307,7 +352,9 @@ def retrieve(
     lap("rank")
 
     hits = _hits(order, cands, chunks, idf, store, options, weights)
-    files = _files(order, cands, chunks, options.max_files, options.file_support)
+    file_totals = _file_totals(order, cands, chunks, options.file_support)
+    files = _files(order, cands, chunks, file_totals, options.max_files)
+    symbols = _symbols(order, cands, chunks, file_totals, options)
     subgraph = None
     if options.subgraph:
         subgraph = _subgraph(hits, graph, options.edge_types)
@@ -324,7 +371,7 @@ def retrieve(
             }
             for cid in order
         ]
-    return SearchResult(parsed, hits, files, subgraph, timings, collected)
+    return SearchResult(parsed, hits, files, symbols, subgraph, timings, collected)
 
 
 # -- query terms ----------------------------------------------------------------------
@@ -543,8 +590,7 @@ def _expand_files(
     query_vector: Any,
     embedder: Embedder,
     options: SearchOptions,
-    match: str,
-    best_bm25: float,
+    late_bm25: _LateBM25,
 ) -> None:
     """Bring every chunk of the best files into the pool: the right file is found far
     more often than the right function in it, whose own words may not match the query."""
@@ -569,9 +615,7 @@ def _expand_files(
         for cid in new_ids
         if cid in chunks and _passes(chunks[cid], options)
     }
-    if match:
-        for cid, bm25 in store.lexical_scores(match, list(added)).items():
-            added[cid].features["bm25"] = max(0.0, bm25 / best_bm25)
+    late_bm25.fill(added)
     _fill_features(added, chunks, idf, weights, query_vector, store, embedder, options)
     cands.update(added)
 
@@ -586,8 +630,7 @@ def _expand(
     query_vector: Any,
     embedder: Embedder,
     options: SearchOptions,
-    match: str,
-    best_bm25: float,
+    late_bm25: _LateBM25,
 ) -> None:
     for cand in cands.values():
         cand.score = score(cand.features, weights)
@@ -627,9 +670,7 @@ def _expand(
             if r.strength > target.features.get("edge", 0.0):
                 target.features["edge"] = r.strength
                 target.graph_path = r.path
-    if match and added:
-        for cid, bm25 in store.lexical_scores(match, list(added)).items():
-            added[cid].features["bm25"] = max(0.0, bm25 / best_bm25)
+    late_bm25.fill(added)
     _fill_features(added, chunks, idf, weights, query_vector, store, embedder, options)
     cands.update(added)
 
@@ -721,22 +762,28 @@ def file_scores(scored: Sequence[tuple[str, float]], support: float) -> list[tup
     return sorted(totals.items(), key=lambda kv: -kv[1])
 
 
+def _file_key(chunk: ChunkRow) -> str:
+    return f"{chunk.repo}\0{chunk.path}"
+
+
+def _file_totals(
+    order: Sequence[str], cands: dict[str, _Candidate], chunks: dict[str, ChunkRow], support: float
+) -> list[tuple[str, float]]:
+    return file_scores([(_file_key(chunks[cid]), cands[cid].score) for cid in order], support)
+
+
 def _files(
     order: Sequence[str],
     cands: dict[str, _Candidate],
     chunks: dict[str, ChunkRow],
+    totals: Sequence[tuple[str, float]],
     limit: int,
-    support: float,
 ) -> list[FileHit]:
     ids_of: dict[str, list[str]] = {}
-    scored: list[tuple[str, float]] = []
     for cid in order:
-        c = chunks[cid]
-        key = f"{c.repo}\0{c.path}"
-        ids_of.setdefault(key, []).append(cid)
-        scored.append((key, cands[cid].score))
+        ids_of.setdefault(_file_key(chunks[cid]), []).append(cid)
     out: list[FileHit] = []
-    for key, total in file_scores(scored, support)[:limit]:
+    for key, total in totals[:limit]:
         ids = ids_of[key]
         top = chunks[ids[0]]
         symbols = list(dict.fromkeys(chunks[i].symbol for i in ids if chunks[i].symbol))
@@ -749,6 +796,49 @@ def _files(
                 end_line=top.end_line,
                 symbols=[s for s in symbols if s][:5],
                 why={"best_chunk": ids[0], "chunks_matched": len(ids)},
+            )
+        )
+    return out
+
+
+def _symbols(
+    order: Sequence[str],
+    cands: dict[str, _Candidate],
+    chunks: dict[str, ChunkRow],
+    totals: Sequence[tuple[str, float]],
+    options: SearchOptions,
+) -> list[SymbolHit]:
+    """Each symbol once, by its best chunk, scored with its file's total."""
+    file_total = dict(totals)
+    best: dict[tuple[str, str], tuple[float, str]] = {}
+    for cid in order:
+        chunk = chunks[cid]
+        if not chunk.symbol:
+            continue
+        key = (_file_key(chunk), chunk.symbol)
+        if key in best:
+            continue
+        total = file_total[key[0]]
+        value = cands[cid].score + options.symbol_file_weight * total
+        best[key] = (value, cid)
+    ranked = sorted(best.values(), key=lambda pair: (-pair[0], pair[1]))[: options.max_symbols]
+    out: list[SymbolHit] = []
+    for value, cid in ranked:
+        chunk = chunks[cid]
+        out.append(
+            SymbolHit(
+                repo=chunk.repo,
+                path=chunk.path,
+                symbol=chunk.symbol or "",
+                kind=chunk.kind,
+                score=round(value, 6),
+                start_line=chunk.start_line,
+                end_line=chunk.end_line,
+                why={
+                    "best_chunk": cid,
+                    "chunk_score": round(cands[cid].score, 6),
+                    "file_score": round(file_total[_file_key(chunk)], 6),
+                },
             )
         )
     return out

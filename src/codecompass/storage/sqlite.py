@@ -361,26 +361,23 @@ class MetaStore:
         )
         return [(str(ids[r]), score) for r, score in ranked if r in ids]
 
-    def lexical_scores(self, match: str, ids: Sequence[str]) -> dict[str, float]:
-        """BM25 (higher = better) of the given chunks for `match`; absent ones did not match."""
-        out: dict[str, float] = {}
+    def lexical_all(self, match: str) -> dict[int, float]:
+        """BM25 (higher = better) of every chunk matching `match`, by rowid. FTS5 scores
+        every match for any ranked query anyway; one pass serves a whole search."""
+        cur = self.conn.execute(
+            "SELECT rowid, bm25(chunks_fts, 4.0, 2.0, 1.0) FROM chunks_fts "
+            "WHERE chunks_fts MATCH ?",
+            (match,),
+        )
+        return {int(r): -float(score) for r, score in cur}
+
+    def rowids(self, ids: Sequence[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
         for start in range(0, len(ids), 500):
             part = list(ids[start : start + 500])
             marks = ",".join("?" * len(part))
-            rowids = dict(
-                self.conn.execute(
-                    f"SELECT rowid, id FROM chunks WHERE id IN ({marks})", part
-                ).fetchall()
-            )
-            if not rowids:
-                continue
-            marks = ",".join("?" * len(rowids))
-            cur = self.conn.execute(
-                "SELECT rowid, bm25(chunks_fts, 4.0, 2.0, 1.0) FROM chunks_fts "
-                f"WHERE chunks_fts MATCH ? AND rowid IN ({marks})",
-                (match, *rowids),
-            )
-            out.update((str(rowids[r]), -float(score)) for r, score in cur)
+            cur = self.conn.execute(f"SELECT id, rowid FROM chunks WHERE id IN ({marks})", part)
+            out.update((str(i), int(r)) for i, r in cur)
         return out
 
     # -- lookups for query understanding (search/) -----------------------------------
