@@ -58,7 +58,7 @@ class SearchSettings:
     graph_seeds: int = 10
     freshness_days: float = 90.0
     # The file view scores a file by its best chunk + file_support × its next two best.
-    file_support: float = 0.3
+    file_support: float = 0.5
     # The symbol view ("which functions") scores a symbol by its best chunk plus
     # symbol_file_weight × its file's score, so the best files' symbols lead.
     symbol_file_weight: float = 1.0
@@ -67,16 +67,16 @@ class SearchSettings:
     # Ranking weights of the features in search/rank.py, tuned on evaluation runs
     # recorded in docs/retrieval.md (seed 000's formula was the starting point).
     weight_cosine: float = 1.0
-    weight_bm25: float = 1.0
-    weight_keywords: float = 1.0
-    weight_name: float = 2.0
+    weight_bm25: float = 0.6
+    weight_keywords: float = 0.0
+    weight_name: float = 1.0
     weight_path: float = 0.0
-    weight_frame: float = 0.4
-    weight_member: float = 0.4
-    weight_edge: float = 0.25
-    weight_importance: float = 0.05
+    weight_frame: float = 0.8
+    weight_member: float = 0.3
+    weight_edge: float = 0.15
+    weight_importance: float = 0.02
     weight_freshness: float = 0.0
-    weight_test: float = -0.5
+    weight_test: float = -1.0
     weight_doc: float = -0.5
 
 
