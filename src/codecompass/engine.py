@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from codecompass.errors import (
     OutOfRangeError,
     UnknownRepoError,
 )
+from codecompass.gitexec import git_text
 from codecompass.graph.api import GraphReader
 from codecompass.graph.link import link as link_graph
 from codecompass.graph.link import unlink_repo
@@ -71,18 +71,8 @@ class FileView:
 
 def repo_root_of(path: Path) -> Path:
     """The git work tree holding `path`, or `path` itself for a plain folder."""
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(path), "rev-parse", "--show-toplevel"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return path
-    top = out.stdout.strip()
-    return Path(top).resolve() if out.returncode == 0 and top else path
+    top = git_text(path, "rev-parse", "--show-toplevel")
+    return Path(top).resolve() if top else path
 
 
 def find_data_dir(start: Path) -> Path | None:

@@ -9,7 +9,6 @@ signature checks) is switched off on the command line.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from codecompass.errors import InputError, NotFoundError, OutOfRangeError
+from codecompass.gitexec import run_git
 from codecompass.security.secrets import redact_secrets
 
 GIT_TIMEOUT_S = 15
@@ -36,9 +36,6 @@ _SAFE_CONFIG = (
     "log.showSignature=false",
     "-c",
     "core.fsmonitor=false",
-)
-_REDIRECT_VARS = frozenset(
-    {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"}
 )
 _FIELD = "\x1f"
 _RECORD = "\x1e"
@@ -169,17 +166,8 @@ def _iso(epoch: str, tz: str) -> str:
 
 
 def _run(root: Path, args: list[str]) -> str:
-    env = {k: v for k, v in os.environ.items() if k not in _REDIRECT_VARS}
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    env["GIT_OPTIONAL_LOCKS"] = "0"  # a read must not take the index lock
     try:
-        out = subprocess.run(
-            ["git", "-C", str(root), *_SAFE_CONFIG, "--no-pager", *args],
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-            env=env,
-        )
+        out = run_git(["-C", str(root), *_SAFE_CONFIG, "--no-pager", *args], timeout=GIT_TIMEOUT_S)
     except FileNotFoundError:
         raise NotFoundError("git is not installed; git_log and git_blame need it.") from None
     except subprocess.TimeoutExpired:

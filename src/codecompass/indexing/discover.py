@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import stat
 import subprocess
 from collections import Counter
@@ -56,6 +55,7 @@ from pathlib import Path
 import pathspec
 
 from codecompass.errors import InputError
+from codecompass.gitexec import run_git
 from codecompass.security.secrets import is_secret_path
 
 SNIFF_BYTES = 8192
@@ -347,36 +347,16 @@ class _Classifier:
         return sniff(head, path)
 
 
-_GIT_REDIRECT_VARS = frozenset(
-    {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"}
-)
-
-
-def _git_env() -> dict[str, str]:
-    # Variables such as GIT_DIR (set inside git hooks) would point git at another repo.
-    return {k: v for k, v in os.environ.items() if k not in _GIT_REDIRECT_VARS}
-
-
-def _run_git(git: str, root: Path, *args: str) -> subprocess.CompletedProcess[bytes] | None:
+def _run_git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes] | None:
     try:
-        return subprocess.run(
-            [git, "-C", str(root), *args],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            check=False,
-            timeout=_GIT_TIMEOUT_S,
-            env=_git_env(),
-        )
+        return run_git(["-C", str(root), *args], timeout=_GIT_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError):
         return None
 
 
 def _git_list(root: Path) -> list[str] | None:
     """Paths under `root` that git tracks or would track, or None when git cannot say."""
-    git = shutil.which("git")
-    if git is None:
-        return None
-    probe = _run_git(git, root, "rev-parse", "--is-inside-work-tree", "--show-prefix")
+    probe = _run_git(root, "rev-parse", "--is-inside-work-tree", "--show-prefix")
     if probe is None or probe.returncode != 0:
         return None
     lines = probe.stdout.decode("utf-8", "replace").splitlines()
@@ -384,10 +364,10 @@ def _git_list(root: Path) -> list[str] | None:
         return None
     if len(lines) > 1 and lines[1].strip():
         # A subfolder that its repo ignores would list as empty: treat it as a plain folder.
-        ignored = _run_git(git, root, "check-ignore", "-q", ".")
+        ignored = _run_git(root, "check-ignore", "-q", ".")
         if ignored is None or ignored.returncode == 0:
             return None
-    listing = _run_git(git, root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    listing = _run_git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
     if listing is None or listing.returncode != 0:
         return None
     # Unmerged files are listed once per conflict stage; nested repos end with "/".

@@ -15,14 +15,15 @@ be moved from commit to commit with only the changed files re-read.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from codecompass import gitexec
 from codecompass.errors import InputError
+from codecompass.gitexec import GitMissing, start_git
 from codecompass.indexing.discover import (
     Candidate,
     DiscoveryResult,
@@ -37,29 +38,15 @@ _MODE_SYMLINK = "120000"
 _MODE_SUBMODULE = "160000"
 
 
-def _git_env() -> dict[str, str]:
-    redirect = {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"}
-    return {k: v for k, v in os.environ.items() if k not in redirect}
-
-
-def _git_binary() -> str:
-    git = shutil.which("git")
-    if git is None:
-        raise InputError("git is not installed; indexing a commit needs it.")
-    return git
+_NO_GIT = "git is not installed; indexing a commit needs it."
 
 
 def run_git(git_dir: Path, *args: str) -> bytes:
     """Run a git command against `git_dir` (a bare repo or a `.git` folder)."""
     try:
-        out = subprocess.run(
-            [_git_binary(), f"--git-dir={git_dir}", *args],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            check=False,
-            timeout=_GIT_TIMEOUT_S,
-            env=_git_env(),
-        )
+        out = gitexec.run_git([f"--git-dir={git_dir}", *args], timeout=_GIT_TIMEOUT_S)
+    except GitMissing:
+        raise InputError(_NO_GIT) from None
     except (OSError, subprocess.SubprocessError) as exc:
         raise InputError(f"git {args[0]} failed in {git_dir}: {exc}") from exc
     if out.returncode != 0:
@@ -74,19 +61,15 @@ def resolve_git_dir(path: Path) -> Path:
     if not path.exists():
         raise InputError(f"{path} does not exist; pass a git repository.")
     try:
-        out = subprocess.run(
-            [_git_binary(), "-C", str(path), "rev-parse", "--absolute-git-dir"],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=30,
-            env=_git_env(),
-        )
+        out = gitexec.run_git(["-C", str(path), "rev-parse", "--absolute-git-dir"], timeout=30)
+    except GitMissing:
+        raise InputError(_NO_GIT) from None
     except (OSError, subprocess.SubprocessError) as exc:
         raise InputError(f"{path} is not a git repository ({exc}).") from exc
-    if out.returncode != 0 or not out.stdout.strip():
+    found = out.stdout.decode("utf-8", "replace").strip()
+    if out.returncode != 0 or not found:
         raise InputError(f"{path} is not a git repository.")
-    return Path(out.stdout.strip())
+    return Path(found)
 
 
 def default_repo_name(git_dir: Path) -> str:
@@ -215,13 +198,10 @@ class GitTreeSource:
 
     def _cat(self, sha: str) -> bytes | None:
         if self._batch is None:
-            self._batch = subprocess.Popen(
-                [_git_binary(), f"--git-dir={self.git_dir}", "cat-file", "--batch"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=_git_env(),
-            )
+            try:
+                self._batch = start_git([f"--git-dir={self.git_dir}", "cat-file", "--batch"])
+            except GitMissing:
+                raise InputError(_NO_GIT) from None
         stdin: IO[bytes] | None = self._batch.stdin
         stdout: IO[bytes] | None = self._batch.stdout
         assert stdin is not None and stdout is not None

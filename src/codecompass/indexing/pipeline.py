@@ -8,7 +8,6 @@ run killed at any point is repaired by the next one.
 
 from __future__ import annotations
 
-import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -18,6 +17,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from codecompass.gitexec import git_text
 from codecompass.graph.extract import DocSymbol, extract_facts
 from codecompass.graph.facts import FileFacts
 from codecompass.graph.link import link as link_graph
@@ -530,14 +530,4 @@ def reconcile_vectors(store: MetaStore, vectors: LanceVectorStore, embedder: Emb
 
 
 def git_head(root: Path) -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
+    return git_text(root, "rev-parse", "HEAD")
