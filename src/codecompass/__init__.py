@@ -16,7 +16,7 @@ from codecompass.errors import (
 )
 from codecompass.graph.models import GraphEdge, GraphNode, GraphResult, Overview, SymbolMatch
 from codecompass.indexing.pipeline import IndexStats
-from codecompass.search.hybrid import FileHit, Hit, SearchResult
+from codecompass.search.hybrid import FileHit, Hit, SearchResult, SymbolHit
 from codecompass.search.rank import RankWeights
 from codecompass.search.rerank import Reranker
 from codecompass.settings import Settings, load_settings
@@ -42,6 +42,7 @@ __all__ = [
     "Reranker",
     "SearchResult",
     "Settings",
+    "SymbolHit",
     "SymbolMatch",
     "load_settings",
 ]
