@@ -169,3 +169,16 @@ def test_symbol_view_lets_the_best_file_lead(tmp_path: Path) -> None:
     # the evidence.
     assert plain == ["invoice_tax", "total_tax", "invoice_total", "invoice_send"]
     assert led == ["invoice_tax", "invoice_total", "invoice_send", "total_tax"]
+
+
+def test_term_statistics_follow_the_index(tmp_path: Path) -> None:
+    """Document frequencies are cached per index state: an edit that adds a term to
+    one more chunk is seen by the next query."""
+    repo = make_git_repo(tmp_path / "p", {"a.py": "def alpha():\n    return 'gamma'\n"})
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    with eng:
+        eng.index(root)
+        assert eng.store.term_doc_freqs(["gamma", "nowhere"]) == ({"gamma": 1}, 1)
+        (repo / "b.py").write_text("def beta():\n    return 'gamma'\n", encoding="utf-8")
+        eng.index(root)
+        assert eng.store.term_doc_freqs(["gamma"]) == ({"gamma": 2}, 2)
