@@ -563,15 +563,7 @@ class Engine:
         repo: str | None = None,
     ) -> GraphResult:
         """What `symbol` uses: calls, imports, bases, references (or `types`)."""
-        return self.graph.traverse(
-            self.graph.resolve_node(symbol, repo=self._repo_name(repo)),
-            depth=depth,
-            types=types,
-            direction="out",
-            min_confidence=min_confidence,
-            repo=repo,
-            default_types=DEPENDENCY_TYPES,
-        )
+        return self._neighbours(symbol, "out", types, depth, min_confidence, repo)
 
     def dependents(
         self,
@@ -583,11 +575,22 @@ class Engine:
         repo: str | None = None,
     ) -> GraphResult:
         """What uses `symbol`: the reverse of `dependencies`."""
+        return self._neighbours(symbol, "in", types, depth, min_confidence, repo)
+
+    def _neighbours(
+        self,
+        symbol: str,
+        direction: str,
+        types: list[str] | None,
+        depth: int,
+        min_confidence: float,
+        repo: str | None,
+    ) -> GraphResult:
         return self.graph.traverse(
             self.graph.resolve_node(symbol, repo=self._repo_name(repo)),
             depth=depth,
             types=types,
-            direction="in",
+            direction=direction,
             min_confidence=min_confidence,
             repo=repo,
             default_types=DEPENDENCY_TYPES,

@@ -214,27 +214,6 @@ class _TokenCache:
 _TOKENS = _TokenCache()
 
 
-def search(
-    query: str,
-    options: SearchOptions,
-    *,
-    store: MetaStore,
-    vectors: LanceVectorStore,
-    embedder: Embedder,
-    graph: GraphView | None = None,
-    reranker: Reranker | None = None,
-) -> list[Hit]:
-    return retrieve(
-        query,
-        options,
-        store=store,
-        vectors=vectors,
-        embedder=embedder,
-        graph=graph,
-        reranker=reranker,
-    ).hits
-
-
 def retrieve(
     query: str,
     options: SearchOptions,
