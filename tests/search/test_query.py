@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from codecompass.search.query import Frame, module_path_candidates, parse_query
+from codecompass.search.query import (
+    MAX_WINDOWS,
+    Frame,
+    module_path_candidates,
+    parse_query,
+    query_windows,
+)
 
 TRACEBACK = """Traceback (most recent call last):
   File "/home/me/venv/lib/python3.11/site-packages/pkg/core/mod.py", line 12, in run_job
@@ -48,6 +54,29 @@ def test_plain_prose_names_nothing() -> None:
     q = parse_query("where is the configuration file parsed")
     assert (q.identifiers, q.dotted, q.paths, q.frames) == ([], [], [], [])
     assert "configuration" in q.terms
+
+
+def test_a_short_query_is_embedded_whole() -> None:
+    text = "where is the token checked " * 12  # 60 words
+    assert query_windows(text) == [text]
+
+
+def test_a_long_query_is_embedded_as_title_and_overlapping_windows() -> None:
+    words = [f"w{i}" for i in range(130)]
+    text = "Title line here\n" + " ".join(words)
+    windows = query_windows(text)
+    assert windows[0] == "Title line here"
+    body = [w.split() for w in windows[1:]]
+    # 133 words: windows start at words 0, 50 and 100; the last holds the 33 left.
+    assert [len(w) for w in body] == [60, 60, 33]
+    assert body[0][:3] == ["Title", "line", "here"]
+    assert body[1][0] == "w47" and body[2][-1] == "w129"
+
+
+def test_a_very_long_query_is_read_in_at_most_max_windows() -> None:
+    windows = query_windows("word " * 5000)  # one line: no title
+    assert len(windows) == MAX_WINDOWS
+    assert all(len(w.split()) == 60 for w in windows)
 
 
 def test_module_paths_of_a_dotted_name() -> None:

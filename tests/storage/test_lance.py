@@ -36,6 +36,33 @@ def test_exact_search_with_filters(tmp_path: Path) -> None:
     assert store.count() == 7
 
 
+def test_several_query_vectors_score_each_chunk_by_its_best(tmp_path: Path) -> None:
+    store = LanceVectorStore(tmp_path, dim=8)
+    rows, vectors = _rows(8)
+    store.add(rows, vectors)
+    eye = np.eye(8, dtype=np.float32)
+    windows = np.stack([eye[1], 0.6 * eye[2] + 0.8 * eye[5]])
+    found = store.search(windows, 3)
+    assert [cid for cid, _ in found] == ["c1", "c5", "c2"]
+    assert [score for _, score in found] == pytest.approx([1.0, 0.8, 0.6])
+    assert store.search(windows[:1], 1) == store.search(eye[1], 1)
+
+
+@pytest.mark.parametrize("ann", [False, True])
+def test_vectors_of_reads_stored_vectors_by_chunk_id(tmp_path: Path, ann: bool) -> None:
+    store = LanceVectorStore(tmp_path, dim=8, ann_threshold=300 if ann else 10**9)
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((320, 8)).astype(np.float32)
+    rows = [VectorRow(f"c{i}", "r", f"p{i}.py", "python", "function") for i in range(320)]
+    store.add(rows, vectors)
+    store.optimize()
+    assert store._uses_ann() is ann
+    found = store.vectors_of(["c5", "c319", "absent"])
+    assert sorted(found) == ["c319", "c5"]
+    np.testing.assert_array_equal(found["c5"], vectors[5])
+    np.testing.assert_array_equal(found["c319"], vectors[319])
+
+
 def test_optimize_prunes_old_versions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lance, "KEEP_OLD_VERSIONS", timedelta(milliseconds=1))
     store = LanceVectorStore(tmp_path, dim=8)

