@@ -1,0 +1,57 @@
+"""Warm latency of issue-text queries (the issue 4 target: p95 under 500 ms).
+
+Opens an existing index, warms it up with a few queries, then runs the problem statement
+of every localization task in a JSONL file (the dev split's format) as a query with the
+evaluation's options (10 hits, 5 files, 10 symbols), in one process. Prints p50/p95 over
+all queries and the mean time of each search stage. The index should hold the tasks'
+repository (any commit of it: the queries are only timed here, not scored).
+
+    .venv/bin/python benchmarks/issue_query_latency.py --data-dir /tmp/eval-sympy \\
+        [--tasks ../shared/eval/dev/swebench_lite_dev.jsonl] [--mode hybrid+graph]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from codecompass.engine import Engine
+from codecompass.evaluation.metrics import percentile
+
+WARM_UP = 5
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument(
+        "--tasks", type=Path, default=Path("../shared/eval/dev/swebench_lite_dev.jsonl")
+    )
+    parser.add_argument("--mode", default="hybrid+graph")
+    args = parser.parse_args()
+    rows = [json.loads(line) for line in args.tasks.read_text(encoding="utf-8").splitlines()]
+    queries = [row["problem_statement"] for row in rows if row.get("problem_statement")]
+    engine = Engine.open(args.data_dir)
+    options = {"k": 10, "max_files": 5, "max_symbols": 10, "mode": args.mode}
+    for query in queries[:WARM_UP]:
+        engine.retrieve(query, **options)
+    times: list[float] = []
+    stages: dict[str, float] = {}
+    for query in queries:
+        start = time.perf_counter()
+        result = engine.retrieve(query, **options)
+        times.append((time.perf_counter() - start) * 1000)
+        for stage, ms in result.timings.items():
+            stages[stage] = stages.get(stage, 0.0) + ms
+    print(
+        f"{len(times)} warm issue-text queries ({args.mode}): "
+        f"p50 {percentile(times, 50):.0f} ms, p95 {percentile(times, 95):.0f} ms, "
+        f"max {max(times):.0f} ms"
+    )
+    print("mean per stage: " + ", ".join(f"{k} {v / len(times):.1f}" for k, v in stages.items()))
+
+
+if __name__ == "__main__":
+    main()
