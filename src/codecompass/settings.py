@@ -73,6 +73,7 @@ class SearchSettings:
     weight_path: float = 0.0
     weight_frame: float = 0.8
     weight_member: float = 0.3
+    weight_dispatch: float = 1.0
     weight_edge: float = 0.15
     weight_importance: float = 0.02
     weight_freshness: float = 0.0

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from codecompass.engine import Engine
+from codecompass.search.hybrid import handled_type
 from codecompass.search.rank import FEATURES, RankWeights, explain, is_test_path, score
 from tests.conftest import TinyEmbedder, make_git_repo
 
@@ -182,3 +183,41 @@ def test_term_statistics_follow_the_index(tmp_path: Path) -> None:
         (repo / "b.py").write_text("def beta():\n    return 'gamma'\n", encoding="utf-8")
         eng.index(root)
         assert eng.store.term_doc_freqs(["gamma"]) == ({"gamma": 2}, 2)
+
+
+def test_handled_type_reads_the_dispatch_by_name_convention() -> None:
+    assert handled_type("PrettyPrinter._print_MatAdd") == "MatAdd"
+    assert handled_type("Visitor.visit_Call") == "Call"
+    assert handled_type("visit_FunctionDef") == "FunctionDef"
+    # Lower-case suffixes are ordinary method names, not types.
+    assert handled_type("Expr._eval_is_integer") is None
+    assert handled_type("load_config") is None
+    assert handled_type("Printer._print") is None
+    assert handled_type("X.__init__") is None
+    assert handled_type(None) is None
+
+
+def test_the_handler_of_a_named_type_is_found(tmp_path: Path) -> None:
+    printer = (
+        "class PrettyPrinter:\n"
+        "    def _print_Product(self, expr):\n        return self.frame(expr)\n\n"
+        "    def _print_Sum(self, expr):\n        return self.frame(expr)\n"
+    )
+    concrete = "class Sum:\n    pass\n\n\nclass Product:\n    pass\n"
+    repo = make_git_repo(tmp_path / "p", {"pretty.py": printer, "concrete.py": concrete})
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    with eng:
+        eng.index(root)
+        query = "`Sum` prints a product sign: a product frame around it"
+        result = eng.retrieve(query, k=10)
+        weights = eng.rank_weights().with_(dispatch=0.0)
+        blind = {h.symbol: h.score for h in eng.retrieve(query, k=10, weights=weights).hits}
+    # Without the feature the two handlers tie; with it the handler of `Sum` leads.
+    assert blind["PrettyPrinter._print_Sum"] == pytest.approx(blind["PrettyPrinter._print_Product"])
+    scores = {h.symbol: h.score for h in result.hits}
+    lead = scores["PrettyPrinter._print_Sum"] - scores["PrettyPrinter._print_Product"]
+    assert lead == pytest.approx(1.0, abs=1e-3)
+    handler = next(h for h in result.hits if h.symbol == "PrettyPrinter._print_Sum")
+    assert handler.why["features"]["dispatch"] == {"value": 1.0, "weight": 1.0, "contribution": 1.0}
+    symbols = [s.symbol for s in result.symbols]
+    assert symbols.index("PrettyPrinter._print_Sum") < symbols.index("PrettyPrinter._print_Product")

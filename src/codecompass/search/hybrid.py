@@ -527,6 +527,19 @@ def _symbol_name(symbol_id: str) -> str:
     return qualified.rsplit(".", 1)[-1]
 
 
+def handled_type(symbol: str | None) -> str | None:
+    """The type a method handles by the dispatch-by-name convention of visitors and
+    printers (`visit_Call` → `Call`, `_print_MatAdd` → `MatAdd`), else None.
+
+    The handler of a type the query names is where its behaviour lives, yet its name
+    matches nothing in the query: `_print_Sum` for "pretty printing of Sum is off"."""
+    method = (symbol or "").rsplit(".", 1)[-1].lstrip("_")
+    verb, _, handled = method.partition("_")
+    if verb.islower() and len(handled) >= 3 and handled[0].isupper() and handled.isidentifier():
+        return handled
+    return None
+
+
 def _passes(chunk: ChunkRow, options: SearchOptions) -> bool:
     f = options.filters
     return (
@@ -555,6 +568,8 @@ def _fill_features(
         owners = (chunk.symbol or "").split(".")[:-1]
         if owners and any(owner in names for owner in owners):
             cand.features["member"] = 1.0
+        if handled_type(chunk.symbol) in names:
+            cand.features["dispatch"] = 1.0
         if is_test_path(chunk.path):
             cand.features["test"] = 1.0
         if is_doc_language(chunk.language):

@@ -9,6 +9,7 @@
 | `path`       | the chunk's file is named in the query (path, module, traceback, stem)    |
 | `frame`      | the chunk's function appears in a stack-trace frame of the query          |
 | `member`     | the chunk is a member of a class (or module part) the query names         |
+| `dispatch`   | a method handling a type the query names (`visit_Call`, `_print_Sum`)     |
 | `edge`       | reached by graph expansion: best edge weight × confidence from a seed     |
 | `importance` | the symbol's graph importance (PageRank-like), when a graph exists        |
 | `freshness`  | how recently the chunk's file changed (half-life `freshness_days`)        |
@@ -35,6 +36,7 @@ FEATURES = (
     "path",
     "frame",
     "member",
+    "dispatch",
     "edge",
     "importance",
     "freshness",
@@ -52,6 +54,7 @@ class RankWeights:
     path: float = 0.0
     frame: float = 0.0
     member: float = 0.0
+    dispatch: float = 0.0
     edge: float = 0.15
     importance: float = 0.0
     freshness: float = 0.05
