@@ -221,3 +221,23 @@ def test_the_handler_of_a_named_type_is_found(tmp_path: Path) -> None:
     assert handler.why["features"]["dispatch"] == {"value": 1.0, "weight": 1.0, "contribution": 1.0}
     symbols = [s.symbol for s in result.symbols]
     assert symbols.index("PrettyPrinter._print_Sum") < symbols.index("PrettyPrinter._print_Product")
+
+
+def test_only_handlers_in_the_best_files_count(tmp_path: Path) -> None:
+    """A handler of the named type in a file nothing else points at gets no `dispatch`:
+    otherwise every printer's handler of a common type would flood the hits."""
+    pretty = (
+        "class PrettyPrinter:\n"
+        "    def _print_Sum(self, expr):\n        return self.pretty_frame(expr)\n\n"
+        "    def pretty_frame(self, expr):\n        return 'pretty frame'\n"
+    )
+    rcode = "class RCodePrinter:\n    def _print_Sum(self, expr):\n        return 'sum'\n"
+    repo = make_git_repo(tmp_path / "p", {"pretty.py": pretty, "rcode.py": rcode})
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    with eng:
+        eng.index(root)
+        eng.settings = replace(eng.settings, search=replace(eng.settings.search, expand_files=1))
+        result = eng.retrieve("pretty frame of a `Sum` is off", k=10, mode="hybrid")
+    features = {(h.path, h.symbol): h.why["features"] for h in result.hits}
+    assert features[("pretty.py", "PrettyPrinter._print_Sum")]["dispatch"]["value"] == 1.0
+    assert "dispatch" not in features[("rcode.py", "RCodePrinter._print_Sum")]

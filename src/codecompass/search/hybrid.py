@@ -335,6 +335,8 @@ def retrieve(
 
     for cand in cands.values():
         cand.score = score(cand.features, weights)
+    if weights.dispatch or options.collect:
+        _mark_handlers(cands, chunks, weights, options)
     order = sorted(cands, key=lambda cid: (-cands[cid].score, cid))
     if reranker is not None:
         head = order[:pool]
@@ -540,6 +542,30 @@ def handled_type(symbol: str | None) -> str | None:
     return None
 
 
+def _mark_handlers(
+    cands: dict[str, _Candidate],
+    chunks: dict[str, ChunkRow],
+    weights: RankWeights,
+    options: SearchOptions,
+) -> None:
+    """Set `dispatch` on the handlers of a type the query names that sit in one of the
+    `expand_files` best files (ranked without it), and re-score them. The feature picks
+    the right method of a file other evidence found; on its own it let every printer's
+    `_print_Symbol` flood the hits of an issue whose snippet builds a `Symbol`."""
+    names = options.query_names
+    handlers = [cid for cid in cands if handled_type(chunks[cid].symbol) in names]
+    if not handlers:
+        return
+    order = sorted(cands, key=lambda cid: -cands[cid].score)
+    totals = _file_totals(order, cands, chunks, options.file_support)
+    best = {key for key, _ in totals[: options.expand_files]}
+    for cid in handlers:
+        if _file_key(chunks[cid]) in best:
+            cand = cands[cid]
+            cand.features["dispatch"] = 1.0
+            cand.score = score(cand.features, weights)
+
+
 def _passes(chunk: ChunkRow, options: SearchOptions) -> bool:
     f = options.filters
     return (
@@ -568,8 +594,6 @@ def _fill_features(
         owners = (chunk.symbol or "").split(".")[:-1]
         if owners and any(owner in names for owner in owners):
             cand.features["member"] = 1.0
-        if handled_type(chunk.symbol) in names:
-            cand.features["dispatch"] = 1.0
         if is_test_path(chunk.path):
             cand.features["test"] = 1.0
         if is_doc_language(chunk.language):

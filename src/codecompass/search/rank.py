@@ -9,7 +9,7 @@
 | `path`       | the chunk's file is named in the query (path, module, traceback, stem)    |
 | `frame`      | the chunk's function appears in a stack-trace frame of the query          |
 | `member`     | the chunk is a member of a class (or module part) the query names         |
-| `dispatch`   | a method handling a type the query names (`visit_Call`, `_print_Sum`)     |
+| `dispatch`   | a best file's method handling a type the query names (`_print_Sum`)       |
 | `edge`       | reached by graph expansion: best edge weight × confidence from a seed     |
 | `importance` | the symbol's graph importance (PageRank-like), when a graph exists        |
 | `freshness`  | how recently the chunk's file changed (half-life `freshness_days`)        |
