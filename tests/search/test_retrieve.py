@@ -185,6 +185,14 @@ def test_term_statistics_follow_the_index(tmp_path: Path) -> None:
         assert eng.store.term_doc_freqs(["gamma"]) == ({"gamma": 2}, 2)
 
 
+def _indexed(tmp_path: Path, files: dict[str, str]) -> Engine:
+    """An engine over a new git repo of `files`, indexed with the tiny embedder."""
+    repo = make_git_repo(tmp_path / "p", files)
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    eng.index(root)
+    return eng
+
+
 def test_handled_type_reads_the_dispatch_by_name_convention() -> None:
     assert handled_type("PrettyPrinter._print_MatAdd") == "MatAdd"
     assert handled_type("Visitor.visit_Call") == "Call"
@@ -204,10 +212,7 @@ def test_the_handler_of_a_named_type_is_found(tmp_path: Path) -> None:
         "    def _print_Sum(self, expr):\n        return self.frame(expr)\n"
     )
     concrete = "class Sum:\n    pass\n\n\nclass Product:\n    pass\n"
-    repo = make_git_repo(tmp_path / "p", {"pretty.py": printer, "concrete.py": concrete})
-    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
-    with eng:
-        eng.index(root)
+    with _indexed(tmp_path, {"pretty.py": printer, "concrete.py": concrete}) as eng:
         query = "`Sum` prints a product sign: a product frame around it"
         result = eng.retrieve(query, k=10)
         weights = eng.rank_weights().with_(dispatch=0.0)
@@ -232,10 +237,7 @@ def test_only_handlers_in_the_best_files_count(tmp_path: Path) -> None:
         "    def pretty_frame(self, expr):\n        return 'pretty frame'\n"
     )
     rcode = "class RCodePrinter:\n    def _print_Sum(self, expr):\n        return 'sum'\n"
-    repo = make_git_repo(tmp_path / "p", {"pretty.py": pretty, "rcode.py": rcode})
-    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
-    with eng:
-        eng.index(root)
+    with _indexed(tmp_path, {"pretty.py": pretty, "rcode.py": rcode}) as eng:
         eng.settings = replace(eng.settings, search=replace(eng.settings.search, expand_files=1))
         result = eng.retrieve("pretty frame of a `Sum` is off", k=10, mode="hybrid")
     features = {(h.path, h.symbol): h.why["features"] for h in result.hits}
