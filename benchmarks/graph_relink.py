@@ -27,14 +27,16 @@ import statistics
 import tempfile
 import time
 import zlib
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from codecompass.engine import Engine
+from codecompass.models import EdgeQuery
 from codecompass.protocols import Embedder, Vectors
-from codecompass.search.tokens import code_tokens
+from codecompass.tokens import code_tokens
 
 
 class HashEmbedder:
@@ -80,7 +82,6 @@ def main() -> None:
         engine, _ = Engine.for_repo(work, data_dir=Path(tmp) / "data", embedder=embedder)
         with engine:
             stats = engine.index(work)
-            conn = engine.store.conn
             graph = stats.graph
             print(f"package              {args.package} ({source}), {stats.files_seen} files")
             print(f"embedder             {engine.embedder.model_id}")
@@ -92,9 +93,10 @@ def main() -> None:
                 "  by step            "
                 + ", ".join(f"{k} {v:.2f}" for k, v in graph["seconds"].items())
             )
-            edges = dict(conn.execute("SELECT type, count(*) FROM edges GROUP BY type").fetchall())
-            unresolved = conn.execute("SELECT count(*) FROM edges WHERE resolved = 0").fetchone()[0]
-            symbols = conn.execute("SELECT count(*) FROM symbols").fetchone()[0]
+            stored = engine.backend.edges.edges(EdgeQuery())
+            edges = dict(Counter(e.type for e in stored))
+            unresolved = sum(1 for e in stored if not e.resolved)
+            symbols = engine.backend.chunks.counts(args.package)["symbols"]
             print(f"nodes                {symbols} symbols, {stats.files_seen} files")
             print(f"edges                {sum(edges.values())} ({unresolved} unresolved): {edges}")
 

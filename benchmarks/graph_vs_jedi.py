@@ -23,7 +23,6 @@ import ast
 import importlib
 import random
 import shutil
-import sqlite3
 import tempfile
 import zlib
 from collections import Counter
@@ -35,8 +34,9 @@ import jedi
 import numpy as np
 
 from codecompass.engine import Engine
+from codecompass.models import EdgeQuery, SymbolQuery
 from codecompass.protocols import Vectors
-from codecompass.search.tokens import code_tokens
+from codecompass.tokens import code_tokens
 
 
 class HashEmbedder:
@@ -117,15 +117,15 @@ def oracle(script: jedi.Script, site: Site, root: Path) -> tuple[str, tuple[str,
     return "internal", (rel, n.line or 0, n.name)
 
 
-def symbol_at(conn: sqlite3.Connection, repo: str, path: str, line: int, name: str) -> str | None:
+def symbol_at(engine: Engine, repo: str, path: str, line: int, name: str) -> str | None:
     """Our symbol for jedi's definition: the innermost symbol named `name` whose range
     holds the definition line."""
-    row = conn.execute(
-        "SELECT id FROM symbols WHERE repo = ? AND path = ? AND name = ? AND start_line <= ? "
-        "AND end_line >= ? ORDER BY start_line DESC LIMIT 1",
-        (repo, path, name, line, line),
-    ).fetchone()
-    return None if row is None else str(row[0])
+    found = [
+        s
+        for s in engine.backend.symbols.symbols(SymbolQuery(names=[name], files=[(repo, path)]))
+        if s.start_line <= line <= s.end_line
+    ]
+    return max(found, key=lambda s: s.start_line).id if found else None
 
 
 def main() -> None:
@@ -146,8 +146,10 @@ def main() -> None:
         engine, _ = Engine.for_repo(work, data_dir=Path(tmp) / "data", embedder=HashEmbedder())
         with engine:
             engine.index(work)
-            conn = engine.store.conn
             repo = args.package
+            calls: dict[tuple[str, int], list[Found]] = {}
+            for e in engine.backend.edges.edges(EdgeQuery(types=["calls"], repo=repo)):
+                calls.setdefault((e.evidence_path or "", e.evidence_line or 0), []).append(e)
             sites = call_sites(work)
             sample = random.Random(args.seed).sample(sites, min(args.sites, len(sites)))
             project = jedi.Project(path=tmp, added_sys_path=[tmp])
@@ -162,18 +164,13 @@ def main() -> None:
                     )
                     scripts[site.path] = script
                 verdict, where = oracle(script, site, work)
-                truth = symbol_at(conn, repo, *where) if where is not None else None
+                truth = symbol_at(engine, repo, *where) if where is not None else None
                 if verdict == "internal" and truth is None:
                     verdict = "none"  # jedi points at something we do not model as a symbol
-                found = conn.execute(
-                    "SELECT target, confidence, resolved, via, name FROM edges WHERE repo = ? "
-                    "AND path = ? AND type = 'calls' AND evidence_line = ?",
-                    (repo, site.path, site.line),
-                ).fetchall()
-                ours: list[Edge] = [
-                    (str(t), float(c), int(r), str(v), str(n))
-                    for t, c, r, v, n in found
-                    if _last_name(str(n)) == site.name
+                ours: list[Found] = [
+                    (e.target, e.confidence, int(e.resolved), e.via, e.name)
+                    for e in calls.get((site.path, site.line), [])
+                    if _last_name(e.name) == site.name
                 ]
                 rows.append((site, verdict, truth, ours))
             report(rows, args, version, len(sites))
@@ -183,8 +180,8 @@ def _last_name(chain: str) -> str:
     return chain.rsplit(".", 1)[-1].split("(", 1)[0].split("[", 1)[0]
 
 
-Edge = tuple[str, float, int, str, str]  # target, confidence, resolved, via, name
-Row = tuple[Site, str, str | None, list[Edge]]
+Found = tuple[str, float, int, str, str]  # target, confidence, resolved, via, name
+Row = tuple[Site, str, str | None, list[Found]]
 
 
 def report(rows: list[Row], args: argparse.Namespace, version: str, total: int) -> None:
@@ -230,7 +227,7 @@ def report(rows: list[Row], args: argparse.Namespace, version: str, total: int) 
 
 
 def failure_kind(
-    verdict: str, truth: str | None, ours: list[Edge], resolved: list[Edge], threshold: float
+    verdict: str, truth: str | None, ours: list[Found], resolved: list[Found], threshold: float
 ) -> str | None:
     targets = {o[0] for o in resolved}
     if verdict == "internal":

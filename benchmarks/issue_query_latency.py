@@ -34,14 +34,14 @@ def main() -> None:
     rows = [json.loads(line) for line in args.tasks.read_text(encoding="utf-8").splitlines()]
     queries = [row["problem_statement"] for row in rows if row.get("problem_statement")]
     engine = Engine.open(args.data_dir)
-    options = {"k": 10, "max_files": 5, "max_symbols": 10, "mode": args.mode}
+    options = engine.search_options(k=10, max_files=5, max_symbols=10, mode=args.mode)
     for query in queries[:WARM_UP]:
-        engine.retrieve(query, **options)
+        engine.retrieve(query, options)
     times: list[float] = []
     stages: dict[str, float] = {}
     for query in queries:
         start = time.perf_counter()
-        result = engine.retrieve(query, **options)
+        result = engine.retrieve(query, options)
         times.append((time.perf_counter() - start) * 1000)
         for stage, ms in result.timings.items():
             stages[stage] = stages.get(stage, 0.0) + ms

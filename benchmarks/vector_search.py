@@ -15,11 +15,24 @@ import sqlite3
 import statistics
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from codecompass.storage.lance import LanceVectorStore, VectorRow
+from codecompass.models import ChunkFilter
+from codecompass.storage.lance import LanceVectorStore
+
+ALL = ChunkFilter()
+
+
+@dataclass(frozen=True)
+class VectorRow:
+    id: str
+    repo: str
+    path: str
+    language: str
+    kind: str
 
 
 def load_vectors(data_dir: Path) -> np.ndarray:
@@ -62,24 +75,24 @@ def main() -> None:
             ]
             began = time.perf_counter()
             for start in range(0, size, 50_000):
-                store.add(rows[start : start + 50_000], vectors[start : start + 50_000])
+                store.write(rows[start : start + 50_000], vectors[start : start + 50_000])
             insert = time.perf_counter() - began
-            store.search(queries[0], 10)  # loads the matrix
+            store.search(queries[0], 10, ALL)  # loads the matrix
             exact: list[list[str]] = []
             times: list[float] = []
             for q in queries:
                 began = time.perf_counter()
-                exact.append([cid for cid, _ in store.search(q, 10)])
+                exact.append([cid for cid, _ in store.search(q, 10, ALL)])
                 times.append((time.perf_counter() - began) * 1000)
             print(f"{size:>7} exact numpy   {percentiles(times)}   (insert {insert:.1f} s)")
             store.ann_threshold = 0
             began = time.perf_counter()
-            store.optimize()
+            store.compact()
             build = time.perf_counter() - began
             times, hits = [], 0
             for q, truth in zip(queries, exact, strict=True):
                 began = time.perf_counter()
-                got = [cid for cid, _ in store.search(q, 10)]
+                got = [cid for cid, _ in store.search(q, 10, ALL)]
                 times.append((time.perf_counter() - began) * 1000)
                 hits += len(set(got) & set(truth))
             recall = hits / (10 * len(queries))

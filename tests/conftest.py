@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from codecompass.protocols import Vectors
-from codecompass.search.tokens import code_tokens
+from codecompass.tokens import code_tokens
 
 
 class TinyEmbedder:

@@ -3,7 +3,7 @@ extractive fallback."""
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
 
 import pytest
 
@@ -18,9 +18,11 @@ from codecompass.answer import (
     finish,
     gather,
 )
-from codecompass.errors import ConfigError, InputError, LLMError
-from codecompass.search.hybrid import Hit
-from codecompass.settings import LLMSettings
+from codecompass.engine import Engine
+from codecompass.errors import ConfigError, InputError, LLMError, UnknownRepoError
+from codecompass.schemas import Hit
+from codecompass.settings import LLMSettings, load_settings
+from tests.conftest import TinyEmbedder, make_git_repo
 from tests.fake_llm import fake_chat_server
 
 
@@ -29,49 +31,52 @@ def hit(n: int, score: float, lines: int = 3) -> Hit:
         [f"def step_{n}(x):", f'    """Do step {n}."""'] + ["    x += 1"] * (lines - 2)
     )
     return Hit(
-        "shop", f"mod{n}.py", 10, 10 + lines - 1, f"step_{n}", "function", "python", score, body
+        repo="shop",
+        path=f"mod{n}.py",
+        start_line=10,
+        end_line=10 + lines - 1,
+        symbol=f"step_{n}",
+        kind="function",
+        language="python",
+        score=score,
+        snippet=body,
     )
 
 
-class StubEngine:
-    def __init__(self, hits: list[Hit]) -> None:
-        self.hits = hits
-        self.calls: list[dict[str, Any]] = []
-
-    def repo(self, name: str) -> dict[str, str]:
-        return {"id": name}
-
-    def search(self, query: str, **kwargs: Any) -> list[Hit]:
-        self.calls.append({"query": query, **kwargs})
-        repo = kwargs.get("repo")
-        return [h for h in self.hits if repo in (None, h.repo)][: kwargs["k"]]
-
-
 def test_gather_filters_numbers_and_packs_within_budget() -> None:
-    engine = StubEngine([hit(1, 0.9), hit(2, 0.5), hit(3, 0.1)])
-    g = gather(engine, " how do steps work ", top_k=5, min_score=0.2)  # type: ignore[arg-type]
+    g = gather(
+        " how do steps work ", [hit(2, 0.5), hit(1, 0.9), hit(3, 0.1)], top_k=5, min_score=0.2
+    )
     assert [(e.n, e.symbol) for e in g.evidences] == [(1, "step_1"), (2, "step_2")]
     assert g.total_matches == 2
     assert g.context.startswith("[1] shop/mod1.py:10-12 · function step_1\n```python\n")
     assert g.query == "how do steps work"
 
-    big = StubEngine([hit(n, 1.0 - n / 10, lines=60) for n in range(1, 6)])
-    small = gather(big, "q", top_k=5, budget_tokens=400)  # type: ignore[arg-type]
+    big = [hit(n, 1.0 - n / 10, lines=60) for n in range(1, 6)]
+    small = gather("q", big, top_k=5, budget_tokens=400)
     assert 1 <= len(small.evidences) < 5
     assert approx_tokens(small.context) <= 400
     assert small.total_matches == 5
 
 
-def test_gather_searches_each_repo_in_scope() -> None:
-    engine = StubEngine([hit(1, 0.9)])
-    gather(engine, "q", scope=["shop", "all", "web"], top_k=3)  # type: ignore[arg-type]
-    assert [c["repo"] for c in engine.calls] == ["shop", "web"]
+def test_engine_gathers_from_each_repo_in_scope(tmp_path: Path) -> None:
+    with Engine(load_settings(tmp_path / "data"), embedder=TinyEmbedder()) as engine:
+        for name in ("shop", "web", "other"):
+            repo = make_git_repo(
+                tmp_path / name, {f"{name}.py": f"def step_{name}(x):\n    return x + 1\n"}
+            )
+            engine.add_repo(repo, name=name)
+        g = engine.gather("step x", scope=["shop", "all", "web"], top_k=5)
+        assert {e.repo for e in g.evidences} == {"shop", "web"}
+        assert [e.n for e in g.evidences] == list(range(1, len(g.evidences) + 1))
+        with pytest.raises(UnknownRepoError, match="nope"):
+            engine.gather("step", scope=["nope"])
     with pytest.raises(InputError, match="top_k must be between 1 and 50"):
-        gather(engine, "q", top_k=0)  # type: ignore[arg-type]
+        gather("q", [], top_k=0)
 
 
 def test_extractive_answer_cites_every_line() -> None:
-    g = gather(StubEngine([hit(1, 0.9), hit(2, 0.8)]), "q")  # type: ignore[arg-type]
+    g = gather("q", [hit(1, 0.9), hit(2, 0.8)])
     text = extractive_answer(g)
     lines = text.splitlines()
     assert lines[0] == EXTRACTIVE_HEADER
@@ -79,13 +84,13 @@ def test_extractive_answer_cites_every_line() -> None:
         lines[2] == "- `step_1` (function) in shop/mod1.py:10-12: def step_1(x): — Do step 1. [1]"
     )
     assert all(line.endswith(f"[{n}]") for n, line in enumerate(lines[2:], start=1))
-    empty = gather(StubEngine([]), "q")  # type: ignore[arg-type]
+    empty = gather("q", [])
     assert extractive_answer(empty) == NO_EVIDENCE
     assert answer_locally(empty, LLMSettings()).mode == "none"
 
 
 def test_finish_checks_citations() -> None:
-    g = gather(StubEngine([hit(1, 0.9), hit(2, 0.8)]), "q")  # type: ignore[arg-type]
+    g = gather("q", [hit(1, 0.9), hit(2, 0.8)])
     good = finish(g, "It steps [2], then [1] and [9].", "llm", "m")
     assert good.cited == [1, 2]
     bare = finish(g, "It steps.", "sampling", "m")
@@ -97,7 +102,7 @@ def test_finish_checks_citations() -> None:
 
 
 def test_chat_endpoint_answers_and_failures_fall_back() -> None:
-    g = gather(StubEngine([hit(1, 0.9)]), "how to step")  # type: ignore[arg-type]
+    g = gather("how to step", [hit(1, 0.9)])
     with fake_chat_server() as server:
         llm = LLMSettings(base_url=server.base_url, model="m1", max_tokens=123)
         answer = answer_locally(g, llm)

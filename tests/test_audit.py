@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 
-from codecompass.audit import AuditLog, CallRecord, percentile, render_prometheus, usage_stats
-from codecompass.storage.sqlite import MetaStore
+from codecompass.audit import CallRecord, percentile, render_prometheus, usage_stats
+from codecompass.models import utc_now
+from codecompass.storage.embedded import open_embedded
+from codecompass.storage.sqlite.audit import SQLiteAudit
 
 
 def rec(tool: str, ms: float, **fields: object) -> CallRecord:
@@ -28,23 +29,26 @@ def test_percentile_is_nearest_rank() -> None:
 
 
 def test_records_and_stats(tmp_path: Path) -> None:
-    store = MetaStore(tmp_path)
-    store.conn.execute(
-        "INSERT INTO index_runs(repo, started_at, finished_at, status, stats) VALUES "
-        "('r', '2026-11-20T10:00:00', '2026-11-20T10:01:00', 'ok', ?)",
-        (json.dumps({"new": 3, "changed": 2, "chunks_added": 40, "texts_embedded": 30}),),
+    backend = open_embedded(tmp_path)
+    run = backend.runs.start_run("r")
+    backend.runs.finish_run(
+        run, "ok", {"new": 3, "changed": 2, "chunks_added": 40, "texts_embedded": 30}
     )
-    log = AuditLog(tmp_path, log_queries=False)
-    log.record(rec("search_code", 10, query="secret words", result_count=3, evidence_count=3))
-    log.record(rec("search_code", 30, result_count=0, evidence_count=0, filters={"repo": None}))
-    log.record(rec("ask_code", 50, result_count=2, evidence_count=2, provider_error="llm: down"))
+    today = utc_now()[:10]
+
+    def record(r: CallRecord) -> None:
+        backend.audit.record(r.entry(log_queries=False))
+
+    record(rec("search_code", 10, query="secret words", result_count=3, evidence_count=3))
+    record(rec("search_code", 30, result_count=0, evidence_count=0, filters={"repo": None}))
+    record(rec("ask_code", 50, result_count=2, evidence_count=2, provider_error="llm: down"))
     failed = rec("open_file", 5, filters={"path": ".env", "start": None})
     failed.fail("access_denied", ".env is a secrets file")
-    log.record(failed)
-    rows = store.conn.execute(
-        "SELECT tool, client, transport, query, filters, status, error_code FROM audit_log "
-        "ORDER BY id"
-    ).fetchall()
+    record(failed)
+    rows = [
+        (e.tool, e.client, e.transport, e.query, e.filters, e.status, e.error_code)
+        for e in backend.audit.entries()
+    ]
     assert rows[0][:5] == ("search_code", "test/1", "memory", None, None)
     assert rows[3] == (
         "open_file",
@@ -56,7 +60,7 @@ def test_records_and_stats(tmp_path: Path) -> None:
         "access_denied",
     )
 
-    stats = usage_stats(store.conn)
+    stats = usage_stats(backend.audit, backend.runs)
     assert stats["calls"] == 4
     assert stats["tools"]["search_code"]["calls"] == 2
     assert stats["tools"]["search_code"]["no_hit"] == 1
@@ -70,8 +74,8 @@ def test_records_and_stats(tmp_path: Path) -> None:
         "chunks_added": 40,
         "texts_embedded": 30,
     }
-    assert stats["indexing"]["per_day"]["2026-11-20"]["runs"] == 1
-    assert usage_stats(store.conn, since="2999-01-01")["calls"] == 0
+    assert stats["indexing"]["per_day"][today]["runs"] == 1
+    assert usage_stats(backend.audit, backend.runs, since="2999-01-01")["calls"] == 0
 
     text = render_prometheus(stats)
     assert 'codecompass_tool_calls_total{tool="open_file",status="error"} 1' in text
@@ -79,17 +83,19 @@ def test_records_and_stats(tmp_path: Path) -> None:
     assert 'codecompass_provider_errors_total{provider="llm"} 1' in text
     assert "codecompass_chunks_added_total 40" in text
     assert text.endswith("\n")
-    log.close()
-    store.close()
+    backend.close()
 
 
 def test_query_text_is_kept_only_when_configured(tmp_path: Path) -> None:
-    MetaStore(tmp_path).close()
-    AuditLog(tmp_path, log_queries=True).record(rec("search_code", 1, query="where is x"))
+    open_embedded(tmp_path).close()
+    audit = SQLiteAudit(tmp_path)
+    audit.record(rec("search_code", 1, query="where is x").entry(log_queries=True))
+    audit.record(rec("search_code", 1, query="not kept").entry(log_queries=False))
+    audit.close()
     conn = sqlite3.connect(tmp_path / "index.sqlite")
-    assert conn.execute("SELECT query FROM audit_log").fetchall() == [("where is x",)]
+    assert conn.execute("SELECT query FROM audit_log").fetchall() == [("where is x",), (None,)]
 
 
 def test_nothing_is_written_before_an_index_exists(tmp_path: Path) -> None:
-    AuditLog(tmp_path).record(rec("search_code", 1))
+    SQLiteAudit(tmp_path).record(rec("search_code", 1).entry(log_queries=True))
     assert not (tmp_path / "index.sqlite").exists()

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from codecompass.audit import AuditLog, CallRecord
+from codecompass.audit import CallRecord
 from codecompass.cli import main
+from codecompass.storage.sqlite.audit import SQLiteAudit
 from tests.conftest import make_git_repo
 from tests.fake_llm import fake_chat_server
 
@@ -66,11 +67,11 @@ def test_ask_extractive_then_with_a_chat_endpoint(data: Path) -> None:
 
 
 def test_stats_reports_the_audit_log(data: Path) -> None:
-    log = AuditLog(data)
+    log = SQLiteAudit(data)
     for ms, results in ((12.0, 2), (40.0, 0)):
         rec = CallRecord(tool="search_code", result_count=results, evidence_count=results)
         rec.started -= ms / 1000
-        log.record(rec)
+        log.record(rec.entry(log_queries=True))
     log.close()
     result = CliRunner().invoke(main, ["stats", "--data-dir", str(data), "--json"])
     stats = json.loads(result.output)

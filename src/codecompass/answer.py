@@ -21,16 +21,13 @@ import os
 import re
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from codecompass.errors import CodeCompassError, ConfigError, InputError, LLMError
+from codecompass.schemas import Answer, Evidence, GraphResult, Hit
 from codecompass.settings import LLMSettings
-
-if TYPE_CHECKING:
-    from codecompass.engine import Engine
 
 CHARS_PER_TOKEN = 4
 MAX_TOP_K = 50
@@ -50,32 +47,12 @@ EXTRACTIVE_HEADER = (
 )
 _CITATION = re.compile(r"\[(\d{1,3})\]")
 
+# What `graph_links` asks of the graph: the dependencies of a node (within a repository).
+Dependencies = Callable[[str, str], GraphResult]
+
 
 def approx_tokens(text: str) -> int:
     return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
-
-
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    """A numbered passage an answer may cite as `[n]`."""
-
-    n: int
-    repo: str
-    path: str
-    start_line: int
-    end_line: int
-    symbol: str | None
-    kind: str
-    language: str
-    score: float
-    snippet: str
-
-    @property
-    def location(self) -> str:
-        return f"{self.repo}/{self.path}:{self.start_line}-{self.end_line}"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,48 +66,27 @@ class Gathered:
     links: list[str] = field(default_factory=list)  # graph edges between evidences, cited
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
-    answer: str
-    mode: str  # sampling | llm | extractive | none
-    model: str | None
-    evidences: list[Evidence]
-    total_matches: int
-    cited: list[int]
-    provider_error: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        data = {name: getattr(self, name) for name in self.__slots__}
-        data["evidences"] = [e.as_dict() for e in self.evidences]
-        return data
-
-
-def gather(
-    engine: Engine,
-    query: str,
-    *,
-    scope: Sequence[str] | None = None,
-    top_k: int = 8,
-    path_prefix: str | None = None,
-    language: str | None = None,
-    min_score: float = 0.0,
-    budget_tokens: int = 3000,
-) -> Gathered:
-    """Search (each repo in `scope`, or all) and pack the best results into a context."""
+def check_limits(top_k: int, budget_tokens: int) -> None:
     if not 1 <= top_k <= MAX_TOP_K:
         raise InputError(f"top_k must be between 1 and {MAX_TOP_K} (got {top_k}).")
     if budget_tokens < 100:
         raise InputError(f"The context budget must be at least 100 tokens (got {budget_tokens}).")
-    repos: list[str | None] = [r for r in (scope or []) if r and r != "all"]
-    for repo in repos:
-        engine.repo(repo)  # an unknown name is an error, not an empty answer
-    hits = []
-    for repo in repos or [None]:
-        hits.extend(
-            engine.search(query, k=top_k, repo=repo, path_prefix=path_prefix, language=language)
-        )
-    hits.sort(key=lambda h: -h.score)
-    kept = [h for h in hits if h.score >= min_score][:top_k]
+
+
+def gather(
+    query: str,
+    hits: Sequence[Hit],
+    *,
+    top_k: int = 8,
+    min_score: float = 0.0,
+    budget_tokens: int = 3000,
+    dependencies: Dependencies | None = None,
+) -> Gathered:
+    """Keep the best hits above `min_score`, number them and pack as many as fit the
+    token budget into the context a model will read."""
+    check_limits(top_k, budget_tokens)
+    ranked = sorted(hits, key=lambda h: -h.score)
+    kept = [h for h in ranked if h.score >= min_score][:top_k]
     evidences: list[Evidence] = []
     blocks: list[str] = []
     used = 0
@@ -146,47 +102,29 @@ def gather(
                 break
             snippet = snippet[:room].rsplit("\n", 1)[0] + "\n…"
             cost = approx_tokens(head + snippet) + 4
-        evidences.append(
-            Evidence(
-                n,
-                hit.repo,
-                hit.path,
-                hit.start_line,
-                hit.end_line,
-                hit.symbol,
-                hit.kind,
-                hit.language,
-                hit.score,
-                snippet,
-            )
-        )
+        evidences.append(Evidence(**{**hit.model_dump(), "snippet": snippet, "n": n}))
         blocks.append(f"{head}```{hit.language}\n{snippet}\n```")
         used += cost
-    links = graph_links(engine, evidences)
+    links = graph_links(dependencies, evidences) if dependencies is not None else []
     return Gathered(query.strip(), evidences, len(kept), "\n\n".join(blocks), links)
 
 
-def graph_links(engine: Any, evidences: Sequence[Evidence]) -> list[str]:
-    """Edges of the code graph between evidences, as cited sentences (empty without a graph)."""
-    dependencies = getattr(engine, "dependencies", None)
-    if dependencies is None:
-        return []
+def graph_links(dependencies: Dependencies, evidences: Sequence[Evidence]) -> list[str]:
+    """Edges of the code graph between evidences, as cited sentences."""
     by_node = {f"{e.repo}/{e.path}#{e.symbol}": e for e in evidences if e.symbol}
     links: list[str] = []
     for node, evidence in by_node.items():
         try:
-            result = dependencies(node, depth=1, repo=evidence.repo)
+            result = dependencies(node, evidence.repo)
         except CodeCompassError:
             continue
-        for edge in getattr(result, "edges", []):
-            target = by_node.get(str(getattr(edge, "target", "")))
+        for edge in result.edges:
+            target = by_node.get(edge.target)
             if target is None or target is evidence:
                 continue
-            kind = str(getattr(edge, "type", "uses")).lower()
-            confidence = float(getattr(edge, "confidence", 1.0))
             links.append(
-                f"`{evidence.symbol}` {kind} `{target.symbol}` (confidence {confidence:.1f}) "
-                f"[{evidence.n}][{target.n}]"
+                f"`{evidence.symbol}` {edge.type.lower()} `{target.symbol}` "
+                f"(confidence {edge.confidence:.1f}) [{evidence.n}][{target.n}]"
             )
             if len(links) >= MAX_LINKS:
                 return links
@@ -249,7 +187,13 @@ def finish(
         given = "; ".join(f"[{e.n}] {e.location}" for e in gathered.evidences)
         text += f"\n\n(The model cited no evidence. The passages it was given: {given}.)"
     return Answer(
-        text, mode, model, list(gathered.evidences), gathered.total_matches, cited, provider_error
+        answer=text,
+        mode=mode,  # type: ignore[arg-type]
+        model=model,
+        evidences=list(gathered.evidences),
+        total_matches=gathered.total_matches,
+        cited=cited,
+        provider_error=provider_error,
     )
 
 

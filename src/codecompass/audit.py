@@ -1,8 +1,8 @@
 """The audit log of tool calls, and the usage figures built from it.
 
-Every call a frontend serves (MCP tools today) becomes one `audit_log` row in the
-metastore: time, tool, client, query id, filters, result and evidence counts, elapsed
-time, status and error. File contents are never stored; query text only when
+Every call a frontend serves (MCP tools today) becomes one `AuditEntry` in the backend's
+audit store: time, tool, client, principal, query id, filters, result and evidence
+counts, elapsed time, status and error. File contents are never stored; query text only when
 `[server] log_queries` is on. `usage_stats` turns the rows (plus the index runs) into
 the figures `codecompass stats` prints and `/metrics` exports: p50/p95 latency per tool,
 no-hit rate, evidence rate, indexing volumes and provider errors.
@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
-import threading
 import time
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from codecompass.storage.sqlite import DB_FILE, utc_now
+from codecompass.models import AuditEntry, utc_now
+from codecompass.protocols import AuditStore, IndexRuns
 
 MAX_ERROR_CHARS = 500
 MAX_QUERY_CHARS = 1000
@@ -40,6 +38,7 @@ class CallRecord:
     tool: str
     query_id: str = field(default_factory=new_query_id)
     client: str | None = None
+    principal: str | None = None
     transport: str | None = None
     started: float = field(default_factory=time.perf_counter)
     query: str | None = None
@@ -59,70 +58,26 @@ class CallRecord:
         self.error_code = code
         self.error = message[:MAX_ERROR_CHARS]
 
-
-class AuditLog:
-    """Appends call records to `<data dir>/index.sqlite` once that database exists.
-
-    It never creates the database: a server started before the first index run audits
-    nothing until `codecompass index` has made it (calls then fail with `not_indexed`).
-    Uses its own connection so that writes never wait on a long engine read.
-    """
-
-    def __init__(self, data_dir: Path, *, log_queries: bool = True) -> None:
-        self.path = data_dir / DB_FILE
-        self.log_queries = log_queries
-        self._conn: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
-
-    def _connection(self) -> sqlite3.Connection | None:
-        if self._conn is None and self.path.is_file():
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA busy_timeout=10000")
-            has_table = conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit_log'"
-            ).fetchone()
-            if has_table is None:
-                # Written by a codecompass without the audit migration: migrate on next open.
-                conn.close()
-                return None
-            self._conn = conn
-        return self._conn
-
-    def record(self, rec: CallRecord) -> None:
-        elapsed_ms = rec.elapsed_ms()
-        query = rec.query[:MAX_QUERY_CHARS] if (rec.query and self.log_queries) else None
-        row = (
-            utc_now(),
-            rec.tool,
-            rec.client,
-            rec.transport,
-            rec.query_id,
-            query,
-            _filters_json(rec.filters),
-            rec.result_count,
-            rec.evidence_count,
-            round(elapsed_ms, 3),
-            rec.status,
-            rec.error_code,
-            rec.error,
-            rec.provider_error,
+    def entry(self, *, log_queries: bool) -> AuditEntry:
+        """What the audit log keeps: never file contents, the query text only if asked."""
+        query = self.query[:MAX_QUERY_CHARS] if (self.query and log_queries) else None
+        return AuditEntry(
+            ts=utc_now(),
+            tool=self.tool,
+            query_id=self.query_id,
+            elapsed_ms=round(self.elapsed_ms(), 3),
+            status=self.status,
+            client=self.client,
+            principal=self.principal,
+            transport=self.transport,
+            query=query,
+            filters=_filters_json(self.filters),
+            result_count=self.result_count,
+            evidence_count=self.evidence_count,
+            error_code=self.error_code,
+            error=self.error,
+            provider_error=self.provider_error,
         )
-        with self._lock:
-            conn = self._connection()
-            if conn is None:
-                return
-            conn.execute(
-                "INSERT INTO audit_log(ts, tool, client, transport, query_id, query, filters, "
-                "result_count, evidence_count, elapsed_ms, status, error_code, error, "
-                "provider_error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                row,
-            )
-
-    def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
 
 
 def _filters_json(filters: dict[str, Any]) -> str | None:
@@ -138,37 +93,32 @@ def percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[rank - 1]
 
 
-def usage_stats(conn: sqlite3.Connection, since: str | None = None) -> dict[str, Any]:
+def usage_stats(audit: AuditStore, runs: IndexRuns, since: str | None = None) -> dict[str, Any]:
     """Usage figures from the audit log and index runs, optionally from ISO time `since`."""
-    where, params = ("WHERE ts >= ?", (since,)) if since else ("", ())
-    rows = conn.execute(
-        "SELECT tool, elapsed_ms, status, result_count, evidence_count, provider_error "
-        f"FROM audit_log {where}",
-        params,
-    ).fetchall()
+    entries = audit.entries(since)
     latencies: dict[str, list[float]] = defaultdict(list)
     tools: dict[str, dict[str, Any]] = {}
     provider_errors: dict[str, int] = defaultdict(int)
     searched = no_hit = evidence_calls = with_evidence = 0
-    for tool, elapsed, status, results, evidences, provider in rows:
+    for e in entries:
         entry = tools.setdefault(
-            tool, {"calls": 0, "errors": 0, "no_hit": 0, "with_evidence": 0, "answered": 0}
+            e.tool, {"calls": 0, "errors": 0, "no_hit": 0, "with_evidence": 0, "answered": 0}
         )
         entry["calls"] += 1
-        latencies[tool].append(float(elapsed))
-        if status != "ok":
+        latencies[e.tool].append(float(e.elapsed_ms))
+        if e.status != "ok":
             entry["errors"] += 1
-        if provider:  # "<provider>: <message>"
-            provider_errors[str(provider).partition(":")[0]] += 1
-        if status == "ok" and results is not None and tool in SEARCH_TOOLS:
+        if e.provider_error:  # "<provider>: <message>"
+            provider_errors[e.provider_error.partition(":")[0]] += 1
+        if e.status == "ok" and e.result_count is not None and e.tool in SEARCH_TOOLS:
             searched += 1
             entry["answered"] += 1
-            if results == 0:
+            if e.result_count == 0:
                 no_hit += 1
                 entry["no_hit"] += 1
-        if status == "ok" and evidences is not None:
+        if e.status == "ok" and e.evidence_count is not None:
             evidence_calls += 1
-            if evidences > 0:
+            if e.evidence_count > 0:
                 with_evidence += 1
                 entry["with_evidence"] += 1
     for tool, entry in tools.items():
@@ -178,29 +128,26 @@ def usage_stats(conn: sqlite3.Connection, since: str | None = None) -> dict[str,
         entry["total_ms"] = round(sum(values), 2)
     return {
         "since": since,
-        "calls": len(rows),
+        "calls": len(entries),
         "tools": dict(sorted(tools.items())),
         "no_hit_rate": round(no_hit / searched, 4) if searched else None,
         "evidence_rate": round(with_evidence / evidence_calls, 4) if evidence_calls else None,
         "provider_errors": dict(sorted(provider_errors.items())),
-        "indexing": _indexing_volumes(conn, since),
+        "indexing": _indexing_volumes(runs, since),
     }
 
 
-def _indexing_volumes(conn: sqlite3.Connection, since: str | None) -> dict[str, Any]:
-    where, params = ("WHERE started_at >= ?", (since,)) if since else ("", ())
+def _indexing_volumes(runs: IndexRuns, since: str | None) -> dict[str, Any]:
     per_day: dict[str, dict[str, int]] = {}
     statuses: dict[str, int] = defaultdict(int)
-    for started, status, stats in conn.execute(
-        f"SELECT started_at, status, stats FROM index_runs {where} ORDER BY started_at", params
-    ):
-        statuses[status] += 1
+    for run in runs.runs(since=since):
+        statuses[run.status] += 1
         day = per_day.setdefault(
-            started[:10],
+            run.started_at[:10],
             {"runs": 0, "files_indexed": 0, "chunks_added": 0, "texts_embedded": 0},
         )
         day["runs"] += 1
-        data = json.loads(stats) if stats else {}
+        data = run.stats or {}
         day["files_indexed"] += int(data.get("new", 0)) + int(data.get("changed", 0))
         day["chunks_added"] += int(data.get("chunks_added", 0))
         day["texts_embedded"] += int(data.get("texts_embedded", 0))

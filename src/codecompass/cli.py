@@ -27,11 +27,12 @@ from rich.table import Table
 
 from codecompass.engine import Engine
 from codecompass.errors import CodeCompassError
-from codecompass.graph.models import GraphResult
 from codecompass.indexing.pipeline import IndexStats
 from codecompass.indexing.pipeline import Progress as IndexProgress
+from codecompass.models import ChunkFilter
+from codecompass.schemas import GraphResult
 from codecompass.search.format import DETAILS
-from codecompass.search.hybrid import MODES
+from codecompass.search.retrieve import MODES
 from codecompass.settings import load_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -245,19 +246,16 @@ def search(
       codecompass search "$(cat issue.md)" --symbols
     """
     with Engine.open(data_dir) as engine:
-        result = engine.retrieve(
-            query,
+        options = engine.search_options(
             k=k,
-            language=language,
-            path_prefix=path_prefix,
-            kind=kind,
-            repo=repo,
+            where=ChunkFilter(repo=repo, path_prefix=path_prefix, language=language, kind=kind),
             detail=detail,
             mode=mode,
             max_files=k,
             max_symbols=k,
             subgraph=subgraph,
         )
+        result = engine.retrieve(query, options)
     if as_json:
         emit_json({"query": query, **result.as_dict()})
         return
@@ -563,8 +561,7 @@ def ask(
             query,
             scope=list(scope) or None,
             top_k=top_k,
-            path_prefix=path_prefix,
-            language=language,
+            where=ChunkFilter(path_prefix=path_prefix, language=language),
             min_score=min_score,
         )
     if as_json:
@@ -669,8 +666,8 @@ def _print_edges(result: GraphResult, direction: str) -> None:
         if edge.source != root and edge.target != root:
             other = f"{edge.source} -> {edge.target}"
         where = f"{edge.evidence_path}:{edge.evidence_line}" if edge.evidence_path else "-"
-        if edge.target_evidence_path:
-            where += f"  ↔ {edge.target_evidence_path}:{edge.target_evidence_line}"
+        if edge.target_line is not None:
+            where += f"  ↔ {edge.target_path}:{edge.target_line}"
         mark = "" if edge.resolved else "  [yellow]unresolved[/yellow]"
         console.print(
             f"  {edge.type:<10} {other}  [dim]{edge.confidence:.2f} {edge.via} at "

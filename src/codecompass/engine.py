@@ -1,13 +1,20 @@
-"""The facade every frontend uses: index a repository, search it, open files, report status."""
+"""The facade every frontend uses: index repositories, search them, open files, walk the
+code graph, answer questions, report status.
+
+An engine holds one storage backend (chosen once from the settings, see `storage`) and
+one embedder, both opened on first use; it never exposes a connection.
+"""
 
 from __future__ import annotations
 
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from codecompass import answer, gitinfo
 from codecompass.audit import usage_stats
@@ -23,50 +30,50 @@ from codecompass.gitexec import git_text
 from codecompass.graph.api import GraphReader
 from codecompass.graph.link import link as link_graph
 from codecompass.graph.link import unlink_repo
-from codecompass.graph.models import DEPENDENCY_TYPES, GraphResult, Overview, SymbolMatch
+from codecompass.graph.models import DEPENDENCY_TYPES
 from codecompass.indexing.chunk import ChunkLimits
 from codecompass.indexing.discover import DiscoveryRules, discover
 from codecompass.indexing.gitsource import GitTreeSource, default_repo_name, resolve_git_dir
-from codecompass.indexing.pipeline import IndexStats, Progress, index_repository
-from codecompass.protocols import Embedder
-from codecompass.search.expand import GraphView
-from codecompass.search.hybrid import (
-    FileHit,
-    Hit,
-    SearchOptions,
-    SearchResult,
-    SymbolHit,
-    retrieve,
+from codecompass.indexing.pipeline import (
+    FileSource,
+    IndexJob,
+    IndexStats,
+    Progress,
+    index_repository,
 )
+from codecompass.models import ChunkFilter, EdgeQuery, RepoRecord, RunRecord
+from codecompass.protocols import Embedder, Vectors, VectorStore
+from codecompass.schemas import (
+    Answer,
+    BlameHunk,
+    Commit,
+    FileHit,
+    FileView,
+    GraphResult,
+    Hit,
+    Overview,
+    SymbolHit,
+    SymbolMatch,
+)
+from codecompass.search.context import SearchOptions, SearchSources
 from codecompass.search.rank import FEATURES, RankWeights
 from codecompass.search.rerank import Reranker
+from codecompass.search.retrieve import SearchResult, retrieve
 from codecompass.security.paths import ConfinedPath, PathPolicy, confine, read_text
 from codecompass.security.secrets import redact_secrets
 from codecompass.settings import (
+    CONFIG_FILE,
     DEFAULT_DATA_DIR,
     ENV_PREFIX,
     Settings,
     load_settings,
     render_default_config,
 )
-from codecompass.storage.lance import LanceVectorStore, VectorFilter
-from codecompass.storage.sqlite import DB_FILE, MetaStore
+from codecompass.storage import EMBEDDED_DB, Backend, index_exists, open_backend
 
 FORMAT_VERSION = "1"
 OPEN_MAX_LINES = 2000
-
-
-@dataclass(frozen=True, slots=True)
-class FileView:
-    repo: str
-    path: str
-    start_line: int
-    end_line: int
-    total_lines: int
-    text: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
+NO_VECTORS: Vectors = np.zeros((0, 0), dtype=np.float32)
 
 
 def repo_root_of(path: Path) -> Path:
@@ -76,16 +83,16 @@ def repo_root_of(path: Path) -> Path:
 
 
 def find_data_dir(start: Path) -> Path | None:
-    """The nearest `.codecompass/` holding an index, from `start` upwards."""
+    """The nearest `.codecompass/` holding an index (or its settings), from `start` up."""
     for folder in (start, *start.parents):
         candidate = folder / DEFAULT_DATA_DIR
-        if (candidate / DB_FILE).is_file():
+        if (candidate / EMBEDDED_DB).is_file() or (candidate / CONFIG_FILE).is_file():
             return candidate
     return None
 
 
 class Engine:
-    """One workspace (a data folder) and the repositories indexed into it."""
+    """One workspace (a data folder and its backend) and the repositories indexed into it."""
 
     # Set to a cross-encoder (or any `Reranker`) to reorder the head of search results.
     reranker: Reranker | None = None
@@ -93,8 +100,8 @@ class Engine:
     def __init__(self, settings: Settings, *, embedder: Embedder | None = None) -> None:
         self.settings = settings
         self._embedder = embedder
-        self._store: MetaStore | None = None
-        self._vectors: LanceVectorStore | None = None
+        self._backend: Backend | None = None
+        self._model_checked = False
 
     # -- opening ------------------------------------------------------------------
     @classmethod
@@ -133,7 +140,7 @@ class Engine:
                 )
             data_dir = found
         settings = load_settings(data_dir)
-        if not (settings.data_dir / DB_FILE).is_file():
+        if not index_exists(settings):
             raise NotIndexedError(
                 f"{settings.data_dir} holds no index yet; run `codecompass index PATH "
                 f"--data-dir {settings.data_dir}` first."
@@ -141,10 +148,9 @@ class Engine:
         return cls(settings, embedder=embedder)
 
     def close(self) -> None:
-        if self._store is not None:
-            self._store.close()
-            self._store = None
-        self._vectors = None
+        if self._backend is not None:
+            self._backend.close()
+            self._backend = None
 
     def __enter__(self) -> Engine:
         return self
@@ -152,7 +158,7 @@ class Engine:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- parts, created on first use ------------------------------------------------
+    # -- parts, opened on first use -------------------------------------------------
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
@@ -169,17 +175,16 @@ class Engine:
         return self._embedder
 
     @property
-    def store(self) -> MetaStore:
-        if self._store is None:
-            self._store = MetaStore(self.init())
-        return self._store
+    def backend(self) -> Backend:
+        """The storage backend (protocol-typed stores, no connections)."""
+        if self._backend is None:
+            self.init()
+            self._backend = open_backend(self.settings)
+        return self._backend
 
-    @property
-    def vectors(self) -> LanceVectorStore:
-        if self._vectors is None:
-            self._check_model()
-            self._vectors = LanceVectorStore(self.settings.data_dir, self.embedder.dim)
-        return self._vectors
+    def _vectors(self) -> VectorStore:
+        self._check_model()
+        return self.backend.vectors(self.embedder.dim)
 
     def init(self) -> Path:
         """Create the data folder (with its .gitignore and config.toml) if missing."""
@@ -191,7 +196,7 @@ class Engine:
             ignore = folder / ".gitignore"
             if not ignore.exists():
                 ignore.write_text("# Code Compass index data: never commit it.\n*\n", "utf-8")
-            config = folder / "config.toml"
+            config = folder / CONFIG_FILE
             if not config.exists():
                 config.write_text(render_default_config(), encoding="utf-8")
         except OSError as exc:
@@ -202,21 +207,25 @@ class Engine:
         return folder
 
     def _check_model(self) -> None:
-        store = self.store
-        recorded = store.get_meta("embedder_model")
-        embedder = self.embedder
-        if recorded is None:
-            store.set_meta("format_version", FORMAT_VERSION)
-            store.set_meta("embedder_model", embedder.model_id)
-            store.set_meta("embedder_dim", str(embedder.dim))
+        """Record the embedding model on first use; refuse another one later."""
+        if self._model_checked:
             return
-        dim = store.get_meta("embedder_dim")
+        embedder = self.embedder
+        meta = self.backend.meta.init_meta(
+            {
+                "format_version": FORMAT_VERSION,
+                "embedder_model": embedder.model_id,
+                "embedder_dim": str(embedder.dim),
+            }
+        )
+        recorded, dim = meta["embedder_model"], meta["embedder_dim"]
         if recorded != embedder.model_id or dim != str(embedder.dim):
             raise ModelMismatchError(
                 f"This index was built with the embedding model {recorded} ({dim}-d), but "
                 f"{embedder.model_id} ({embedder.dim}-d) is configured. Set the [embedder] "
                 f"settings back, or delete {self.settings.data_dir} and index again."
             )
+        self._model_checked = True
 
     # -- indexing -----------------------------------------------------------------
     def index(
@@ -231,24 +240,7 @@ class Engine:
         if not folder.is_dir():
             raise InputError(f"{folder} is not a folder; pass the folder of a repository.")
         folder = folder.resolve()
-        idx = self.settings.index
-        return index_repository(
-            repo=name or folder.name,
-            root=folder,
-            store=self.store,
-            vectors=self.vectors,
-            embedder=self.embedder,
-            rules=self._rules(),
-            limits=ChunkLimits(
-                chunk_max_tokens=idx.chunk_max_tokens,
-                window_tokens=idx.window_tokens,
-                window_overlap=idx.window_overlap,
-                text_window_lines=idx.text_window_lines,
-            ),
-            full=full,
-            on_progress=on_progress,
-            graph=self.settings.graph,
-        )
+        return self._index(name or folder.name, folder, full=full, on_progress=on_progress)
 
     def index_commit(
         self,
@@ -263,157 +255,152 @@ class Engine:
         Indexing one name commit after commit re-reads only the files that differ, and
         the embedding cache makes texts seen at any earlier commit free."""
         git_dir = resolve_git_dir(Path(git_path))
-        idx = self.settings.index
-        with GitTreeSource(git_dir, commit, self._rules()) as source:
-            return index_repository(
-                repo=name or default_repo_name(git_dir),
-                root=git_dir,
-                store=self.store,
-                vectors=self.vectors,
-                embedder=self.embedder,
-                rules=self._rules(),
-                limits=ChunkLimits(
-                    chunk_max_tokens=idx.chunk_max_tokens,
-                    window_tokens=idx.window_tokens,
-                    window_overlap=idx.window_overlap,
-                    text_window_lines=idx.text_window_lines,
-                ),
-                on_progress=on_progress,
-                source=source,
-                graph=self.settings.graph,
+        with GitTreeSource(git_dir, commit, self.rules()) as source:
+            return self._index(
+                name or default_repo_name(git_dir), git_dir, on_progress=on_progress, source=source
             )
 
-    def _rules(self) -> DiscoveryRules:
+    def _index(
+        self,
+        repo: str,
+        root: Path,
+        *,
+        full: bool = False,
+        on_progress: Callable[[Progress], None] | None = None,
+        source: FileSource | None = None,
+    ) -> IndexStats:
+        idx = self.settings.index
+        backend = self.backend
+        job = IndexJob(
+            repo=repo,
+            root=root,
+            backend=backend,
+            vectors=self._vectors(),
+            embedder=self.embedder,
+            rules=self.rules(),
+            limits=ChunkLimits(
+                chunk_max_tokens=idx.chunk_max_tokens,
+                window_tokens=idx.window_tokens,
+                window_overlap=idx.window_overlap,
+                text_window_lines=idx.text_window_lines,
+            ),
+            full=full,
+            on_progress=on_progress,
+            source=source,
+            link=lambda: link_graph(backend, repos=[repo], options=self.settings.graph).as_dict(),
+        )
+        return index_repository(job)
+
+    def rules(self) -> DiscoveryRules:
         idx = self.settings.index
         return DiscoveryRules(max_file_bytes=idx.max_file_bytes, allow=idx.allow, block=idx.block)
 
-    # -- querying -----------------------------------------------------------------
-    def search(
-        self,
-        query: str,
-        *,
-        k: int | None = None,
-        language: str | None = None,
-        path_prefix: str | None = None,
-        kind: str | None = None,
-        repo: str | None = None,
-        detail: str | None = None,
-        mode: str | None = None,
-        max_per_file: int | None = None,
-    ) -> list[Hit]:
-        return self.retrieve(
-            query,
-            k=k,
-            language=language,
-            path_prefix=path_prefix,
-            kind=kind,
-            repo=repo,
-            detail=detail,
-            mode=mode,
-            max_per_file=max_per_file,
-        ).hits
-
-    def search_files(self, query: str, *, k: int | None = None, **filters: Any) -> list[FileHit]:
-        """Files ranked by their best evidence ("which files handle X?")."""
-        return self.retrieve(query, max_files=k or self.settings.search.top_k, **filters).files
-
-    def search_symbols(
-        self, query: str, *, k: int | None = None, **filters: Any
-    ) -> list[SymbolHit]:
-        """Functions, methods and classes ranked with their file's evidence ("which
-        functions handle X?")."""
-        top = k or self.settings.search.top_k
-        return self.retrieve(query, max_symbols=top, **filters).symbols
-
-    def retrieve(
-        self,
-        query: str,
-        *,
-        k: int | None = None,
-        language: str | None = None,
-        path_prefix: str | None = None,
-        kind: str | None = None,
-        repo: str | None = None,
-        detail: str | None = None,
-        mode: str | None = None,
-        max_per_file: int | None = None,
-        max_files: int | None = None,
-        max_symbols: int | None = None,
-        subgraph: bool = False,
-        weights: RankWeights | None = None,
-        collect: bool = False,
-    ) -> SearchResult:
-        """Hits, the file and symbol views, what the query was understood to name, and
-        optionally the subgraph around the hits."""
-        self._require_index()
+    # -- searching ----------------------------------------------------------------
+    def search_options(self, **overrides: Any) -> SearchOptions:
+        """The search settings as options, with `overrides` (None values are ignored)."""
         s = self.settings.search
-        self.vectors.refresh()
         options = SearchOptions(
-            k=k or s.top_k,
-            detail=detail or s.detail,
-            filters=VectorFilter(repo=repo, path_prefix=path_prefix, language=language, kind=kind),
+            k=s.top_k,
+            detail=s.detail,
             candidates=s.candidates,
-            rrf_k=s.rrf_k,
-            max_per_file=max_per_file or s.max_per_file,
-            mode=mode or s.mode,
-            weights=weights or self.rank_weights(),
+            max_per_file=s.max_per_file,
+            mode=s.mode,
+            weights=self.rank_weights(),
             graph_hops=s.graph_hops,
             graph_seeds=s.graph_seeds,
             freshness_days=s.freshness_days,
-            max_files=max_files or s.top_k,
+            max_files=s.top_k,
             file_support=s.file_support,
-            max_symbols=max_symbols or s.top_k,
+            max_symbols=s.top_k,
             symbol_file_weight=s.symbol_file_weight,
             expand_files=s.expand_files,
-            subgraph=subgraph,
-            collect=collect,
         )
-        return retrieve(
-            query,
-            options,
-            store=self.store,
-            vectors=self.vectors,
-            embedder=self.embedder,
-            graph=self.graph_view(),
-            reranker=self.reranker,
-        )
+        return replace(options, **{k: v for k, v in overrides.items() if v is not None})
 
     def rank_weights(self) -> RankWeights:
         s = self.settings.search
         return RankWeights.from_mapping({f: getattr(s, f"weight_{f}") for f in FEATURES})
 
-    def graph_view(self) -> GraphView | None:
-        """The code graph as search sees it (graph expansion and importance), or None
-        when this index has no edges yet."""
-        reader = GraphReader(self.store.conn)
+    def retrieve(self, query: str, options: SearchOptions | None = None) -> SearchResult:
+        """Hits, the file and symbol views, what the query was understood to name, and
+        optionally the subgraph around the hits."""
+        self._require_index()
+        options = options or self.search_options()
+        backend = self.backend
+        dense = options.mode != "bm25"
+        graph = GraphReader(backend)
+        sources = SearchSources(
+            chunks=backend.chunks,
+            symbols=backend.symbols,
+            files=backend.files,
+            lexical=backend.lexical,
+            embedder=self.embedder if dense else None,
+            vectors=self._vectors() if dense else None,
+            graph=graph if graph.has_graph() else None,
+            reranker=self.reranker,
+        )
+        return retrieve(query, options, sources)
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        where: ChunkFilter | None = None,
+        detail: str | None = None,
+        mode: str | None = None,
+    ) -> list[Hit]:
+        options = self.search_options(k=k, where=where, detail=detail, mode=mode)
+        return self.retrieve(query, options).hits
+
+    def search_files(
+        self, query: str, *, k: int | None = None, where: ChunkFilter | None = None
+    ) -> list[FileHit]:
+        """Files ranked by their best evidence ("which files handle X?")."""
+        options = self.search_options(max_files=k, where=where)
+        return self.retrieve(query, options).files
+
+    def search_symbols(
+        self, query: str, *, k: int | None = None, where: ChunkFilter | None = None
+    ) -> list[SymbolHit]:
+        """Functions, methods and classes ranked with their file's evidence ("which
+        functions handle X?")."""
+        options = self.search_options(max_symbols=k, where=where)
+        return self.retrieve(query, options).symbols
+
+    def graph_view(self) -> GraphReader | None:
+        """The code graph as search sees it, or None when this index has no edges yet."""
+        reader = GraphReader(self.backend)
         return reader if reader.has_graph() else None
 
     def _require_index(self) -> None:
-        if not self.store.repos():
+        if not self.backend.repos.repos():
             raise NotIndexedError(
                 f"Nothing is indexed in {self.settings.data_dir} yet; run "
                 "`codecompass index PATH` first."
             )
 
-    def repo(self, name: str | None = None) -> dict[str, Any]:
+    # -- repositories ---------------------------------------------------------------
+    def repo(self, name: str | None = None) -> RepoRecord:
         """The indexed repository `name` (the only one when None), or UnknownRepoError."""
-        return self._repo(name)
-
-    def _repo(self, repo: str | None) -> dict[str, Any]:
-        repos = self.store.repos()
+        repos = self.backend.repos.repos()
         if not repos:
             self._require_index()
-        if repo is None:
+        if name is None:
             if len(repos) > 1:
-                names = ", ".join(r["id"] for r in repos)
+                names = ", ".join(r.id for r in repos)
                 raise UnknownRepoError(f"Several repositories are indexed ({names}); name one.")
             return repos[0]
         for r in repos:
-            if r["id"] == repo:
+            if r.id == name:
                 return r
-        names = ", ".join(r["id"] for r in repos)
-        raise UnknownRepoError(f"Unknown repository {repo!r}; indexed: {names}.")
+        names = ", ".join(r.id for r in repos)
+        raise UnknownRepoError(f"Unknown repository {name!r}; indexed: {names}.")
 
+    def _repo_name(self, repo: str | None) -> str | None:
+        return None if repo is None else self.repo(repo).id
+
+    # -- files --------------------------------------------------------------------------
     def open_file(
         self,
         path: str,
@@ -423,8 +410,7 @@ class Engine:
         repo: str | None = None,
     ) -> FileView:
         """Lines of a file of an indexed repository, read from disk (the source of truth)."""
-        info = self._repo(repo)
-        confined = self.confine(path, repo=info["id"])
+        confined = self.confine(path, repo=repo)
         rel = confined.rel
         lines = read_text(confined).splitlines()
         total = len(lines)
@@ -436,18 +422,24 @@ class Engine:
             )
         end = min(end, total)
         text = redact_secrets("\n".join(lines[start - 1 : end]))[0]
-        return FileView(info["id"], rel, start, end, total, text)
+        return FileView(
+            repo=confined.repo,
+            path=rel,
+            start_line=start,
+            end_line=end,
+            total_lines=total,
+            text=text,
+        )
 
-    # -- guarded access, history, answers and usage (frontends: CLI, MCP) ------------
     def confine(
         self, path: str, *, repo: str | None = None, allow_dir: bool = False
     ) -> ConfinedPath:
         """`path` inside an indexed repository, or AccessDeniedError / NotFoundError
         (see `codecompass.security.paths` for what is refused)."""
-        info = self._repo(repo)
+        info = self.repo(repo)
         idx = self.settings.index
         policy = PathPolicy(allow=idx.allow, block=idx.block, max_file_bytes=idx.max_file_bytes)
-        return confine(Path(info["root"]), path, policy, allow_dir=allow_dir, repo=info["id"])
+        return confine(Path(info.root), path, policy, allow_dir=allow_dir, repo=info.id)
 
     def git_log(
         self,
@@ -456,18 +448,48 @@ class Engine:
         repo: str | None = None,
         rev_range: str | None = None,
         limit: int = 20,
-    ) -> list[gitinfo.Commit]:
+    ) -> list[Commit]:
         """Commits that touched a file or folder of an indexed repository, newest first."""
         confined = self.confine(path, repo=repo, allow_dir=True)
         return gitinfo.git_log(confined.root, confined.rel, rev_range=rev_range, limit=limit)
 
     def git_blame(
         self, path: str, start_line: int, end_line: int, *, repo: str | None = None
-    ) -> list[gitinfo.BlameHunk]:
+    ) -> list[BlameHunk]:
         """Who last changed each line of a range, grouped into hunks."""
         confined = self.confine(path, repo=repo)
         total = len(read_text(confined).splitlines())
         return gitinfo.git_blame(confined.root, confined.rel, start_line, end_line, total)
+
+    # -- answers ------------------------------------------------------------------------
+    def gather(
+        self,
+        query: str,
+        *,
+        scope: list[str] | None = None,
+        top_k: int = 8,
+        where: ChunkFilter | None = None,
+        min_score: float = 0.0,
+    ) -> answer.Gathered:
+        """The evidence for a question: a search of each repository in `scope` (or all),
+        packed into a context within the `[llm] context_tokens` budget."""
+        budget = self.settings.llm.context_tokens
+        answer.check_limits(top_k, budget)
+        base = where or ChunkFilter()
+        repos: list[str | None] = [r for r in (scope or []) if r and r != "all"]
+        for repo in repos:
+            self.repo(repo)  # an unknown name is an error, not an empty answer
+        hits: list[Hit] = []
+        for repo in repos or [None]:
+            hits.extend(self.search(query, k=top_k, where=replace(base, repo=repo)))
+        return answer.gather(
+            query,
+            hits,
+            top_k=top_k,
+            min_score=min_score,
+            budget_tokens=budget,
+            dependencies=lambda node, repo: self.dependencies(node, repo=repo),
+        )
 
     def ask(
         self,
@@ -475,46 +497,42 @@ class Engine:
         *,
         scope: list[str] | None = None,
         top_k: int = 8,
-        path_prefix: str | None = None,
-        language: str | None = None,
+        where: ChunkFilter | None = None,
         min_score: float = 0.0,
-    ) -> answer.Answer:
+    ) -> Answer:
         """An answer built on evidence: the [llm] chat endpoint when set, else extractive."""
-        gathered = answer.gather(
-            self,
-            query,
-            scope=scope,
-            top_k=top_k,
-            path_prefix=path_prefix,
-            language=language,
-            min_score=min_score,
-            budget_tokens=self.settings.llm.context_tokens,
-        )
+        gathered = self.gather(query, scope=scope, top_k=top_k, where=where, min_score=min_score)
         return answer.answer_locally(gathered, self.settings.llm)
 
+    # -- status and usage -----------------------------------------------------------------
     def usage_stats(self, since: str | None = None) -> dict[str, Any]:
         """Tool-call latency, no-hit and evidence rates, indexing volumes, provider errors."""
-        return usage_stats(self.store.conn, since)
+        return usage_stats(self.backend.audit, self.backend.runs, since)
 
     def status(self) -> dict[str, Any]:
         self._require_index()
-        store = self.store
+        backend = self.backend
         repos: list[dict[str, Any]] = []
-        for info in store.repos():
-            repo = info["id"]
+        for info in backend.repos.repos():
+            last = backend.runs.runs(info.id, last=True)
             repos.append(
                 {
-                    **info,
-                    **store.counts(repo),
-                    "last_run": store.last_run(repo),
-                    "changed_on_disk": self._changes_on_disk(repo, Path(info["root"])),
+                    "id": info.id,
+                    "root": info.root,
+                    "last_commit": info.last_commit,
+                    "last_indexed_at": info.last_indexed_at,
+                    **backend.chunks.counts(info.id),
+                    "last_run": _run_dict(last[0]) if last else None,
+                    "changed_on_disk": self._changes_on_disk(info.id, Path(info.root)),
                 }
             )
+        meta = backend.meta.meta()
         return {
             "data_dir": str(self.settings.data_dir),
-            "format_version": store.get_meta("format_version"),
-            "model": store.get_meta("embedder_model"),
-            "dim": int(store.get_meta("embedder_dim") or 0),
+            "backend": backend.name,
+            "format_version": meta.get("format_version"),
+            "model": meta.get("embedder_model"),
+            "dim": int(meta.get("embedder_dim") or 0),
             "repos": repos,
         }
 
@@ -525,8 +543,8 @@ class Engine:
         if (root / "objects").is_dir() and (root / "HEAD").is_file():
             # Indexed with index_commit from a git directory: there is no work tree.
             return {"note": "indexed from git objects; see last_commit"}
-        stored = self.store.files(repo)
-        found = {c.path: c for c in discover(root, self._rules()).files}
+        stored = {path: f for (_, path), f in self.backend.files.files(repo).items()}
+        found = {c.path: c for c in discover(root, self.rules()).files}
         added = sorted(p for p in found if p not in stored)
         removed = sorted(p for p in stored if p not in found)
         changed = sorted(
@@ -545,7 +563,7 @@ class Engine:
     @property
     def graph(self) -> GraphReader:
         self._require_index()
-        return GraphReader(self.store.conn)
+        return GraphReader(self.backend)
 
     def find_symbol(
         self, name: str, *, kind: str | None = None, repo: str | None = None, limit: int = 20
@@ -577,25 +595,6 @@ class Engine:
         """What uses `symbol`: the reverse of `dependencies`."""
         return self._neighbours(symbol, "in", types, depth, min_confidence, repo)
 
-    def _neighbours(
-        self,
-        symbol: str,
-        direction: str,
-        types: list[str] | None,
-        depth: int,
-        min_confidence: float,
-        repo: str | None,
-    ) -> GraphResult:
-        return self.graph.traverse(
-            self.graph.resolve_node(symbol, repo=self._repo_name(repo)),
-            depth=depth,
-            types=types,
-            direction=direction,
-            min_confidence=min_confidence,
-            repo=repo,
-            default_types=DEPENDENCY_TYPES,
-        )
-
     def callers(
         self,
         symbol: str,
@@ -605,13 +604,28 @@ class Engine:
         min_confidence: float = 0.0,
         repo: str | None = None,
     ) -> GraphResult:
-        """Who calls `symbol` (dependents along `calls` edges), with the call lines."""
-        return self.dependents(
-            symbol,
-            types=types or ["calls"],
+        """Who calls `symbol` (dependents along `calls` edges, or `types`), with the
+        call lines."""
+        return self._neighbours(symbol, "in", types or ["calls"], depth, min_confidence, repo)
+
+    def _neighbours(
+        self,
+        symbol: str,
+        direction: str,
+        types: list[str] | None,
+        depth: int,
+        min_confidence: float,
+        repo: str | None,
+    ) -> GraphResult:
+        graph = self.graph
+        return graph.traverse(
+            graph.resolve_node(symbol, repo=self._repo_name(repo)),
             depth=depth,
+            types=types,
+            direction=direction,
             min_confidence=min_confidence,
             repo=repo,
+            default_types=DEPENDENCY_TYPES,
         )
 
     def traverse(
@@ -625,8 +639,9 @@ class Engine:
         limit: int = 200,
     ) -> GraphResult:
         """Breadth-first walk from `start`, with the path to every node reached."""
-        return self.graph.traverse(
-            self.graph.resolve_node(start, repo=self._repo_name(repo)),
+        graph = self.graph
+        return graph.traverse(
+            graph.resolve_node(start, repo=self._repo_name(repo)),
             depth=depth,
             types=types,
             direction=direction,
@@ -641,10 +656,7 @@ class Engine:
     def repo_overview(self, *, repo: str | None = None, budget_tokens: int = 2000) -> Overview:
         """A map of the repository: its most important files and symbols, with their
         signatures, within `budget_tokens`."""
-        return self.graph.overview(self._repo(repo)["id"], budget_tokens)
-
-    def _repo_name(self, repo: str | None) -> str | None:
-        return None if repo is None else self._repo(repo)["id"]
+        return self.graph.overview(self.repo(repo).id, budget_tokens)
 
     # -- workspace: many repositories ---------------------------------------------------
     def add_repo(
@@ -662,42 +674,60 @@ class Engine:
         chosen = name or root.name
         if not chosen or "/" in chosen or chosen.startswith(("?", "kw:")):
             raise InputError(f"{chosen!r} cannot name a repository; pass --name NAME.")
-        for other in self.store.repos():
-            if other["id"] == chosen and Path(other["root"]) != root:
+        for other in self.backend.repos.repos():
+            if other.id == chosen and Path(other.root) != root:
                 raise InputError(
-                    f"A repository named {chosen!r} is already indexed from {other['root']}; "
+                    f"A repository named {chosen!r} is already indexed from {other.root}; "
                     "pass another --name."
                 )
         return self.index(root, name=chosen, on_progress=on_progress)
 
     def list_repos(self) -> list[dict[str, Any]]:
         """The repositories of this workspace with their counts."""
-        store = self.store
+        backend = self.backend
         out = []
-        for info in store.repos():
-            edges = store.conn.execute(
-                "SELECT count(*) FROM edges WHERE repo = ?", (info["id"],)
-            ).fetchone()[0]
-            out.append({**info, **store.counts(info["id"]), "edges": int(edges)})
+        for info in backend.repos.repos():
+            edges = len(backend.edges.edges(EdgeQuery(repo=info.id)))
+            out.append(
+                {
+                    "id": info.id,
+                    "root": info.root,
+                    "last_commit": info.last_commit,
+                    "last_indexed_at": info.last_indexed_at,
+                    **backend.chunks.counts(info.id),
+                    "edges": edges,
+                }
+            )
         return out
 
     def remove_repo(self, name: str) -> dict[str, Any]:
         """Delete one repository's files, symbols, chunks, vectors and edges, and nothing
         else; links from other repositories into it become unresolved."""
-        repo = self._repo(name)["id"]
-        dependents, edges = unlink_repo(self.store, repo)
-        removed = self.store.delete_repo(repo)
-        vector_ids = removed.pop("vector_ids")
-        dim = self.store.get_meta("embedder_dim")
-        if vector_ids and dim:
-            # Deleting needs no embedding model: open the table with the recorded size.
-            vectors = self._vectors or LanceVectorStore(self.settings.data_dir, int(dim))
-            vectors.delete(vector_ids)
-        link_graph(self.store, repos=[], options=self.settings.graph, force=dependents)
+        repo = self.repo(name).id
+        backend = self.backend
+        dependents, edges = unlink_repo(backend, repo)
+        active = backend.chunks.counts(repo)["chunks"]
+        removed = backend.repos.delete_repo(repo)
+        dim = backend.meta.meta().get("embedder_dim")
+        if dim:
+            # Deleting needs no embedding model: open the vectors with the recorded size.
+            backend.vectors(int(dim)).write([], NO_VECTORS, delete=ChunkFilter(repo=repo))
+        link_graph(backend, repos=[], options=self.settings.graph, force=dependents)
         return {
             "repo": repo,
             **removed,
-            "vectors": len(vector_ids),
+            "vectors": active,
             "edges": edges,
             "relinked_files": len(dependents),
         }
+
+
+def _run_dict(run: RunRecord) -> dict[str, Any]:
+    return {
+        "id": run.id,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "status": run.status,
+        "error": run.error,
+        "stats": run.stats,
+    }

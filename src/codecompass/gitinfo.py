@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import re
 import subprocess
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
 
 from codecompass.errors import InputError, NotFoundError, OutOfRangeError
 from codecompass.gitexec import run_git
+from codecompass.schemas import BlameHunk, Commit
 from codecompass.security.secrets import redact_secrets
 
 GIT_TIMEOUT_S = 15
@@ -39,32 +38,6 @@ _SAFE_CONFIG = (
 )
 _FIELD = "\x1f"
 _RECORD = "\x1e"
-
-
-@dataclass(frozen=True, slots=True)
-class Commit:
-    sha: str
-    author: str
-    date: str  # ISO 8601, author date
-    subject: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
-
-
-@dataclass(frozen=True, slots=True)
-class BlameHunk:
-    """Consecutive lines last changed by one commit."""
-
-    start_line: int
-    end_line: int
-    sha: str
-    author: str
-    date: str
-    subject: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
 
 
 def check_range(rev_range: str) -> str:
@@ -100,7 +73,9 @@ def git_log(root: Path, rel: str, *, rev_range: str | None = None, limit: int = 
         fields = record.strip("\n").split(_FIELD)
         if len(fields) == 4:
             sha, author, date, subject = fields
-            commits.append(Commit(sha, author, date, redact_secrets(subject)[0]))
+            commits.append(
+                Commit(sha=sha, author=author, date=date, subject=redact_secrets(subject)[0])
+            )
     return commits
 
 
@@ -127,18 +102,16 @@ def _parse_blame(out: str) -> list[BlameHunk]:
             meta = info.get(sha, {})
             last = hunks[-1] if hunks else None
             if last is not None and last.sha == sha and last.end_line == line_no - 1:
-                hunks[-1] = BlameHunk(
-                    last.start_line, line_no, sha, last.author, last.date, last.subject
-                )
+                hunks[-1] = last.model_copy(update={"end_line": line_no})
             else:
                 hunks.append(
                     BlameHunk(
-                        line_no,
-                        line_no,
-                        sha,
-                        meta.get("author", ""),
-                        meta.get("date", ""),
-                        redact_secrets(meta.get("summary", ""))[0],
+                        start_line=line_no,
+                        end_line=line_no,
+                        sha=sha,
+                        author=meta.get("author", ""),
+                        date=meta.get("date", ""),
+                        subject=redact_secrets(meta.get("summary", ""))[0],
                     )
                 )
             continue

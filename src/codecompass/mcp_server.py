@@ -20,8 +20,7 @@ arguments), and gives those errors the same structured shape. The HTTP app adds
 token is mandatory off loopback (`serve` refuses to start otherwise).
 """
 
-# No `from __future__ import annotations`: the SDK reads the tools' annotations at run time,
-# and some name closures local to build_server.
+# No `from __future__ import annotations`: the SDK reads the tools' annotations at run time.
 import contextvars
 import hmac
 import ipaddress
@@ -30,11 +29,12 @@ import logging
 import os
 import re
 import sys
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, cast
+from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 from mcp.server.context import ServerRequestContext
@@ -52,14 +52,14 @@ from mcp_types import (
     ToolAnnotations,
 )
 from mcp_types.version import is_version_at_least
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from codecompass.answer import Gathered, build_prompt, finish, gather
+from codecompass.answer import Gathered, build_prompt, finish
 from codecompass.answer import answer_locally as _answer_locally
-from codecompass.audit import AuditLog, CallRecord, render_prometheus
+from codecompass.audit import CallRecord, render_prometheus
 from codecompass.engine import Engine, find_data_dir
 from codecompass.errors import (
     AccessDeniedError,
@@ -75,10 +75,24 @@ from codecompass.errors import (
     OutOfRangeError,
     UnknownRepoError,
 )
+from codecompass.models import ChunkFilter
 from codecompass.protocols import Embedder
+from codecompass.schemas import (
+    AskMeta,
+    AskResult,
+    FileContent,
+    GitBlameResult,
+    GitLogResult,
+    GraphResult,
+    IndexStatus,
+    Overview,
+    RepoStatus,
+    SearchCodeResult,
+    SymbolMatches,
+)
 from codecompass.security.secrets import redact_secrets
 from codecompass.settings import ENV_PREFIX, Settings
-from codecompass.storage.sqlite import DB_FILE
+from codecompass.storage import index_exists
 
 log = logging.getLogger("codecompass.mcp")
 
@@ -108,178 +122,16 @@ def _current_call(tool: str) -> CallRecord:
     return rec if rec is not None else CallRecord(tool=tool)
 
 
-# -- output models ------------------------------------------------------------------
-class _Out(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
 class SearchFilters(BaseModel):
     repo: str | None = Field(default=None, description="Repository name.")
     path_prefix: str | None = Field(default=None, description="Only paths starting with this.")
     language: str | None = Field(default=None, description="e.g. python, typescript.")
     kind: str | None = Field(default=None, description="e.g. function, method, class, section.")
 
-
-class SearchHit(_Out):
-    repo: str
-    path: str
-    start_line: int
-    end_line: int
-    symbol: str | None
-    kind: str
-    score: float
-    snippet: str
-    why: dict[str, Any]
-
-
-class SearchCodeResult(_Out):
-    query_id: str
-    results: list[SearchHit]
-
-
-class FileContent(_Out):
-    repo: str
-    path: str
-    start_line: int
-    end_line: int
-    total_lines: int
-    content: str
-    truncated: bool
-    next_start_line: int | None
-
-
-class SymbolOut(_Out):
-    id: str
-    repo: str
-    path: str
-    name: str
-    qualified_name: str
-    kind: str
-    signature: str
-    start_line: int
-    end_line: int
-    score: float
-    exact: bool
-
-
-class SymbolMatches(_Out):
-    matches: list[SymbolOut]
-
-
-class NodeOut(_Out):
-    id: str
-    kind: str
-    name: str
-    repo: str | None
-    path: str | None
-    start_line: int | None
-    end_line: int | None
-    importance: float
-
-
-class EdgeOut(_Out):
-    source: str
-    target: str
-    type: str
-    weight: float
-    confidence: float
-    evidence_path: str | None
-    evidence_line: int | None
-    resolved: bool
-    # The other side's evidence for cross-repository links (an HTTP route, a package).
-    target_evidence_path: str | None = None
-    target_evidence_line: int | None = None
-
-
-class GraphOut(_Out):
-    root: str
-    nodes: list[NodeOut]
-    edges: list[EdgeOut]
-    paths: list[list[str]]
-    truncated: bool
-
-
-class OverviewOut(_Out):
-    repo: str
-    text: str
-    tokens: int
-    files: list[dict[str, Any]]
-
-
-class AskEvidence(_Out):
-    n: int
-    repo: str
-    path: str
-    start_line: int
-    end_line: int
-    symbol: str | None
-    score: float
-    snippet: str
-
-
-class AskMeta(_Out):
-    scope: list[str]
-    top_k: int
-    min_score: float
-    llm_model: str | None
-    answer_mode: Literal["sampling", "llm", "extractive", "none"]
-    total_matches: int
-    contexts_used: int
-    cited: list[int]
-    elapsed_ms: float
-    query_id: str
-
-
-class AskResult(_Out):
-    answer: str
-    evidences: list[AskEvidence]
-    meta: AskMeta
-
-
-class CommitOut(_Out):
-    sha: str
-    author: str
-    date: str
-    subject: str
-
-
-class GitLogResult(_Out):
-    repo: str
-    path: str
-    commits: list[CommitOut]
-
-
-class BlameHunkOut(_Out):
-    start_line: int
-    end_line: int
-    sha: str
-    author: str
-    date: str
-    subject: str
-
-
-class GitBlameResult(_Out):
-    repo: str
-    path: str
-    hunks: list[BlameHunkOut]
-
-
-class RepoStatus(_Out):
-    id: str
-    root: str
-    files: int
-    symbols: int
-    chunks: int
-    last_commit: str | None
-    last_indexed_at: str | None
-    last_run_status: str | None
-    stale: dict[str, Any]
-
-
-class IndexStatus(_Out):
-    data_dir: str
-    model: str | None
-    repos: list[RepoStatus]
+    def where(self) -> ChunkFilter:
+        return ChunkFilter(
+            repo=self.repo, path_prefix=self.path_prefix, language=self.language, kind=self.kind
+        )
 
 
 # -- errors -------------------------------------------------------------------------
@@ -335,7 +187,8 @@ def ok_result(model: BaseModel) -> CallToolResult:
 
 # -- server state -------------------------------------------------------------------
 class ServerState:
-    """What one server process holds: settings, the engine, the audit log."""
+    """What one server process holds: settings, the engine (and through it the audit
+    store), the limiter that serialises engine calls."""
 
     def __init__(
         self, settings: Settings, *, embedder: Embedder | None = None, transport: str = "stdio"
@@ -344,14 +197,18 @@ class ServerState:
         self.transport = transport
         self._embedder = embedder
         self._engine: Engine | None = None
-        self.audit = AuditLog(settings.data_dir, log_queries=settings.server.log_queries)
-        # The engine's SQLite connection and caches are not made for concurrent callers.
+        self._opening = threading.Lock()
+        # The engine's connections and caches are not made for concurrent callers.
         self.limiter = anyio.CapacityLimiter(1)
 
     def engine(self) -> Engine:
         """The engine, opened on first use once an index exists."""
+        with self._opening:
+            return self._open_engine()
+
+    def _open_engine(self) -> Engine:
         if self._engine is None:
-            if not (self.settings.data_dir / DB_FILE).is_file():
+            if not index_exists(self.settings):
                 raise NotIndexedError(
                     f"No index in {self.settings.data_dir} yet; run `codecompass index PATH "
                     f"--data-dir {self.settings.data_dir}`, then call again (no restart needed)."
@@ -363,7 +220,7 @@ class ServerState:
         """Open the index now if there is one; a problem is reported by each tool call
         (not_indexed, data_dir, …) rather than stopping the server."""
         try:
-            self.engine().store  # noqa: B018  (opens SQLite and applies migrations once)
+            self.engine().backend  # noqa: B018  (opens storage and applies migrations once)
         except NotIndexedError:
             pass
         except CodeCompassError as exc:
@@ -374,7 +231,13 @@ class ServerState:
         if self._engine is not None:
             self._engine.close()
             self._engine = None
-        self.audit.close()
+
+    def audit(self, rec: CallRecord) -> None:
+        """Keep the call's record once the index exists (calls before it go unrecorded)."""
+        if self._engine is None and not index_exists(self.settings):
+            return
+        entry = rec.entry(log_queries=self.settings.server.log_queries)
+        self.engine().backend.audit.record(entry)
 
     async def run(self, work: Callable[[Engine], T]) -> T:
         return await anyio.to_thread.run_sync(lambda: work(self.engine()), limiter=self.limiter)
@@ -404,9 +267,14 @@ class ServerState:
         return ok_result(model)
 
     def metrics_text(self) -> str:
-        if not (self.settings.data_dir / DB_FILE).is_file():
+        if not index_exists(self.settings):
             return render_prometheus(_EMPTY_STATS)
         return render_prometheus(self.engine().usage_stats())
+
+
+def _state(ctx: Context[Any, Any]) -> ServerState:
+    state: ServerState = ctx.request_context.lifespan_context
+    return state
 
 
 _EMPTY_STATS: dict[str, Any] = {
@@ -486,7 +354,7 @@ def audit_middleware(state: ServerState, tools: set[str]) -> Any:
 
 async def _write_audit(state: ServerState, rec: CallRecord) -> None:
     try:
-        await anyio.to_thread.run_sync(state.audit.record, rec)
+        await anyio.to_thread.run_sync(state.audit, rec)
     except Exception:  # the audit must never fail a call
         log.exception("could not write the audit record")
 
@@ -496,8 +364,9 @@ def compact_schema(schema: Any, *, output: bool = False) -> Any:
     """The same JSON Schema in fewer tokens (tool definitions cost the agent tokens).
 
     Drops pydantic's generated `title`s and `"default": null`, writes `anyOf: [{type: T},
-    {type: null}]` as `type: [T, "null"]`, and for output schemas drops `required` (every
-    field is always present; nullable ones say so in their type)."""
+    {type: null}]` as `type: [T, "null"]`, and for output schemas drops `required`,
+    `default`s and `additionalProperties` (every field is always present; nullable ones
+    say so in their type) and the models' docstrings (written for readers of the code)."""
     if isinstance(schema, list):
         return [compact_schema(item, output=output) for item in schema]
     if not isinstance(schema, dict):
@@ -508,7 +377,7 @@ def compact_schema(schema: Any, *, output: bool = False) -> Any:
             continue
         if key == "default" and value is None:
             continue
-        if key == "required" and output:
+        if output and key in ("required", "default", "additionalProperties", "description"):
             continue
         if key in ("properties", "$defs"):
             out[key] = {name: compact_schema(sub, output=output) for name, sub in value.items()}
@@ -523,21 +392,173 @@ def compact_schema(schema: Any, *, output: bool = False) -> Any:
     return out
 
 
-def _hit(h: Any) -> SearchHit:
-    return SearchHit(
-        repo=h.repo,
-        path=h.path,
-        start_line=h.start_line,
-        end_line=h.end_line,
-        symbol=h.symbol,
-        kind=h.kind,
-        score=h.score,
-        snippet=h.snippet,
-        why=h.why,
-    )
-
-
 Repo = Annotated[str | None, Field(description="Repository name (needed when several).")]
+SymbolArg = Annotated[str, Field(description="Symbol name, qualified name or node id.")]
+Depth = Annotated[int, Field(ge=1, le=MAX_DEPTH)]
+MinConfidence = Annotated[float, Field(ge=0.0, le=1.0)]
+EdgeTypes = Annotated[
+    list[str] | None, Field(description="Edge types, e.g. calls, imports, extends.")
+]
+
+
+async def search_code(
+    query: Annotated[str, Field(description="Words, identifiers, a path or an error.")],
+    ctx: Context[ServerState, Any],
+    filters: SearchFilters | None = None,
+    top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K)] = 10,
+    detail: Annotated[
+        Literal["compact", "preview", "full"] | None,
+        Field(description="Snippet size (default preview)."),
+    ] = None,
+) -> Annotated[CallToolResult, SearchCodeResult]:
+    """Hybrid (semantic + keyword) code search. Returns evidence with why each matched."""
+    rec = _current_call("search_code")
+    f = filters or SearchFilters()
+    rec.query = query
+    rec.filters = {**f.model_dump(exclude_none=True), "top_k": top_k, "detail": detail}
+
+    def work(engine: Engine) -> SearchCodeResult:
+        if f.repo:
+            engine.repo(f.repo)  # an unknown name is an error, not an empty result
+        hits = engine.search(query, k=top_k, where=f.where(), detail=detail)
+        return SearchCodeResult(query_id=rec.query_id, results=hits)
+
+    return await _state(ctx).serve("search_code", work, lambda r: (len(r.results), len(r.results)))
+
+
+async def open_file(
+    path: Annotated[str, Field(description="Repository-relative path, as search returns.")],
+    ctx: Context[ServerState, Any],
+    start_line: Annotated[int | None, Field(ge=1)] = None,
+    end_line: Annotated[int | None, Field(ge=1)] = None,
+    repo: Repo = None,
+) -> Annotated[CallToolResult, FileContent]:
+    """Read a file or line range from disk (the source of truth). Size-capped."""
+    rec = _current_call("open_file")
+    rec.filters = {"path": path, "start": start_line, "end": end_line, "repo": repo}
+    state = _state(ctx)
+    cap = state.settings.server
+
+    def work(engine: Engine) -> FileContent:
+        start = start_line or 1
+        if end_line is not None and end_line < start:
+            raise OutOfRangeError(f"end_line {end_line} is before start_line {start}; swap them.")
+        last = end_line if end_line is not None else start + cap.open_max_lines - 1
+        view = engine.open_file(path, start, last, repo=repo)
+        lines = view.text.split("\n")
+        keep = lines[: cap.open_max_lines]
+        text = "\n".join(keep)
+        if len(text) > cap.open_max_chars:
+            text = text[: cap.open_max_chars].rsplit("\n", 1)[0]
+            keep = text.split("\n")
+        end = view.start_line + len(keep) - 1
+        truncated = end < view.total_lines and (end_line is None or end < end_line)
+        return FileContent(
+            repo=view.repo,
+            path=view.path,
+            start_line=view.start_line,
+            end_line=end,
+            total_lines=view.total_lines,
+            content=text,
+            truncated=truncated,
+            next_start_line=end + 1 if truncated else None,
+        )
+
+    return await state.serve("open_file", work, lambda r: (r.end_line - r.start_line + 1, None))
+
+
+async def find_symbol(
+    name: Annotated[str, Field(description="Name or qualified name, e.g. Table.add_row.")],
+    ctx: Context[ServerState, Any],
+    kind: Annotated[str | None, Field(description="e.g. class, function, method.")] = None,
+    repo: Repo = None,
+    limit: Annotated[int, Field(ge=1, le=100)] = 20,
+) -> Annotated[CallToolResult, SymbolMatches]:
+    """Find definitions by name: exact matches first, then close ones."""
+    rec = _current_call("find_symbol")
+    rec.query = name
+    rec.filters = {"kind": kind, "repo": repo, "limit": limit}
+
+    def work(engine: Engine) -> SymbolMatches:
+        return SymbolMatches(matches=engine.find_symbol(name, kind=kind, repo=repo, limit=limit))
+
+    return await _state(ctx).serve("find_symbol", work, lambda r: (len(r.matches), None))
+
+
+async def get_dependencies(
+    symbol: SymbolArg,
+    ctx: Context[ServerState, Any],
+    types: EdgeTypes = None,
+    depth: Depth = 1,
+    min_confidence: MinConfidence = 0.0,
+    repo: Repo = None,
+) -> Annotated[CallToolResult, GraphResult]:
+    """What a symbol uses (calls, imports, bases…), with paths and confidences."""
+    rec = _current_call("get_dependencies")
+    rec.query = symbol
+    rec.filters = {"types": types, "depth": depth, "min_confidence": min_confidence}
+
+    def work(engine: Engine) -> GraphResult:
+        return engine.dependencies(
+            symbol, types=types, depth=depth, min_confidence=min_confidence, repo=repo
+        )
+
+    return await _state(ctx).serve("get_dependencies", work, lambda r: (len(r.nodes), None))
+
+
+async def get_callers(
+    symbol: SymbolArg,
+    ctx: Context[ServerState, Any],
+    depth: Depth = 1,
+    min_confidence: MinConfidence = 0.0,
+    repo: Repo = None,
+) -> Annotated[CallToolResult, GraphResult]:
+    """Who calls a symbol, with call sites (evidence lines) and confidences."""
+    rec = _current_call("get_callers")
+    rec.query = symbol
+    rec.filters = {"depth": depth, "min_confidence": min_confidence, "repo": repo}
+
+    def work(engine: Engine) -> GraphResult:
+        return engine.callers(symbol, depth=depth, min_confidence=min_confidence, repo=repo)
+
+    return await _state(ctx).serve("get_callers", work, lambda r: (len(r.nodes), None))
+
+
+async def traverse_graph(
+    start: SymbolArg,
+    ctx: Context[ServerState, Any],
+    depth: Depth = 2,
+    types: EdgeTypes = None,
+    direction: Literal["out", "in", "both"] = "out",
+    repo: Repo = None,
+    limit: Annotated[int, Field(ge=1, le=MAX_GRAPH_NODES)] = MAX_GRAPH_NODES,
+) -> Annotated[CallToolResult, GraphResult]:
+    """Walk the code graph from a node (breadth-first), returning nodes, edges, paths."""
+    rec = _current_call("traverse_graph")
+    rec.query = start
+    rec.filters = {"depth": depth, "types": types, "direction": direction, "limit": limit}
+
+    def work(engine: Engine) -> GraphResult:
+        return engine.traverse(
+            start, depth=depth, types=types, direction=direction, repo=repo, limit=limit
+        )
+
+    return await _state(ctx).serve("traverse_graph", work, lambda r: (len(r.nodes), None))
+
+
+async def repo_overview(
+    ctx: Context[ServerState, Any],
+    repo: Repo = None,
+    budget_tokens: Annotated[int, Field(ge=200, le=8000)] = 2000,
+) -> Annotated[CallToolResult, Overview]:
+    """A map of a repository: main modules and symbols, within a token budget."""
+    rec = _current_call("repo_overview")
+    rec.filters = {"repo": repo, "budget_tokens": budget_tokens}
+
+    def work(engine: Engine) -> Overview:
+        return engine.repo_overview(repo=repo, budget_tokens=budget_tokens)
+
+    return await _state(ctx).serve("repo_overview", work, lambda r: (len(r.files), None))
 
 
 @dataclass(frozen=True, slots=True)
@@ -557,6 +578,205 @@ class _Sampled:
     error: str | None = None
 
 
+async def gather_evidence(
+    query: str,
+    scope: list[str] | None,
+    top_k: int,
+    path_prefix: str | None,
+    language: str | None,
+    min_score: float,
+    ctx: Context[ServerState, Any],
+) -> _Gather:
+    def work(engine: Engine) -> Gathered:
+        return engine.gather(
+            query,
+            scope=scope,
+            top_k=top_k,
+            where=ChunkFilter(path_prefix=path_prefix, language=language),
+            min_score=min_score,
+        )
+
+    try:
+        return _Gather(gathered=await _state(ctx).run(work))
+    except CodeCompassError as exc:
+        return _Gather(error_code=error_code(exc), error=str(exc))
+
+
+async def sample_answer(
+    found: Annotated[_Gather, Resolve(gather_evidence)], ctx: Context[ServerState, Any]
+) -> Sample | _Sampled | None:
+    """Ask the client's own model, when it offers sampling and there is evidence."""
+    state = _state(ctx)
+    caps = ctx.client_capabilities
+    g = found.gathered
+    if not (state.settings.llm.use_sampling and g and g.evidences and caps and caps.sampling):
+        return None
+    system, user = build_prompt(g)
+    messages = [SamplingMessage(role="user", content=TextContent(type="text", text=user))]
+    max_tokens = state.settings.llm.max_tokens
+    if is_version_at_least(ctx.protocol_version or "", _SAMPLING_VERSION):
+        return Sample(messages, max_tokens=max_tokens, system_prompt=system, temperature=0)
+    # Handshake-era clients: ask over the back-channel ourselves, so that a refusal
+    # falls back to the next answer path instead of failing the call.
+    request = CreateMessageRequest(
+        params=CreateMessageRequestParams(
+            messages=messages, max_tokens=max_tokens, system_prompt=system, temperature=0
+        )
+    )
+    try:
+        result = await ctx.session.send_request(
+            request,
+            CreateMessageResult,
+            metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+        )
+    except Exception as exc:
+        return _Sampled(error=f"sampling: {exc}")
+    return _Sampled(result=result)
+
+
+async def ask_code(
+    query: Annotated[str, Field(description="The question, in plain words.")],
+    found: Annotated[_Gather, Resolve(gather_evidence)],
+    sampled: Annotated[CreateMessageResult | _Sampled | None, Resolve(sample_answer)],
+    ctx: Context[ServerState, Any],
+    scope: Annotated[
+        list[str] | None, Field(description="Repositories to search (default all).")
+    ] = None,
+    top_k: Annotated[int, Field(ge=1, le=20, description="Evidences to consider.")] = 8,
+    path_prefix: str | None = None,
+    language: str | None = None,
+    min_score: Annotated[float, Field(ge=0.0)] = 0.0,
+) -> Annotated[CallToolResult, AskResult]:
+    """Answer a question about the code; every claim cites an evidence [n]."""
+    rec = _current_call("ask_code")
+    rec.query = query
+    rec.filters = {
+        "scope": scope,
+        "top_k": top_k,
+        "path_prefix": path_prefix,
+        "language": language,
+        "min_score": min_score,
+    }
+    if found.gathered is None:
+        code, message = found.error_code or "error", found.error or "search failed"
+        rec.fail(code, message)
+        if code == "provider_error":
+            rec.provider_error = f"embedder: {message}"
+        return error_result("ask_code", code, message)
+    g = found.gathered
+    result = sampled.result if isinstance(sampled, _Sampled) else sampled
+    sampling_error = sampled.error if isinstance(sampled, _Sampled) else None
+    if result is not None and isinstance(result.content, TextContent):
+        answer = finish(g, result.content.text, "sampling", result.model)
+    else:
+        llm = _state(ctx).settings.llm
+        answer = await anyio.to_thread.run_sync(lambda: _answer_locally(g, llm))
+        if sampling_error and answer.provider_error is None:
+            answer = finish(g, answer.answer, answer.mode, answer.model, sampling_error)
+    rec.result_count = answer.total_matches
+    rec.evidence_count = len(answer.evidences)
+    rec.provider_error = answer.provider_error
+    out = AskResult(
+        answer=answer.answer,
+        evidences=answer.evidences,
+        meta=AskMeta(
+            scope=scope or ["all"],
+            top_k=top_k,
+            min_score=min_score,
+            llm_model=answer.model,
+            answer_mode=answer.mode,
+            total_matches=answer.total_matches,
+            contexts_used=len(answer.evidences),
+            cited=answer.cited,
+            elapsed_ms=round(rec.elapsed_ms(), 1),
+            query_id=rec.query_id,
+        ),
+    )
+    return ok_result(out)
+
+
+async def git_log(
+    path: Annotated[str, Field(description="File or folder; '.' for the whole repo.")],
+    ctx: Context[ServerState, Any],
+    range: Annotated[
+        str | None, Field(description="Revision range, e.g. HEAD~20..HEAD or v1.0..main.")
+    ] = None,
+    max: Annotated[int, Field(ge=1, le=100)] = 20,
+    repo: Repo = None,
+) -> Annotated[CallToolResult, GitLogResult]:
+    """Commits that touched a path, newest first (read-only git log)."""
+    rec = _current_call("git_log")
+    rec.filters = {"path": path, "range": range, "max": max, "repo": repo}
+
+    def work(engine: Engine) -> GitLogResult:
+        commits = engine.git_log(path, repo=repo, rev_range=range, limit=max)
+        confined = engine.confine(path, repo=repo, allow_dir=True)
+        return GitLogResult(repo=confined.repo, path=confined.rel or ".", commits=commits)
+
+    return await _state(ctx).serve("git_log", work, lambda r: (len(r.commits), None))
+
+
+async def git_blame(
+    path: Annotated[str, Field(description="Repository-relative file path.")],
+    start: Annotated[int, Field(ge=1)],
+    end: Annotated[int, Field(ge=1)],
+    ctx: Context[ServerState, Any],
+    repo: Repo = None,
+) -> Annotated[CallToolResult, GitBlameResult]:
+    """Who last changed lines start..end of a file, grouped by commit."""
+    rec = _current_call("git_blame")
+    rec.filters = {"path": path, "start": start, "end": end, "repo": repo}
+
+    def work(engine: Engine) -> GitBlameResult:
+        hunks = engine.git_blame(path, start, end, repo=repo)
+        confined = engine.confine(path, repo=repo)
+        return GitBlameResult(repo=confined.repo, path=confined.rel, hunks=hunks)
+
+    return await _state(ctx).serve("git_blame", work, lambda r: (len(r.hunks), None))
+
+
+async def index_status(ctx: Context[ServerState, Any]) -> Annotated[CallToolResult, IndexStatus]:
+    """Indexed repositories: counts, last run, files changed on disk since (stale)."""
+
+    def work(engine: Engine) -> IndexStatus:
+        info = engine.status()
+        return IndexStatus(
+            data_dir=info["data_dir"],
+            model=info["model"],
+            repos=[
+                RepoStatus(
+                    id=r["id"],
+                    root=r["root"],
+                    files=r["files"],
+                    symbols=r["symbols"],
+                    chunks=r["chunks"],
+                    last_commit=r["last_commit"],
+                    last_indexed_at=r["last_indexed_at"],
+                    last_run_status=(r["last_run"] or {}).get("status"),
+                    stale=r["changed_on_disk"],
+                )
+                for r in info["repos"]
+            ],
+        )
+
+    return await _state(ctx).serve("index_status", work, lambda r: (len(r.repos), None))
+
+
+TOOLS: tuple[Callable[..., Any], ...] = (
+    search_code,
+    ask_code,
+    open_file,
+    find_symbol,
+    get_dependencies,
+    get_callers,
+    traverse_graph,
+    repo_overview,
+    git_log,
+    git_blame,
+    index_status,
+)
+
+
 def build_server(state: ServerState) -> MCPServer[ServerState]:
     """The MCP server over `state` (opened in its lifespan, closed when it ends)."""
 
@@ -568,383 +788,7 @@ def build_server(state: ServerState) -> MCPServer[ServerState]:
         finally:
             await anyio.to_thread.run_sync(state.close)
 
-    async def search_code(
-        query: Annotated[str, Field(description="Words, identifiers, a path or an error.")],
-        filters: SearchFilters | None = None,
-        top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K)] = 10,
-        detail: Annotated[
-            Literal["compact", "preview", "full"] | None,
-            Field(description="Snippet size (default preview)."),
-        ] = None,
-    ) -> Annotated[CallToolResult, SearchCodeResult]:
-        """Hybrid (semantic + keyword) code search. Returns evidence with why each matched."""
-        rec = _current_call("search_code")
-        f = filters or SearchFilters()
-        rec.query = query
-        rec.filters = {**f.model_dump(exclude_none=True), "top_k": top_k, "detail": detail}
-
-        def work(engine: Engine) -> SearchCodeResult:
-            if f.repo:
-                engine.repo(f.repo)  # an unknown name is an error, not an empty result
-            hits = engine.search(
-                query,
-                k=top_k,
-                repo=f.repo,
-                path_prefix=f.path_prefix,
-                language=f.language,
-                kind=f.kind,
-                detail=detail,
-            )
-            return SearchCodeResult(query_id=rec.query_id, results=[_hit(h) for h in hits])
-
-        return await state.serve("search_code", work, lambda r: (len(r.results), len(r.results)))
-
-    async def open_file(
-        path: Annotated[str, Field(description="Repository-relative path, as search returns.")],
-        start_line: Annotated[int | None, Field(ge=1)] = None,
-        end_line: Annotated[int | None, Field(ge=1)] = None,
-        repo: Repo = None,
-    ) -> Annotated[CallToolResult, FileContent]:
-        """Read a file or line range from disk (the source of truth). Size-capped."""
-        rec = _current_call("open_file")
-        rec.filters = {"path": path, "start": start_line, "end": end_line, "repo": repo}
-        cap = state.settings.server
-
-        def work(engine: Engine) -> FileContent:
-            start = start_line or 1
-            if end_line is not None and end_line < start:
-                raise OutOfRangeError(
-                    f"end_line {end_line} is before start_line {start}; swap them."
-                )
-            last = end_line if end_line is not None else start + cap.open_max_lines - 1
-            view = engine.open_file(path, start, last, repo=repo)
-            lines = view.text.split("\n")
-            keep = lines[: cap.open_max_lines]
-            text = "\n".join(keep)
-            if len(text) > cap.open_max_chars:
-                text = text[: cap.open_max_chars].rsplit("\n", 1)[0]
-                keep = text.split("\n")
-            end = view.start_line + len(keep) - 1
-            truncated = end < view.total_lines and (end_line is None or end < end_line)
-            return FileContent(
-                repo=view.repo,
-                path=view.path,
-                start_line=view.start_line,
-                end_line=end,
-                total_lines=view.total_lines,
-                content=text,
-                truncated=truncated,
-                next_start_line=end + 1 if truncated else None,
-            )
-
-        return await state.serve("open_file", work, lambda r: (r.end_line - r.start_line + 1, None))
-
-    async def find_symbol(
-        name: Annotated[str, Field(description="Name or qualified name, e.g. Table.add_row.")],
-        kind: Annotated[str | None, Field(description="e.g. class, function, method.")] = None,
-        repo: Repo = None,
-        limit: Annotated[int, Field(ge=1, le=100)] = 20,
-    ) -> Annotated[CallToolResult, SymbolMatches]:
-        """Find definitions by name: exact matches first, then close ones."""
-        rec = _current_call("find_symbol")
-        rec.query = name
-        rec.filters = {"kind": kind, "repo": repo, "limit": limit}
-
-        def work(engine: Engine) -> SymbolMatches:
-            found = engine.find_symbol(name, kind=kind, repo=repo, limit=limit)
-            return SymbolMatches(matches=[SymbolOut.model_validate(m.as_dict()) for m in found])
-
-        return await state.serve("find_symbol", work, lambda r: (len(r.matches), None))
-
-    Symbol = Annotated[str, Field(description="Symbol name, qualified name or node id.")]
-    Depth = Annotated[int, Field(ge=1, le=MAX_DEPTH)]
-    MinConfidence = Annotated[float, Field(ge=0.0, le=1.0)]
-    EdgeTypes = Annotated[
-        list[str] | None, Field(description="Edge types, e.g. calls, imports, extends.")
-    ]
-
-    async def get_dependencies(
-        symbol: Symbol,
-        types: EdgeTypes = None,
-        depth: Depth = 1,
-        min_confidence: MinConfidence = 0.0,
-        repo: Repo = None,
-    ) -> Annotated[CallToolResult, GraphOut]:
-        """What a symbol uses (calls, imports, bases…), with paths and confidences."""
-        rec = _current_call("get_dependencies")
-        rec.query = symbol
-        rec.filters = {"types": types, "depth": depth, "min_confidence": min_confidence}
-
-        def work(engine: Engine) -> GraphOut:
-            result = engine.dependencies(
-                symbol, types=types, depth=depth, min_confidence=min_confidence, repo=repo
-            )
-            return GraphOut.model_validate(result.as_dict())
-
-        return await state.serve("get_dependencies", work, lambda r: (len(r.nodes), None))
-
-    async def get_callers(
-        symbol: Symbol,
-        depth: Depth = 1,
-        min_confidence: MinConfidence = 0.0,
-        repo: Repo = None,
-    ) -> Annotated[CallToolResult, GraphOut]:
-        """Who calls a symbol, with call sites (evidence lines) and confidences."""
-        rec = _current_call("get_callers")
-        rec.query = symbol
-        rec.filters = {"depth": depth, "min_confidence": min_confidence, "repo": repo}
-
-        def work(engine: Engine) -> GraphOut:
-            result = engine.callers(symbol, depth=depth, min_confidence=min_confidence, repo=repo)
-            return GraphOut.model_validate(result.as_dict())
-
-        return await state.serve("get_callers", work, lambda r: (len(r.nodes), None))
-
-    async def traverse_graph(
-        start: Symbol,
-        depth: Depth = 2,
-        types: EdgeTypes = None,
-        direction: Literal["out", "in", "both"] = "out",
-        repo: Repo = None,
-        limit: Annotated[int, Field(ge=1, le=MAX_GRAPH_NODES)] = MAX_GRAPH_NODES,
-    ) -> Annotated[CallToolResult, GraphOut]:
-        """Walk the code graph from a node (breadth-first), returning nodes, edges, paths."""
-        rec = _current_call("traverse_graph")
-        rec.query = start
-        rec.filters = {"depth": depth, "types": types, "direction": direction, "limit": limit}
-
-        def work(engine: Engine) -> GraphOut:
-            result = engine.traverse(
-                start, depth=depth, types=types, direction=direction, repo=repo, limit=limit
-            )
-            return GraphOut.model_validate(result.as_dict())
-
-        return await state.serve("traverse_graph", work, lambda r: (len(r.nodes), None))
-
-    async def repo_overview(
-        repo: Repo = None,
-        budget_tokens: Annotated[int, Field(ge=200, le=8000)] = 2000,
-    ) -> Annotated[CallToolResult, OverviewOut]:
-        """A map of a repository: main modules and symbols, within a token budget."""
-        rec = _current_call("repo_overview")
-        rec.filters = {"repo": repo, "budget_tokens": budget_tokens}
-
-        def work(engine: Engine) -> OverviewOut:
-            result = engine.repo_overview(repo=repo, budget_tokens=budget_tokens)
-            return OverviewOut.model_validate(result.as_dict())
-
-        return await state.serve("repo_overview", work, lambda r: (len(r.files), None))
-
-    async def gather_evidence(
-        query: str,
-        scope: list[str] | None,
-        top_k: int,
-        path_prefix: str | None,
-        language: str | None,
-        min_score: float,
-    ) -> _Gather:
-        def work(engine: Engine) -> Gathered:
-            return gather(
-                engine,
-                query,
-                scope=scope,
-                top_k=top_k,
-                path_prefix=path_prefix,
-                language=language,
-                min_score=min_score,
-                budget_tokens=state.settings.llm.context_tokens,
-            )
-
-        try:
-            return _Gather(gathered=await state.run(work))
-        except CodeCompassError as exc:
-            return _Gather(error_code=error_code(exc), error=str(exc))
-
-    async def sample_answer(
-        found: Annotated[_Gather, Resolve(gather_evidence)], ctx: Context[Any, Any]
-    ) -> Sample | _Sampled | None:
-        """Ask the client's own model, when it offers sampling and there is evidence."""
-        caps = ctx.client_capabilities
-        g = found.gathered
-        if not (state.settings.llm.use_sampling and g and g.evidences and caps and caps.sampling):
-            return None
-        system, user = build_prompt(g)
-        messages = [SamplingMessage(role="user", content=TextContent(type="text", text=user))]
-        max_tokens = state.settings.llm.max_tokens
-        if is_version_at_least(ctx.protocol_version or "", _SAMPLING_VERSION):
-            return Sample(messages, max_tokens=max_tokens, system_prompt=system, temperature=0)
-        # Handshake-era clients: ask over the back-channel ourselves, so that a refusal
-        # falls back to the next answer path instead of failing the call.
-        request = CreateMessageRequest(
-            params=CreateMessageRequestParams(
-                messages=messages, max_tokens=max_tokens, system_prompt=system, temperature=0
-            )
-        )
-        try:
-            result = await ctx.session.send_request(
-                request,
-                CreateMessageResult,
-                metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
-            )
-        except Exception as exc:
-            return _Sampled(error=f"sampling: {exc}")
-        return _Sampled(result=result)
-
-    async def ask_code(
-        query: Annotated[str, Field(description="The question, in plain words.")],
-        found: Annotated[_Gather, Resolve(gather_evidence)],
-        sampled: Annotated[CreateMessageResult | _Sampled | None, Resolve(sample_answer)],
-        scope: Annotated[
-            list[str] | None, Field(description="Repositories to search (default all).")
-        ] = None,
-        top_k: Annotated[int, Field(ge=1, le=20, description="Evidences to consider.")] = 8,
-        path_prefix: str | None = None,
-        language: str | None = None,
-        min_score: Annotated[float, Field(ge=0.0)] = 0.0,
-    ) -> Annotated[CallToolResult, AskResult]:
-        """Answer a question about the code; every claim cites an evidence [n]."""
-        rec = _current_call("ask_code")
-        rec.query = query
-        rec.filters = {
-            "scope": scope,
-            "top_k": top_k,
-            "path_prefix": path_prefix,
-            "language": language,
-            "min_score": min_score,
-        }
-        if found.gathered is None:
-            code, message = found.error_code or "error", found.error or "search failed"
-            rec.fail(code, message)
-            if code == "provider_error":
-                rec.provider_error = f"embedder: {message}"
-            return error_result("ask_code", code, message)
-        g = found.gathered
-        result = sampled.result if isinstance(sampled, _Sampled) else sampled
-        sampling_error = sampled.error if isinstance(sampled, _Sampled) else None
-        if result is not None and isinstance(result.content, TextContent):
-            answer = finish(g, result.content.text, "sampling", result.model)
-        else:
-            llm = state.settings.llm
-            answer = await anyio.to_thread.run_sync(lambda: _answer_locally(g, llm))
-            if sampling_error and answer.provider_error is None:
-                answer = finish(g, answer.answer, answer.mode, answer.model, sampling_error)
-        rec.result_count = answer.total_matches
-        rec.evidence_count = len(answer.evidences)
-        rec.provider_error = answer.provider_error
-        out = AskResult(
-            answer=answer.answer,
-            evidences=[
-                AskEvidence(
-                    n=e.n,
-                    repo=e.repo,
-                    path=e.path,
-                    start_line=e.start_line,
-                    end_line=e.end_line,
-                    symbol=e.symbol,
-                    score=e.score,
-                    snippet=e.snippet,
-                )
-                for e in answer.evidences
-            ],
-            meta=AskMeta(
-                scope=scope or ["all"],
-                top_k=top_k,
-                min_score=min_score,
-                llm_model=answer.model,
-                answer_mode=cast(Any, answer.mode),
-                total_matches=answer.total_matches,
-                contexts_used=len(answer.evidences),
-                cited=answer.cited,
-                elapsed_ms=round(rec.elapsed_ms(), 1),
-                query_id=rec.query_id,
-            ),
-        )
-        return ok_result(out)
-
-    async def git_log(
-        path: Annotated[str, Field(description="File or folder; '.' for the whole repo.")],
-        range: Annotated[
-            str | None, Field(description="Revision range, e.g. HEAD~20..HEAD or v1.0..main.")
-        ] = None,
-        max: Annotated[int, Field(ge=1, le=100)] = 20,
-        repo: Repo = None,
-    ) -> Annotated[CallToolResult, GitLogResult]:
-        """Commits that touched a path, newest first (read-only git log)."""
-        rec = _current_call("git_log")
-        rec.filters = {"path": path, "range": range, "max": max, "repo": repo}
-
-        def work(engine: Engine) -> GitLogResult:
-            commits = engine.git_log(path, repo=repo, rev_range=range, limit=max)
-            confined = engine.confine(path, repo=repo, allow_dir=True)
-            return GitLogResult(
-                repo=confined.repo,
-                path=confined.rel or ".",
-                commits=[CommitOut.model_validate(c.as_dict()) for c in commits],
-            )
-
-        return await state.serve("git_log", work, lambda r: (len(r.commits), None))
-
-    async def git_blame(
-        path: Annotated[str, Field(description="Repository-relative file path.")],
-        start: Annotated[int, Field(ge=1)],
-        end: Annotated[int, Field(ge=1)],
-        repo: Repo = None,
-    ) -> Annotated[CallToolResult, GitBlameResult]:
-        """Who last changed lines start..end of a file, grouped by commit."""
-        rec = _current_call("git_blame")
-        rec.filters = {"path": path, "start": start, "end": end, "repo": repo}
-
-        def work(engine: Engine) -> GitBlameResult:
-            hunks = engine.git_blame(path, start, end, repo=repo)
-            confined = engine.confine(path, repo=repo)
-            return GitBlameResult(
-                repo=confined.repo,
-                path=confined.rel,
-                hunks=[BlameHunkOut.model_validate(h.as_dict()) for h in hunks],
-            )
-
-        return await state.serve("git_blame", work, lambda r: (len(r.hunks), None))
-
-    async def index_status() -> Annotated[CallToolResult, IndexStatus]:
-        """Indexed repositories: counts, last run, files changed on disk since (stale)."""
-
-        def work(engine: Engine) -> IndexStatus:
-            info = engine.status()
-            return IndexStatus(
-                data_dir=info["data_dir"],
-                model=info["model"],
-                repos=[
-                    RepoStatus(
-                        id=r["id"],
-                        root=r["root"],
-                        files=r["files"],
-                        symbols=r["symbols"],
-                        chunks=r["chunks"],
-                        last_commit=r["last_commit"],
-                        last_indexed_at=r["last_indexed_at"],
-                        last_run_status=(r["last_run"] or {}).get("status"),
-                        stale=r["changed_on_disk"],
-                    )
-                    for r in info["repos"]
-                ],
-            )
-
-        return await state.serve("index_status", work, lambda r: (len(r.repos), None))
-
-    functions: list[Callable[..., Any]] = [
-        search_code,
-        ask_code,
-        open_file,
-        find_symbol,
-        get_dependencies,
-        get_callers,
-        traverse_graph,
-        repo_overview,
-        git_log,
-        git_blame,
-        index_status,
-    ]
-    tools = [Tool.from_function(fn, annotations=READ_ONLY) for fn in functions]
+    tools = [Tool.from_function(fn, annotations=READ_ONLY) for fn in TOOLS]
     for tool in tools:
         tool.parameters = compact_schema(tool.parameters)
         if tool.fn_metadata.output_schema is not None:

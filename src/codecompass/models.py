@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from datetime import UTC, datetime
+from typing import Any, Literal
 
 SymbolKind = Literal[
     "module",
@@ -57,3 +59,334 @@ class ParsedFile:
     symbols: list[Symbol] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
     error: str | None = None  # set when parsing failed and the file fell back to line windows
+    # The tree-sitter tree of the parse, kept for the graph's fact extraction so that a
+    # file is parsed once; the index run drops it once facts are extracted.
+    tree: Any = field(default=None, repr=False, compare=False)
+
+
+# -- what the index stores --------------------------------------------------------------
+# One record type per concept, shared by every backend, the graph and search.
+
+
+@dataclass(frozen=True, slots=True)
+class RepoRecord:
+    """An indexed repository of the workspace."""
+
+    id: str
+    root: str  # the work tree (or git directory) it was indexed from
+    last_commit: str | None = None
+    last_indexed_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """An indexed file; `indexed_at` is when its current content was written."""
+
+    repo: str
+    path: str
+    language: str
+    size: int
+    mtime_ns: int
+    file_hash: str
+    line_count: int = 0
+    parse_error: str | None = None
+    indexed_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolRecord:
+    """A definition as stored: node id `repo/path#Qualified.name` (`@line` when repeated)."""
+
+    id: str
+    repo: str
+    path: str
+    name: str
+    qualified_name: str
+    kind: str
+    signature: str
+    doc: str
+    start_line: int
+    end_line: int
+    exported: bool
+    parent: str | None
+    content_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    """A chunk as stored (the searchable unit)."""
+
+    id: str
+    repo: str
+    path: str
+    language: str
+    kind: str
+    symbol: str | None
+    symbol_id: str | None
+    signature: str
+    start_line: int
+    end_line: int
+    header: str  # embedding header lines (kind, qualified name, …) put before the text
+    text: str
+    text_hash: str
+    file_hash: str
+    embed_key: str
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkEntry:
+    """Where an active chunk sits, without its text: the catalog's index of chunks."""
+
+    id: str
+    repo: str
+    path: str
+    start_line: int
+    symbol_id: str | None
+    embed_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalRow:
+    """A chunk's code-aware tokens per lexical column, space-separated."""
+
+    symbol: str
+    path: str
+    body: str
+
+
+@dataclass(slots=True)
+class Edge:
+    """A relation of the code graph with its confidence and the line that proves it.
+    (Mutable: resolution fills an edge in as it learns how the target was found.)
+
+    `evidence_path` is the file owning the edge (in the source's repository);
+    `target_*` locate the other side's evidence for links across files and
+    repositories (an HTTP route, a package declaration, a similar symbol)."""
+
+    source: str
+    target: str
+    type: str
+    weight: float
+    confidence: float
+    resolved: bool = True
+    via: str = ""  # how the target was found: import, scope, self, name, route, …
+    name: str = ""  # the reference as written
+    evidence_path: str | None = None
+    evidence_line: int | None = None
+    target_repo: str | None = None
+    target_path: str | None = None
+    target_line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HttpFact:
+    """An HTTP route or client call found while resolving a file."""
+
+    role: str  # route or call
+    method: str  # GET, POST, … or * for any
+    pattern: str  # normalised path, "{}" for each parameter: /users/{}
+    line: int
+    node: str
+    repo: str = ""  # the owning file, filled in when read back
+    path: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FactsRecord:
+    """A file's graph facts (JSON) as staged by an index run, with what the graph was
+    last linked with (`prev_*`, None for a file new to the graph)."""
+
+    repo: str
+    path: str
+    file_hash: str
+    version: int
+    language: str
+    defines: tuple[str, ...]  # symbol ids, sorted
+    interface: str  # what other files can see of this one
+    facts_json: str
+    linked: bool = False
+    prev_defines: tuple[str, ...] | None = None
+    prev_interface: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OwnedEdges:
+    """The edges of `types` a file owns, replaced as a whole; with the look-ups its
+    resolution made (`deps`) and its HTTP facts when those are given."""
+
+    repo: str
+    path: str
+    types: tuple[str, ...]
+    edges: Sequence[Edge] = ()
+    deps: Collection[tuple[str, str]] | None = None  # None: keep the stored ones
+    http: Sequence[HttpFact] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportanceRow:
+    node: str
+    repo: str
+    kind: str
+    importance: float
+
+
+@dataclass(frozen=True, slots=True)
+class LinkUpdate:
+    """One atomic change of the graph, applied in this order: forget files and repos,
+    drop edges by type or target, replace owned edges, mark facts linked, replace
+    importance (when given)."""
+
+    forget_files: Sequence[tuple[str, str]] = ()
+    forget_repos: Sequence[str] = ()
+    drop_types: Sequence[str] = ()  # every edge of these types
+    drop_targets: Sequence[tuple[str, str]] = ()  # (type, target id)
+    owned: Sequence[OwnedEdges] = ()
+    linked: Sequence[tuple[str, str]] = ()
+    importance: Sequence[ImportanceRow] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FileContent:
+    """What a changed file contributes besides its record, written with it."""
+
+    symbols: Sequence[SymbolRecord]
+    chunks: Sequence[ChunkRecord]  # the file's complete new chunk set
+    lexical: Sequence[LexicalRow]  # one per chunk
+    facts: FactsRecord | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FileWrite:
+    """One file, written in one transaction: the record, and its content when it changed
+    (None: same content, a new size or mtime only)."""
+
+    file: FileRecord
+    content: FileContent | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    added: list[str]  # chunk ids new in this version
+    removed: list[str]  # chunk ids tombstoned
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One audited tool call, as the audit log stores it."""
+
+    ts: str
+    tool: str
+    query_id: str
+    elapsed_ms: float
+    status: str
+    client: str | None = None
+    principal: str | None = None
+    transport: str | None = None
+    query: str | None = None
+    filters: str | None = None  # JSON
+    result_count: int | None = None
+    evidence_count: int | None = None
+    error_code: str | None = None
+    error: str | None = None
+    provider_error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    id: int
+    repo: str
+    started_at: str
+    finished_at: str | None
+    status: str
+    error: str | None
+    stats: dict[str, Any] | None
+
+
+# -- typed queries --------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """A repository, or a path prefix of one, that a reader may see."""
+
+    repo: str
+    path_prefix: str = ""
+
+    def covers(self, repo: str, path: str) -> bool:
+        return repo == self.repo and path.startswith(self.path_prefix)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkFilter:
+    """Which chunks a search may return: every field that is set must match, and the
+    chunk must lie in one of `scopes` when that is given (a principal's access)."""
+
+    repo: str | None = None
+    path_prefix: str | None = None
+    language: str | None = None
+    kind: str | None = None
+    scopes: tuple[Scope, ...] | None = None
+
+    def matches(self, repo: str, path: str, language: str, kind: str) -> bool:
+        return (
+            (not self.repo or repo == self.repo)
+            and (not self.language or language == self.language)
+            and (not self.kind or kind == self.kind)
+            and (not self.path_prefix or path.startswith(self.path_prefix))
+            and (self.scopes is None or any(s.covers(repo, path) for s in self.scopes))
+        )
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.repo or self.path_prefix or self.language or self.kind) and (
+            self.scopes is None
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolQuery:
+    """Symbols matching every field that is set (a sequence field: any of its values).
+
+    `name_folded` compares names and qualified names case-insensitively;
+    `qualified_suffix` matches qualified names ending with it; `name_contains` matches
+    names holding it. Results come ordered by id, at most `limit` of them."""
+
+    ids: Sequence[str] | None = None
+    names: Sequence[str] | None = None
+    qualified_names: Sequence[str] | None = None
+    names_or_qualified: Sequence[str] | None = None
+    name_folded: str | None = None
+    qualified_suffix: str | None = None
+    name_contains: str | None = None
+    repo: str | None = None
+    files: Sequence[tuple[str, str]] | None = None
+    kind: str | None = None
+    exclude_kind: str | None = None
+    limit: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeQuery:
+    """Edges matching every field that is set, in the order they were written."""
+
+    sources: Sequence[str] | None = None
+    targets: Sequence[str] | None = None
+    types: Sequence[str] | None = None
+    exclude_types: Sequence[str] | None = None
+    min_confidence: float | None = None
+    resolved: bool | None = None
+    repo: str | None = None  # the owning file's repository
+    limit: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FactsQuery:
+    """Stored facts of a repository: all, these paths, or the ones not linked yet."""
+
+    repo: str
+    paths: Sequence[str] | None = None
+    unlinked: bool = False
+
+
+def utc_now() -> str:
+    """The time records are stamped with: UTC, ISO 8601, milliseconds."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")

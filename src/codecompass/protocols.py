@@ -1,12 +1,43 @@
-"""The seams between stages. Implementations name their technology."""
+"""The seams between stages. Implementations name their technology.
+
+The core (indexing, graph, search, engine) reaches persistence only through the storage
+protocols below; SQL, client libraries and connections live in `storage/` alone. Each
+protocol names one capability in one to three methods. A backend implements them all
+(`storage.Backend` bundles them); `storage/memory.py` is the reference implementation
+the conformance suite compares the real backends with.
+
+Writes that must be atomic are single calls taking a typed unit of work: one file
+(`FileCatalog.write_file`), one graph update (`EdgeStore.write_links`), one batch of
+vectors (`VectorWriter.write`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
+
+from codecompass.models import (
+    AuditEntry,
+    ChunkEntry,
+    ChunkFilter,
+    ChunkRecord,
+    Edge,
+    EdgeQuery,
+    FactsQuery,
+    FactsRecord,
+    FileChange,
+    FileRecord,
+    FileWrite,
+    HttpFact,
+    LinkUpdate,
+    RepoRecord,
+    RunRecord,
+    SymbolQuery,
+    SymbolRecord,
+)
 
 Vectors = npt.NDArray[np.float32]
 
@@ -34,3 +65,230 @@ class Embedder(Protocol):
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Token count of each text in the model's own tokenizer (no truncation)."""
         ...
+
+
+# -- vectors --------------------------------------------------------------------------
+class VectorIndex(Protocol):
+    """Dense search over chunk vectors."""
+
+    def search(self, queries: Vectors, k: int, where: ChunkFilter) -> list[tuple[str, float]]:
+        """Top-k (chunk id, cosine), best first. `queries` is one vector or a matrix of
+        them (the windows of a long query): a chunk scores its best window's cosine."""
+        ...
+
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, Vectors]:
+        """The stored vectors of those chunks that have one."""
+        ...
+
+
+class VectorRow(Protocol):
+    """What a vector is filed under (a `ChunkRecord` is one)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def repo(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def language(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+
+
+class VectorWriter(Protocol):
+    """Keeps the vectors of the active chunks."""
+
+    def write(
+        self,
+        rows: Sequence[VectorRow],
+        vectors: Vectors,
+        delete: Sequence[str] | ChunkFilter = (),
+    ) -> None:
+        """Delete these ids (or every vector the filter matches), then add the rows."""
+        ...
+
+    def ids(self) -> list[str]:
+        """Every stored id, one entry per stored vector (a duplicate shows twice)."""
+        ...
+
+    def compact(self) -> None:
+        """Housekeeping after a run: merge small writes, build or refresh an ANN index."""
+        ...
+
+
+class VectorStore(VectorIndex, VectorWriter, Protocol):
+    """Both sides of a vector backend."""
+
+
+class EmbeddingCache(Protocol):
+    """Vectors by (model, text hash): an unchanged text is never embedded twice."""
+
+    def cached_vectors(self, model: str, keys: Sequence[str]) -> dict[str, Vectors]: ...
+
+    def cache_vectors(self, model: str, items: Iterable[tuple[str, Vectors]]) -> None: ...
+
+
+# -- lexical ----------------------------------------------------------------------------
+class LexicalMatch(Protocol):
+    """BM25 of the chunks a set of terms matches (any of them), higher is better."""
+
+    def top(self, limit: int) -> list[tuple[str, float]]:
+        """The best `limit` chunks passing the match's filter, best first."""
+        ...
+
+    def scores(self, ids: Sequence[str]) -> dict[str, float]:
+        """The BM25 of each of these chunks that any term matches (filter ignored)."""
+        ...
+
+
+class LexicalIndex(Protocol):
+    """BM25 over the code-aware tokens of each chunk's symbol, path and body."""
+
+    def match(self, terms: Sequence[str], where: ChunkFilter) -> LexicalMatch: ...
+
+    def doc_freqs(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """Chunks holding each term (terms found in none are left out), and the number
+        of indexed chunks."""
+        ...
+
+
+# -- catalog ----------------------------------------------------------------------------
+class IndexMeta(Protocol):
+    """Facts about the index itself: format version, embedding model and dimension."""
+
+    def meta(self) -> dict[str, str]: ...
+
+    def init_meta(self, values: Mapping[str, str]) -> dict[str, str]:
+        """Record the values whose keys are not set yet, atomically; return all."""
+        ...
+
+
+class RepoCatalog(Protocol):
+    def repos(self) -> list[RepoRecord]:
+        """Every repository of the workspace, by id."""
+        ...
+
+    def save_repo(self, repo: RepoRecord) -> None:
+        """Add a repository or update its root, last commit and index time."""
+        ...
+
+    def delete_repo(self, repo: str) -> dict[str, int]:
+        """Delete one repository's files, symbols, chunks, lexical rows and runs (not the
+        shared embedding cache, not the graph); return how many of each went."""
+        ...
+
+
+class IndexRuns(Protocol):
+    def start_run(self, repo: str) -> int:
+        """Open a run; a run of `repo` still marked running is marked interrupted."""
+        ...
+
+    def finish_run(
+        self, run_id: int, status: str, stats: dict[str, Any], error: str | None = None
+    ) -> None: ...
+
+    def runs(
+        self, repo: str | None = None, *, since: str | None = None, last: bool = False
+    ) -> list[RunRecord]:
+        """Runs by start time (of one repo, since an ISO time); only the latest if `last`."""
+        ...
+
+
+class FileCatalog(Protocol):
+    def files(self, repo: str | None = None) -> dict[tuple[str, str], FileRecord]:
+        """Indexed files by (repo, path): of one repository, or all."""
+        ...
+
+    def write_file(self, write: FileWrite) -> FileChange:
+        """One file in one transaction: its record, symbols, complete chunk set (chunks
+        that left it are tombstoned), lexical rows and staged graph facts."""
+        ...
+
+    def remove_file(self, repo: str, path: str, reason: str) -> list[str]:
+        """Tombstone a file's chunks and drop its record and symbols; return the ids."""
+        ...
+
+
+class ChunkCatalog(Protocol):
+    def chunks(self, ids: Sequence[str]) -> dict[str, ChunkRecord]:
+        """The active chunks among `ids`."""
+        ...
+
+    def chunk_entries(
+        self, files: Sequence[tuple[str, str]] | None = None
+    ) -> dict[tuple[str, str], list[ChunkEntry]]:
+        """Active chunks by (repo, path), each file's in line order: of these files, or
+        of every file."""
+        ...
+
+    def counts(self, repo: str) -> dict[str, int]:
+        """files, symbols, chunks, tombstones and parse_errors of a repository."""
+        ...
+
+
+class SymbolCatalog(Protocol):
+    def symbols(self, query: SymbolQuery) -> list[SymbolRecord]: ...
+
+    def symbol_names(self, repo: str | None = None, kind: str | None = None) -> list[str]:
+        """Distinct simple names (for fuzzy matching)."""
+        ...
+
+
+# -- graph ------------------------------------------------------------------------------
+class FactStore(Protocol):
+    """Each file's graph facts, staged by index runs and consumed by the link stage."""
+
+    def stage_facts(self, records: Sequence[FactsRecord]) -> None:
+        """Store new facts, unlinked, keeping what the graph was last linked with."""
+        ...
+
+    def facts(self, query: FactsQuery) -> list[FactsRecord]:
+        """Stored facts by path."""
+        ...
+
+    def stale_files(self, repo: str, version: int) -> tuple[list[FileRecord], list[str]]:
+        """Indexed files whose linked facts are missing or older than the file (or of
+        another extractor version), and paths whose facts outlived their file."""
+        ...
+
+
+class EdgeStore(Protocol):
+    def edges(self, query: EdgeQuery) -> list[Edge]: ...
+
+    def write_links(self, update: LinkUpdate) -> None:
+        """Apply one graph update atomically."""
+        ...
+
+
+class LinkIndex(Protocol):
+    """What the link stage and graph readers look up besides edges."""
+
+    def dependents(self, keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Files whose last resolution looked up any of these (kind, value) keys."""
+        ...
+
+    def http_facts(self) -> list[HttpFact]:
+        """Every route and client call of the workspace, by repo, path and line."""
+        ...
+
+    def importance(self, node_ids: Sequence[str]) -> dict[str, float]:
+        """Importance in [0, 1] of each node that has one."""
+        ...
+
+
+class GraphView(Protocol):
+    """What search needs from a code graph. Node ids are `repo/path#Qualified.name`."""
+
+    def neighbors(self, node_ids: Sequence[str], edge_types: Sequence[str]) -> list[Edge]:
+        """Resolved edges touching any of `node_ids` (either direction) of these types."""
+        ...
+
+    def importance(self, node_ids: Sequence[str]) -> dict[str, float]: ...
+
+
+# -- audit --------------------------------------------------------------------------------
+class AuditStore(Protocol):
+    def record(self, entry: AuditEntry) -> None: ...
+
+    def entries(self, since: str | None = None) -> list[AuditEntry]: ...

@@ -107,6 +107,20 @@ class ServerSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class StorageSettings:
+    """Where the index lives: `embedded` (one folder, no server) or `server`
+    (PostgreSQL, with vectors in Qdrant or PostgreSQL). See docs/deployment.md."""
+
+    backend: str = "embedded"  # embedded | server
+    workspace: str = "default"  # server: the namespace of a team or project
+    postgres_url: str = ""  # server: e.g. postgresql://codecompass@db.internal/codecompass
+    qdrant_url: str = ""  # server: e.g. http://qdrant.internal:6333; empty = see below
+    qdrant_path: str = ""  # server: Qdrant's in-process local mode in this folder
+    qdrant_api_key_env: str = ""  # name of the variable that holds the Qdrant API key
+    pool_size: int = 8  # PostgreSQL connections per process
+
+
+@dataclass(frozen=True, slots=True)
 class GraphSettings:
     """The code graph's optional, cheap edge kinds and its importance scores."""
 
@@ -128,6 +142,7 @@ class Settings:
     llm: LLMSettings = field(default_factory=LLMSettings)
     server: ServerSettings = field(default_factory=ServerSettings)
     graph: GraphSettings = field(default_factory=GraphSettings)
+    storage: StorageSettings = field(default_factory=StorageSettings)
 
     @property
     def config_path(self) -> Path:
@@ -141,6 +156,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "llm": LLMSettings,
     "server": ServerSettings,
     "graph": GraphSettings,
+    "storage": StorageSettings,
 }
 
 

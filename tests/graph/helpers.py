@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from codecompass.engine import Engine
+from codecompass.models import EdgeQuery
 from codecompass.settings import load_settings
 from tests.conftest import TinyEmbedder
 
@@ -29,10 +30,5 @@ def add_fixture(engine: Engine, tmp_path: Path, fixture: str, name: str) -> Path
 
 
 def edges(engine: Engine, types: tuple[str, ...] = LINK_TYPES) -> set[Edge]:
-    marks = ",".join("?" * len(types))
-    rows = engine.store.conn.execute(
-        f"SELECT source, target, type, confidence, evidence_line FROM edges "
-        f"WHERE type IN ({marks})",
-        types,
-    )
-    return {(str(s), str(t), str(k), float(c), int(line)) for s, t, k, c, line in rows}
+    found = engine.backend.edges.edges(EdgeQuery(types=list(types)))
+    return {(e.source, e.target, e.type, e.confidence, int(e.evidence_line or 0)) for e in found}

@@ -144,10 +144,10 @@ def test_importance_and_overview(engine: Engine) -> None:
     assert nodes[f"{P}/models.py#Entity"].importance > nodes[f"{P}/models.py#Order"].importance
     overview = engine.repo_overview(budget_tokens=2000)
     assert overview.repo == "shop"
-    assert overview.files[0]["path"] == "shop/models.py"
-    assert [f["path"] for f in overview.files] == sorted(
-        (f["path"] for f in overview.files),
-        key=lambda p: -next(f["importance"] for f in overview.files if f["path"] == p),
+    assert overview.files[0].path == "shop/models.py"
+    assert [f.path for f in overview.files] == sorted(
+        (f.path for f in overview.files),
+        key=lambda p: -next(f.importance for f in overview.files if f.path == p),
     )
     assert "  class Entity  :4" in overview.text
     assert overview.tokens <= 2000

@@ -6,17 +6,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from codecompass.graph.resolve import client_path, paths_match, route_path
+from codecompass.models import EdgeQuery
 from tests.graph.helpers import add_fixture, edges, workspace
+from tests.peek import peek, vector_ids
 
 
 def test_http_and_package_links_carry_evidence_on_both_sides(tmp_path: Path) -> None:
     with workspace(tmp_path) as engine:
         add_fixture(engine, tmp_path, "crossrepo/api", "api")
         add_fixture(engine, tmp_path, "crossrepo/web", "web")
-        rows = engine.store.conn.execute(
-            "SELECT source, target, type, confidence, evidence_path, evidence_line, "
-            "target_path, target_line, name FROM edges WHERE type IN ('http', 'package')"
-        ).fetchall()
+        rows = [
+            (e.source, e.target, e.type, e.confidence, e.evidence_path, e.evidence_line,
+             e.target_path, e.target_line, e.name)
+            for e in engine.backend.edges.edges(EdgeQuery(types=["http", "package"]))
+        ]  # fmt: skip
         assert set(rows) == {
             ("web/client.py#load_user", "api/app.py#get_user", "http", 0.8,
              "client.py", 10, "app.py", 9, "GET /users/{}"),
@@ -33,7 +36,7 @@ def test_http_and_package_links_carry_evidence_on_both_sides(tmp_path: Path) -> 
             engine
         )
         http = engine.callers("get_user", types=["http"])
-        assert [(e.source, e.evidence_line, e.target_evidence_path, e.target_evidence_line)
+        assert [(e.source, e.evidence_line, e.target_path, e.target_line)
                 for e in http.edges] == [("web/client.py#load_user", 10, "app.py", 9)]  # fmt: skip
 
 
@@ -41,27 +44,24 @@ def test_removing_a_repository_deletes_only_its_rows(tmp_path: Path) -> None:
     with workspace(tmp_path) as engine:
         add_fixture(engine, tmp_path, "crossrepo/api", "api")
         add_fixture(engine, tmp_path, "crossrepo/web", "web")
-        web_before = engine.store.counts("web")
-        vectors_before = engine.vectors.count()
-        api_chunks = engine.store.counts("api")["chunks"]
+        web_before = engine.backend.chunks.counts("web")
+        vectors_before = len(vector_ids(engine))
+        api_chunks = engine.backend.chunks.counts("api")["chunks"]
         removed = engine.remove_repo("api")
         assert removed["repo"] == "api" and removed["relinked_files"] == 1
         assert removed["vectors"] == api_chunks
-        assert engine.vectors.count() == vectors_before - api_chunks
+        assert len(vector_ids(engine)) == vectors_before - api_chunks
         assert [r["id"] for r in engine.list_repos()] == ["web"]
-        assert engine.store.counts("web") == web_before
-        assert engine.store.counts("api") == {
+        assert engine.backend.chunks.counts("web") == web_before
+        assert engine.backend.chunks.counts("api") == {
             "files": 0,
             "symbols": 0,
             "chunks": 0,
             "tombstones": 0,
             "parse_errors": 0,
         }
-        conn = engine.store.conn
-        assert conn.execute("SELECT count(*) FROM edges WHERE repo = 'api'").fetchone()[0] == 0
-        assert conn.execute("SELECT count(*) FROM edges WHERE target LIKE 'api/%'").fetchone() == (
-            0,
-        )
+        assert peek(engine, "SELECT count(*) FROM edges WHERE repo = 'api'") == [(0,)]
+        assert peek(engine, "SELECT count(*) FROM edges WHERE target LIKE 'api/%'") == [(0,)]
         found = edges(engine)
         assert ("web/client.py", "?api_sdk.Client", "imports", 1.0, 4) in found
         assert ("web/client.py#sdk", "?api_sdk.Client", "calls", 1.0, 28) in found

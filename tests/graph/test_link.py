@@ -7,6 +7,7 @@ from pathlib import Path
 
 from codecompass.graph.link import link
 from tests.graph.helpers import add_fixture, edges, workspace
+from tests.peek import peek, tamper
 
 P = "shop/shop"
 
@@ -60,11 +61,12 @@ def test_a_removed_file_leaves_no_edge_into_it(tmp_path: Path) -> None:
         (repo / "shop/util.py").unlink()
         stats = engine.index(repo, name="shop")
         assert stats.graph["removed"] == 1
-        rows = engine.store.conn.execute(
+        rows = peek(
+            engine,
             "SELECT count(*) FROM edges WHERE target LIKE 'shop/shop/util.py%' "
-            "OR source LIKE 'shop/shop/util.py%'"
-        ).fetchone()
-        assert rows[0] == 0
+            "OR source LIKE 'shop/shop/util.py%'",
+        )
+        assert rows == [(0,)]
         found = edges(engine)
         assert (f"{P}/service.py#OrderService.place", "?render", "calls", 0.0, 20) in found
         assert (f"{P}/service.py", "?.util.render", "imports", 1.0, 7) in found
@@ -109,27 +111,27 @@ def test_link_repairs_facts_a_crash_lost(tmp_path: Path) -> None:
     with workspace(tmp_path) as engine:
         add_fixture(engine, tmp_path, "python", "shop")
         before = edges(engine)
-        engine.store.conn.execute("DELETE FROM graph_facts WHERE path = 'shop/service.py'")
-        stats = link(engine.store)
+        tamper(engine, "DELETE FROM graph_facts WHERE path = 'shop/service.py'")
+        stats = link(engine.backend)
         assert (stats.extracted, stats.changed) == (1, 1)
         assert edges(engine) == before
-        assert link(engine.store).changed == 0
+        assert link(engine.backend).changed == 0
 
 
 def test_edges_are_indexed_in_both_directions(tmp_path: Path) -> None:
     with workspace(tmp_path) as engine:
         add_fixture(engine, tmp_path, "go", "go")
-        conn = engine.store.conn
         indexed = {
-            tuple(r[2] for r in conn.execute(f"PRAGMA index_info({name})"))
-            for (name,) in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'edges'"
+            tuple(r[2] for r in peek(engine, f"PRAGMA index_info({name})"))
+            for (name,) in peek(
+                engine, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'edges'"
             )
         }
         assert {("source", "type"), ("target", "type"), ("repo", "path")} <= indexed
         plan = " ".join(
             str(r[3])
-            for r in conn.execute(
+            for r in peek(
+                engine,
                 "EXPLAIN QUERY PLAN SELECT * FROM edges WHERE target = ? AND type = 'calls'",
                 ("go/main.go#helper",),
             )

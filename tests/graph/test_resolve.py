@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.graph.helpers import Edge, add_fixture, edges, workspace
+from tests.peek import peek
 
 P = "shop/shop"
 D = "shop/docs/guide.md#Guide > Placing orders"
@@ -188,10 +189,11 @@ def test_java_edges_by_name(tmp_path: Path) -> None:
 def test_containment_and_member_of_weights(tmp_path: Path) -> None:
     with workspace(tmp_path) as engine:
         add_fixture(engine, tmp_path, "python", "shop")
-        rows = engine.store.conn.execute(
+        rows = peek(
+            engine,
             "SELECT source, target, weight FROM edges WHERE type = 'contains' "
-            "AND (target LIKE 'shop/shop/models.py%' OR source = 'shop')"
-        ).fetchall()
+            "AND (target LIKE 'shop/shop/models.py%' OR source = 'shop')",
+        )
         found = {(s, t, w) for s, t, w in rows}
         assert ("shop", "shop/shop/models.py", 0.4) in found
         assert ("shop/shop/models.py", "shop/shop/models.py#Entity", 0.4) in found

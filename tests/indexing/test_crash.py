@@ -16,6 +16,7 @@ import numpy as np
 from codecompass.embedders.onnx import OnnxEmbedder
 from codecompass.engine import Engine
 from codecompass.protocols import Vectors
+from tests.peek import vector_ids
 
 
 def write_repo(root: Path, files: int) -> None:
@@ -106,10 +107,12 @@ def test_kill_9_mid_run_then_rerun_leaves_a_consistent_index(tmp_path: Path) -> 
     with engine:
         stats = engine.index(repo)
         assert stats.unchanged == written and stats.new == 200 - written
-        active = engine.store.active_embed_keys()
-        assert sorted(engine.vectors.ids()) == sorted(active)
-        runs = engine.store.conn.execute("SELECT status FROM index_runs ORDER BY id").fetchall()
-        assert runs == [("interrupted",), ("ok",)]
+        active = [
+            e.id for entries in engine.backend.chunks.chunk_entries().values() for e in entries
+        ]
+        assert sorted(vector_ids(engine)) == sorted(active)
+        runs = [run.status for run in engine.backend.runs.runs(repo.name)]
+        assert runs == ["interrupted", "ok"]
         hits = engine.search("handle request kind 17-2", k=3)
         assert hits[0].symbol == "handler_17_2"
 

@@ -70,7 +70,7 @@ def test_index_commit_after_commit_reuses_files_and_embeddings(
     with Engine.for_repo(tmp_path, data_dir=tmp_path / "data", embedder=emb)[0] as engine:
         one = engine.index_commit(git_dir, first, name="proj")
         assert (one.new, one.commit) == (2, first)
-        assert engine.store.repos()[0]["last_commit"] == first
+        assert engine.backend.repos.repos()[0].last_commit == first
         embedded = len(emb.embedded)
         two = engine.index_commit(git_dir, second, name="proj")
         assert (two.changed, two.removed, two.unchanged) == (1, 1, 0)

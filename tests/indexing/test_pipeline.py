@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from codecompass.engine import Engine
 from codecompass.errors import ModelMismatchError
+from codecompass.models import ChunkFilter
 from tests.conftest import TinyEmbedder, git, make_git_repo
+from tests.peek import peek, vector_ids
 
 AUTH = '''"""Authentication helpers."""
 
@@ -46,10 +49,11 @@ def open_engine(repo: Path, tmp_path: Path, embedder: TinyEmbedder) -> Engine:
 
 
 def active(engine: Engine) -> set[tuple[str, int, int, str | None]]:
-    rows = engine.store.conn.execute(
-        "SELECT path, start_line, end_line, symbol FROM chunks WHERE status = 'active'"
+    return set(
+        peek(
+            engine, "SELECT path, start_line, end_line, symbol FROM chunks WHERE status = 'active'"
+        )
     )
-    return set(rows.fetchall())
 
 
 def test_first_run_indexes_every_file(repo: Path, tmp_path: Path) -> None:
@@ -66,7 +70,7 @@ def test_first_run_indexes_every_file(repo: Path, tmp_path: Path) -> None:
             ("README.md", 1, 3, "Proj"),
         }
         assert stats.texts_embedded == 6 and stats.texts_cached == 0
-        assert engine.vectors.count() == 6
+        assert len(vector_ids(engine)) == 6
         hits = engine.search("verify token", k=3)
         assert (hits[0].path, hits[0].symbol, hits[0].start_line) == (
             "app/auth.py",
@@ -105,11 +109,9 @@ def test_editing_one_function_re_embeds_only_its_chunk(repo: Path, tmp_path: Pat
         assert len(emb.embedded) == 1 and "compare_digest(secret, token)" in emb.embedded[0]
         assert (stats.chunks_added, stats.chunks_removed) == (1, 1)
         assert active(engine) == before
-        reasons = engine.store.conn.execute(
-            "SELECT symbol, delete_reason FROM chunks WHERE status = 'deleted'"
-        ).fetchall()
+        reasons = peek(engine, "SELECT symbol, delete_reason FROM chunks WHERE status = 'deleted'")
         assert reasons == [("verify_token", "chunk_modified")]
-        assert engine.vectors.count() == 6
+        assert len(vector_ids(engine)) == 6
 
 
 def test_rename_reuses_vectors_and_deleted_files_leave_tombstones(
@@ -124,14 +126,15 @@ def test_rename_reuses_vectors_and_deleted_files_leave_tombstones(
         stats = engine.index(repo)
         assert emb.embedded == []
         assert (stats.renamed, stats.removed, stats.texts_cached) == (1, 2, 1)
-        tomb = engine.store.conn.execute(
-            "SELECT path, delete_reason FROM chunks WHERE status = 'deleted' ORDER BY path"
-        ).fetchall()
+        tomb = peek(
+            engine,
+            "SELECT path, delete_reason FROM chunks WHERE status = 'deleted' ORDER BY path",
+        )
         assert tomb == [("README.md", "file_removed"), ("app/util.py", "file_renamed")]
         paths = {h.path for h in engine.search("slugify title", k=10)}
         assert "app/text.py" in paths
         assert "app/util.py" not in paths and "README.md" not in paths
-        assert engine.vectors.count() == 5
+        assert len(vector_ids(engine)) == 5
 
 
 def test_full_rebuild_uses_the_cache(repo: Path, tmp_path: Path) -> None:
@@ -147,11 +150,12 @@ def test_missing_vectors_are_repaired(repo: Path, tmp_path: Path) -> None:
     emb = TinyEmbedder()
     with open_engine(repo, tmp_path, emb) as engine:
         engine.index(repo)
-        ids = engine.vectors.ids()
-        engine.vectors.delete(ids[:2])
+        ids = vector_ids(engine)
+        vectors = engine.backend.vectors(emb.dim)
+        vectors.write([], np.zeros((0, emb.dim), dtype=np.float32), delete=ids[:2])
         stats = engine.index(repo)
         assert stats.vectors_repaired == 2
-        assert sorted(engine.vectors.ids()) == sorted(ids)
+        assert sorted(vector_ids(engine)) == sorted(ids)
     assert emb.embedded and len(emb.embedded) == 6  # repaired from the cache, not re-embedded
 
 
@@ -172,9 +176,12 @@ def test_another_model_is_refused(repo: Path, tmp_path: Path) -> None:
 def test_filters_and_detail(repo: Path, tmp_path: Path) -> None:
     with open_engine(repo, tmp_path, TinyEmbedder()) as engine:
         engine.index(repo)
-        assert {h.path for h in engine.search("proj demo", language="markdown")} == {"README.md"}
-        assert {h.kind for h in engine.search("token session", kind="method")} == {"method"}
-        assert {h.path for h in engine.search("token", path_prefix="app/u")} == {"app/util.py"}
+        markdown = engine.search("proj demo", where=ChunkFilter(language="markdown"))
+        assert {h.path for h in markdown} == {"README.md"}
+        methods = engine.search("token session", where=ChunkFilter(kind="method"))
+        assert {h.kind for h in methods} == {"method"}
+        util = engine.search("token", where=ChunkFilter(path_prefix="app/u"))
+        assert {h.path for h in util} == {"app/util.py"}
         compact = engine.search("verify token", k=1, detail="compact")[0]
         assert compact.snippet == (
             "def verify_token(token: str, secret: str) -> bool\n"

@@ -134,6 +134,7 @@ def test_every_tool_answers_with_evidence(shop: Shop, onnx: Embedder) -> None:
         "end_line",
         "symbol",
         "kind",
+        "language",
         "score",
         "snippet",
         "why",

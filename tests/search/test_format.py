@@ -1,12 +1,12 @@
 import pytest
 
 from codecompass.errors import InputError
+from codecompass.models import ChunkRecord
 from codecompass.search.format import check_detail, compact, preview
-from codecompass.storage.sqlite import ChunkRow
 
 
-def _chunk(text: str, signature: str = "") -> ChunkRow:
-    return ChunkRow(
+def _chunk(text: str, signature: str = "") -> ChunkRecord:
+    return ChunkRecord(
         id="x",
         repo="r",
         path="a.py",

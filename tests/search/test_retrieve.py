@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from codecompass.engine import Engine
-from codecompass.search.hybrid import handled_type
+from codecompass.search.features import handled_type
 from codecompass.search.rank import FEATURES, RankWeights, explain, is_test_path, score
 from tests.conftest import TinyEmbedder, make_git_repo
 
@@ -53,7 +53,9 @@ def engine(tmp_path: Path) -> Engine:
 
 
 def test_an_identifier_in_prose_finds_its_definition_and_explains(engine: Engine) -> None:
-    result = engine.retrieve("why does verify_token reject a valid secret?", k=5)
+    result = engine.retrieve(
+        "why does verify_token reject a valid secret?", engine.search_options(k=5)
+    )
     top = result.hits[0]
     assert (top.path, top.symbol) == ("app/auth.py", "verify_token")
     features = top.why["features"]
@@ -76,7 +78,9 @@ def test_a_traceback_frame_points_at_the_function(engine: Engine) -> None:
 def test_modes_and_caps(engine: Engine) -> None:
     for mode in ("bm25", "dense", "hybrid", "hybrid+graph"):
         assert engine.search("verify token secret", k=3, mode=mode)
-    capped = engine.search("verify token secret compare refresh", k=10, max_per_file=1)
+    capped = engine.retrieve(
+        "verify token secret compare refresh", engine.search_options(k=10, max_per_file=1)
+    ).hits
     paths = [h.path for h in capped]
     assert len(paths) == len(set(paths))
 
@@ -109,7 +113,9 @@ def test_file_expansion_brings_the_rest_of_the_best_file(engine: Engine) -> None
     def pool(expand_files: int) -> set[str | None]:
         search = replace(engine.settings.search, candidates=1, expand_files=expand_files)
         engine.settings = replace(engine.settings, search=search)
-        result = engine.retrieve("verify_token", k=1, mode="hybrid", collect=True)
+        result = engine.retrieve(
+            "verify_token", engine.search_options(k=1, mode="hybrid", collect=True)
+        )
         assert result.candidates is not None
         return {c["symbol"] for c in result.candidates if c["path"] == "app/auth.py"}
 
@@ -119,7 +125,7 @@ def test_file_expansion_brings_the_rest_of_the_best_file(engine: Engine) -> None
 
 def test_symbol_view_ranks_each_symbol_once_with_its_file_evidence(engine: Engine) -> None:
     query = "verify_token compare secret refresh"
-    result = engine.retrieve(query, k=10, max_symbols=20)
+    result = engine.retrieve(query, engine.search_options(k=10, max_symbols=20))
     symbols = [(s.path, s.symbol) for s in result.symbols]
     assert len(symbols) == len(set(symbols))
     # Every symbol of the best file: not capped per file like the hits are.
@@ -163,9 +169,13 @@ def test_symbol_view_lets_the_best_file_lead(tmp_path: Path) -> None:
         # Fixed weights: the test is about the view, not the tuned defaults.
         weights = RankWeights().only("cosine", "bm25").with_(cosine=1.0, bm25=1.0)
         query = "invoice total tax"
-        plain = [s.symbol for s in eng.retrieve(query, k=5, weights=weights).symbols]
+        plain = [
+            s.symbol for s in eng.retrieve(query, eng.search_options(k=5, weights=weights)).symbols
+        ]
         eng.settings = replace(eng.settings, search=heavy)
-        led = [s.symbol for s in eng.retrieve(query, k=5, weights=weights).symbols]
+        led = [
+            s.symbol for s in eng.retrieve(query, eng.search_options(k=5, weights=weights)).symbols
+        ]
     # misc.total_tax matches better than two billing functions, but billing.py holds
     # the evidence.
     assert plain == ["invoice_tax", "total_tax", "invoice_total", "invoice_send"]
@@ -179,10 +189,10 @@ def test_term_statistics_follow_the_index(tmp_path: Path) -> None:
     eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
     with eng:
         eng.index(root)
-        assert eng.store.term_doc_freqs(["gamma", "nowhere"]) == ({"gamma": 1}, 1)
+        assert eng.backend.lexical.doc_freqs(["gamma", "nowhere"]) == ({"gamma": 1}, 1)
         (repo / "b.py").write_text("def beta():\n    return 'gamma'\n", encoding="utf-8")
         eng.index(root)
-        assert eng.store.term_doc_freqs(["gamma"]) == ({"gamma": 2}, 2)
+        assert eng.backend.lexical.doc_freqs(["gamma"]) == ({"gamma": 2}, 2)
 
 
 def _indexed(tmp_path: Path, files: dict[str, str]) -> Engine:
@@ -214,9 +224,12 @@ def test_the_handler_of_a_named_type_is_found(tmp_path: Path) -> None:
     concrete = "class Sum:\n    pass\n\n\nclass Product:\n    pass\n"
     with _indexed(tmp_path, {"pretty.py": printer, "concrete.py": concrete}) as eng:
         query = "`Sum` prints a product sign: a product frame around it"
-        result = eng.retrieve(query, k=10)
+        result = eng.retrieve(query, eng.search_options(k=10))
         weights = eng.rank_weights().with_(dispatch=0.0)
-        blind = {h.symbol: h.score for h in eng.retrieve(query, k=10, weights=weights).hits}
+        blind = {
+            h.symbol: h.score
+            for h in eng.retrieve(query, eng.search_options(k=10, weights=weights)).hits
+        }
     # Without the feature the two handlers tie; with it the handler of `Sum` leads.
     assert blind["PrettyPrinter._print_Sum"] == pytest.approx(blind["PrettyPrinter._print_Product"])
     scores = {h.symbol: h.score for h in result.hits}
@@ -239,7 +252,9 @@ def test_only_handlers_in_the_best_files_count(tmp_path: Path) -> None:
     rcode = "class RCodePrinter:\n    def _print_Sum(self, expr):\n        return 'sum'\n"
     with _indexed(tmp_path, {"pretty.py": pretty, "rcode.py": rcode}) as eng:
         eng.settings = replace(eng.settings, search=replace(eng.settings.search, expand_files=1))
-        result = eng.retrieve("pretty frame of a `Sum` is off", k=10, mode="hybrid")
+        result = eng.retrieve(
+            "pretty frame of a `Sum` is off", eng.search_options(k=10, mode="hybrid")
+        )
     features = {(h.path, h.symbol): h.why["features"] for h in result.hits}
     assert features[("pretty.py", "PrettyPrinter._print_Sum")]["dispatch"]["value"] == 1.0
     assert "dispatch" not in features[("rcode.py", "RCodePrinter._print_Sum")]

@@ -4,14 +4,27 @@ pruned so that re-indexing does not grow the folder without bound."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from codecompass.models import ChunkFilter
 from codecompass.storage import lance
-from codecompass.storage.lance import LanceVectorStore, VectorFilter, VectorRow
+from codecompass.storage.lance import LanceVectorStore
+
+ALL = ChunkFilter()
+
+
+@dataclass(frozen=True)
+class VectorRow:
+    id: str
+    repo: str
+    path: str
+    language: str
+    kind: str
 
 
 def _rows(n: int, start: int = 0) -> tuple[list[VectorRow], np.ndarray]:
@@ -26,26 +39,26 @@ def _rows(n: int, start: int = 0) -> tuple[list[VectorRow], np.ndarray]:
 def test_exact_search_with_filters(tmp_path: Path) -> None:
     store = LanceVectorStore(tmp_path, dim=8)
     rows, vectors = _rows(8)
-    store.add(rows, vectors)
+    store.write(rows, vectors)
     query = np.eye(8, dtype=np.float32)[3]
-    assert store.search(query, 2)[0] == ("c3", pytest.approx(1.0))
-    only_s = store.search(query, 3, VectorFilter(repo="s"))
+    assert store.search(query, 2, ALL)[0] == ("c3", pytest.approx(1.0))
+    only_s = store.search(query, 3, ChunkFilter(repo="s"))
     assert [i for i, _ in only_s] and all(int(i[1:]) % 2 == 0 for i, _ in only_s)
-    store.delete(["c3"])
-    assert "c3" not in [i for i, _ in store.search(query, 8)]
-    assert store.count() == 7
+    store.write([], vectors[:0], delete=["c3"])
+    assert "c3" not in [i for i, _ in store.search(query, 8, ALL)]
+    assert len(store.ids()) == 7
 
 
 def test_several_query_vectors_score_each_chunk_by_its_best(tmp_path: Path) -> None:
     store = LanceVectorStore(tmp_path, dim=8)
     rows, vectors = _rows(8)
-    store.add(rows, vectors)
+    store.write(rows, vectors)
     eye = np.eye(8, dtype=np.float32)
     windows = np.stack([eye[1], 0.6 * eye[2] + 0.8 * eye[5]])
-    found = store.search(windows, 3)
+    found = store.search(windows, 3, ALL)
     assert [cid for cid, _ in found] == ["c1", "c5", "c2"]
     assert [score for _, score in found] == pytest.approx([1.0, 0.8, 0.6])
-    assert store.search(windows[:1], 1) == store.search(eye[1], 1)
+    assert store.search(windows[:1], 1, ALL) == store.search(eye[1], 1, ALL)
 
 
 @pytest.mark.parametrize("ann", [False, True])
@@ -54,8 +67,8 @@ def test_vectors_of_reads_stored_vectors_by_chunk_id(tmp_path: Path, ann: bool) 
     rng = np.random.default_rng(7)
     vectors = rng.standard_normal((320, 8)).astype(np.float32)
     rows = [VectorRow(f"c{i}", "r", f"p{i}.py", "python", "function") for i in range(320)]
-    store.add(rows, vectors)
-    store.optimize()
+    store.write(rows, vectors)
+    store.compact()
     assert store._uses_ann() is ann
     found = store.vectors_of(["c5", "c319", "absent"])
     assert sorted(found) == ["c319", "c5"]
@@ -68,14 +81,14 @@ def test_optimize_prunes_old_versions(tmp_path: Path, monkeypatch: pytest.Monkey
     store = LanceVectorStore(tmp_path, dim=8)
     for step in range(6):
         rows, vectors = _rows(4, start=4 * step)
-        store.add(rows, vectors)
-        store.delete([rows[0].id])
+        store.write(rows, vectors)
+        store.write([], vectors[:0], delete=[rows[0].id])
     versions = tmp_path / "vectors" / "chunks.lance" / "_versions"
     before = len(list(versions.iterdir()))
     time.sleep(0.05)  # every version is now older than the (patched) retention
-    store.optimize()
+    store.compact()
     after = len(list(versions.iterdir()))
     assert before >= 12
     assert after <= 3  # the latest data version and compaction's own
-    assert store.count() == 18
+    assert len(store.ids()) == 18
     assert sorted(store.ids()) == sorted(f"c{i}" for i in range(24) if i % 4)

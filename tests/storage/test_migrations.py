@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from codecompass.errors import DataDirError
-from codecompass.storage.migrations import MIGRATIONS, migrate
+from codecompass.storage.sqlite.migrations import MIGRATIONS, migrate
 
 
 def test_blank_database_gets_every_migration(tmp_path: Path) -> None:

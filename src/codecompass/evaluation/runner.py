@@ -44,7 +44,9 @@ from codecompass.indexing.gitsource import (
     resolve_git_dir,
     run_git,
 )
-from codecompass.search.hybrid import Hit, SearchResult
+from codecompass.models import ChunkFilter
+from codecompass.schemas import Hit
+from codecompass.search.retrieve import SearchResult
 
 ABLATION_MODES = ("bm25", "dense", "hybrid", "hybrid+graph")
 FILE_KS = (1, 3, 5)
@@ -96,10 +98,14 @@ def _pct(rows: Sequence[bool]) -> float:
     return round(100 * sum(rows) / len(rows), 1) if rows else 0.0
 
 
-def _timed(engine: Engine, query: str, **kwargs: Any) -> tuple[SearchResult, float]:
+def _timed(engine: Engine, query: str, **options: Any) -> tuple[SearchResult, float]:
     began = time.perf_counter()
-    result = engine.retrieve(query, **kwargs)
+    result = engine.retrieve(query, engine.search_options(**options))
     return result, (time.perf_counter() - began) * 1000
+
+
+def _warm_up(engine: Engine, repo: str | None) -> None:
+    engine.retrieve("warm up", engine.search_options(k=1, where=ChunkFilter(repo=repo)))
 
 
 def _token_ratio(
@@ -176,14 +182,14 @@ def run_localization(
                 f"{stats.wall_seconds:.1f}s ({stats.new + stats.changed} files re-read, "
                 f"{stats.texts_embedded} embedded, {stats.texts_cached} cached)"
             )
-            with GitTreeSource(git_dir, commit, engine._rules()) as source:
+            with GitTreeSource(git_dir, commit, engine.rules()) as source:
                 source.discover()
 
                 def read_file(hit: Hit, source: GitTreeSource = source) -> str | None:
                     data = source.read_path(hit.path)
                     return None if data is None else data.decode("utf-8", "replace")
 
-                engine.retrieve("warm up", repo=name, k=1)
+                _warm_up(engine, name)
                 for task in (t for t in repo_tasks if t.base_commit == commit):
                     row = _localize(engine, task, name, modes, scores, read_file, dump)
                     per_task.append(row)
@@ -221,7 +227,7 @@ def _localize(
         result, ms = _timed(
             engine,
             task.query,
-            repo=repo,
+            where=ChunkFilter(repo=repo),
             k=TOKEN_HITS,
             mode=mode,
             max_files=max(FILE_KS),
@@ -278,7 +284,7 @@ def run_golden(
     per_task: list[dict[str, Any]] = []
     repos = {task.repo for task in tasks}
     for repo in repos:
-        engine.retrieve("warm up", repo=repo, k=1)
+        _warm_up(engine, repo)
 
     def read_file(hit: Hit) -> str | None:
         try:
@@ -293,7 +299,7 @@ def run_golden(
             result, ms = _timed(
                 engine,
                 task.query,
-                repo=task.repo,
+                where=ChunkFilter(repo=task.repo),
                 k=10,
                 mode=mode,
                 detail="preview",

@@ -25,8 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from codecompass.evaluation.metrics import all_within, expected_ranks, recall_at, reciprocal_rank
-from codecompass.search.hybrid import file_scores
-from codecompass.search.rank import FEATURES, SEED_000, RankWeights
+from codecompass.search.rank import FEATURES, SEED_000, RankWeights, file_scores
 
 GRID = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0)
 NEGATIVE_GRID = (0.0, -0.02, -0.05, -0.1, -0.2, -0.3, -0.5, -0.8, -1.0)

@@ -12,50 +12,18 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-import sqlite3
 import tomllib
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from codecompass.graph.facts import FileFacts
+from codecompass.indexing.facts import FileFacts
+from codecompass.models import FactsQuery, SymbolQuery, SymbolRecord
+from codecompass.storage import Backend
 
 PY_EXTENSIONS = (".py", ".pyi")
 JS_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts")
 _JS_STRIP = re.compile(r"(\.d\.ts|\.(?:ts|tsx|js|jsx|mjs|cjs|mts|cts))$")
-
-
-@dataclass(frozen=True, slots=True)
-class Sym:
-    id: str
-    repo: str
-    path: str
-    name: str
-    qualified: str
-    kind: str
-    parent: str | None
-    start: int
-    end: int
-    exported: bool
-
-
-SYM_COLUMNS = "id, repo, path, name, qualified_name, kind, parent, start_line, end_line, exported"
-
-
-def sym_from_row(row: tuple[Any, ...]) -> Sym:
-    return Sym(
-        str(row[0]),
-        str(row[1]),
-        str(row[2]),
-        str(row[3]),
-        str(row[4]),
-        str(row[5]),
-        None if row[6] is None else str(row[6]),
-        int(row[7]),
-        int(row[8]),
-        bool(row[9]),
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,12 +49,13 @@ def js_base(path: str) -> str:
 class SymbolIndex:
     """One link run's view of the workspace. Caches are valid for the run only."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
         self.deps: set[tuple[str, str]] = set()
         self._files: dict[str, dict[str, str]] | None = None
         self._roots: dict[str, Path] = {}
-        self._symbols: dict[tuple[str, str], list[Sym]] = {}
+        self._symbols: dict[tuple[str, str], list[SymbolRecord]] = {}
+        self._named: dict[tuple[str, str, str | None], list[SymbolRecord]] = {}
         self._facts: dict[tuple[str, str], FileFacts | None] = {}
         self._modules: dict[str, list[tuple[str, str]]] | None = None
         self._packages: dict[str, list[Package]] | None = None
@@ -96,11 +65,11 @@ class SymbolIndex:
     def files(self) -> dict[str, dict[str, str]]:
         if self._files is None:
             files: dict[str, dict[str, str]] = defaultdict(dict)
-            for repo, path, language in self.conn.execute("SELECT repo, path, language FROM files"):
-                files[repo][path] = language
+            for (repo, path), file in self.backend.files.files().items():
+                files[repo][path] = file.language
             self._files = dict(files)
-            for repo, root in self.conn.execute("SELECT id, root FROM repos"):
-                self._roots[repo] = Path(root)
+            for record in self.backend.repos.repos():
+                self._roots[record.id] = Path(record.root)
         return self._files
 
     def repo_files(self, repo: str) -> dict[str, str]:
@@ -114,17 +83,13 @@ class SymbolIndex:
         return path in self.repo_files(repo)
 
     # -- symbols and facts ----------------------------------------------------------
-    def symbols(self, repo: str, path: str) -> list[Sym]:
+    def symbols(self, repo: str, path: str) -> list[SymbolRecord]:
         self.deps.add(("file", file_key(repo, path)))
         key = (repo, path)
         found = self._symbols.get(key)
         if found is None:
-            cur = self.conn.execute(
-                f"SELECT {SYM_COLUMNS} FROM symbols WHERE repo = ? AND path = ? "
-                "ORDER BY start_line, end_line DESC",
-                key,
-            )
-            found = [sym_from_row(r) for r in cur]
+            found = self.backend.symbols.symbols(SymbolQuery(files=[key]))
+            found.sort(key=lambda s: (s.start_line, -s.end_line))
             self._symbols[key] = found
         return found
 
@@ -132,29 +97,28 @@ class SymbolIndex:
         self.deps.add(("file", file_key(repo, path)))
         key = (repo, path)
         if key not in self._facts:
-            row = self.conn.execute(
-                "SELECT facts FROM graph_facts WHERE repo = ? AND path = ?", key
-            ).fetchone()
-            self._facts[key] = FileFacts.from_json(row[0]) if row is not None else None
+            found = self.backend.facts.facts(FactsQuery(repo, paths=[path]))
+            self._facts[key] = FileFacts.from_json(found[0].facts_json) if found else None
         return self._facts[key]
 
-    def by_name(self, name: str, repo: str | None = None) -> list[Sym]:
+    def by_name(self, name: str, repo: str | None = None) -> list[SymbolRecord]:
         self.deps.add(("name", name))
-        sql = f"SELECT {SYM_COLUMNS} FROM symbols WHERE name = ?"
-        params: tuple[str, ...] = (name,)
-        if repo is not None:
-            sql += " AND repo = ?"
-            params = (name, repo)
-        return [sym_from_row(r) for r in self.conn.execute(sql + " ORDER BY id", params)]
+        return self._lookup("name", name, repo)
 
-    def by_qualified(self, qualified: str, repo: str | None = None) -> list[Sym]:
+    def by_qualified(self, qualified: str, repo: str | None = None) -> list[SymbolRecord]:
         self.deps.add(("name", qualified.rsplit(".", 1)[-1]))
-        sql = f"SELECT {SYM_COLUMNS} FROM symbols WHERE qualified_name = ?"
-        params: tuple[str, ...] = (qualified,)
-        if repo is not None:
-            sql += " AND repo = ?"
-            params = (qualified, repo)
-        return [sym_from_row(r) for r in self.conn.execute(sql + " ORDER BY id", params)]
+        return self._lookup("qualified", qualified, repo)
+
+    def _lookup(self, column: str, value: str, repo: str | None) -> list[SymbolRecord]:
+        key = (column, value, repo)
+        found = self._named.get(key)
+        if found is None:
+            if column == "name":
+                query = SymbolQuery(names=[value], repo=repo)
+            else:
+                query = SymbolQuery(qualified_names=[value], repo=repo)
+            found = self._named[key] = self.backend.symbols.symbols(query)
+        return found
 
     # -- Python modules ---------------------------------------------------------------
     def python_modules(self) -> dict[str, list[tuple[str, str]]]:

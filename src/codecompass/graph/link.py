@@ -7,7 +7,8 @@
    symbols or module-level bindings, not a function body), at a module or path that a
    changed file provides, or at a name a changed file gained or lost. Nothing else is
    touched: a one-file change costs that file and the files that depend on it.
-3. Each of those files' edges is deleted and rebuilt, in one transaction.
+3. Each of those files' edges is deleted and rebuilt, a batch of files per transaction
+   (which also marks the batch's changed files linked).
 4. HTTP links are matched again across the workspace; keyword and similarity edges are
    rebuilt for changed files; importance (PageRank) is recomputed.
 """
@@ -15,7 +16,6 @@
 from __future__ import annotations
 
 import posixpath
-import sqlite3
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -25,17 +25,26 @@ from typing import Any
 
 import numpy as np
 
-from codecompass.graph import store as gstore
-from codecompass.graph.extract import DocSymbol, extract_facts
-from codecompass.graph.facts import FACTS_VERSION, FileFacts
 from codecompass.graph.index import SymbolIndex, file_key, js_base
 from codecompass.graph.models import EDGE_WEIGHTS
 from codecompass.graph.pagerank import compute_importance
-from codecompass.graph.resolve import EdgeRow, Resolver, paths_match
+from codecompass.graph.resolve import Resolver, paths_match
 from codecompass.hashing import normalize_text
-from codecompass.search.tokens import code_tokens
+from codecompass.indexing.extract import extract_facts
+from codecompass.indexing.facts import FACTS_VERSION
+from codecompass.indexing.parse import parse
+from codecompass.models import (
+    Edge,
+    EdgeQuery,
+    FactsQuery,
+    FactsRecord,
+    LinkUpdate,
+    OwnedEdges,
+    SymbolQuery,
+)
 from codecompass.settings import GraphSettings
-from codecompass.storage.sqlite import MetaStore
+from codecompass.storage import Backend
+from codecompass.tokens import code_tokens
 
 LINK_STAGES = ("extract", "resolve", "http", "keywords", "similar", "importance")
 
@@ -73,32 +82,34 @@ class _Clock:
         self.stats.seconds[self.stage] += time.perf_counter() - self.start
 
 
-def stage(
-    store: MetaStore,
-    repo: str,
-    path: str,
-    *,
-    language: str,
-    file_hash: str,
-    facts: FileFacts,
-    defines: Sequence[str],
-) -> None:
-    """Called by the index run for each file it writes: keep its facts for `link`."""
-    gstore.stage_facts(
-        store.conn,
-        repo,
-        path,
-        file_hash=file_hash,
-        version=FACTS_VERSION,
-        language=language,
-        defines=sorted(defines),
-        interface=facts.interface_key(),
-        facts_json=facts.to_json(),
-    )
+# Edge types a file's resolution produces; keyword and similar edges are rebuilt only
+# when the file itself changes, HTTP links after every run.
+RESOLVED_TYPES = ("contains", "imports", "calls", "extends", "implements", "references", "package")
+# Files resolved per graph write: each write is one transaction, and a batch's edges are
+# all the link stage holds in memory.
+RESOLVE_BATCH = 256
+
+
+@dataclass(frozen=True, slots=True)
+class _Exposed:
+    """What a file exposes to others, for telling whether its readers must re-resolve."""
+
+    defines: tuple[str, ...]
+    interface: str
+
+
+def _exposed(record: FactsRecord | None, previous: bool = False) -> _Exposed | None:
+    if record is None:
+        return None
+    if previous:
+        if record.prev_defines is None or record.prev_interface is None:
+            return None
+        return _Exposed(record.prev_defines, record.prev_interface)
+    return _Exposed(record.defines, record.interface)
 
 
 def link(
-    store: MetaStore,
+    backend: Backend,
     *,
     repos: Sequence[str] | None = None,
     options: GraphSettings | None = None,
@@ -107,91 +118,95 @@ def link(
     """Update the graph for `repos` (default: all); `force` adds files to resolve."""
     options = options or GraphSettings()
     stats = LinkStats()
-    conn = store.conn
-    names = list(repos) if repos is not None else [r["id"] for r in store.repos()]
-    roots = {r["id"]: Path(r["root"]) for r in store.repos()}
+    repo_records = backend.repos.repos()
+    names = list(repos) if repos is not None else [r.id for r in repo_records]
+    roots = {r.id: Path(r.root) for r in repo_records}
     changed: set[tuple[str, str]] = set()
     removed: set[tuple[str, str]] = set()
+    vanished: set[str] = set()  # symbol ids that left the graph (targets of similar edges)
     keys: set[tuple[str, str]] = set()
-    index = SymbolIndex(conn)
-    with _Clock(stats, "extract"), store.transaction():
+    index = SymbolIndex(backend)
+    with _Clock(stats, "extract"):
         for repo in names:
-            stale, gone = gstore.stale_files(conn, repo, FACTS_VERSION)
-            for path in gone:
-                meta = gstore.facts_meta(conn, repo, path)
-                keys.update(_trigger_keys(index, repo, path, meta, None))
-                gstore.forget_file(conn, repo, path)
-                removed.add((repo, path))
+            stale, gone = backend.facts.stale_files(repo, FACTS_VERSION)
+            if gone:
+                for record in backend.facts.facts(FactsQuery(repo, paths=gone)):
+                    keys.update(_trigger_keys(index, repo, record.path, _exposed(record), None))
+                    vanished.update(record.defines)
+                    vanished.update(record.prev_defines or ())
+                backend.edges.write_links(LinkUpdate(forget_files=[(repo, p) for p in gone]))
+                removed.update((repo, p) for p in gone)
+            restaged: list[FactsRecord] = []
             for item in stale:
-                # Facts the index run did not stage (a crash between its writes, or
-                # facts of an older extractor): read the file again. Staging keeps the
-                # facts last linked as prev_*, so the change is seen like any other.
+                # Facts the index run did not stage (facts of an older extractor, an
+                # index written before facts existed): read the file again. Staging keeps
+                # the facts last linked as prev_*, so the change is seen like any other.
                 text = _read(roots.get(repo), item.path)
                 if text is None:
                     continue
-                docs = [
-                    DocSymbol(int(start), str(doc))
-                    for start, doc in conn.execute(
-                        "SELECT start_line, doc FROM symbols WHERE repo = ? AND path = ? "
-                        "AND doc != ''",
-                        (repo, item.path),
+                parsed = parse(text, item.language)
+                facts = extract_facts(item.path, text, parsed)
+                defines = backend.symbols.symbols(SymbolQuery(files=[(repo, item.path)]))
+                restaged.append(
+                    FactsRecord(
+                        repo=repo,
+                        path=item.path,
+                        file_hash=item.file_hash,
+                        version=FACTS_VERSION,
+                        language=item.language,
+                        defines=tuple(sorted(s.id for s in defines)),
+                        interface=facts.interface_key(),
+                        facts_json=facts.to_json(),
                     )
-                ]
-                facts = extract_facts(item.path, item.language, text, docs)
-                defines = [
-                    str(r[0])
-                    for r in conn.execute(
-                        "SELECT id FROM symbols WHERE repo = ? AND path = ? ORDER BY id",
-                        (repo, item.path),
-                    )
-                ]
-                stage(
-                    store,
-                    repo,
-                    item.path,
-                    language=item.language,
-                    file_hash=item.file_hash,
-                    facts=facts,
-                    defines=defines,
                 )
                 stats.extracted += 1
-            for staged in gstore.staged_files(conn, repo):
-                keys.update(_trigger_keys(index, repo, staged.path, staged.old, staged.new))
+            if restaged:
+                backend.facts.stage_facts(restaged)
+            for staged in backend.facts.facts(FactsQuery(repo, unlinked=True)):
+                old, new = _exposed(staged, previous=True), _exposed(staged)
+                keys.update(_trigger_keys(index, repo, staged.path, old, new))
+                if old is not None:
+                    vanished.update(set(old.defines) - set(staged.defines))
                 changed.add((repo, staged.path))
         stats.removed = len(removed)
         stats.changed = len(changed)
     if not changed and not removed and not force:
         return stats
-    index = SymbolIndex(conn)
+    index = SymbolIndex(backend)
     resolver = Resolver(index)
-    with _Clock(stats, "resolve"), store.transaction():
-        dependents = gstore.dependents(conn, keys) - changed - removed
+    with _Clock(stats, "resolve"):
+        dependents = backend.links.dependents(keys) - changed - removed
         stats.dependents = len(dependents)
         todo = sorted(changed | dependents | (force or set()))
-        for repo, path in todo:
-            index.deps = set()
-            result = resolver.resolve_file(repo, path)
-            deps = {d for d in index.deps if d != ("file", file_key(repo, path))}
-            gstore.replace_resolution(conn, repo, path, result.edges, deps, result.http)
-            stats.edges_written += len(result.edges)
-        for repo, path in changed:
-            gstore.mark_linked(conn, repo, path)
+        for start in range(0, len(todo), RESOLVE_BATCH):
+            owned: list[OwnedEdges] = []
+            for repo, path in todo[start : start + RESOLVE_BATCH]:
+                index.deps = set()
+                result = resolver.resolve_file(repo, path)
+                deps = {d for d in index.deps if d != ("file", file_key(repo, path))}
+                owned.append(
+                    OwnedEdges(repo, path, RESOLVED_TYPES, result.edges, deps, result.http)
+                )
+                stats.edges_written += len(result.edges)
+            batch = {(o.repo, o.path) for o in owned}
+            backend.edges.write_links(LinkUpdate(owned=owned, linked=sorted(changed & batch)))
         stats.resolved = len(todo)
-    with _Clock(stats, "http"), store.transaction():
-        stats.edges_written += relink_http(conn)
+    with _Clock(stats, "http"):
+        stats.edges_written += relink_http(backend)
     if options.keywords:
-        with _Clock(stats, "keywords"), store.transaction():
-            for repo, path in sorted(changed):
-                rows = keyword_edges(conn, repo, path, options.keywords_per_symbol)
-                gstore.delete_owned(conn, repo, path, ("keyword",))
-                gstore.insert_edges(conn, repo, path, rows)
-                stats.edges_written += len(rows)
+        with _Clock(stats, "keywords"):
+            owned = [
+                OwnedEdges(repo, path, ("keyword",), keyword_edges(backend, repo, path, options))
+                for repo, path in sorted(changed)
+            ]
+            backend.edges.write_links(LinkUpdate(owned=owned))
+            stats.edges_written += sum(len(o.edges) for o in owned)
     if options.similar:
-        with _Clock(stats, "similar"), store.transaction():
-            stats.edges_written += similar_edges(conn, store, changed, removed, options)
+        with _Clock(stats, "similar"):
+            stats.edges_written += similar_edges(backend, changed, removed, vanished, options)
     if options.importance:
-        with _Clock(stats, "importance"), store.transaction():
-            gstore.write_importance(conn, compute_importance(conn))
+        with _Clock(stats, "importance"):
+            backend.edges.write_links(LinkUpdate(importance=compute_importance(backend)))
     return stats
 
 
@@ -209,8 +224,8 @@ def _trigger_keys(
     index: SymbolIndex,
     repo: str,
     path: str,
-    old: gstore.FactsMeta | None,
-    new: gstore.FactsMeta | None,
+    old: _Exposed | None,
+    new: _Exposed | None,
 ) -> set[tuple[str, str]]:
     """Dependency keys whose holders must be resolved again after this file changed:
     readers of the file when what it exposes changed, look-ups of names it gained or
@@ -238,40 +253,40 @@ def _trigger_keys(
     return keys
 
 
-def relink_http(conn: sqlite3.Connection) -> int:
+def relink_http(backend: Backend) -> int:
     """Match every HTTP client call with a literal path to the routes that fit it."""
-    conn.execute("DELETE FROM edges WHERE type = 'http'")
-    facts = gstore.http_facts(conn)
-    routes = [f for f in facts if f[2] == "route"]
-    calls = [f for f in facts if f[2] == "call"]
-    rows: list[tuple[str, str, EdgeRow]] = []
-    for c_repo, c_path, _, c_method, c_pattern, c_line, c_node in calls:
-        for r_repo, r_path, _, r_method, r_pattern, r_line, r_node in routes:
-            score = paths_match(r_pattern, c_pattern)
+    facts = backend.links.http_facts()
+    routes = [f for f in facts if f.role == "route"]
+    calls = [f for f in facts if f.role == "call"]
+    by_owner: dict[tuple[str, str], list[Edge]] = {}
+    for call in calls:
+        for route in routes:
+            score = paths_match(route.pattern, call.pattern)
             if score <= 0:
                 continue
-            if "*" not in (r_method, c_method) and r_method != c_method:
+            if "*" not in (route.method, call.method) and route.method != call.method:
                 continue
-            if "*" in (r_method, c_method):
+            if "*" in (route.method, call.method):
                 score = min(score, 0.7)
-            row = EdgeRow(
-                source=c_node,
-                target=r_node,
-                type="http",
-                weight=EDGE_WEIGHTS["http"],
-                confidence=score,
-                resolved=True,
-                name=f"{c_method} {c_pattern}",
-                via="route",
-                evidence_line=c_line,
-                target_repo=r_repo,
-                target_path=r_path,
-                target_line=r_line,
+            by_owner.setdefault((call.repo, call.path), []).append(
+                Edge(
+                    source=call.node,
+                    target=route.node,
+                    type="http",
+                    weight=EDGE_WEIGHTS["http"],
+                    confidence=score,
+                    resolved=True,
+                    name=f"{call.method} {call.pattern}",
+                    via="route",
+                    evidence_line=call.line,
+                    target_repo=route.repo,
+                    target_path=route.path,
+                    target_line=route.line,
+                )
             )
-            rows.append((c_repo, c_path, row))
-    for repo, path, row in rows:
-        gstore.insert_edges(conn, repo, path, [row])
-    return len(rows)
+    owned = [OwnedEdges(repo, path, (), rows) for (repo, path), rows in by_owner.items()]
+    backend.edges.write_links(LinkUpdate(drop_types=("http",), owned=owned))
+    return sum(len(rows) for rows in by_owner.values())
 
 
 # Words too common in code to say anything about a symbol.
@@ -290,34 +305,40 @@ _STOPWORDS = frozenset(
 )
 
 
-def keyword_edges(conn: sqlite3.Connection, repo: str, path: str, per_symbol: int) -> list[EdgeRow]:
+def keyword_edges(backend: Backend, repo: str, path: str, options: GraphSettings) -> list[Edge]:
     """A few top keywords per symbol chunk: words (identifier parts) used at least twice,
     not in the symbol's own name, not stop words; ties go to the longer word."""
-    rows: list[EdgeRow] = []
+    symbols = {
+        s.id: s
+        for s in backend.symbols.symbols(SymbolQuery(files=[(repo, path)], exclude_kind="section"))
+    }
+    entries = [
+        e
+        for e in backend.chunks.chunk_entries([(repo, path)]).get((repo, path), [])
+        if e.symbol_id in symbols
+    ]
+    texts = backend.chunks.chunks([e.id for e in entries])
+    rows: list[Edge] = []
     seen: set[str] = set()
-    cur = conn.execute(
-        "SELECT c.symbol_id, c.text, s.name, s.start_line FROM chunks c JOIN symbols s "
-        "ON s.id = c.symbol_id WHERE c.repo = ? AND c.path = ? AND c.status = 'active' "
-        "AND s.kind != 'section' ORDER BY c.start_line",
-        (repo, path),
-    )
-    for symbol_id, text, name, start in cur:
-        if symbol_id in seen:
+    for entry in entries:
+        symbol_id = entry.symbol_id
+        if symbol_id is None or symbol_id in seen or entry.id not in texts:
             continue
         seen.add(symbol_id)
-        own = set(code_tokens(name))
+        symbol = symbols[symbol_id]
+        own = set(code_tokens(symbol.name))
         counts = Counter(
             t
-            for t in code_tokens(text)
+            for t in code_tokens(texts[entry.id].text)
             if t.isalpha() and len(t) >= 4 and t not in _STOPWORDS and t not in own and "_" not in t
         )
         best = sorted(
             ((n, word) for word, n in counts.items() if n >= 2),
             key=lambda x: (-x[0], -len(x[1]), x[1]),
         )
-        for n, word in best[:per_symbol]:
+        for n, word in best[: options.keywords_per_symbol]:
             rows.append(
-                EdgeRow(
+                Edge(
                     source=symbol_id,
                     target=f"kw:{word}",
                     type="keyword",
@@ -326,75 +347,71 @@ def keyword_edges(conn: sqlite3.Connection, repo: str, path: str, per_symbol: in
                     resolved=True,
                     name=word,
                     via="keyword",
-                    evidence_line=int(start),
+                    evidence_line=symbol.start_line,
                 )
             )
     return rows
 
 
 def similar_edges(
-    conn: sqlite3.Connection,
-    store: MetaStore,
+    backend: Backend,
     changed: set[tuple[str, str]],
     removed: set[tuple[str, str]],
+    vanished: set[str],
     options: GraphSettings,
 ) -> int:
     """Top neighbours (cosine ≥ threshold, other files) of each changed file's symbols,
     from the vectors in the embedding cache; edges into symbols that vanished go too."""
-    for repo, path in sorted(changed | removed):
-        gstore.delete_owned(conn, repo, path, ("similar",))
-    for repo, path in sorted(changed):
-        conn.execute(
-            "DELETE FROM edges WHERE type = 'similar' AND target_repo = ? AND target_path = ? "
-            "AND target NOT IN (SELECT id FROM symbols WHERE repo = ? AND path = ?)",
-            (repo, path, repo, path),
-        )
-    for repo, path in sorted(removed):
-        conn.execute(
-            "DELETE FROM edges WHERE type = 'similar' AND target_repo = ? AND target_path = ?",
-            (repo, path),
-        )
-    model = store.get_meta("embedder_model")
+    drop = LinkUpdate(
+        owned=[OwnedEdges(repo, path, ("similar",)) for repo, path in sorted(changed | removed)],
+        drop_targets=[("similar", sid) for sid in sorted(vanished)],
+    )
+    backend.edges.write_links(drop)
+    model = backend.meta.meta().get("embedder_model")
     if model is None or not changed:
         return 0
-    cur = conn.execute(
-        "SELECT c.symbol_id, c.repo, c.path, c.start_line, e.vector FROM chunks c "
-        "JOIN symbols s ON s.id = c.symbol_id "
-        "JOIN embeddings e ON e.model = ? AND e.key = c.embed_key "
-        "WHERE c.status = 'active' AND s.kind != 'section' ORDER BY c.symbol_id, c.start_line",
-        (model,),
-    )
+    symbols = {s.id: s for s in backend.symbols.symbols(SymbolQuery(exclude_kind="section"))}
+    first: dict[str, tuple[int, str, str, str]] = {}  # symbol → its first chunk's place
+    for entries in backend.chunks.chunk_entries().values():
+        for e in entries:
+            if e.symbol_id is None or e.symbol_id not in symbols:
+                continue
+            place = (e.start_line, e.repo, e.path, e.embed_key)
+            if e.symbol_id not in first or place[0] < first[e.symbol_id][0]:
+                first[e.symbol_id] = place
+    cached = backend.cache.cached_vectors(model, [p[3] for p in first.values()])
     ids: list[str] = []
     where: list[tuple[str, str, int]] = []
     vectors: list[Any] = []
-    for symbol_id, repo, path, start, blob in cur:
-        if ids and ids[-1] == symbol_id:
+    for symbol_id in sorted(first):
+        start, repo, path, key = first[symbol_id]
+        if key not in cached:
             continue
         ids.append(symbol_id)
-        where.append((repo, path, int(start)))
-        vectors.append(np.frombuffer(blob, dtype=np.float32))
-        if len(ids) > options.similar_max_nodes:
-            return 0
-    if not ids:
+        where.append((repo, path, start))
+        vectors.append(cached[key])
+    if not ids or len(ids) > options.similar_max_nodes:
         return 0
     matrix = np.vstack(vectors)
     wanted = [i for i, (repo, path, _) in enumerate(where) if (repo, path) in changed]
-    written = 0
+    by_owner: dict[tuple[str, str], list[Edge]] = {}
     for start in range(0, len(wanted), 256):
         part = wanted[start : start + 256]
         sims = matrix[part] @ matrix.T
         for row, i in zip(sims, part, strict=True):
             repo, path, line = where[i]
             order = np.argsort(-row)[: options.similar_top + 16]
-            rows: list[EdgeRow] = []
+            rows = by_owner.setdefault((repo, path), [])
+            found = 0
             for j in order:
                 score = float(row[j])
-                if score < options.similar_threshold or len(rows) >= options.similar_top:
+                if score < options.similar_threshold or found >= options.similar_top:
                     break
                 if (where[j][0], where[j][1]) == (repo, path):
                     continue
+                found += 1
                 rows.append(
-                    EdgeRow(
+                    Edge(
                         source=ids[i],
                         target=ids[j],
                         type="similar",
@@ -409,21 +426,26 @@ def similar_edges(
                         target_line=where[j][2],
                     )
                 )
-            gstore.insert_edges(conn, repo, path, rows)
-            written += len(rows)
-    return written
+    owned = [OwnedEdges(repo, path, (), rows) for (repo, path), rows in by_owner.items() if rows]
+    backend.edges.write_links(LinkUpdate(owned=owned))
+    return sum(len(o.edges) for o in owned)
 
 
-def unlink_repo(store: MetaStore, repo: str) -> tuple[set[tuple[str, str]], int]:
+def unlink_repo(backend: Backend, repo: str) -> tuple[set[tuple[str, str]], int]:
     """Drop a repository's graph; return the files of other repositories that depended
     on it (to resolve again once its files are gone) and the edges deleted."""
-    conn = store.conn
-    index = SymbolIndex(conn)
+    index = SymbolIndex(backend)
+    records = {r.path: r for r in backend.facts.facts(FactsQuery(repo))}
     keys: set[tuple[str, str]] = set()
     for path in sorted(index.repo_files(repo)):
-        meta = gstore.facts_meta(conn, repo, path)
-        keys.update(_trigger_keys(index, repo, path, meta, None))
-    with store.transaction():
-        found = {d for d in gstore.dependents(conn, keys) if d[0] != repo}
-        edges = gstore.forget_repo(conn, repo)
-    return found, edges
+        keys.update(_trigger_keys(index, repo, path, _exposed(records.get(path)), None))
+    found = {d for d in backend.links.dependents(keys) if d[0] != repo}
+    owned = backend.edges.edges(EdgeQuery(repo=repo))
+    # HTTP links of other repositories into this one go too (they are relinked later).
+    routed = [
+        e
+        for e in backend.edges.edges(EdgeQuery(types=["http"]))
+        if e.target_repo == repo and not e.source.startswith(repo + "/")
+    ]
+    backend.edges.write_links(LinkUpdate(forget_repos=[repo]))
+    return found, len(owned) + len(routed)

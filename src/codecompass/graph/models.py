@@ -1,4 +1,4 @@
-"""Result types of the graph API and the edge vocabulary (types, default weights).
+"""The edge vocabulary of the code graph: types and default weights.
 
 Node ids are readable and stable: ``repo`` for a repository, ``repo/path`` for a file,
 ``repo/path#Qualified.name`` for a symbol (``@line`` appended for a repeated name in one
@@ -7,9 +7,6 @@ file), ``kw:word`` for a keyword and ``?name`` for a target that could not be re
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, fields
-from typing import Any
 
 # Edge types and their default weights. Seed 000 fixes REFERS_TO 1.0, MENTIONS_SYMBOL 0.8,
 # MEMBER_OF 0.6, CONTAINS 0.4, HAS_KEYWORD 0.3, SIMILAR_TO 0.2; code relations (imports,
@@ -43,90 +40,3 @@ DEPENDENCY_TYPES: tuple[str, ...] = (
     "http",
     "package",
 )
-
-
-def _as_dict(obj: Any) -> dict[str, Any]:
-    return {f.name: getattr(obj, f.name) for f in fields(obj)}
-
-
-@dataclass(frozen=True, slots=True)
-class SymbolMatch:
-    id: str
-    repo: str
-    path: str
-    name: str
-    qualified_name: str
-    kind: str
-    signature: str
-    start_line: int
-    end_line: int
-    score: float
-    exact: bool
-
-    def as_dict(self) -> dict[str, Any]:
-        return _as_dict(self)
-
-
-@dataclass(frozen=True, slots=True)
-class GraphNode:
-    id: str
-    kind: str  # repo, file, a symbol kind (class, function, …), keyword, unresolved
-    name: str
-    repo: str | None
-    path: str | None
-    start_line: int | None
-    end_line: int | None
-    importance: float
-
-    def as_dict(self) -> dict[str, Any]:
-        return _as_dict(self)
-
-
-@dataclass(frozen=True, slots=True)
-class GraphEdge:
-    source: str
-    target: str
-    type: str
-    weight: float
-    confidence: float
-    evidence_path: str | None  # in the source node's repository
-    evidence_line: int | None
-    resolved: bool
-    # How the target was found: import, scope, self, inherit, annotation, name, route, …
-    via: str = ""
-    # The other side's evidence, for links whose target is declared somewhere checkable:
-    # the route declaration of an HTTP link, the package declaration of a package link.
-    target_evidence_path: str | None = None  # in the target node's repository
-    target_evidence_line: int | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return _as_dict(self)
-
-
-@dataclass(frozen=True, slots=True)
-class GraphResult:
-    root: str
-    nodes: list[GraphNode]
-    edges: list[GraphEdge]
-    paths: list[list[str]]  # node ids from the root to each node reached
-    truncated: bool
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "root": self.root,
-            "nodes": [n.as_dict() for n in self.nodes],
-            "edges": [e.as_dict() for e in self.edges],
-            "paths": [list(p) for p in self.paths],
-            "truncated": self.truncated,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Overview:
-    repo: str
-    text: str
-    tokens: int
-    files: list[dict[str, Any]]
-
-    def as_dict(self) -> dict[str, Any]:
-        return _as_dict(self)

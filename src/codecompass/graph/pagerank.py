@@ -9,12 +9,12 @@ scaled per repository so that its most important node has 1.0.
 
 from __future__ import annotations
 
-import sqlite3
-
 import numpy as np
 import numpy.typing as npt
 
 from codecompass.graph.models import MEMBER_WEIGHT
+from codecompass.models import EdgeQuery, ImportanceRow, SymbolQuery
+from codecompass.storage import Backend
 
 DAMPING = 0.85
 ITERATIONS = 100
@@ -22,20 +22,18 @@ TOLERANCE = 1e-10
 EXPORTED_BOOST = 2.0
 
 
-def compute_importance(conn: sqlite3.Connection) -> list[tuple[str, str, str, float]]:
-    """(node id, repo, kind, importance) for every symbol and file of the workspace."""
+def compute_importance(backend: Backend) -> list[ImportanceRow]:
+    """The importance of every symbol and file of the workspace."""
     ids: list[str] = []
     repos: list[str] = []
     kinds: list[str] = []
     jump: list[float] = []
-    for sid, repo, kind, exported in conn.execute(
-        "SELECT id, repo, kind, exported FROM symbols ORDER BY id"
-    ):
-        ids.append(sid)
-        repos.append(repo)
-        kinds.append(kind)
-        jump.append(EXPORTED_BOOST if exported else 1.0)
-    for repo, path in conn.execute("SELECT repo, path FROM files ORDER BY repo, path"):
+    for s in backend.symbols.symbols(SymbolQuery()):
+        ids.append(s.id)
+        repos.append(s.repo)
+        kinds.append(s.kind)
+        jump.append(EXPORTED_BOOST if s.exported else 1.0)
+    for repo, path in backend.files.files():
         ids.append(f"{repo}/{path}")
         repos.append(repo)
         kinds.append("file")
@@ -47,19 +45,18 @@ def compute_importance(conn: sqlite3.Connection) -> list[tuple[str, str, str, fl
     src: list[int] = []
     dst: list[int] = []
     weight: list[float] = []
-    cur = conn.execute(
-        "SELECT source, target, type, weight * confidence FROM edges "
-        "WHERE resolved = 1 AND type NOT IN ('keyword', 'similar') AND confidence > 0"
-    )
-    for source, target, kind, w in cur:
-        a = position.get(source)
-        b = position.get(target)
+    edges = backend.edges.edges(EdgeQuery(resolved=True, exclude_types=("keyword", "similar")))
+    for edge in edges:
+        if edge.confidence <= 0:
+            continue
+        a = position.get(edge.source)
+        b = position.get(edge.target)
         if a is None or b is None or a == b:
             continue
         src.append(a)
         dst.append(b)
-        weight.append(float(w))
-        if kind == "contains":
+        weight.append(edge.weight * edge.confidence)
+        if edge.type == "contains":
             src.append(b)
             dst.append(a)
             weight.append(MEMBER_WEIGHT)
@@ -74,7 +71,9 @@ def compute_importance(conn: sqlite3.Connection) -> list[tuple[str, str, str, fl
     for repo, score in zip(repos, scores, strict=True):
         best[repo] = max(best.get(repo, 0.0), float(score))
     return [
-        (node, repo, kind, round(float(score) / best[repo], 6) if best[repo] > 0 else 0.0)
+        ImportanceRow(
+            node, repo, kind, round(float(score) / best[repo], 6) if best[repo] > 0 else 0.0
+        )
         for node, repo, kind, score in zip(ids, repos, kinds, scores, strict=True)
     ]
 

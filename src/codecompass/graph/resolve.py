@@ -31,10 +31,11 @@ import posixpath
 import re
 from dataclasses import dataclass, field, replace
 
-from codecompass.graph.extract import ECMA_LANGUAGES
-from codecompass.graph.facts import FileFacts, Ref
-from codecompass.graph.index import Package, Sym, SymbolIndex
+from codecompass.graph.index import Package, SymbolIndex
 from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT
+from codecompass.indexing.extract import DEEP_LANGUAGES, ECMA_LANGUAGES
+from codecompass.indexing.facts import FileFacts, Ref
+from codecompass.models import Edge, HttpFact, SymbolRecord
 
 CONF_EXACT = 1.0
 CONF_MODULE_ATTR = 0.9
@@ -47,7 +48,6 @@ MAX_CANDIDATES = 3
 MAX_DEPTH = 12
 END = 10**9  # "after every line": module-level names as seen from a function body
 
-DEEP_LANGUAGES = frozenset({"python"}) | ECMA_LANGUAGES
 TYPE_KINDS = frozenset({"class", "interface", "struct", "trait", "enum", "type"})
 CALLABLE_KINDS = frozenset({"function", "method", "class", "struct", "constant", "variable"})
 INTERFACE_KINDS = frozenset({"interface", "trait"})
@@ -91,7 +91,7 @@ class Value:
     kind: str  # module, sym, inst, ext, builtin, super, unknown, unbound
     conf: float = 1.0
     via: str = ""
-    sym: Sym | None = None
+    sym: SymbolRecord | None = None
     repo: str = ""
     path: str = ""
     name: str = ""  # external dotted name, builtin name, unbound name
@@ -108,82 +108,57 @@ UNKNOWN = Value("unknown", conf=0.0)
 
 
 @dataclass(slots=True)
-class EdgeRow:
-    source: str
-    target: str
-    type: str
-    weight: float
-    confidence: float
-    resolved: bool
-    name: str
-    via: str
-    evidence_line: int
-    target_repo: str | None = None
-    target_path: str | None = None
-    target_line: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class HttpFact:
-    role: str  # route or call
-    method: str  # GET, POST, … or * for any
-    pattern: str  # normalised path, "{}" for each parameter: /users/{}
-    line: int
-    node: str
-
-
-@dataclass(slots=True)
 class FileResolution:
-    edges: list[EdgeRow] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
     http: list[HttpFact] = field(default_factory=list)
     # per reference: the edges it produced (the jedi benchmark reads call sites here)
-    sites: list[tuple[Ref, list[EdgeRow]]] = field(default_factory=list)
+    sites: list[tuple[Ref, list[Edge]]] = field(default_factory=list)
 
 
 class Ctx:
     """One file as resolution sees it: its facts and its symbols."""
 
-    def __init__(self, repo: str, path: str, facts: FileFacts, symbols: list[Sym]) -> None:
+    def __init__(self, repo: str, path: str, facts: FileFacts, symbols: list[SymbolRecord]) -> None:
         self.repo = repo
         self.path = path
         self.facts = facts
         self.language = facts.language
         self.symbols = symbols
-        self.by_qualified: dict[str, list[Sym]] = {}
-        self.members: dict[tuple[str, str], list[Sym]] = {}
-        self.top: dict[str, list[Sym]] = {}
+        self.by_qualified: dict[str, list[SymbolRecord]] = {}
+        self.members: dict[tuple[str, str], list[SymbolRecord]] = {}
+        self.top: dict[str, list[SymbolRecord]] = {}
         for s in symbols:
-            self.by_qualified.setdefault(s.qualified, []).append(s)
+            self.by_qualified.setdefault(s.qualified_name, []).append(s)
             if s.parent is None:
                 self.top.setdefault(s.name, []).append(s)
             else:
                 self.members.setdefault((s.parent, s.name), []).append(s)
-        self._innermost: list[Sym | None] | None = None
+        self._innermost: list[SymbolRecord | None] | None = None
 
     @property
     def file_id(self) -> str:
         return f"{self.repo}/{self.path}"
 
-    def symbol(self, qualified: str, line: int | None = None) -> Sym | None:
+    def symbol(self, qualified: str, line: int | None = None) -> SymbolRecord | None:
         found = self.by_qualified.get(qualified)
         if not found:
             return None
         if line is not None and len(found) > 1:
             for s in found:
-                if s.start <= line <= s.end:
+                if s.start_line <= line <= s.end_line:
                     return s
         # A name defined several times (overloads, redefinitions) ends up bound to the
         # last definition.
         return found[-1]
 
-    def innermost(self, line: int, sections: bool) -> Sym | None:
+    def innermost(self, line: int, sections: bool) -> SymbolRecord | None:
         if self._innermost is None:
-            last = max((s.end for s in self.symbols), default=0)
-            table: list[Sym | None] = [None] * (last + 2)
-            for s in sorted(self.symbols, key=lambda s: (s.start, -s.end)):
+            last = max((s.end_line for s in self.symbols), default=0)
+            table: list[SymbolRecord | None] = [None] * (last + 2)
+            for s in sorted(self.symbols, key=lambda s: (s.start_line, -s.end_line)):
                 if s.kind == "section" and not sections:
                     continue
-                for n in range(s.start, s.end + 1):
+                for n in range(s.start_line, s.end_line + 1):
                     table[n] = s
             self._innermost = table
         if 0 <= line < len(self._innermost):
@@ -243,20 +218,20 @@ class Resolver:
         out.edges = _dedupe(out.edges)
         return out
 
-    def containment(self, ctx: Ctx) -> list[EdgeRow]:
+    def containment(self, ctx: Ctx) -> list[Edge]:
         rows = [_edge(ctx.repo, ctx.file_id, "contains", 1.0, "", "contains", 1)]
         rows[0].target_repo, rows[0].target_path = ctx.repo, ctx.path
         for s in ctx.symbols:
-            parent = ctx.symbol(s.parent, s.start) if s.parent is not None else None
+            parent = ctx.symbol(s.parent, s.start_line) if s.parent is not None else None
             source = parent.id if parent is not None else ctx.file_id
             weight = MEMBER_WEIGHT if parent is not None and parent.kind in TYPE_KINDS else None
-            row = _edge(source, s.id, "contains", 1.0, s.name, "contains", s.start, weight)
+            row = _edge(source, s.id, "contains", 1.0, s.name, "contains", s.start_line, weight)
             row.target_repo, row.target_path = ctx.repo, ctx.path
             rows.append(row)
         return rows
 
     # -- Python / JS / TS -----------------------------------------------------------------
-    def deep_edges(self, ctx: Ctx, ref: Ref, out: FileResolution) -> list[EdgeRow]:
+    def deep_edges(self, ctx: Ctx, ref: Ref, out: FileResolution) -> list[Edge]:
         if ref.kind == "import":
             return self.import_edges(ctx, ref)
         source = ctx.source_id(ref.line)
@@ -289,7 +264,7 @@ class Resolver:
             return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unbound")]
         return []
 
-    def call_edges(self, ctx: Ctx, ref: Ref, value: Value, source: str) -> list[EdgeRow]:
+    def call_edges(self, ctx: Ctx, ref: Ref, value: Value, source: str) -> list[Edge]:
         kind = value.kind
         if kind == "sym" and value.sym is not None:
             return [self._to_sym(source, value.sym, "calls", value.conf, ref, value.via)]
@@ -313,7 +288,7 @@ class Resolver:
             return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
         return self.guess_method(ctx, ref, source)
 
-    def guess_method(self, ctx: Ctx, ref: Ref, source: str) -> list[EdgeRow]:
+    def guess_method(self, ctx: Ctx, ref: Ref, source: str) -> list[Edge]:
         """The receiver's type is unknown: methods of that name, if there are few."""
         segments = _segments(ref.name)
         if len(segments) < 2 or segments[0][0] == "?":
@@ -327,7 +302,7 @@ class Resolver:
         conf = min(CONF_AMBIGUOUS, 0.8 / len(candidates))
         return [self._to_sym(source, s, "calls", conf, ref, "name") for s in candidates]
 
-    def import_edges(self, ctx: Ctx, ref: Ref) -> list[EdgeRow]:
+    def import_edges(self, ctx: Ctx, ref: Ref) -> list[Edge]:
         source = ctx.file_id
         spec, sep, name = ref.name.partition(":")
         module = self.module_value(ctx, spec)
@@ -345,7 +320,7 @@ class Resolver:
                 rows.append(self._to_file(source, found.repo, found.path, "imports", 1.0, ref))
         return rows
 
-    def package_edge(self, ctx: Ctx, module: Value, spec: str, ref: Ref) -> EdgeRow:
+    def package_edge(self, ctx: Ctx, module: Value, spec: str, ref: Ref) -> Edge:
         package: Package | None
         if ctx.language == "python":
             package = self.index.python_package(module.repo, spec.lstrip(".").split(".")[0])
@@ -622,7 +597,7 @@ class Resolver:
 
     def member_lookup(
         self,
-        cls: Sym,
+        cls: SymbolRecord,
         name: str,
         instance: bool,
         depth: int,
@@ -638,9 +613,9 @@ class Resolver:
         ctx = self.ctx(cls.repo, cls.path)
         if ctx is None:
             return None
-        facts = ctx.facts.classes.get(cls.qualified)
+        facts = ctx.facts.classes.get(cls.qualified_name)
         if not skip:
-            members = ctx.members.get((cls.qualified, name))
+            members = ctx.members.get((cls.qualified_name, name))
             if members:
                 member = members[-1]
                 found = Value("sym", conf=CONF_SCOPE, via="member", sym=member)
@@ -680,8 +655,8 @@ class Resolver:
                 return UNKNOWN
         return None
 
-    def is_property(self, ctx: Ctx, member: Sym) -> bool:
-        facts = ctx.facts.functions.get(member.qualified)
+    def is_property(self, ctx: Ctx, member: SymbolRecord) -> bool:
+        facts = ctx.facts.functions.get(member.qualified_name)
         if facts is None:
             return False
         return any(
@@ -689,9 +664,9 @@ class Resolver:
             for d in facts.decorators
         )
 
-    def first_base(self, cls: Sym, depth: int) -> Sym | None:
+    def first_base(self, cls: SymbolRecord, depth: int) -> SymbolRecord | None:
         ctx = self.ctx(cls.repo, cls.path)
-        facts = ctx.facts.classes.get(cls.qualified) if ctx is not None else None
+        facts = ctx.facts.classes.get(cls.qualified_name) if ctx is not None else None
         if ctx is None or facts is None:
             return None
         parent_scope = ctx.facts.scopes[facts.scope].parent
@@ -719,10 +694,10 @@ class Resolver:
                 return self.call_result(found, depth + 1) if found.known else UNKNOWN
         return UNKNOWN
 
-    def returned(self, function: Sym, conf: float, depth: int) -> Value:
+    def returned(self, function: SymbolRecord, conf: float, depth: int) -> Value:
         """What calling a function gives, from its return annotation."""
         ctx = self.ctx(function.repo, function.path)
-        facts = ctx.facts.functions.get(function.qualified) if ctx is not None else None
+        facts = ctx.facts.functions.get(function.qualified_name) if ctx is not None else None
         if ctx is None or facts is None or not facts.returns or depth > MAX_DEPTH:
             return UNKNOWN
         returns = facts.returns
@@ -738,7 +713,7 @@ class Resolver:
             return found
         return UNKNOWN
 
-    def enclosing_class(self, ctx: Ctx, scope: int) -> Sym | None:
+    def enclosing_class(self, ctx: Ctx, scope: int) -> SymbolRecord | None:
         scopes = ctx.facts.scopes
         index = scope
         while 0 <= index < len(scopes):
@@ -749,7 +724,7 @@ class Resolver:
         return None
 
     # -- docs and links -------------------------------------------------------------------
-    def doc_edges(self, ctx: Ctx, ref: Ref) -> list[EdgeRow]:
+    def doc_edges(self, ctx: Ctx, ref: Ref) -> list[Edge]:
         explicit = ref.kind == "link"
         weight = LINK_WEIGHT if explicit else EDGE_WEIGHTS["references"]
         source = ctx.source_id(ref.line)
@@ -774,7 +749,7 @@ class Resolver:
                 s
                 for s in self.index.by_name(last, ctx.repo)
                 if s.kind != "section"
-                and (s.qualified.endswith("." + name) or name.endswith("." + s.qualified))
+                and (s.qualified_name.endswith("." + name) or name.endswith("." + s.qualified_name))
             ]
         elif not candidates:
             candidates = [s for s in self.index.by_name(name, ctx.repo) if s.kind != "section"]
@@ -794,7 +769,7 @@ class Resolver:
             return [row]
         return []
 
-    def file_link(self, ctx: Ctx, ref: Ref) -> list[EdgeRow]:
+    def file_link(self, ctx: Ctx, ref: Ref) -> list[Edge]:
         path, _, anchor = ref.name.partition("#L")
         if not self.index.has_file(ctx.repo, path):
             return []
@@ -802,9 +777,9 @@ class Resolver:
         target_ctx_symbols = self.index.symbols(ctx.repo, path)
         if anchor.isdigit():
             line = int(anchor)
-            inner = [s for s in target_ctx_symbols if s.start <= line <= s.end]
+            inner = [s for s in target_ctx_symbols if s.start_line <= line <= s.end_line]
             if inner:
-                best = max(inner, key=lambda s: (s.start, -s.end))
+                best = max(inner, key=lambda s: (s.start_line, -s.end_line))
                 row = self._to_sym(source, best, "references", CONF_EXACT, ref, "link")
                 row.weight = LINK_WEIGHT
                 return [row]
@@ -813,7 +788,7 @@ class Resolver:
         return [row]
 
     # -- other languages: by name ---------------------------------------------------------
-    def generic_edges(self, ctx: Ctx, ref: Ref) -> list[EdgeRow]:
+    def generic_edges(self, ctx: Ctx, ref: Ref) -> list[Edge]:
         if ref.kind == "import":
             return self.generic_import(ctx, ref)
         source_sym = ctx.innermost(ref.line, sections=False)
@@ -832,7 +807,7 @@ class Resolver:
             kinds = CALLABLE_KINDS | TYPE_KINDS
             edge_type = "calls"
 
-        def finish(found: list[Sym], conf: float, via: str) -> list[EdgeRow]:
+        def finish(found: list[SymbolRecord], conf: float, via: str) -> list[Edge]:
             rows = []
             for s in found:
                 kind = edge_type
@@ -851,7 +826,7 @@ class Resolver:
         ):
             cls = self._enclosing_type(ctx, source_sym)
             if cls is not None:
-                members = ctx.members.get((cls.qualified, name), [])
+                members = ctx.members.get((cls.qualified_name, name), [])
                 if members:
                     return finish(members[:1], CONF_NEAR, "scope")
         local = [s for s in ctx.symbols if s.name == name and s.kind in kinds and s.id != source]
@@ -878,7 +853,7 @@ class Resolver:
         ]
         if len(local) > 1:
             found = local
-        classes = {s.qualified for s in found if s.kind in TYPE_KINDS}
+        classes = {s.qualified_name for s in found if s.kind in TYPE_KINDS}
         # `new Circle()` names the class; its constructor `Circle.Circle` is not another
         # candidate.
         found = [s for s in found if not (s.kind == "method" and s.parent in classes)]
@@ -892,7 +867,7 @@ class Resolver:
             return finish(found, min(CONF_AMBIGUOUS, 0.8 / len(found)), "name")
         return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
 
-    def _enclosing_type(self, ctx: Ctx, sym: Sym | None) -> Sym | None:
+    def _enclosing_type(self, ctx: Ctx, sym: SymbolRecord | None) -> SymbolRecord | None:
         while sym is not None:
             if sym.kind in TYPE_KINDS:
                 return sym
@@ -921,7 +896,7 @@ class Resolver:
                 best = folder
         return best
 
-    def generic_import(self, ctx: Ctx, ref: Ref) -> list[EdgeRow]:
+    def generic_import(self, ctx: Ctx, ref: Ref) -> list[Edge]:
         source = ctx.file_id
         spec = ref.name.strip("\"'<>")
         files = self.index.repo_files(ctx.repo)
@@ -988,7 +963,7 @@ class Resolver:
                 return rows
         return [_unresolved(source, spec, "imports", 1.0, ref, "external")]
 
-    def _split_files(self, ctx: Ctx, ref: Ref, found: list[str], spec: str) -> list[EdgeRow]:
+    def _split_files(self, ctx: Ctx, ref: Ref, found: list[str], spec: str) -> list[Edge]:
         if not found:
             return [_unresolved(ctx.file_id, spec, "imports", 1.0, ref, "external")]
         if len(found) > MAX_CANDIDATES:
@@ -1047,15 +1022,15 @@ class Resolver:
 
     # -- edge helpers -----------------------------------------------------------------------
     def _to_sym(
-        self, source: str, sym: Sym, edge_type: str, conf: float, ref: Ref, via: str
-    ) -> EdgeRow:
+        self, source: str, sym: SymbolRecord, edge_type: str, conf: float, ref: Ref, via: str
+    ) -> Edge:
         row = _edge(source, sym.id, edge_type, conf, ref.name, via or "scope", ref.line)
         row.target_repo, row.target_path = sym.repo, sym.path
         return row
 
     def _to_file(
         self, source: str, repo: str, path: str, edge_type: str, conf: float, ref: Ref
-    ) -> EdgeRow:
+    ) -> Edge:
         row = _edge(source, f"{repo}/{path}", edge_type, conf, ref.name, "import", ref.line)
         row.target_repo, row.target_path = repo, path
         return row
@@ -1070,8 +1045,8 @@ def _edge(
     via: str,
     line: int,
     weight: float | None = None,
-) -> EdgeRow:
-    return EdgeRow(
+) -> Edge:
+    return Edge(
         source=source,
         target=target,
         type=edge_type,
@@ -1084,7 +1059,7 @@ def _edge(
     )
 
 
-def _unresolved(source: str, name: str, edge_type: str, conf: float, ref: Ref, via: str) -> EdgeRow:
+def _unresolved(source: str, name: str, edge_type: str, conf: float, ref: Ref, via: str) -> Edge:
     row = _edge(source, f"?{name}", edge_type, conf, ref.name, via, ref.line)
     row.resolved = False
     return row
@@ -1106,8 +1081,8 @@ def _is_none(value: Value) -> bool:
     return value.kind == "builtin" and value.name == "None"
 
 
-def _dedupe(rows: list[EdgeRow]) -> list[EdgeRow]:
-    best: dict[tuple[str, str, str, int], EdgeRow] = {}
+def _dedupe(rows: list[Edge]) -> list[Edge]:
+    best: dict[tuple[str, str, str, int | None], Edge] = {}
     for row in rows:
         key = (row.source, row.target, row.type, row.evidence_line)
         kept = best.get(key)

@@ -92,7 +92,9 @@ _PARSE_BYTES_PER_SECOND = 500_000
 
 
 def parse(text: str, language: str) -> ParsedFile:
-    """Symbols and references of one file; never raises."""
+    """Symbols and references of one file, and its tree for fact extraction; never
+    raises (a failure after the tree was built still returns the tree)."""
+    root: treesitter.Node | None = None
     try:
         if language == "markdown":
             return ParsedFile(language, symbols=parse_markdown(text))
@@ -100,21 +102,23 @@ def parse(text: str, language: str) -> ParsedFile:
             return ParsedFile(language, symbols=parse_rst(text))
         if language not in TREE_SITTER_LANGUAGES:
             return ParsedFile(language)
-        return _parse_code(text, language)
+        data = text.encode("utf-8", "surrogatepass")
+        root = treesitter.parse_tree(
+            language, data, _PARSE_SECONDS + len(data) / _PARSE_BYTES_PER_SECOND
+        )
+        parsed = _read_tree(data, root, language)
+        parsed.tree = root
+        return parsed
     except treesitter.ParseTimeout as exc:
         return ParsedFile(language, error=str(exc))
     except RecursionError:
-        return ParsedFile(language, error="nesting too deep to parse")
+        return ParsedFile(language, error="nesting too deep to parse", tree=root)
     except Exception as exc:  # any failure means "fall back to line windows"
-        return ParsedFile(language, error=f"{type(exc).__name__}: {exc}"[:300])
+        return ParsedFile(language, error=f"{type(exc).__name__}: {exc}"[:300], tree=root)
 
 
-def _parse_code(text: str, language: str) -> ParsedFile:
+def _read_tree(data: bytes, root: treesitter.Node, language: str) -> ParsedFile:
     rules = RULES[language]
-    data = text.encode("utf-8", "surrogatepass")
-    root = treesitter.parse_tree(
-        language, data, _PARSE_SECONDS + len(data) / _PARSE_BYTES_PER_SECOND
-    )
     ctx = FileContext(data, root)
     rules.prepare(ctx)
 

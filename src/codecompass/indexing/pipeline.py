@@ -1,9 +1,11 @@
 """The index pipeline: discover → read and hash → parse → chunk → embed → store → link.
 
-Only files whose content hash changed are parsed again; only chunk texts the embedding
-cache has never seen are embedded. Each file is written in one SQLite transaction;
-vectors follow in batches and are reconciled with SQLite at the end of every run, so a
-run killed at any point is repaired by the next one.
+Only files whose content hash changed are parsed again (once: symbols, chunks and graph
+facts come from one tree); only chunk texts the embedding cache has never seen are
+embedded. Each file is written in one transaction of the catalog; vectors follow in
+batches and are reconciled with the catalog at the end of every run, so a run killed at
+any point is repaired by the next one. The link stage is the caller's (`IndexJob.link`):
+indexing knows nothing of the graph beyond the facts it stages.
 """
 
 from __future__ import annotations
@@ -11,17 +13,13 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from codecompass.gitexec import git_text
-from codecompass.graph.extract import DocSymbol, extract_facts
-from codecompass.graph.facts import FileFacts
-from codecompass.graph.link import link as link_graph
-from codecompass.graph.link import stage as stage_facts
 from codecompass.hashing import chunk_id, hash_bytes, hash_text, normalize_text, symbol_content_hash
 from codecompass.indexing.chunk import ChunkDraft, ChunkLimits, chunk_file
 from codecompass.indexing.discover import (
@@ -31,15 +29,26 @@ from codecompass.indexing.discover import (
     discover,
     read_candidate,
 )
+from codecompass.indexing.extract import extract_facts
+from codecompass.indexing.facts import FACTS_VERSION
 from codecompass.indexing.languages import language_for_path
 from codecompass.indexing.parse import parse
-from codecompass.models import ParsedFile, Symbol
-from codecompass.protocols import Embedder, Vectors
-from codecompass.search.tokens import code_tokens
+from codecompass.models import (
+    ChunkRecord,
+    FactsRecord,
+    FileContent,
+    FileRecord,
+    FileWrite,
+    LexicalRow,
+    RepoRecord,
+    Symbol,
+    SymbolRecord,
+    utc_now,
+)
+from codecompass.protocols import Embedder, Vectors, VectorStore
 from codecompass.security.secrets import redact_secrets
-from codecompass.settings import GraphSettings
-from codecompass.storage.lance import LanceVectorStore, VectorRow
-from codecompass.storage.sqlite import ChunkRow, FileWrite, MetaStore, SymbolRow
+from codecompass.storage import Backend
+from codecompass.tokens import code_tokens
 
 STAGES = ("discover", "read", "parse", "chunk", "embed", "store", "vectors", "link")
 # Files are parsed in groups so that embedding batches stay full across small files.
@@ -98,19 +107,28 @@ class IndexStats:
 
 
 @dataclass(slots=True)
+class IndexJob:
+    """Everything one index run needs."""
+
+    repo: str
+    root: Path
+    backend: Backend
+    vectors: VectorStore
+    embedder: Embedder
+    rules: DiscoveryRules
+    limits: ChunkLimits
+    full: bool = False
+    on_progress: Callable[[Progress], None] | None = None
+    source: FileSource | None = None  # files from a git commit instead of the work tree
+    link: Callable[[], dict[str, Any]] | None = None  # the link stage, run last
+
+
+@dataclass(slots=True)
 class _Pending:
     """A changed file, parsed and chunked, waiting for its vectors."""
 
-    repo: str
-    candidate: Candidate
-    language: str
-    file_hash: str
-    line_count: int
-    parsed: ParsedFile
-    symbols: list[SymbolRow]
-    chunks: list[ChunkRow]
-    fts: list[tuple[str, str, str]]
-    facts: FileFacts | None = None  # names, imports and references for the graph
+    file: FileRecord
+    content: FileContent
 
 
 class _Timer:
@@ -124,76 +142,44 @@ class _Timer:
         self.seconds[self.stage] += time.perf_counter() - self.start
 
 
-def index_repository(
-    *,
-    repo: str,
-    root: Path,
-    store: MetaStore,
-    vectors: LanceVectorStore,
-    embedder: Embedder,
-    rules: DiscoveryRules,
-    limits: ChunkLimits,
-    full: bool = False,
-    on_progress: Callable[[Progress], None] | None = None,
-    source: FileSource | None = None,
-    graph: GraphSettings | None = None,
-) -> IndexStats:
+def index_repository(job: IndexJob) -> IndexStats:
     started = time.perf_counter()
-    stats = IndexStats(repo=repo)
-    progress = Progress()
-    store.ensure_repo(repo, root)
-    run_id = store.start_run(repo)
+    stats = IndexStats(repo=job.repo)
+    backend = job.backend
+    backend.repos.save_repo(RepoRecord(job.repo, str(job.root)))
+    run_id = backend.runs.start_run(job.repo)
     try:
-        _run(
-            repo,
-            root,
-            store,
-            vectors,
-            embedder,
-            rules,
-            limits,
-            full,
-            stats,
-            progress,
-            on_progress,
-            source,
-        )
-        with _Timer(stats.seconds, "link"):
-            stats.graph = link_graph(store, repos=[repo], options=graph).as_dict()
+        _run(job, stats, Progress())
+        if job.link is not None:
+            with _Timer(stats.seconds, "link"):
+                stats.graph = job.link()
     except BaseException as exc:
         stats.wall_seconds = time.perf_counter() - started
-        store.finish_run(run_id, "failed", stats.as_dict(), error=f"{type(exc).__name__}: {exc}")
+        backend.runs.finish_run(
+            run_id, "failed", stats.as_dict(), error=f"{type(exc).__name__}: {exc}"
+        )
         raise
-    stats.commit = source.commit if source is not None else git_head(root)
-    store.mark_repo_indexed(repo, stats.commit)
+    stats.commit = job.source.commit if job.source is not None else git_head(job.root)
+    backend.repos.save_repo(
+        RepoRecord(job.repo, str(job.root), last_commit=stats.commit, last_indexed_at=utc_now())
+    )
     stats.wall_seconds = time.perf_counter() - started
-    store.finish_run(run_id, "ok", stats.as_dict())
+    backend.runs.finish_run(run_id, "ok", stats.as_dict())
     return stats
 
 
-def _run(
-    repo: str,
-    root: Path,
-    store: MetaStore,
-    vectors: LanceVectorStore,
-    embedder: Embedder,
-    rules: DiscoveryRules,
-    limits: ChunkLimits,
-    full: bool,
-    stats: IndexStats,
-    progress: Progress,
-    on_progress: Callable[[Progress], None] | None,
-    source: FileSource | None = None,
-) -> None:
+def _run(job: IndexJob, stats: IndexStats, progress: Progress) -> None:
     sec = stats.seconds
+    files = job.backend.files
     with _Timer(sec, "discover"):
-        found = source.discover() if source is not None else discover(root, rules)
+        found = job.source.discover() if job.source is not None else discover(job.root, job.rules)
     stats.skipped.update(found.skipped)
     stats.files_seen = len(found.files)
-    stored = store.files(repo)
+    stored = {path: f for (_, path), f in files.files(job.repo).items()}
     present = {c.path for c in found.files}
     gone = {p: f for p, f in stored.items() if p not in present}
     gone_hashes = {f.file_hash for f in gone.values()}
+    kept_hashes: set[str] = set()  # content of the files the repo holds after this run
     progress.files_total = len(found.files)
 
     group: list[_Pending] = []
@@ -201,16 +187,17 @@ def _run(
     for candidate in found.files:
         before = stored.get(candidate.path)
         if (
-            not full
+            not job.full
             and before is not None
             and before.size == candidate.size
             and before.mtime_ns == candidate.mtime_ns
         ):
+            kept_hashes.add(before.file_hash)
             stats.unchanged += 1
             progress.files_done += 1
             continue
         with _Timer(sec, "read"):
-            loaded = _read(candidate, rules.max_file_bytes, source)
+            loaded = _read(candidate, job.rules.max_file_bytes, job.source)
         if isinstance(loaded, str):
             stats.skipped[loaded] += 1
             if before is not None:
@@ -218,8 +205,11 @@ def _run(
             progress.files_done += 1
             continue
         text, file_hash = loaded
-        if not full and before is not None and before.file_hash == file_hash:
-            store.touch_file(repo, candidate.path, candidate.size, candidate.mtime_ns)
+        kept_hashes.add(file_hash)
+        if not job.full and before is not None and before.file_hash == file_hash:
+            files.write_file(
+                FileWrite(replace(before, size=candidate.size, mtime_ns=candidate.mtime_ns))
+            )
             stats.unchanged += 1
             progress.files_done += 1
             continue
@@ -229,33 +219,35 @@ def _run(
             stats.renamed += 1
         else:
             stats.new += 1
-        pending = _prepare(repo, candidate, text, file_hash, embedder, limits, sec)
-        if pending.parsed.error is not None:
+        pending = _prepare(job, candidate, text, file_hash, sec)
+        if pending.file.parse_error is not None:
             stats.parse_errors += 1
         group.append(pending)
-        group_texts += len(pending.chunks)
+        group_texts += len(pending.content.chunks)
         if group_texts >= GROUP_TEXTS:
-            _flush(group, store, vectors, embedder, stats, progress, on_progress)
+            _flush(job, group, stats, progress)
             group, group_texts = [], 0
-    _flush(group, store, vectors, embedder, stats, progress, on_progress)
+    _flush(job, group, stats, progress)
 
     removed: list[str] = []
     for path in sorted(gone):
+        moved = gone[path].file_hash in kept_hashes
         with _Timer(sec, "store"):
-            moved = store.has_copy(repo, path)
-            dropped = store.remove_file(repo, path, "file_renamed" if moved else "file_removed")
+            dropped = files.remove_file(job.repo, path, "file_renamed" if moved else "file_removed")
         removed.extend(dropped)
         stats.removed += 1
         stats.chunks_removed += len(dropped)
     with _Timer(sec, "vectors"):
-        vectors.delete(removed)
-
-    with _Timer(sec, "vectors"):
-        stats.vectors_repaired = reconcile_vectors(store, vectors, embedder)
+        if removed:
+            job.vectors.write([], _NO_VECTORS, delete=removed)
+        stats.vectors_repaired = reconcile_vectors(job.backend, job.vectors, job.embedder)
         if stats.chunks_added or stats.chunks_removed or stats.vectors_repaired:
-            vectors.optimize()
-    if on_progress is not None:
-        on_progress(progress)
+            job.vectors.compact()
+    if job.on_progress is not None:
+        job.on_progress(progress)
+
+
+_NO_VECTORS: Vectors = np.zeros((0, 0), dtype=np.float32)
 
 
 def _read(
@@ -273,50 +265,41 @@ def _read(
 
 
 def _prepare(
-    repo: str,
-    candidate: Candidate,
-    text: str,
-    file_hash: str,
-    embedder: Embedder,
-    limits: ChunkLimits,
-    sec: dict[str, float],
+    job: IndexJob, candidate: Candidate, text: str, file_hash: str, sec: dict[str, float]
 ) -> _Pending:
-    language = language_for_path(candidate.path)
+    repo, path, embedder = job.repo, candidate.path, job.embedder
+    language = language_for_path(path)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     with _Timer(sec, "parse"):
         parsed = parse(text, language)
-        facts = extract_facts(
-            candidate.path,
-            language,
-            text,
-            [DocSymbol(s.start_line, s.doc) for s in parsed.symbols if s.doc],
-        )
+        facts = extract_facts(path, text, parsed)
+        parsed.tree = None  # one parse served symbols, chunks and facts; free it
     with _Timer(sec, "chunk"):
-        symbol_rows = _symbol_rows(repo, candidate.path, parsed.symbols, lines)
-        ids = {(row.qualified_name, row.start_line): row.id for row in symbol_rows}
-        drafts = chunk_file(lines, parsed, embedder.count_tokens, limits)
+        symbols = symbol_records(repo, path, parsed.symbols, lines)
+        ids = {(row.qualified_name, row.start_line): row.id for row in symbols}
+        drafts = chunk_file(lines, parsed, embedder.count_tokens, job.limits)
         headers = [embedding_header(d) for d in drafts]
         counts = embedder.count_tokens(
             [f"{h}\n{d.text}" for h, d in zip(headers, drafts, strict=True)]
         )
-        chunks: list[ChunkRow] = []
-        fts: list[tuple[str, str, str]] = []
+        chunks: list[ChunkRecord] = []
+        lexical: list[LexicalRow] = []
         seen: set[str] = set()
-        path_tokens = " ".join(code_tokens(candidate.path))
+        path_tokens = " ".join(code_tokens(path))
         for draft, header, tokens in zip(drafts, headers, counts, strict=True):
             text_hash = hash_text(draft.text)
-            cid = chunk_id(repo, candidate.path, draft.start_line, draft.end_line, text_hash)
+            cid = chunk_id(repo, path, draft.start_line, draft.end_line, text_hash)
             if cid in seen:
                 continue
             seen.add(cid)
             symbol = draft.symbol
             chunks.append(
-                ChunkRow(
+                ChunkRecord(
                     id=cid,
                     repo=repo,
-                    path=candidate.path,
+                    path=path,
                     language=language,
                     kind=draft.kind,
                     symbol=symbol.qualified_name if symbol else None,
@@ -335,16 +318,34 @@ def _prepare(
                 )
             )
             symbol_terms = f"{symbol.qualified_name} {symbol.name}" if symbol else ""
-            fts.append(
-                (
+            lexical.append(
+                LexicalRow(
                     " ".join(code_tokens(symbol_terms)),
                     path_tokens,
                     " ".join(code_tokens(draft.text)),
                 )
             )
-    return _Pending(
-        repo, candidate, language, file_hash, len(lines), parsed, symbol_rows, chunks, fts, facts
+    record = FileRecord(
+        repo=repo,
+        path=path,
+        language=language,
+        size=candidate.size,
+        mtime_ns=candidate.mtime_ns,
+        file_hash=file_hash,
+        line_count=len(lines),
+        parse_error=parsed.error,
     )
+    staged = FactsRecord(
+        repo=repo,
+        path=path,
+        file_hash=file_hash,
+        version=FACTS_VERSION,
+        language=language,
+        defines=tuple(sorted(s.id for s in symbols)),
+        interface=facts.interface_key(),
+        facts_json=facts.to_json(),
+    )
+    return _Pending(record, FileContent(symbols, chunks, lexical, staged))
 
 
 def embedding_header(draft: ChunkDraft) -> str:
@@ -367,7 +368,7 @@ def embedding_header(draft: ChunkDraft) -> str:
     return "\n".join(header)
 
 
-def embedding_text(chunk: ChunkRow) -> str:
+def embedding_text(chunk: ChunkRecord) -> str:
     """What the model reads for a chunk. The cache key (`embed_key`) leaves the path
     out, so a renamed or copied file re-uses its vectors."""
     if chunk.header:
@@ -375,10 +376,10 @@ def embedding_text(chunk: ChunkRow) -> str:
     return f"{chunk.path}\n{chunk.text}"
 
 
-def _symbol_rows(
+def symbol_records(
     repo: str, path: str, symbols: Sequence[Symbol], lines: Sequence[str]
-) -> list[SymbolRow]:
-    rows: list[SymbolRow] = []
+) -> list[SymbolRecord]:
+    rows: list[SymbolRecord] = []
     used: set[str] = set()
     for s in symbols:
         sid = f"{repo}/{path}#{s.qualified_name}"
@@ -387,7 +388,7 @@ def _symbol_rows(
         used.add(sid)
         body = "\n".join(lines[s.start_line - 1 : s.end_line])
         rows.append(
-            SymbolRow(
+            SymbolRecord(
                 id=sid,
                 repo=repo,
                 path=path,
@@ -407,57 +408,25 @@ def _symbol_rows(
     return rows
 
 
-def _flush(
-    group: list[_Pending],
-    store: MetaStore,
-    vectors: LanceVectorStore,
-    embedder: Embedder,
-    stats: IndexStats,
-    progress: Progress,
-    on_progress: Callable[[Progress], None] | None,
-) -> None:
+def _flush(job: IndexJob, group: list[_Pending], stats: IndexStats, progress: Progress) -> None:
     if not group:
         return
     sec = stats.seconds
     texts: dict[str, str] = {}
     for pending in group:
-        for chunk in pending.chunks:
+        for chunk in pending.content.chunks:
             texts.setdefault(chunk.embed_key, embedding_text(chunk))
-    found = _vectors_for(texts, store, embedder, stats, progress, on_progress)
+    found = _vectors_for(job, texts, stats, progress)
     # Vectors are written once per group: each LanceDB write is a table version, and a
     # delete and an add per file made a 150-file step spend 30 s in version bookkeeping.
-    # SQLite stays the truth; a crash before the write is repaired by reconcile_vectors.
+    # The catalog stays the truth; a crash before the write is repaired by
+    # reconcile_vectors.
     removed: list[str] = []
-    added: list[ChunkRow] = []
+    added: list[ChunkRecord] = []
     for pending in group:
-        c = pending.candidate
         with _Timer(sec, "store"):
-            change = store.write_file(
-                FileWrite(
-                    repo=pending.repo,
-                    path=c.path,
-                    language=pending.language,
-                    size=c.size,
-                    mtime_ns=c.mtime_ns,
-                    file_hash=pending.file_hash,
-                    line_count=pending.line_count,
-                    parse_error=pending.parsed.error,
-                    symbols=pending.symbols,
-                    chunks=pending.chunks,
-                    fts_rows=pending.fts,
-                )
-            )
-            if pending.facts is not None:
-                stage_facts(
-                    store,
-                    pending.repo,
-                    c.path,
-                    language=pending.language,
-                    file_hash=pending.file_hash,
-                    facts=pending.facts,
-                    defines=[row.id for row in pending.symbols],
-                )
-        by_id = {chunk.id: chunk for chunk in pending.chunks}
+            change = job.backend.files.write_file(FileWrite(pending.file, pending.content))
+        by_id = {chunk.id: chunk for chunk in pending.content.chunks}
         removed.extend(change.removed)
         added.extend(by_id[cid] for cid in change.added)
         stats.chunks_added += len(change.added)
@@ -465,29 +434,19 @@ def _flush(
         progress.files_done += 1
         progress.chunks += len(change.added)
     with _Timer(sec, "vectors"):
-        vectors.delete(removed)
-        if added:
-            matrix = np.stack([found[chunk.embed_key] for chunk in added])
-            vectors.add([_vector_row(chunk) for chunk in added], matrix)
-    if on_progress is not None:
-        on_progress(progress)
-
-
-def _vector_row(chunk: ChunkRow) -> VectorRow:
-    return VectorRow(chunk.id, chunk.repo, chunk.path, chunk.language, chunk.kind)
+        matrix = np.stack([found[c.embed_key] for c in added]) if added else _NO_VECTORS
+        job.vectors.write(added, matrix, delete=removed)
+    if job.on_progress is not None:
+        job.on_progress(progress)
 
 
 def _vectors_for(
-    texts: dict[str, str],
-    store: MetaStore,
-    embedder: Embedder,
-    stats: IndexStats,
-    progress: Progress,
-    on_progress: Callable[[Progress], None] | None,
+    job: IndexJob, texts: dict[str, str], stats: IndexStats, progress: Progress
 ) -> dict[str, Vectors]:
     """Vectors for each cache key: from the cache, else embedded now and cached."""
+    embedder, cache = job.embedder, job.backend.cache
     keys = list(texts)
-    found = store.cached_vectors(embedder.model_id, keys)
+    found = cache.cached_vectors(embedder.model_id, keys)
     missing = [k for k in keys if k not in found]
     stats.texts_cached += len(keys) - len(missing)
     step = 64
@@ -500,32 +459,36 @@ def _vectors_for(
         progress.embed_seconds += elapsed
         progress.embedded += len(part)
         stats.texts_embedded += len(part)
-        store.cache_vectors(embedder.model_id, zip(part, matrix, strict=True))
+        cache.cache_vectors(embedder.model_id, zip(part, matrix, strict=True))
         found.update(zip(part, matrix, strict=True))
-        if on_progress is not None:
-            on_progress(progress)
+        if job.on_progress is not None:
+            job.on_progress(progress)
     return found
 
 
-def reconcile_vectors(store: MetaStore, vectors: LanceVectorStore, embedder: Embedder) -> int:
-    """Make the vector table hold exactly the active chunks; return rows fixed."""
-    active = store.active_embed_keys()
+def reconcile_vectors(backend: Backend, vectors: VectorStore, embedder: Embedder) -> int:
+    """Make the vector store hold exactly the active chunks; return rows fixed."""
+    active = {
+        entry.id: entry.embed_key
+        for entries in backend.chunks.chunk_entries().values()
+        for entry in entries
+    }
     present = set(vectors.ids())
     extra = [cid for cid in present if cid not in active]
     missing = [cid for cid in active if cid not in present]
-    if extra:
-        vectors.delete(extra)
-    if missing:
-        chunks = store.chunks(missing)
+    chunks = backend.chunks.chunks(missing) if missing else {}
+    if chunks:
         texts = {c.embed_key: embedding_text(c) for c in chunks.values()}
-        found = store.cached_vectors(embedder.model_id, list(texts))
+        found = backend.cache.cached_vectors(embedder.model_id, list(texts))
         absent = [k for k in texts if k not in found]
         if absent:
             matrix = embedder.embed([texts[k] for k in absent])
-            store.cache_vectors(embedder.model_id, zip(absent, matrix, strict=True))
+            backend.cache.cache_vectors(embedder.model_id, zip(absent, matrix, strict=True))
             found.update(zip(absent, matrix, strict=True))
-        rows = [_vector_row(c) for c in chunks.values()]
-        vectors.add(rows, np.stack([found[c.embed_key] for c in chunks.values()]))
+        rows = list(chunks.values())
+        vectors.write(rows, np.stack([found[c.embed_key] for c in rows]), delete=extra)
+    elif extra:
+        vectors.write([], _NO_VECTORS, delete=extra)
     return len(extra) + len(missing)
 
 

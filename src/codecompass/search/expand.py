@@ -1,8 +1,8 @@
 """Graph expansion: from the best seeds, follow strong edges to related symbols.
 
-The search reaches the code graph through the small `GraphView` seam, so retrieval
-works (without expansion) on an index that has no graph, and any graph store can
-plug in. Each hop multiplies edge weight × confidence; a candidate keeps the best
+The search reaches the code graph through the small `GraphView` seam
+(`codecompass.protocols`), so retrieval works (without expansion) on an index that has
+no graph. Each hop multiplies edge weight × confidence; a candidate keeps the best
 path that reached it, which `why["graph_path"]` shows.
 """
 
@@ -10,30 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
-DEFAULT_EDGE_TYPES = ("calls", "imports", "contains", "extends", "implements", "references")
-
-
-@dataclass(frozen=True, slots=True)
-class EdgeRef:
-    source: str
-    target: str
-    type: str
-    weight: float
-    confidence: float
-
-
-class GraphView(Protocol):
-    """What search needs from a code graph. Node ids are `repo/path#Qualified.name`."""
-
-    def neighbors(self, node_ids: Sequence[str], edge_types: Sequence[str]) -> list[EdgeRef]:
-        """Edges touching any of `node_ids` (either direction) of the given types."""
-        ...
-
-    def importance(self, node_ids: Sequence[str]) -> dict[str, float]:
-        """Importance in [0, 1] of each known node."""
-        ...
+from codecompass.protocols import GraphView
+from codecompass.search.context import DEFAULT_EDGE_TYPES
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,8 @@ Secrets that slipped into code are redacted at every level.
 from __future__ import annotations
 
 from codecompass.errors import InputError
+from codecompass.models import ChunkRecord
 from codecompass.security.secrets import redact_secrets
-from codecompass.storage.sqlite import ChunkRow
 
 DETAILS = ("compact", "preview", "full")
 PREVIEW_MAX_LINES = 40
@@ -25,7 +25,7 @@ def check_detail(detail: str) -> str:
     return detail
 
 
-def format_snippet(chunk: ChunkRow, detail: str, doc: str = "") -> str:
+def format_snippet(chunk: ChunkRecord, detail: str, doc: str = "") -> str:
     if detail == "compact":
         text = compact(chunk, doc)
     elif detail == "preview":
@@ -35,7 +35,7 @@ def format_snippet(chunk: ChunkRow, detail: str, doc: str = "") -> str:
     return redact_secrets(text)[0]
 
 
-def compact(chunk: ChunkRow, doc: str = "") -> str:
+def compact(chunk: ChunkRecord, doc: str = "") -> str:
     first_doc = next((line.strip() for line in doc.splitlines() if line.strip()), "")
     head = chunk.signature or next(
         (line.strip() for line in chunk.text.splitlines() if line.strip()), ""

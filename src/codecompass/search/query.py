@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from codecompass.search.tokens import code_tokens
+from codecompass.tokens import code_tokens
 
 _EXTENSIONS = (
     "py pyi pyx js jsx mjs cjs ts tsx go java kt rs c h cc cpp hpp cs rb php swift scala "

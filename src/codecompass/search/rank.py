@@ -24,9 +24,11 @@ contribution, so a score can always be taken apart.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TypeVar
+
+K = TypeVar("K", bound=Hashable)
 
 FEATURES = (
     "cosine",
@@ -97,6 +99,17 @@ def explain(features: Mapping[str, float], weights: RankWeights) -> dict[str, di
             "contribution": round(weight * value, 4),
         }
     return out
+
+
+def file_scores(scored: Sequence[tuple[K, float]], support: float) -> list[tuple[K, float]]:
+    """Files by their best chunk's score plus `support` × the next two best ones (so a
+    file with several pieces of evidence edges out one lucky chunk); best first.
+    `scored` is (file key, chunk score) in descending score order."""
+    seen: dict[K, list[float]] = {}
+    for key, value in scored:
+        seen.setdefault(key, []).append(value)
+    totals = {k: v[0] + support * sum(v[1:3]) for k, v in seen.items()}
+    return sorted(totals.items(), key=lambda kv: -kv[1])
 
 
 _TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
-from codecompass.protocols import Vectors
+from codecompass.models import ChunkFilter
+from codecompass.protocols import VectorRow, Vectors
+from codecompass.storage.matrix import VectorMatrix
 
 TABLE = "chunks"
 # Every write makes a table version and LanceDB keeps old versions' files for a week by
@@ -26,53 +26,33 @@ TABLE = "chunks"
 KEEP_OLD_VERSIONS = timedelta(minutes=10)
 
 
-@dataclass(frozen=True, slots=True)
-class VectorRow:
-    id: str
-    repo: str
-    path: str
-    language: str
-    kind: str
-
-
-@dataclass(frozen=True, slots=True)
-class VectorFilter:
-    repo: str | None = None
-    path_prefix: str | None = None
-    language: str | None = None
-    kind: str | None = None
-
-    def sql(self) -> str:
-        parts: list[str] = []
-        if self.repo:
-            parts.append(f"repo = {_quote(self.repo)}")
-        if self.language:
-            parts.append(f"language = {_quote(self.language)}")
-        if self.kind:
-            parts.append(f"kind = {_quote(self.kind)}")
-        if self.path_prefix:
-            escaped = self.path_prefix.replace("'", "''")
-            parts.append(f"starts_with(path, '{escaped}')")
-        return " AND ".join(parts)
-
-
 def _quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-@dataclass(slots=True)
-class _Matrix:
-    version: int
-    ids: list[str]
-    row_of: dict[str, int]
-    vectors: Vectors
-    repo: npt.NDArray[np.str_]
-    path: npt.NDArray[np.str_]
-    language: npt.NDArray[np.str_]
-    kind: npt.NDArray[np.str_]
+def _where_sql(where: ChunkFilter) -> str:
+    parts: list[str] = []
+    if where.repo:
+        parts.append(f"repo = {_quote(where.repo)}")
+    if where.language:
+        parts.append(f"language = {_quote(where.language)}")
+    if where.kind:
+        parts.append(f"kind = {_quote(where.kind)}")
+    if where.path_prefix:
+        parts.append(f"starts_with(path, {_quote(where.path_prefix)})")
+    if where.scopes is not None:
+        allowed = [
+            f"(repo = {_quote(s.repo)} AND starts_with(path, {_quote(s.path_prefix)}))"
+            for s in where.scopes
+        ]
+        parts.append("(" + (" OR ".join(allowed) or "false") + ")")
+    return " AND ".join(parts)
 
 
 class LanceVectorStore:
+    """Vectors in a LanceDB table, searched exactly in memory below `ann_threshold`
+    rows and through an IVF index above."""
+
     def __init__(self, data_dir: Path, dim: int, ann_threshold: int = 200_000) -> None:
         import lancedb
         import pyarrow as pa
@@ -92,10 +72,22 @@ class LanceVectorStore:
             ]
         )
         self._table: Any = self._db.create_table(TABLE, schema=self._schema, exist_ok=True)
-        self._matrix: _Matrix | None = None
+        self._matrix: tuple[int, VectorMatrix] | None = None
         self._lock = threading.Lock()
 
-    def add(self, rows: Sequence[VectorRow], vectors: Vectors) -> None:
+    # -- writing ----------------------------------------------------------------------
+    def write(
+        self,
+        rows: Sequence[VectorRow],
+        vectors: Vectors,
+        delete: Sequence[str] | ChunkFilter = (),
+    ) -> None:
+        if isinstance(delete, ChunkFilter):
+            self._table.delete(_where_sql(delete) or "true")
+        else:
+            for start in range(0, len(delete), 5000):
+                part = delete[start : start + 5000]
+                self._table.delete("id IN (" + ",".join(_quote(i) for i in part) + ")")
         if not rows:
             return
         pa = self._pa
@@ -113,28 +105,31 @@ class LanceVectorStore:
         )
         self._table.add(data)
 
-    def delete(self, ids: Sequence[str]) -> None:
-        for start in range(0, len(ids), 5000):
-            part = ids[start : start + 5000]
-            self._table.delete("id IN (" + ",".join(_quote(i) for i in part) + ")")
-
     def ids(self) -> list[str]:
         column = self._table.to_arrow().column("id")
         return [str(v) for v in column.to_pylist()]
 
-    def count(self) -> int:
-        return int(self._table.count_rows())
+    def compact(self) -> None:
+        """Compact fragments, drop old versions' files; build or refresh the ANN index
+        once the table is large."""
+        rows = self._count()
+        if rows >= self.ann_threshold:
+            if self._has_index():
+                self._table.optimize(cleanup_older_than=KEEP_OLD_VERSIONS)
+            else:
+                from lancedb.index import IvfFlat
 
-    def refresh(self) -> None:
-        """See writes made by other processes (a server while `index` runs)."""
+                partitions = max(1, int(rows**0.5))
+                self._table.create_index(
+                    "vector", config=IvfFlat(distance_type="cosine", num_partitions=partitions)
+                )
+        else:
+            self._table.optimize(cleanup_older_than=KEEP_OLD_VERSIONS)
+
+    # -- searching --------------------------------------------------------------------
+    def search(self, queries: Vectors, k: int, where: ChunkFilter) -> list[tuple[str, float]]:
+        # See writes made by other processes (`index` running next to a server).
         self._table.checkout_latest()
-
-    def search(
-        self, queries: Vectors, k: int, where: VectorFilter | None = None
-    ) -> list[tuple[str, float]]:
-        """Top-k (chunk id, cosine similarity), best first. `queries` is one vector or a
-        matrix of them (the windows of a long query); a chunk's similarity is then its
-        best window's."""
         matrix = np.atleast_2d(np.asarray(queries, dtype=np.float32))
         if self._uses_ann():
             best: dict[str, float] = {}
@@ -142,11 +137,11 @@ class LanceVectorStore:
                 for cid, cos in self._search_ann(query, k, where):
                     best[cid] = max(cos, best.get(cid, -1.0))
             return sorted(best.items(), key=lambda item: -item[1])[:k]
-        return self._search_exact(matrix, k, where)
+        return self._load_matrix().search(matrix, k, where)
 
     def vectors_of(self, ids: Sequence[str]) -> dict[str, Vectors]:
-        """The stored vectors of these chunks (those that have one): from the in-memory
-        matrix while search is exact, from the table past `ann_threshold`."""
+        """From the in-memory matrix while search is exact, from the table past
+        `ann_threshold`."""
         if self._uses_ann():
             found: dict[str, Vectors] = {}
             for start in range(0, len(ids), 5000):
@@ -163,89 +158,40 @@ class LanceVectorStore:
                 ids_read = [str(i) for i in table.column("id").to_pylist()]
                 found.update(zip(ids_read, rows, strict=True))
             return found
-        m = self._load_matrix()
-        return {cid: m.vectors[m.row_of[cid]] for cid in ids if cid in m.row_of}
+        return self._load_matrix().vectors_of(ids)
+
+    def _count(self) -> int:
+        return int(self._table.count_rows())
 
     def _uses_ann(self) -> bool:
-        return self.count() >= self.ann_threshold and self._has_index()
+        return self._count() >= self.ann_threshold and self._has_index()
 
-    def _search_exact(
-        self, queries: Vectors, k: int, where: VectorFilter | None
-    ) -> list[tuple[str, float]]:
-        m = self._load_matrix()
-        if not m.ids:
-            return []
-        scores = (m.vectors @ queries.T).max(axis=1)
-        if where is not None:
-            mask = np.ones(len(m.ids), dtype=bool)
-            if where.repo:
-                mask &= m.repo == where.repo
-            if where.language:
-                mask &= m.language == where.language
-            if where.kind:
-                mask &= m.kind == where.kind
-            if where.path_prefix:
-                mask &= np.char.startswith(m.path, where.path_prefix)
-            scores = np.where(mask, scores, -np.inf)
-        k = min(k, len(m.ids))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top])]
-        return [(m.ids[i], float(scores[i])) for i in top if np.isfinite(scores[i])]
-
-    def _load_matrix(self) -> _Matrix:
+    def _load_matrix(self) -> VectorMatrix:
         with self._lock:
             version = int(self._table.version)
-            if self._matrix is not None and self._matrix.version == version:
-                return self._matrix
+            if self._matrix is not None and self._matrix[0] == version:
+                return self._matrix[1]
             table = self._table.to_arrow()
             n = table.num_rows
             flat = table.column("vector").combine_chunks().flatten().to_numpy()
-            vectors = np.asarray(flat, dtype=np.float32).reshape(n, self.dim)
-
-            def column(name: str) -> npt.NDArray[np.str_]:
-                return np.asarray(table.column(name).to_pylist(), dtype=np.str_)
-
-            ids = [str(v) for v in table.column("id").to_pylist()]
-            self._matrix = _Matrix(
-                version=version,
-                ids=ids,
-                row_of={cid: row for row, cid in enumerate(ids)},
-                vectors=vectors,
-                repo=column("repo"),
-                path=column("path"),
-                language=column("language"),
-                kind=column("kind"),
+            matrix = VectorMatrix.build(
+                [str(v) for v in table.column("id").to_pylist()],
+                np.asarray(flat, dtype=np.float32).reshape(n, self.dim),
+                *(table.column(name).to_pylist() for name in ("repo", "path", "language", "kind")),
             )
-            return self._matrix
+            self._matrix = (version, matrix)
+            return matrix
 
     def _has_index(self) -> bool:
         return bool(self._table.list_indices())
 
-    def _search_ann(
-        self, query: Vectors, k: int, where: VectorFilter | None
-    ) -> list[tuple[str, float]]:
+    def _search_ann(self, query: Vectors, k: int, where: ChunkFilter) -> list[tuple[str, float]]:
         q = self._table.search(np.asarray(query, dtype=np.float32)).metric("cosine")
         q = q.nprobes(30).refine_factor(5)
-        if where is not None and where.sql():
-            q = q.where(where.sql(), prefilter=True)
+        condition = _where_sql(where)
+        if condition:
+            q = q.where(condition, prefilter=True)
         result = q.limit(k).select(["id"]).to_arrow()
         ids = result.column("id").to_pylist()
         dists = result.column("_distance").to_pylist()
         return [(str(i), 1.0 - float(d)) for i, d in zip(ids, dists, strict=True)]
-
-    def optimize(self) -> None:
-        """Compact fragments, drop old versions' files; build or refresh the ANN index
-        once the table is large."""
-        rows = self.count()
-        if rows >= self.ann_threshold:
-            if self._has_index():
-                self._table.optimize(cleanup_older_than=KEEP_OLD_VERSIONS)
-            else:
-                from lancedb.index import IvfFlat
-
-                partitions = max(1, int(rows**0.5))
-                self._table.create_index(
-                    "vector", config=IvfFlat(distance_type="cosine", num_partitions=partitions)
-                )
-        else:
-            self._table.optimize(cleanup_older_than=KEEP_OLD_VERSIONS)

@@ -1,4 +1,4 @@
-from codecompass.search.tokens import code_tokens, split_identifier
+from codecompass.tokens import code_tokens, split_identifier
 
 
 def test_identifiers_kept_whole_and_split() -> None:

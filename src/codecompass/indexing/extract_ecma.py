@@ -9,8 +9,8 @@ methods. Exports are recorded so that other files can follow ``export {a as b}``
 
 from __future__ import annotations
 
-from codecompass.graph.extract_python import looks_like_url_argument
-from codecompass.graph.facts import ClassFacts, FileFacts, FunctionFacts, Ref, Scope
+from codecompass.indexing.extract_python import looks_like_url_argument
+from codecompass.indexing.facts import ClassFacts, FileFacts, FunctionFacts, Ref, Scope
 from codecompass.indexing.treesitter import Node
 
 MAX_CHAIN = 200

@@ -1,4 +1,4 @@
-"""Numbered schema migrations of the SQLite metastore, applied in order, never edited.
+"""Numbered schema migrations of the SQLite database, applied in order, never edited.
 
 A new change is a new entry at the end. `user_version` records the last one applied.
 """
@@ -191,6 +191,12 @@ MIGRATIONS: list[tuple[str, str]] = [
             importance REAL NOT NULL
         );
         CREATE INDEX graph_nodes_by_repo ON graph_nodes(repo, importance);
+        """,
+    ),
+    (
+        "0004_audit_principal",
+        """
+        ALTER TABLE audit_log ADD COLUMN principal TEXT;
         """,
     ),
 ]

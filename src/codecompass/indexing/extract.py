@@ -1,29 +1,28 @@
 """Extract a file's facts: the language extractor, plus mentions in docs and Markdown.
 
-Python and JavaScript/TypeScript get scope-aware extractors; the other tree-sitter
-languages reuse the references ``parse.py`` reports (calls, imports, inheritance), which
-resolve by name. Doc comments and Markdown/reST text add ``doc`` mentions (backticks)
-and ``link`` references (``@see``, ``{@link}``, Sphinx roles); Markdown links to files of
-the repository become ``file`` references.
+Facts come from the tree ``parse.py`` built (one parse per file). Python and
+JavaScript/TypeScript get scope-aware extractors; the other tree-sitter languages reuse
+the references the parser reports (calls, imports, inheritance), which resolve by name.
+Doc comments and Markdown/reST text add ``doc`` mentions (backticks) and ``link``
+references (``@see``, ``{@link}``, Sphinx roles); Markdown links to files of the
+repository become ``file`` references.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
 
-from codecompass.graph.extract_ecma import EcmaExtractor
-from codecompass.graph.extract_python import PythonExtractor
-from codecompass.graph.facts import FileFacts, Ref, Scope
-from codecompass.indexing import treesitter
+from codecompass.indexing.extract_ecma import EcmaExtractor
+from codecompass.indexing.extract_python import PythonExtractor
+from codecompass.indexing.facts import FileFacts, Ref, Scope
 from codecompass.indexing.languages import TREE_SITTER_LANGUAGES
-from codecompass.indexing.parse import parse
+from codecompass.models import ParsedFile
 
 ECMA_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 MARKUP_LANGUAGES = frozenset({"markdown", "rst"})
-_PARSE_SECONDS = 2.0
+# Languages with a scope-aware extractor; the others resolve the parser's references by name.
+DEEP_LANGUAGES = frozenset({"python"}) | ECMA_LANGUAGES
 
 _ROLE = re.compile(r":(?:py:)?(?:func|class|meth|attr|mod|obj|exc|data|const|ref):`~?([^`<>]+?)`")
 _JSDOC_LINK = re.compile(r"\{@link(?:plain|code)?\s+([A-Za-z_$][\w$.#]*)")
@@ -64,57 +63,36 @@ _NOT_NAMES = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class DocSymbol:
-    """The little of a symbol that doc extraction needs."""
-
-    start_line: int
-    doc: str
-
-
-def extract_facts(
-    path: str, language: str, text: str, symbols: Sequence[DocSymbol] = ()
-) -> FileFacts:
-    """The facts of one file version; a file that fails to parse yields only doc facts."""
+def extract_facts(path: str, text: str, parsed: ParsedFile) -> FileFacts:
+    """The facts of one file version, read from the tree its parse left (`parsed.tree`);
+    a file that failed to parse yields only doc facts."""
+    language = parsed.language
     facts = FileFacts(language)
+    tree = parsed.tree
     try:
-        if language == "python":
-            facts = PythonExtractor(text.encode("utf-8", "surrogatepass")).run(
-                _tree(language, text)
-            )
-        elif language in ECMA_LANGUAGES:
+        if language == "python" and tree is not None:
+            facts = PythonExtractor(text.encode("utf-8", "surrogatepass")).run(tree)
+        elif language in ECMA_LANGUAGES and tree is not None:
             data = text.encode("utf-8", "surrogatepass")
-            facts = EcmaExtractor(data, language).run(_tree(language, text))
-        elif language in TREE_SITTER_LANGUAGES:
-            facts = _generic_facts(language, text)
-    except (treesitter.ParseTimeout, RecursionError, ValueError):
+            facts = EcmaExtractor(data, language).run(tree)
+        elif language in TREE_SITTER_LANGUAGES and language not in DEEP_LANGUAGES:
+            facts = _with_module_scope(FileFacts(language))
+            facts.refs.extend(Ref(r.kind, r.name, r.line, 0) for r in parsed.references)
+    except (RecursionError, ValueError):
         facts = FileFacts(language)
     if not facts.scopes:
         facts = _with_module_scope(facts)
     if language in MARKUP_LANGUAGES:
         facts.refs.extend(markup_refs(path, text))
     else:
-        for symbol in symbols:
-            facts.refs.extend(doc_refs(symbol.doc, symbol.start_line))
+        for symbol in parsed.symbols:
+            if symbol.doc:
+                facts.refs.extend(doc_refs(symbol.doc, symbol.start_line))
     return facts
-
-
-def _tree(language: str, text: str) -> treesitter.Node:
-    data = text.encode("utf-8", "surrogatepass")
-    return treesitter.parse_tree(language, data, _PARSE_SECONDS + len(data) / 500_000)
 
 
 def _with_module_scope(facts: FileFacts) -> FileFacts:
     facts.scopes.append(Scope("", "module", -1, 0))
-    return facts
-
-
-def _generic_facts(language: str, text: str) -> FileFacts:
-    """Other languages: the parser's references, resolved later by name."""
-    parsed = parse(text, language)
-    facts = _with_module_scope(FileFacts(language))
-    for ref in parsed.references:
-        facts.refs.append(Ref(ref.kind, ref.name, ref.line, 0))
     return facts
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from codecompass.graph.facts import ClassFacts, FileFacts, FunctionFacts, Ref, Scope
+from codecompass.indexing.facts import ClassFacts, FileFacts, FunctionFacts, Ref, Scope
 from codecompass.indexing.treesitter import Node
 
 MAX_CHAIN = 200

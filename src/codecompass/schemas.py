@@ -1,0 +1,239 @@
+"""What the engine answers with: one model per result concept, shared by the Python API,
+the CLI's JSON, the MCP server's structured output and the web UI.
+
+They are pydantic models so that a frontend gets a JSON Schema and validation for free;
+internal records (chunks, symbols, edges as stored) are plain dataclasses in `models.py`,
+and `Edge` appears here as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from codecompass.models import Edge
+
+
+class Result(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def as_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+# -- search -----------------------------------------------------------------------------
+class Hit(Result):
+    """One piece of evidence: where it is, what it is, its text, and why it came back."""
+
+    repo: str
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str | None
+    kind: str
+    language: str
+    score: float
+    snippet: str
+    why: dict[str, Any] = Field(default_factory=dict)
+
+
+class Evidence(Hit):
+    """A hit an answer may cite as `[n]`."""
+
+    n: int
+
+    @property
+    def location(self) -> str:
+        return f"{self.repo}/{self.path}:{self.start_line}-{self.end_line}"
+
+
+class FileHit(Result):
+    """A file ranked by its best evidence, for "which files" questions."""
+
+    repo: str
+    path: str
+    score: float
+    start_line: int  # the best chunk's range
+    end_line: int
+    symbols: list[str]  # best symbols of the file, best first
+    why: dict[str, Any] = Field(default_factory=dict)
+
+
+class SymbolHit(Result):
+    """A function, method or class ranked for "which functions" questions: its best
+    chunk's score plus `symbol_file_weight` × its file's score in the file view."""
+
+    repo: str
+    path: str
+    symbol: str
+    kind: str
+    score: float
+    start_line: int  # the best chunk's range
+    end_line: int
+    why: dict[str, Any] = Field(default_factory=dict)
+
+
+# -- answers ------------------------------------------------------------------------------
+class Answer(Result):
+    answer: str
+    mode: Literal["sampling", "llm", "extractive", "none"]
+    model: str | None
+    evidences: list[Evidence]
+    total_matches: int
+    cited: list[int]
+    provider_error: str | None = None
+
+
+# -- files ---------------------------------------------------------------------------------
+class FileView(Result):
+    repo: str
+    path: str
+    start_line: int
+    end_line: int
+    total_lines: int
+    text: str
+
+
+# -- the code graph ------------------------------------------------------------------------
+class SymbolMatch(Result):
+    id: str
+    repo: str
+    path: str
+    name: str
+    qualified_name: str
+    kind: str
+    signature: str
+    start_line: int
+    end_line: int
+    score: float
+    exact: bool
+
+
+class GraphNode(Result):
+    id: str
+    kind: str  # repo, file, a symbol kind (class, function, …), keyword, unresolved
+    name: str
+    repo: str | None
+    path: str | None
+    start_line: int | None
+    end_line: int | None
+    importance: float
+
+
+class GraphResult(Result):
+    root: str
+    nodes: list[GraphNode]
+    edges: list[Edge]
+    paths: list[list[str]]  # node ids from the root to each node reached
+    truncated: bool
+
+
+class OverviewSymbol(Result):
+    id: str
+    name: str
+    kind: str
+    signature: str
+    line: int
+    importance: float
+
+
+class OverviewFile(Result):
+    path: str
+    importance: float
+    symbols: list[OverviewSymbol]
+
+
+class Overview(Result):
+    repo: str
+    text: str
+    tokens: int
+    files: list[OverviewFile]
+
+
+# -- what the MCP tools return (the web API reuses them) ----------------------------------
+class SearchCodeResult(Result):
+    query_id: str
+    results: list[Hit]
+
+
+class FileContent(Result):
+    repo: str
+    path: str
+    start_line: int
+    end_line: int
+    total_lines: int
+    content: str
+    truncated: bool
+    next_start_line: int | None
+
+
+class SymbolMatches(Result):
+    matches: list[SymbolMatch]
+
+
+class AskMeta(Result):
+    scope: list[str]
+    top_k: int
+    min_score: float
+    llm_model: str | None
+    answer_mode: Literal["sampling", "llm", "extractive", "none"]
+    total_matches: int
+    contexts_used: int
+    cited: list[int]
+    elapsed_ms: float
+    query_id: str
+
+
+class AskResult(Result):
+    answer: str
+    evidences: list[Evidence]
+    meta: AskMeta
+
+
+class Commit(Result):
+    sha: str
+    author: str
+    date: str  # ISO 8601, author date
+    subject: str
+
+
+class BlameHunk(Result):
+    """Consecutive lines last changed by one commit."""
+
+    start_line: int
+    end_line: int
+    sha: str
+    author: str
+    date: str
+    subject: str
+
+
+class GitLogResult(Result):
+    repo: str
+    path: str
+    commits: list[Commit]
+
+
+class GitBlameResult(Result):
+    repo: str
+    path: str
+    hunks: list[BlameHunk]
+
+
+class RepoStatus(Result):
+    id: str
+    root: str
+    files: int
+    symbols: int
+    chunks: int
+    last_commit: str | None
+    last_indexed_at: str | None
+    last_run_status: str | None
+    stale: dict[str, Any]
+
+
+class IndexStatus(Result):
+    data_dir: str
+    model: str | None
+    repos: list[RepoStatus]

@@ -1,0 +1,286 @@
+"""Where candidates come from: dense vectors, BM25, what the query names (symbols, files,
+traceback frames), every chunk of the best files, and graph neighbours of the best seeds.
+
+Each source adds chunk ids to the context with the feature it measured; `features.fill`
+then gives every candidate every other feature.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from codecompass.models import SymbolQuery
+from codecompass.search.context import Candidate, SearchContext
+from codecompass.search.expand import expand
+from codecompass.search.features import fill
+from codecompass.search.query import module_path_candidates, query_windows
+
+# Long queries (issues, tracebacks) keep their rarest terms for BM25: a term in a tenth
+# of all chunks adds little to the ranking but most of the lexical index's cost.
+MAX_QUERY_TERMS = 40
+COMMON_TERM_SHARE = 0.1
+# A name shared by more symbols than this only brings candidates from files the query
+# also names; otherwise `__init__` or `eval` would flood the pool.
+NAME_FANOUT = 30
+PATH_CHUNKS = 600  # chunks brought in by files the query names, all files together
+FILE_CHUNKS = 200  # chunks of one best file brought in by file expansion
+_STOPWORDS_TEXT = """a about above after again against all also am an and any are as at be
+    because been before being below between both but by can could did do does doing done
+    down during each
+    else few for from further get gets got had has have having he her here hers him his how i
+    if in into is it its itself just like may me might more most must my no nor not now of
+    off on once only or other our out over own same shall she should so some such than that
+    the their them then there these they this those through to too under until up upon us
+    very was we were what when where which while who whom why will with would you your
+    yours"""
+STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+
+
+# -- query terms ----------------------------------------------------------------------
+def term_idf(ctx: SearchContext, terms: Sequence[str]) -> dict[str, float]:
+    """IDF of each distinct query term the index holds (stop words and unknown terms out)."""
+    wanted = [t for t in dict.fromkeys(terms) if t not in STOPWORDS and len(t) > 1]
+    if not wanted:
+        wanted = list(dict.fromkeys(terms))
+    freqs, total = ctx.sources.lexical.doc_freqs(wanted)
+    return {t: _idf(freqs[t] / total) for t in wanted if freqs.get(t, 0) > 0 and total}
+
+
+def _idf(share: float) -> float:
+    """BM25's IDF of a term found in `share` of the chunks (for a large collection)."""
+    return math.log(1.0 + (1.0 - share) / max(share, 1e-9))
+
+
+def query_terms(idf: dict[str, float]) -> list[str]:
+    """The terms the lexical search asks for: the rarest first; in a long query, only
+    those rarer than COMMON_TERM_SHARE of chunks."""
+    terms = sorted(idf, key=lambda t: -idf[t])
+    if len(terms) > MAX_QUERY_TERMS // 2:
+        floor = _idf(COMMON_TERM_SHARE)
+        terms = [t for t in terms if idf[t] >= floor] or terms
+    return terms[:MAX_QUERY_TERMS]
+
+
+# -- dense and lexical --------------------------------------------------------------------
+def add_dense(ctx: SearchContext, pool: int) -> None:
+    embedder, vectors = ctx.sources.embedder, ctx.sources.vectors
+    assert embedder is not None and vectors is not None
+    ctx.query_vectors = embedder.embed(query_windows(ctx.query))
+    for rank, (cid, cos) in enumerate(
+        vectors.search(ctx.query_vectors, pool, ctx.options.where), 1
+    ):
+        ctx.add(cid, "dense", rank).features["cosine"] = max(0.0, cos)
+
+
+def add_lexical(ctx: SearchContext, pool: int) -> None:
+    terms = query_terms(ctx.idf)
+    if not terms:
+        return
+    ctx.lexical = ctx.sources.lexical.match(terms, ctx.options.where)
+    top = ctx.lexical.top(pool)
+    best = ctx.lexical_best = top[0][1] if top and top[0][1] > 0 else 1.0
+    for rank, (cid, bm25) in enumerate(top, 1):
+        ctx.add(cid, "lexical", rank).features["bm25"] = max(0.0, bm25 / best)
+
+
+def fill_bm25(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
+    """Give chunks the lexical top did not bring (found by dense, by name, or by
+    expansion) their BM25, normalised by the lexical top's best score."""
+    if ctx.lexical is None or not cands:
+        return
+    for cid, found in ctx.lexical.scores(list(cands)).items():
+        cands[cid].features["bm25"] = max(0.0, found / ctx.lexical_best)
+
+
+# -- names, paths and frames ----------------------------------------------------------
+def _specificity(count: int) -> float:
+    return 1.0 / (1.0 + math.log(max(1, count)))
+
+
+def _match_files(wanted: str, paths: Sequence[str]) -> list[str]:
+    """Indexed paths that `wanted` (maybe absolute, maybe partial) names."""
+    wanted = wanted.lstrip("~").lstrip("/")
+    if not wanted:
+        return []
+    exact = [p for p in paths if p == wanted]
+    if exact:
+        return exact
+    # An absolute path from a traceback ends with the repo path; a partial path is the
+    # tail of one. Keep the matches sharing the longest tail.
+    hits = [p for p in paths if wanted.endswith("/" + p) or p.endswith("/" + wanted)]
+    if not hits:
+        return []
+    longest = max(min(len(p), len(wanted)) for p in hits)
+    return [p for p in hits if min(len(p), len(wanted)) == longest]
+
+
+def add_named(ctx: SearchContext) -> None:
+    """Chunks whose symbol or file the query names, with the strength of the naming."""
+    q = ctx.parsed
+    names = q.names
+    dotted = q.dotted
+    repo = ctx.options.where.repo
+    files = list(ctx.sources.files.files(repo))
+    paths = [p for _, p in files]
+    repo_of = {p: r for r, p in files}
+
+    file_value: dict[str, float] = {}
+
+    def name_file(path: str, value: float) -> None:
+        file_value[path] = max(file_value.get(path, 0.0), value)
+
+    for wanted in q.paths:
+        for path in _match_files(wanted, paths):
+            name_file(path, 1.0)
+    for name in dotted:
+        for wanted in module_path_candidates(name):
+            if wanted in repo_of:
+                name_file(wanted, 0.7)
+    stems: dict[str, list[str]] = {}
+    for path in paths:
+        stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        stems.setdefault(stem, []).append(path)
+    for name in names:
+        if len(name) >= 3 and name in stems:
+            share = stems[name]
+            for path in share:
+                name_file(path, 0.5 * _specificity(len(share)))
+    frame_funcs: dict[str, set[str]] = {}
+    for frame in q.frames:
+        for path in _match_files(frame.path, paths):
+            if frame.function:
+                frame_funcs.setdefault(path, set()).add(frame.function)
+
+    wanted_names = list(dict.fromkeys([*names, *dotted]))
+    rows = (
+        ctx.sources.symbols.symbols(SymbolQuery(names_or_qualified=wanted_names, repo=repo))
+        if wanted_names
+        else []
+    )
+    by_name: dict[str, int] = {}
+    for row in rows:
+        by_name[row.name] = by_name.get(row.name, 0) + 1
+    named = set(names)
+    symbol_value: dict[str, float] = {}
+    for s in rows:
+        if s.qualified_name in dotted:
+            value = 1.0
+        else:
+            if (
+                by_name[s.name] > NAME_FANOUT
+                and s.path not in file_value
+                and s.path not in frame_funcs
+            ):
+                continue
+            value = _specificity(by_name[s.name])
+            owner = (s.parent or "").rsplit(".", 1)[-1]
+            if owner and owner in named:
+                value = min(1.0, value + 0.5)
+        symbol_value[s.id] = max(symbol_value.get(s.id, 0.0), value)
+
+    wanted_files = {*file_value, *frame_funcs}
+    keys = [(repo_of[p], p) for p in wanted_files if p in repo_of]
+    keys += [(s.repo, s.path) for s in rows if s.id in symbol_value]
+    found: dict[str, tuple[str, float]] = {}
+    budget = PATH_CHUNKS
+    for (_, path), entries in ctx.sources.chunks.chunk_entries(keys).items():
+        for entry in entries:
+            cid, owner_id = entry.id, entry.symbol_id
+            if owner_id is not None and owner_id in symbol_value:
+                found[cid] = ("name", symbol_value[owner_id])
+            funcs = frame_funcs.get(path)
+            if funcs and owner_id is not None and _symbol_name(owner_id) in funcs:
+                found[cid] = ("frame", 1.0)
+                continue
+            if path in file_value and cid not in found and budget > 0:
+                found[cid] = ("path", file_value[path])
+                budget -= 1
+    for cid, (source, value) in found.items():
+        cand = ctx.add(cid, source, 0)
+        cand.features[source] = max(cand.features.get(source, 0.0), value)
+
+
+def _symbol_name(symbol_id: str) -> str:
+    qualified = symbol_id.rsplit("#", 1)[-1].split("@", 1)[0]
+    return qualified.rsplit(".", 1)[-1]
+
+
+# -- expansion ------------------------------------------------------------------------
+def _join(ctx: SearchContext, added: dict[str, Candidate]) -> None:
+    """Score newly found candidates like the others and add them to the pool."""
+    fill_bm25(ctx, added)
+    fill(ctx, added)
+    ctx.cands.update(added)
+
+
+def expand_files(ctx: SearchContext) -> None:
+    """Bring every chunk of the best files into the pool: the right file is found far
+    more often than the right function in it, whose own words may not match the query."""
+    ctx.rescore()
+    files: list[tuple[str, str]] = []
+    for cid in ctx.ranked():
+        key = (ctx.chunks[cid].repo, ctx.chunks[cid].path)
+        if key not in files:
+            files.append(key)
+        if len(files) >= ctx.options.expand_files:
+            break
+    new_ids: list[str] = []
+    for entries in ctx.sources.chunks.chunk_entries(files).values():
+        new_ids.extend(e.id for e in entries[:FILE_CHUNKS] if e.id not in ctx.cands)
+    if not new_ids:
+        return
+    ctx.chunks.update(ctx.sources.chunks.chunks(new_ids))
+    added = {
+        cid: Candidate(sources={"file": 0})
+        for cid in new_ids
+        if cid in ctx.chunks and ctx.passes(ctx.chunks[cid])
+    }
+    _join(ctx, added)
+
+
+def expand_graph(ctx: SearchContext) -> None:
+    """Follow strong edges from the best symbols one hop out (see `expand.py`)."""
+    graph = ctx.sources.graph
+    assert graph is not None
+    ctx.rescore()
+    seeds: list[str] = []
+    for cid in ctx.ranked():
+        sid = ctx.chunks[cid].symbol_id
+        if sid and sid not in seeds:
+            seeds.append(sid)
+        if len(seeds) >= ctx.options.graph_seeds:
+            break
+    if not seeds:
+        return
+    reached = expand(graph, seeds, hops=ctx.options.graph_hops, edge_types=ctx.options.edge_types)
+    by_symbol: dict[str, list[str]] = {}
+    for cid, c in ctx.chunks.items():
+        if c.symbol_id:
+            by_symbol.setdefault(c.symbol_id, []).append(cid)
+    wanted = [node for node in reached if node not in by_symbol]
+    located = (
+        {(s.repo, s.path) for s in ctx.sources.symbols.symbols(SymbolQuery(ids=wanted))}
+        if wanted
+        else set()
+    )
+    new_ids: list[str] = []
+    for entries in ctx.sources.chunks.chunk_entries(sorted(located)).values():
+        for e in entries:
+            if e.symbol_id in reached and e.symbol_id is not None and e.id not in ctx.cands:
+                by_symbol.setdefault(e.symbol_id, []).append(e.id)
+                new_ids.append(e.id)
+    ctx.chunks.update(ctx.sources.chunks.chunks(new_ids))
+    added: dict[str, Candidate] = {}
+    for node, r in reached.items():
+        for cid in by_symbol.get(node, []):
+            if cid not in ctx.chunks or not ctx.passes(ctx.chunks[cid]):
+                continue
+            target = ctx.cands.get(cid) or added.get(cid)
+            if target is None:
+                target = added[cid] = Candidate()
+            target.sources.setdefault("graph", 0)
+            if r.strength > target.features.get("edge", 0.0):
+                target.features["edge"] = r.strength
+                target.graph_path = r.path
+    _join(ctx, added)

@@ -1,0 +1,124 @@
+"""The state of one search: its options, its sources and the candidates gathered so far.
+
+Every stage (candidates, features, results) reads and extends one `SearchContext`, so a
+stage's signature is the context and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from codecompass.models import ChunkFilter, ChunkRecord
+from codecompass.protocols import (
+    ChunkCatalog,
+    Embedder,
+    FileCatalog,
+    GraphView,
+    LexicalIndex,
+    LexicalMatch,
+    SymbolCatalog,
+    VectorIndex,
+    Vectors,
+)
+from codecompass.search.query import ParsedQuery
+from codecompass.search.rank import RankWeights, file_scores, score
+from codecompass.search.rerank import Reranker
+
+DEFAULT_EDGE_TYPES = ("calls", "imports", "contains", "extends", "implements", "references")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOptions:
+    """How to search: `Engine.search_options()` fills these from the settings."""
+
+    k: int = 10
+    detail: str = "preview"
+    where: ChunkFilter = field(default_factory=ChunkFilter)
+    candidates: int = 100  # per retriever, before ranking
+    max_per_file: int = 3
+    mode: str = "hybrid+graph"
+    weights: RankWeights = field(default_factory=RankWeights)
+    graph_hops: int = 1
+    graph_seeds: int = 10
+    edge_types: tuple[str, ...] = DEFAULT_EDGE_TYPES
+    freshness_days: float = 90.0
+    max_files: int = 10
+    file_support: float = 0.0  # weight of a file's 2nd and 3rd best chunks in the file view
+    max_symbols: int = 10
+    symbol_file_weight: float = 0.0  # weight of a symbol's file score in the symbol view
+    expand_files: int = 5  # all chunks of this many best files join the pool
+    subgraph: bool = False
+    collect: bool = False  # keep every candidate's features (for tuning the weights)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSources:
+    """What search reads: the catalog, the lexical index, vectors and the graph (either
+    may be absent: a bm25-only search needs no vectors, a new index has no graph)."""
+
+    chunks: ChunkCatalog
+    symbols: SymbolCatalog
+    files: FileCatalog
+    lexical: LexicalIndex
+    embedder: Embedder | None = None
+    vectors: VectorIndex | None = None
+    graph: GraphView | None = None
+    reranker: Reranker | None = None
+
+
+@dataclass(slots=True)
+class Candidate:
+    features: dict[str, float] = field(default_factory=dict)
+    sources: dict[str, int] = field(default_factory=dict)  # source → rank in it
+    graph_path: tuple[str, ...] = ()
+    score: float = 0.0
+
+
+@dataclass(slots=True)
+class SearchContext:
+    query: str
+    parsed: ParsedQuery
+    options: SearchOptions
+    weights: RankWeights
+    sources: SearchSources
+    idf: dict[str, float]  # the query's terms the index holds, with their IDF
+    query_vectors: Vectors | None = None
+    lexical: LexicalMatch | None = None
+    lexical_best: float = 1.0  # the lexical top's best BM25: normalises every bm25
+    cands: dict[str, Candidate] = field(default_factory=dict)
+    chunks: dict[str, ChunkRecord] = field(default_factory=dict)
+
+    @property
+    def mode(self) -> str:
+        return self.options.mode
+
+    @property
+    def query_names(self) -> frozenset[str]:
+        return frozenset(self.parsed.names)
+
+    def add(self, cid: str, source: str, rank: int) -> Candidate:
+        cand = self.cands.get(cid)
+        if cand is None:
+            cand = self.cands[cid] = Candidate()
+        cand.sources.setdefault(source, rank)
+        return cand
+
+    def passes(self, chunk: ChunkRecord) -> bool:
+        return self.options.where.matches(chunk.repo, chunk.path, chunk.language, chunk.kind)
+
+    def rescore(self) -> None:
+        for cand in self.cands.values():
+            cand.score = score(cand.features, self.weights)
+
+    def ranked(self) -> list[str]:
+        """Candidates by score; ties keep the order they joined in."""
+        return sorted(self.cands, key=lambda cid: -self.cands[cid].score)
+
+    def file_totals(self, order: Sequence[str]) -> list[tuple[tuple[str, str], float]]:
+        """Files of the candidates in `order`, scored (see `rank.file_scores`)."""
+        chunks, cands = self.chunks, self.cands
+        return file_scores(
+            [((chunks[cid].repo, chunks[cid].path), cands[cid].score) for cid in order],
+            self.options.file_support,
+        )

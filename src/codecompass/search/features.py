@@ -1,0 +1,134 @@
+"""Features every candidate gets, whichever source found it (see `rank.FEATURES`)."""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from datetime import UTC, datetime
+
+import numpy as np
+
+from codecompass.models import ChunkRecord
+from codecompass.search.context import Candidate, SearchContext
+from codecompass.search.rank import is_doc_language, is_test_path, score
+from codecompass.tokens import code_tokens
+
+
+class TokenCache:
+    """Token sets of chunks (a chunk id never changes its text), least recently used out."""
+
+    def __init__(self, size: int = 20_000) -> None:
+        self.size = size
+        self.data: OrderedDict[str, frozenset[str]] = OrderedDict()
+
+    def get(self, chunk: ChunkRecord) -> frozenset[str]:
+        found = self.data.get(chunk.id)
+        if found is not None:
+            self.data.move_to_end(chunk.id)
+            return found
+        tokens = frozenset(code_tokens(f"{chunk.symbol or ''} {chunk.path} {chunk.text}"))
+        self.data[chunk.id] = tokens
+        if len(self.data) > self.size:
+            self.data.popitem(last=False)
+        return tokens
+
+
+TOKENS = TokenCache()
+
+
+def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
+    """Give these candidates every feature the weights use (cosine, keywords, member,
+    test, doc, freshness)."""
+    weights, options, chunks = ctx.weights, ctx.options, ctx.chunks
+    names = ctx.query_names
+    for cid, cand in cands.items():
+        chunk = chunks[cid]
+        owners = (chunk.symbol or "").split(".")[:-1]
+        if owners and any(owner in names for owner in owners):
+            cand.features["member"] = 1.0
+        if is_test_path(chunk.path):
+            cand.features["test"] = 1.0
+        if is_doc_language(chunk.language):
+            cand.features["doc"] = 1.0
+    vectors = ctx.sources.vectors
+    if (weights.cosine or options.collect) and ctx.query_vectors is not None and vectors:
+        missing = [cid for cid, c in cands.items() if "cosine" not in c.features]
+        found = vectors.vectors_of(missing)
+        have = [cid for cid in missing if cid in found]
+        if have:
+            matrix = np.stack([found[cid] for cid in have])
+            best = (matrix @ ctx.query_vectors.T).max(axis=1)
+            for cid, cos in zip(have, best.tolist(), strict=True):
+                cands[cid].features["cosine"] = max(0.0, cos)
+    idf = ctx.idf
+    total = sum(idf.values())
+    if (weights.keywords or options.collect) and total > 0:
+        for cid, cand in cands.items():
+            present = TOKENS.get(chunks[cid])
+            cand.features["keywords"] = sum(w for t, w in idf.items() if t in present) / total
+    if weights.freshness or options.collect:
+        keys = {(c.repo, c.path) for c in (chunks[cid] for cid in cands)}
+        dates: dict[tuple[str, str], str] = {}
+        for repo in {repo for repo, _ in keys}:
+            dates.update(
+                (key, f.indexed_at)
+                for key, f in ctx.sources.files.files(repo).items()
+                if key in keys
+            )
+        now = datetime.now(UTC)
+        for cid, cand in cands.items():
+            c = chunks[cid]
+            stamp = dates.get((c.repo, c.path))
+            if stamp:
+                age = (now - datetime.fromisoformat(stamp)).total_seconds() / 86400
+                cand.features["freshness"] = 0.5 ** (max(0.0, age) / options.freshness_days)
+
+
+def add_importance(ctx: SearchContext) -> None:
+    graph = ctx.sources.graph
+    assert graph is not None
+    symbol_ids = [ctx.chunks[cid].symbol_id or "" for cid in ctx.cands]
+    importance = graph.importance([sid for sid in symbol_ids if sid])
+    for cid, cand in ctx.cands.items():
+        sid = ctx.chunks[cid].symbol_id
+        if sid and sid in importance:
+            cand.features["importance"] = _importance_feature(importance[sid])
+
+
+def _importance_feature(value: float) -> float:
+    # PageRank scaled to a maximum of 1 is heavy-tailed: almost every node is near 0.
+    # A log scale spreads the ordinary symbols out and keeps the result in [0, 1].
+    return math.log1p(1000.0 * max(0.0, value)) / math.log1p(1000.0)
+
+
+def handled_type(symbol: str | None) -> str | None:
+    """The type a method handles by the dispatch-by-name convention of visitors and
+    printers (`visit_Call` → `Call`, `_print_MatAdd` → `MatAdd`), else None.
+
+    The handler of a type the query names is where its behaviour lives, yet its name
+    matches nothing in the query: `_print_Sum` for "pretty printing of Sum is off"."""
+    method = (symbol or "").rsplit(".", 1)[-1].lstrip("_")
+    verb, _, handled = method.partition("_")
+    if verb.islower() and len(handled) >= 3 and handled[0].isupper() and handled.isidentifier():
+        return handled
+    return None
+
+
+def mark_handlers(ctx: SearchContext) -> None:
+    """Set `dispatch` on the handlers of a type the query names that sit in one of the
+    `expand_files` best files (ranked without it), and re-score them. The feature picks
+    the right method of a file other evidence found; on its own it let every printer's
+    `_print_Symbol` flood the hits of an issue whose snippet builds a `Symbol`."""
+    names = ctx.query_names
+    handlers = [cid for cid in ctx.cands if handled_type(ctx.chunks[cid].symbol) in names]
+    if not handlers:
+        return
+    order = sorted(ctx.cands, key=lambda cid: -ctx.cands[cid].score)
+    totals = ctx.file_totals(order)
+    best = {key for key, _ in totals[: ctx.options.expand_files]}
+    for cid in handlers:
+        chunk = ctx.chunks[cid]
+        if (chunk.repo, chunk.path) in best:
+            cand = ctx.cands[cid]
+            cand.features["dispatch"] = 1.0
+            cand.score = score(cand.features, ctx.weights)

@@ -1,0 +1,185 @@
+"""From ranked candidates to answers: hits (deduplicated, capped per file, explained),
+the file view, the symbol view and the subgraph around the hits."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from codecompass.models import ChunkRecord, SymbolQuery
+from codecompass.schemas import FileHit, Hit, SymbolHit
+from codecompass.search.context import SearchContext
+from codecompass.search.features import TOKENS
+from codecompass.search.format import format_snippet
+from codecompass.search.rank import explain
+
+MAX_SUBGRAPH_NODES = 200
+
+
+def hits(ctx: SearchContext, order: Sequence[str]) -> list[Hit]:
+    options, chunks, cands = ctx.options, ctx.chunks, ctx.cands
+    kept: list[ChunkRecord] = []
+    per_file: dict[tuple[str, str], int] = {}
+    for cid in order:
+        chunk = chunks[cid]
+        key = (chunk.repo, chunk.path)
+        if per_file.get(key, 0) >= options.max_per_file:
+            continue
+        if any(duplicates(chunk, other) for other in kept):
+            continue
+        kept.append(chunk)
+        per_file[key] = per_file.get(key, 0) + 1
+        if len(kept) >= options.k:
+            break
+    symbol_ids = [c.symbol_id for c in kept if c.symbol_id]
+    docs = (
+        {s.id: s.doc for s in ctx.sources.symbols.symbols(SymbolQuery(ids=symbol_ids))}
+        if symbol_ids
+        else {}
+    )
+    out: list[Hit] = []
+    for chunk in kept:
+        cand = cands[chunk.id]
+        present = TOKENS.get(chunk)
+        why: dict[str, Any] = {
+            "features": explain(cand.features, ctx.weights),
+            "sources": dict(cand.sources),
+            "matched_terms": [t for t in ctx.idf if t in present][:20],
+        }
+        # Each retriever's own rank and score, as in the first search version.
+        for source, feature in (("dense", "cosine"), ("lexical", "bm25")):
+            if source in cand.sources:
+                why[source] = {
+                    "rank": cand.sources[source],
+                    "score": round(cand.features.get(feature, 0.0), 4),
+                }
+        if cand.graph_path:
+            why["graph_path"] = list(cand.graph_path)
+        out.append(
+            Hit(
+                repo=chunk.repo,
+                path=chunk.path,
+                start_line=chunk.start_line,
+                end_line=chunk.end_line,
+                symbol=chunk.symbol,
+                kind=chunk.kind,
+                language=chunk.language,
+                score=round(cand.score, 6),
+                snippet=format_snippet(chunk, options.detail, docs.get(chunk.symbol_id or "", "")),
+                why=why,
+            )
+        )
+    return out
+
+
+def files(
+    ctx: SearchContext, order: Sequence[str], totals: Sequence[tuple[tuple[str, str], float]]
+) -> list[FileHit]:
+    chunks = ctx.chunks
+    ids_of: dict[tuple[str, str], list[str]] = {}
+    for cid in order:
+        ids_of.setdefault((chunks[cid].repo, chunks[cid].path), []).append(cid)
+    out: list[FileHit] = []
+    for key, total in totals[: ctx.options.max_files]:
+        ids = ids_of[key]
+        top = chunks[ids[0]]
+        symbols = list(dict.fromkeys(chunks[i].symbol for i in ids if chunks[i].symbol))
+        out.append(
+            FileHit(
+                repo=top.repo,
+                path=top.path,
+                score=round(total, 6),
+                start_line=top.start_line,
+                end_line=top.end_line,
+                symbols=[s for s in symbols if s][:5],
+                why={"best_chunk": ids[0], "chunks_matched": len(ids)},
+            )
+        )
+    return out
+
+
+def symbols(
+    ctx: SearchContext, order: Sequence[str], totals: Sequence[tuple[tuple[str, str], float]]
+) -> list[SymbolHit]:
+    """Each symbol once, by its best chunk, scored with its file's total."""
+    chunks, cands, options = ctx.chunks, ctx.cands, ctx.options
+    file_total = dict(totals)
+    best: dict[tuple[tuple[str, str], str], tuple[float, str]] = {}
+    for cid in order:
+        chunk = chunks[cid]
+        if not chunk.symbol:
+            continue
+        key = ((chunk.repo, chunk.path), chunk.symbol)
+        if key in best:
+            continue
+        value = cands[cid].score + options.symbol_file_weight * file_total[key[0]]
+        best[key] = (value, cid)
+    ranked = sorted(best.values(), key=lambda pair: (-pair[0], pair[1]))[: options.max_symbols]
+    out: list[SymbolHit] = []
+    for value, cid in ranked:
+        chunk = chunks[cid]
+        out.append(
+            SymbolHit(
+                repo=chunk.repo,
+                path=chunk.path,
+                symbol=chunk.symbol or "",
+                kind=chunk.kind,
+                score=round(value, 6),
+                start_line=chunk.start_line,
+                end_line=chunk.end_line,
+                why={
+                    "best_chunk": cid,
+                    "chunk_score": round(cands[cid].score, 6),
+                    "file_score": round(file_total[(chunk.repo, chunk.path)], 6),
+                },
+            )
+        )
+    return out
+
+
+def subgraph(ctx: SearchContext, found: Sequence[Hit]) -> dict[str, Any]:
+    nodes: dict[str, dict[str, Any]] = {}
+    for hit in found:
+        if hit.symbol:
+            node = f"{hit.repo}/{hit.path}#{hit.symbol}"
+            nodes[node] = {
+                "id": node,
+                "kind": hit.kind,
+                "path": hit.path,
+                "start_line": hit.start_line,
+                "end_line": hit.end_line,
+                "score": hit.score,
+                "hit": True,
+            }
+    edges: list[dict[str, Any]] = []
+    graph = ctx.sources.graph
+    if graph is not None and nodes:
+        for e in graph.neighbors(list(nodes), ctx.options.edge_types):
+            for end in (e.source, e.target):
+                if end not in nodes and len(nodes) < MAX_SUBGRAPH_NODES:
+                    nodes[end] = {"id": end, "hit": False}
+            if e.source in nodes and e.target in nodes:
+                edges.append(
+                    {
+                        "source": e.source,
+                        "target": e.target,
+                        "type": e.type,
+                        "weight": e.weight,
+                        "confidence": e.confidence,
+                    }
+                )
+    return {"nodes": list(nodes.values()), "edges": edges}
+
+
+def duplicates(a: ChunkRecord, b: ChunkRecord) -> bool:
+    """Windows of one symbol, or ranges sharing at least half of each, are one result."""
+    if a.path != b.path or a.repo != b.repo:
+        return False
+    if a.symbol is not None and a.symbol == b.symbol and a.kind == b.kind:
+        return True
+    overlap = min(a.end_line, b.end_line) - max(a.start_line, b.start_line) + 1
+    if overlap <= 0:
+        return False
+    return overlap * 2 >= (a.end_line - a.start_line + 1) and overlap * 2 >= (
+        b.end_line - b.start_line + 1
+    )

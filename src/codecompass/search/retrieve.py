@@ -1,0 +1,156 @@
+"""Hybrid search: understand the query, gather candidates, expand along the graph, rank
+them with one scoring function, then dedupe, cap per file and explain.
+
+Candidates come from five places (`candidates.py`): dense vectors, BM25 over code-aware
+tokens, symbols and files the query names (paths, modules, traceback frames, file
+stems), every chunk of the best files, and graph neighbours of the best seeds. Every
+candidate then gets every feature of `rank.FEATURES` (`features.py`), whichever source
+brought it, so the score compares like with like. Modes switch sources and features off
+for ablations: `bm25`, `dense`, `hybrid` (no graph) and `hybrid+graph` (the default,
+equal to `hybrid` when the index has no graph).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from codecompass.errors import InputError
+from codecompass.schemas import FileHit, Hit, SymbolHit
+from codecompass.search import candidates, features, results
+from codecompass.search.context import SearchContext, SearchOptions, SearchSources
+from codecompass.search.format import check_detail
+from codecompass.search.query import ParsedQuery, parse_query
+from codecompass.search.rank import RankWeights
+
+MODES = ("bm25", "dense", "hybrid", "hybrid+graph")
+
+
+@dataclass(slots=True)
+class SearchResult:
+    """Hits (deduplicated, capped per file), the file and symbol views and what was
+    understood."""
+
+    query: ParsedQuery
+    hits: list[Hit]
+    files: list[FileHit]
+    symbols: list[SymbolHit] = field(default_factory=list)
+    subgraph: dict[str, Any] | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    candidates: list[dict[str, Any]] | None = None  # with SearchOptions.collect
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "understood": self.query.as_dict(),
+            "results": [h.as_dict() for h in self.hits],
+            "files": [f.as_dict() for f in self.files],
+            "symbols": [f.as_dict() for f in self.symbols],
+            **({"subgraph": self.subgraph} if self.subgraph is not None else {}),
+        }
+
+
+def mode_weights(mode: str, weights: RankWeights) -> RankWeights:
+    """The weights a mode ranks with: one feature alone for `bm25` and `dense`, no graph
+    for `hybrid`."""
+    if mode == "bm25":
+        return RankWeights().only().with_(bm25=1.0)
+    if mode == "dense":
+        return RankWeights().only().with_(cosine=1.0)
+    if mode == "hybrid":
+        return replace(weights, edge=0.0)
+    return weights
+
+
+def check_options(query: str, options: SearchOptions) -> str:
+    query = query.strip()
+    if not query:
+        raise InputError("The query is empty; pass some words, an identifier or a path.")
+    if options.k < 1:
+        raise InputError(f"k must be at least 1 (got {options.k}).")
+    if options.mode not in MODES:
+        raise InputError(f"Unknown search mode {options.mode!r}; use one of: {', '.join(MODES)}.")
+    check_detail(options.detail)
+    return query
+
+
+def retrieve(query: str, options: SearchOptions, sources: SearchSources) -> SearchResult:
+    query = check_options(query, options)
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[name] = round((now - clock) * 1000, 2)
+        clock = now
+
+    mode = options.mode
+    pool = max(options.candidates, options.k * 3)
+    parsed = parse_query(query)
+    ctx = SearchContext(query, parsed, options, mode_weights(mode, options.weights), sources, {})
+    ctx.idf = candidates.term_idf(ctx, parsed.terms)
+    weights = ctx.weights
+    lap("understand")
+
+    if mode != "bm25":
+        candidates.add_dense(ctx, pool)
+        lap("dense")
+    if mode != "dense":
+        candidates.add_lexical(ctx, pool)
+        lap("lexical")
+    hybrid = mode in ("hybrid", "hybrid+graph")
+    if hybrid:
+        candidates.add_named(ctx)
+        lap("names")
+
+    ctx.chunks = sources.chunks.chunks(list(ctx.cands))
+    ctx.cands = {
+        cid: c for cid, c in ctx.cands.items() if cid in ctx.chunks and ctx.passes(ctx.chunks[cid])
+    }
+    candidates.fill_bm25(ctx, {cid: c for cid, c in ctx.cands.items() if "bm25" not in c.features})
+    features.fill(ctx, ctx.cands)
+    lap("features")
+
+    if hybrid and options.expand_files > 0:
+        candidates.expand_files(ctx)
+        lap("files")
+    graph = mode == "hybrid+graph" and sources.graph is not None
+    if graph and (weights.edge > 0 or options.collect):
+        candidates.expand_graph(ctx)
+        lap("graph")
+    if graph and (weights.importance or options.collect):
+        features.add_importance(ctx)
+        lap("importance")
+
+    ctx.rescore()
+    if weights.dispatch or options.collect:
+        features.mark_handlers(ctx)
+    cands, chunks = ctx.cands, ctx.chunks
+    order = sorted(cands, key=lambda cid: (-cands[cid].score, cid))
+    if sources.reranker is not None:
+        head = order[:pool]
+        picked = list(sources.reranker.rerank(query, [chunks[cid].text for cid in head]))
+        rest = [i for i in range(len(head)) if i not in set(picked)]
+        order = [head[i] for i in (*picked, *rest)] + order[pool:]
+    lap("rank")
+
+    found = results.hits(ctx, order)
+    totals = ctx.file_totals(order)
+    file_view = results.files(ctx, order, totals)
+    symbol_view = results.symbols(ctx, order, totals)
+    subgraph = results.subgraph(ctx, found) if options.subgraph else None
+    lap("format")
+    collected = None
+    if options.collect:
+        collected = [
+            {
+                "path": chunks[cid].path,
+                "symbol": chunks[cid].symbol,
+                "start_line": chunks[cid].start_line,
+                "end_line": chunks[cid].end_line,
+                "features": {k: round(v, 5) for k, v in cands[cid].features.items()},
+            }
+            for cid in order
+        ]
+    return SearchResult(parsed, found, file_view, symbol_view, subgraph, timings, collected)

@@ -1,0 +1,48 @@
+"""The embedded backend: SQLite (metadata, FTS5, graph, cache, audit) + LanceDB (vectors)
+in one folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codecompass.protocols import VectorStore
+from codecompass.storage import Backend
+from codecompass.storage.sqlite.audit import SQLiteAudit
+from codecompass.storage.sqlite.catalog import SQLiteCatalog
+from codecompass.storage.sqlite.db import Database
+from codecompass.storage.sqlite.graph import SQLiteGraph
+from codecompass.storage.sqlite.lexical import SQLiteLexical
+
+
+def open_embedded(data_dir: Path) -> Backend:
+    db = Database(data_dir)
+    catalog = SQLiteCatalog(db)
+    graph = SQLiteGraph(db)
+    audit = SQLiteAudit(data_dir)
+
+    def open_vectors(dim: int) -> VectorStore:
+        from codecompass.storage.lance import LanceVectorStore
+
+        return LanceVectorStore(data_dir, dim)
+
+    def close() -> None:
+        audit.close()
+        db.close()
+
+    return Backend(
+        name="embedded",
+        meta=catalog,
+        repos=catalog,
+        runs=catalog,
+        files=catalog,
+        chunks=catalog,
+        symbols=catalog,
+        lexical=SQLiteLexical(db),
+        cache=catalog,
+        facts=graph,
+        edges=graph,
+        links=graph,
+        audit=audit,
+        open_vectors=open_vectors,
+        close_all=close,
+    )

@@ -1,0 +1,87 @@
+"""Exact vector search in memory: one float32 matrix product per query batch.
+
+Below a few hundred thousand rows this is the fastest way to search and never misses
+(measured in docs/architecture.md); the LanceDB and PostgreSQL vector stores keep one
+of these per table version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from codecompass.models import ChunkFilter
+from codecompass.protocols import Vectors
+
+
+@dataclass(slots=True)
+class VectorMatrix:
+    ids: list[str]
+    vectors: Vectors  # (n, dim), L2-normalized rows
+    repo: npt.NDArray[np.str_]
+    path: npt.NDArray[np.str_]
+    language: npt.NDArray[np.str_]
+    kind: npt.NDArray[np.str_]
+    row_of: dict[str, int]
+
+    @classmethod
+    def build(
+        cls,
+        ids: Sequence[str],
+        vectors: Vectors,
+        repo: Sequence[str],
+        path: Sequence[str],
+        language: Sequence[str],
+        kind: Sequence[str],
+    ) -> VectorMatrix:
+        ids = list(ids)
+        return cls(
+            ids=ids,
+            vectors=vectors,
+            repo=np.asarray(repo, dtype=np.str_),
+            path=np.asarray(path, dtype=np.str_),
+            language=np.asarray(language, dtype=np.str_),
+            kind=np.asarray(kind, dtype=np.str_),
+            row_of={cid: row for row, cid in enumerate(ids)},
+        )
+
+    def mask(self, where: ChunkFilter) -> npt.NDArray[np.bool_] | None:
+        """Rows the filter keeps (None: all of them)."""
+        if where.is_empty:
+            return None
+        mask = np.ones(len(self.ids), dtype=bool)
+        if where.repo:
+            mask &= self.repo == where.repo
+        if where.language:
+            mask &= self.language == where.language
+        if where.kind:
+            mask &= self.kind == where.kind
+        if where.path_prefix:
+            mask &= np.char.startswith(self.path, where.path_prefix)
+        if where.scopes is not None:
+            allowed = np.zeros(len(self.ids), dtype=bool)
+            for scope in where.scopes:
+                allowed |= (self.repo == scope.repo) & np.char.startswith(
+                    self.path, scope.path_prefix
+                )
+            mask &= allowed
+        return mask
+
+    def search(self, queries: Vectors, k: int, where: ChunkFilter) -> list[tuple[str, float]]:
+        if not self.ids:
+            return []
+        matrix = np.atleast_2d(np.asarray(queries, dtype=np.float32))
+        scores = (self.vectors @ matrix.T).max(axis=1)
+        mask = self.mask(where)
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        k = min(k, len(self.ids))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top])]
+        return [(self.ids[i], float(scores[i])) for i in top if np.isfinite(scores[i])]
+
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, Vectors]:
+        return {cid: self.vectors[self.row_of[cid]] for cid in ids if cid in self.row_of}

@@ -1,0 +1,576 @@
+"""The reference backend: every storage protocol over plain Python containers.
+
+It is what the conformance suite compares the real backends with (so it favours being
+obviously right over being fast), and a backend for tests that need no files. BM25
+follows SQLite FTS5's `bm25()` exactly: per-phrase IDF `ln((N - n + 0.5) / (n + 0.5))`
+(1e-6 when not positive), k1 = 1.2, b = 0.75, column weights 4 : 2 : 1, document length
+summed over the columns.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from codecompass.models import (
+    AuditEntry,
+    ChunkEntry,
+    ChunkFilter,
+    ChunkRecord,
+    Edge,
+    EdgeQuery,
+    FactsQuery,
+    FactsRecord,
+    FileChange,
+    FileRecord,
+    FileWrite,
+    HttpFact,
+    LinkUpdate,
+    RepoRecord,
+    RunRecord,
+    SymbolQuery,
+    SymbolRecord,
+    utc_now,
+)
+from codecompass.protocols import VectorRow, Vectors
+from codecompass.storage import Backend
+from codecompass.storage.matrix import VectorMatrix
+
+K1, B = 1.2, 0.75
+COLUMN_WEIGHTS = (4.0, 2.0, 1.0)  # symbol, path, body
+
+
+@dataclass(slots=True)
+class _Doc:
+    """A chunk's lexical row: weighted term frequencies and its length in tokens."""
+
+    seq: int  # insertion order (FTS5's rowid), for ties
+    chunk: ChunkRecord
+    freqs: dict[str, float]
+    length: int
+
+
+@dataclass(slots=True)
+class _Chunk:
+    record: ChunkRecord
+    active: bool = True
+    reason: str | None = None
+
+
+@dataclass(slots=True)
+class _OwnedEdge:
+    id: int
+    repo: str
+    path: str
+    edge: Edge
+
+
+def _bm25_idf(rows: int, hits: int) -> float:
+    idf = math.log((rows - hits + 0.5) / (hits + 0.5))
+    return idf if idf > 0 else 1e-6
+
+
+class MemoryLexicalMatch:
+    def __init__(self, store: MemoryStore, terms: Sequence[str], where: ChunkFilter) -> None:
+        docs = list(store.docs.values())
+        total = sum(d.length for d in docs)
+        avgdl = total / len(docs) if docs else 1.0
+        idf = {t: _bm25_idf(len(docs), sum(1 for d in docs if t in d.freqs)) for t in terms}
+        self.scores_by_id: dict[str, float] = {}
+        self.order: list[tuple[float, int, str]] = []
+        for d in docs:
+            if not any(t in d.freqs for t in terms):
+                continue
+            score = 0.0
+            for t in terms:
+                f = d.freqs.get(t, 0.0)
+                score += idf[t] * (f * (K1 + 1.0)) / (f + K1 * (1 - B + B * d.length / avgdl))
+            self.scores_by_id[d.chunk.id] = score
+            c = d.chunk
+            if where.matches(c.repo, c.path, c.language, c.kind):
+                self.order.append((score, d.seq, c.id))
+        self.order.sort(key=lambda item: (-item[0], item[1]))
+
+    def top(self, limit: int) -> list[tuple[str, float]]:
+        return [(cid, score) for score, _, cid in self.order[:limit]]
+
+    def scores(self, ids: Sequence[str]) -> dict[str, float]:
+        return {cid: self.scores_by_id[cid] for cid in ids if cid in self.scores_by_id}
+
+
+class MemoryStore:
+    """Catalog, lexical index, cache, graph and audit of one workspace."""
+
+    def __init__(self) -> None:
+        self.meta_values: dict[str, str] = {}
+        self.repo_records: dict[str, RepoRecord] = {}
+        self.run_records: dict[int, RunRecord] = {}
+        self.file_records: dict[tuple[str, str], FileRecord] = {}
+        self.symbol_records: dict[str, SymbolRecord] = {}
+        self.chunk_rows: dict[str, _Chunk] = {}
+        self.docs: dict[str, _Doc] = {}
+        self.cache: dict[tuple[str, str], Vectors] = {}
+        self.fact_records: dict[tuple[str, str], FactsRecord] = {}
+        self.deps: dict[tuple[str, str], set[tuple[str, str]]] = {}
+        self.http: dict[tuple[str, str], list[HttpFact]] = {}
+        self.edge_rows: list[_OwnedEdge] = []
+        self.nodes: dict[str, tuple[str, float]] = {}  # node → (repo, importance)
+        self.audit_entries: list[AuditEntry] = []
+        self._seq = itertools.count(1)
+
+    # -- IndexMeta ------------------------------------------------------------------
+    def meta(self) -> dict[str, str]:
+        return dict(self.meta_values)
+
+    def init_meta(self, values: Mapping[str, str]) -> dict[str, str]:
+        for key, value in values.items():
+            self.meta_values.setdefault(key, value)
+        return dict(self.meta_values)
+
+    # -- RepoCatalog ------------------------------------------------------------------
+    def repos(self) -> list[RepoRecord]:
+        return [self.repo_records[k] for k in sorted(self.repo_records)]
+
+    def save_repo(self, repo: RepoRecord) -> None:
+        old = self.repo_records.get(repo.id)
+        if old is not None:
+            repo = replace(
+                repo,
+                last_commit=repo.last_commit or old.last_commit,
+                last_indexed_at=repo.last_indexed_at or old.last_indexed_at,
+            )
+        self.repo_records[repo.id] = repo
+
+    def delete_repo(self, repo: str) -> dict[str, int]:
+        chunks = [cid for cid, c in self.chunk_rows.items() if c.record.repo == repo]
+        for cid in chunks:
+            del self.chunk_rows[cid]
+            self.docs.pop(cid, None)
+        symbols = [sid for sid, s in self.symbol_records.items() if s.repo == repo]
+        for sid in symbols:
+            del self.symbol_records[sid]
+        files = [key for key in self.file_records if key[0] == repo]
+        for key in files:
+            del self.file_records[key]
+        runs = [rid for rid, r in self.run_records.items() if r.repo == repo]
+        for rid in runs:
+            del self.run_records[rid]
+        self.repo_records.pop(repo, None)
+        return {
+            "chunks": len(chunks),
+            "symbols": len(symbols),
+            "files": len(files),
+            "runs": len(runs),
+        }
+
+    # -- IndexRuns --------------------------------------------------------------------
+    def start_run(self, repo: str) -> int:
+        for rid, run in self.run_records.items():
+            if run.repo == repo and run.status == "running":
+                self.run_records[rid] = replace(run, status="interrupted", finished_at=utc_now())
+        rid = max(self.run_records, default=0) + 1
+        self.run_records[rid] = RunRecord(rid, repo, utc_now(), None, "running", None, None)
+        return rid
+
+    def finish_run(
+        self, run_id: int, status: str, stats: dict[str, Any], error: str | None = None
+    ) -> None:
+        run = self.run_records[run_id]
+        self.run_records[run_id] = replace(
+            run, finished_at=utc_now(), status=status, stats=dict(stats), error=error
+        )
+
+    def runs(
+        self, repo: str | None = None, *, since: str | None = None, last: bool = False
+    ) -> list[RunRecord]:
+        found = [
+            r
+            for r in self.run_records.values()
+            if (repo is None or r.repo == repo) and (since is None or r.started_at >= since)
+        ]
+        if last:
+            return sorted(found, key=lambda r: r.id)[-1:]
+        return sorted(found, key=lambda r: (r.started_at, r.id))
+
+    # -- FileCatalog --------------------------------------------------------------------
+    def files(self, repo: str | None = None) -> dict[tuple[str, str], FileRecord]:
+        return {
+            key: self.file_records[key]
+            for key in sorted(self.file_records)
+            if repo is None or key[0] == repo
+        }
+
+    def write_file(self, write: FileWrite) -> FileChange:
+        f, content = write.file, write.content
+        key = (f.repo, f.path)
+        if content is None:
+            old = self.file_records.get(key)
+            if old is not None:
+                self.file_records[key] = replace(old, size=f.size, mtime_ns=f.mtime_ns)
+            return FileChange(added=[], removed=[])
+        now = f.indexed_at or utc_now()
+        old_ids = self._active(f.repo, f.path)
+        new_ids = {c.id for c in content.chunks}
+        removed = [cid for cid in old_ids if cid not in new_ids]
+        self._tombstone(removed, "chunk_modified")
+        added: list[str] = []
+        for chunk, lexical in zip(content.chunks, content.lexical, strict=True):
+            if chunk.id in old_ids:
+                continue
+            self.chunk_rows[chunk.id] = _Chunk(chunk)
+            freqs: dict[str, float] = {}
+            length = 0
+            for weight, column in zip(
+                COLUMN_WEIGHTS, (lexical.symbol, lexical.path, lexical.body), strict=True
+            ):
+                tokens = column.split()
+                length += len(tokens)
+                for token in tokens:
+                    freqs[token] = freqs.get(token, 0.0) + weight
+            self.docs[chunk.id] = _Doc(next(self._seq), chunk, freqs, length)
+            added.append(chunk.id)
+        for sid in [sid for sid, s in self.symbol_records.items() if (s.repo, s.path) == key]:
+            del self.symbol_records[sid]
+        for s in content.symbols:
+            self.symbol_records[s.id] = s
+        self.file_records[key] = replace(f, indexed_at=now)
+        if content.facts is not None:
+            self.stage_facts([content.facts])
+        return FileChange(added=added, removed=removed)
+
+    def remove_file(self, repo: str, path: str, reason: str) -> list[str]:
+        old = self._active(repo, path)
+        self._tombstone(old, reason)
+        for sid in [
+            sid for sid, s in self.symbol_records.items() if (s.repo, s.path) == (repo, path)
+        ]:
+            del self.symbol_records[sid]
+        self.file_records.pop((repo, path), None)
+        return old
+
+    def _active(self, repo: str, path: str) -> list[str]:
+        return [
+            cid
+            for cid, c in self.chunk_rows.items()
+            if c.active and (c.record.repo, c.record.path) == (repo, path)
+        ]
+
+    def _tombstone(self, ids: Iterable[str], reason: str) -> None:
+        for cid in ids:
+            row = self.chunk_rows[cid]
+            row.active, row.reason = False, reason
+            self.docs.pop(cid, None)
+
+    # -- ChunkCatalog -------------------------------------------------------------------
+    def chunks(self, ids: Sequence[str]) -> dict[str, ChunkRecord]:
+        return {
+            cid: self.chunk_rows[cid].record
+            for cid in ids
+            if cid in self.chunk_rows and self.chunk_rows[cid].active
+        }
+
+    def chunk_entries(
+        self, files: Sequence[tuple[str, str]] | None = None
+    ) -> dict[tuple[str, str], list[ChunkEntry]]:
+        wanted = None if files is None else list(dict.fromkeys(files))
+        out: dict[tuple[str, str], list[ChunkEntry]] = {key: [] for key in wanted or []}
+        for row in self.chunk_rows.values():
+            c = row.record
+            key = (c.repo, c.path)
+            if not row.active or (wanted is not None and key not in out):
+                continue
+            out.setdefault(key, []).append(
+                ChunkEntry(c.id, c.repo, c.path, c.start_line, c.symbol_id, c.embed_key)
+            )
+        for entries in out.values():
+            entries.sort(key=lambda e: e.start_line)
+        return out if wanted is not None else dict(sorted(out.items()))
+
+    def counts(self, repo: str) -> dict[str, int]:
+        rows = [c for c in self.chunk_rows.values() if c.record.repo == repo]
+        files = [f for key, f in self.file_records.items() if key[0] == repo]
+        return {
+            "files": len(files),
+            "symbols": sum(1 for s in self.symbol_records.values() if s.repo == repo),
+            "chunks": sum(1 for c in rows if c.active),
+            "tombstones": sum(1 for c in rows if not c.active),
+            "parse_errors": sum(1 for f in files if f.parse_error is not None),
+        }
+
+    # -- SymbolCatalog ------------------------------------------------------------------
+    def symbols(self, query: SymbolQuery) -> list[SymbolRecord]:
+        q = query
+        files = set(q.files) if q.files is not None else None
+        folded = q.name_folded.lower() if q.name_folded is not None else None
+        found = [
+            s
+            for s in self.symbol_records.values()
+            if (q.ids is None or s.id in q.ids)
+            and (q.names is None or s.name in q.names)
+            and (q.qualified_names is None or s.qualified_name in q.qualified_names)
+            and (
+                q.names_or_qualified is None
+                or s.name in q.names_or_qualified
+                or s.qualified_name in q.names_or_qualified
+            )
+            and (folded is None or folded in (s.name.lower(), s.qualified_name.lower()))
+            and (q.qualified_suffix is None or s.qualified_name.endswith(q.qualified_suffix))
+            and (q.name_contains is None or q.name_contains in s.name)
+            and (q.repo is None or s.repo == q.repo)
+            and (files is None or (s.repo, s.path) in files)
+            and (q.kind is None or s.kind == q.kind)
+            and (q.exclude_kind is None or s.kind != q.exclude_kind)
+        ]
+        found.sort(key=lambda s: s.id)
+        return found if q.limit is None else found[: q.limit]
+
+    def symbol_names(self, repo: str | None = None, kind: str | None = None) -> list[str]:
+        return sorted(
+            {
+                s.name
+                for s in self.symbol_records.values()
+                if (repo is None or s.repo == repo) and (kind is None or s.kind == kind)
+            }
+        )
+
+    # -- LexicalIndex ---------------------------------------------------------------------
+    def match(self, terms: Sequence[str], where: ChunkFilter) -> MemoryLexicalMatch:
+        return MemoryLexicalMatch(self, list(dict.fromkeys(terms)), where)
+
+    def doc_freqs(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        freqs: dict[str, int] = {}
+        for t in dict.fromkeys(terms):
+            n = sum(1 for d in self.docs.values() if t in d.freqs)
+            if n:
+                freqs[t] = n
+        return freqs, len(self.docs)
+
+    # -- EmbeddingCache -------------------------------------------------------------------
+    def cached_vectors(self, model: str, keys: Sequence[str]) -> dict[str, Vectors]:
+        return {k: self.cache[(model, k)] for k in keys if (model, k) in self.cache}
+
+    def cache_vectors(self, model: str, items: Iterable[tuple[str, Vectors]]) -> None:
+        for key, vector in items:
+            self.cache.setdefault((model, key), np.asarray(vector, dtype=np.float32).copy())
+
+    # -- FactStore ------------------------------------------------------------------------
+    def stage_facts(self, records: Sequence[FactsRecord]) -> None:
+        for r in records:
+            old = self.fact_records.get((r.repo, r.path))
+            prev: tuple[tuple[str, ...] | None, str | None]
+            if old is None:
+                prev = (None, None)
+            elif old.linked:
+                prev = (old.defines, old.interface)
+            else:
+                prev = (old.prev_defines, old.prev_interface)
+            self.fact_records[(r.repo, r.path)] = replace(
+                r, linked=False, prev_defines=prev[0], prev_interface=prev[1]
+            )
+
+    def facts(self, query: FactsQuery) -> list[FactsRecord]:
+        paths = set(query.paths) if query.paths is not None else None
+        found = [
+            r
+            for (repo, path), r in self.fact_records.items()
+            if repo == query.repo
+            and (paths is None or path in paths)
+            and not (query.unlinked and r.linked)
+        ]
+        return sorted(found, key=lambda r: r.path)
+
+    def stale_files(self, repo: str, version: int) -> tuple[list[FileRecord], list[str]]:
+        changed = []
+        for (r, path), f in sorted(self.file_records.items()):
+            if r != repo:
+                continue
+            facts = self.fact_records.get((r, path))
+            if facts is None or (
+                facts.linked and (facts.file_hash != f.file_hash or facts.version != version)
+            ):
+                changed.append(f)
+        gone = sorted(
+            path
+            for (r, path) in self.fact_records
+            if r == repo and (r, path) not in self.file_records
+        )
+        return changed, gone
+
+    # -- EdgeStore ------------------------------------------------------------------------
+    def edges(self, query: EdgeQuery) -> list[Edge]:
+        q = query
+        sources = set(q.sources) if q.sources is not None else None
+        targets = set(q.targets) if q.targets is not None else None
+        found = [
+            row
+            for row in self.edge_rows
+            if (sources is None or row.edge.source in sources)
+            and (targets is None or row.edge.target in targets)
+            and (q.types is None or row.edge.type in q.types)
+            and (not q.exclude_types or row.edge.type not in q.exclude_types)
+            and (q.min_confidence is None or row.edge.confidence >= q.min_confidence)
+            and (q.resolved is None or row.edge.resolved == q.resolved)
+            and (q.repo is None or row.repo == q.repo)
+        ]
+        if sources is None and targets is not None:
+            # Like the stores that read by target, batch after batch: in target order.
+            position = {t: i for i, t in enumerate(dict.fromkeys(q.targets or ()))}
+            found.sort(key=lambda row: (position[row.edge.target] // 400, row.id))
+        elif sources is not None:
+            position = {s: i for i, s in enumerate(dict.fromkeys(q.sources or ()))}
+            found.sort(key=lambda row: (position[row.edge.source] // 400, row.id))
+        edges = [replace(row.edge, evidence_path=row.path) for row in found]
+        return edges if q.limit is None else edges[: q.limit]
+
+    def write_links(self, update: LinkUpdate) -> None:
+        for repo in update.forget_repos:
+            self.edge_rows = [
+                row
+                for row in self.edge_rows
+                if not (
+                    row.repo == repo or (row.edge.target_repo == repo and row.edge.type == "http")
+                )
+            ]
+            for table in (self.fact_records, self.deps, self.http):
+                for key in [k for k in table if k[0] == repo]:
+                    del table[key]
+            self.nodes = {n: v for n, v in self.nodes.items() if v[0] != repo}
+        for repo, path in update.forget_files:
+            self.fact_records.pop((repo, path), None)
+            self.deps.pop((repo, path), None)
+            self.http.pop((repo, path), None)
+            self.edge_rows = [r for r in self.edge_rows if (r.repo, r.path) != (repo, path)]
+        drop_types = set(update.drop_types)
+        drop_targets = set(update.drop_targets)
+        self.edge_rows = [
+            r
+            for r in self.edge_rows
+            if r.edge.type not in drop_types and (r.edge.type, r.edge.target) not in drop_targets
+        ]
+        for owned in update.owned:
+            key = (owned.repo, owned.path)
+            types = set(owned.types)
+            self.edge_rows = [
+                r for r in self.edge_rows if not ((r.repo, r.path) == key and r.edge.type in types)
+            ]
+            if owned.deps is not None:
+                self.deps[key] = set(owned.deps)
+            if owned.http is not None:
+                self.http[key] = [replace(h, repo=owned.repo, path=owned.path) for h in owned.http]
+            start = max((r.id for r in self.edge_rows), default=0) + 1
+            for n, edge in enumerate(owned.edges):
+                self.edge_rows.append(
+                    _OwnedEdge(start + n, owned.repo, owned.path, replace(edge, evidence_path=None))
+                )
+        for key in update.linked:
+            record = self.fact_records.get(key)
+            if record is not None:
+                self.fact_records[key] = replace(
+                    record, linked=True, prev_defines=None, prev_interface=None
+                )
+        if update.importance is not None:
+            self.nodes = {row.node: (row.repo, row.importance) for row in update.importance}
+
+    # -- LinkIndex ------------------------------------------------------------------------
+    def dependents(self, keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+        wanted = set(keys)
+        return {owner for owner, deps in self.deps.items() if deps & wanted}
+
+    def http_facts(self) -> list[HttpFact]:
+        facts = [h for key in sorted(self.http) for h in self.http[key]]
+        return sorted(facts, key=lambda h: (h.repo, h.path, h.line))
+
+    def importance(self, node_ids: Sequence[str]) -> dict[str, float]:
+        return {n: self.nodes[n][1] for n in node_ids if n in self.nodes}
+
+    # -- AuditStore -----------------------------------------------------------------------
+    def record(self, entry: AuditEntry) -> None:
+        self.audit_entries.append(entry)
+
+    def entries(self, since: str | None = None) -> list[AuditEntry]:
+        return [e for e in self.audit_entries if since is None or e.ts >= since]
+
+
+class MemoryVectorStore:
+    """Vectors in a dict, searched exactly (`matrix.VectorMatrix`)."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.rows: dict[str, tuple[VectorRow, Vectors]] = {}
+        self._matrix: VectorMatrix | None = None
+
+    def write(
+        self,
+        rows: Sequence[VectorRow],
+        vectors: Vectors,
+        delete: Sequence[str] | ChunkFilter = (),
+    ) -> None:
+        if isinstance(delete, ChunkFilter):
+            for cid in [
+                cid
+                for cid, (r, _) in self.rows.items()
+                if delete.matches(r.repo, r.path, r.language, r.kind)
+            ]:
+                del self.rows[cid]
+        else:
+            for cid in delete:
+                self.rows.pop(cid, None)
+        for row, vector in zip(rows, vectors, strict=True):
+            self.rows[row.id] = (row, np.asarray(vector, dtype=np.float32))
+        self._matrix = None
+
+    def ids(self) -> list[str]:
+        return list(self.rows)
+
+    def compact(self) -> None:
+        pass
+
+    def _load(self) -> VectorMatrix:
+        if self._matrix is None:
+            rows = list(self.rows.values())
+            self._matrix = VectorMatrix.build(
+                [r.id for r, _ in rows],
+                np.stack([v for _, v in rows]) if rows else np.zeros((0, self.dim), np.float32),
+                [r.repo for r, _ in rows],
+                [r.path for r, _ in rows],
+                [r.language for r, _ in rows],
+                [r.kind for r, _ in rows],
+            )
+        return self._matrix
+
+    def search(self, queries: Vectors, k: int, where: ChunkFilter) -> list[tuple[str, float]]:
+        return self._load().search(queries, k, where)
+
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, Vectors]:
+        return {cid: self.rows[cid][1] for cid in ids if cid in self.rows}
+
+
+def open_memory() -> Backend:
+    store = MemoryStore()
+    vectors: dict[int, MemoryVectorStore] = {}
+
+    def open_vectors(dim: int) -> MemoryVectorStore:
+        return vectors.setdefault(dim, MemoryVectorStore(dim))
+
+    return Backend(
+        name="memory",
+        meta=store,
+        repos=store,
+        runs=store,
+        files=store,
+        chunks=store,
+        symbols=store,
+        lexical=store,
+        cache=store,
+        facts=store,
+        edges=store,
+        links=store,
+        audit=store,
+        open_vectors=open_vectors,
+        close_all=lambda: None,
+    )

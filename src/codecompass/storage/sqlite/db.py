@@ -1,0 +1,67 @@
+"""One SQLite database file (WAL) per workspace: the embedded backend's source of truth.
+
+Connections run in autocommit mode; every multi-statement write is an explicit
+transaction, so a killed process leaves each unit of work either fully old or fully new.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from codecompass.storage import EMBEDDED_DB as DB_FILE
+from codecompass.storage.sqlite.migrations import migrate
+
+# Bound parameters per statement for IN (…) lists.
+BATCH = 500
+
+
+class Database:
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / DB_FILE
+        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self.conn.execute("PRAGMA busy_timeout=10000")
+        migrate(self.conn)
+        self._depth = 0
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; nested uses join the outermost one."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self.conn
+            finally:
+                self._depth -= 1
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield self.conn
+        except BaseException:
+            self._depth = 0
+            self.conn.execute("ROLLBACK")
+            raise
+        self._depth = 0
+        self.conn.execute("COMMIT")
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        return self.conn.execute(sql, params)
+
+    def in_batches(
+        self, sql: str, values: Sequence[Any], before: Sequence[Any] = (), after: Sequence[Any] = ()
+    ) -> Iterator[tuple[Any, ...]]:
+        """Rows of `sql` (whose `{marks}` is an IN list) run over `values` in batches."""
+        for start in range(0, len(values), BATCH):
+            part = list(values[start : start + BATCH])
+            marks = ",".join("?" * len(part))
+            yield from self.conn.execute(sql.format(marks=marks), (*before, *part, *after))

@@ -1,0 +1,625 @@
+"""The storage conformance cases: each one drives a backend through the protocols and
+returns what it read back. `test_conformance.py` runs every case on every backend and on
+the in-memory reference (`storage/memory.py`) and compares the two within tolerance.
+
+The data is a small workspace of two repositories whose chunks carry real code-aware
+tokens, so BM25 has real statistics to get right.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from codecompass.hashing import hash_text
+from codecompass.models import (
+    AuditEntry,
+    ChunkFilter,
+    ChunkRecord,
+    Edge,
+    EdgeQuery,
+    FactsQuery,
+    FactsRecord,
+    FileContent,
+    FileRecord,
+    FileWrite,
+    HttpFact,
+    ImportanceRow,
+    LexicalRow,
+    LinkUpdate,
+    OwnedEdges,
+    RepoRecord,
+    Scope,
+    SymbolQuery,
+    SymbolRecord,
+)
+from codecompass.storage import Backend
+from codecompass.tokens import code_tokens
+
+DIM = 8
+Case = Callable[[Backend], Any]
+
+SOURCES: dict[tuple[str, str], list[tuple[str | None, str, str]]] = {
+    ("api", "auth/token.py"): [
+        (
+            "verify_token",
+            "function",
+            "def verify_token(token, secret):\n    return hmac.compare_digest(token, secret)",
+        ),
+        (
+            "TokenStore",
+            "class",
+            "class TokenStore:\n    def save(self, token): ...\n    def load(self, user): ...",
+        ),
+        (
+            "TokenStore.save",
+            "method",
+            "def save(self, token):\n    self.tokens[token.user] = token",
+        ),
+        (None, "module", "import hmac\nfrom auth.models import User"),
+    ],
+    ("api", "auth/models.py"): [
+        ("User", "class", "class User:\n    name: str\n    token_secret: str"),
+        (
+            "User.verify",
+            "method",
+            "def verify(self, token):\n    return verify_token(token, self.token_secret)",
+        ),
+    ],
+    ("api", "docs/guide.md"): [
+        ("Tokens", "section", "# Tokens\n\nCall `verify_token` before trusting a token."),
+    ],
+    ("web", "src/client.ts"): [
+        (
+            "loadUser",
+            "function",
+            "export async function loadUser(id) {\n  return fetch(`/users/${id}`)\n}",
+        ),
+        (
+            "saveToken",
+            "function",
+            "export function saveToken(token) {\n  localStorage.setItem('token', token)\n}",
+        ),
+    ],
+}
+LANGUAGES = {"py": "python", "md": "markdown", "ts": "typescript"}
+
+
+def language_of(path: str) -> str:
+    return LANGUAGES[path.rsplit(".", 1)[-1]]
+
+
+def chunk_of(repo: str, path: str, n: int, symbol: str | None, kind: str, text: str) -> ChunkRecord:
+    start = 1 + 10 * n
+    return ChunkRecord(
+        id=hash_text(f"{repo}/{path}:{start}:{text}"),
+        repo=repo,
+        path=path,
+        language=language_of(path),
+        kind=kind,
+        symbol=symbol,
+        symbol_id=f"{repo}/{path}#{symbol}" if symbol else None,
+        signature=text.split("\n", 1)[0] if symbol else "",
+        start_line=start,
+        end_line=start + text.count("\n"),
+        header=f"{kind} {symbol}" if symbol else "",
+        text=text,
+        text_hash=hash_text(text),
+        file_hash=hash_text(f"{repo}/{path}"),
+        embed_key=hash_text(f"{kind} {symbol}\n{text}"),
+        tokens=len(code_tokens(text)),
+    )
+
+
+def lexical_of(chunk: ChunkRecord) -> LexicalRow:
+    symbol = f"{chunk.symbol} {chunk.symbol.rsplit('.', 1)[-1]}" if chunk.symbol else ""
+    return LexicalRow(
+        " ".join(code_tokens(symbol)),
+        " ".join(code_tokens(chunk.path)),
+        " ".join(code_tokens(chunk.text)),
+    )
+
+
+def symbols_of(chunks: list[ChunkRecord]) -> list[SymbolRecord]:
+    return [
+        SymbolRecord(
+            id=c.symbol_id,
+            repo=c.repo,
+            path=c.path,
+            name=c.symbol.rsplit(".", 1)[-1],
+            qualified_name=c.symbol,
+            kind=c.kind,
+            signature=c.signature,
+            doc="",
+            start_line=c.start_line,
+            end_line=c.end_line,
+            exported=not c.symbol.startswith("_"),
+            parent=c.symbol.rsplit(".", 1)[0] if "." in c.symbol else None,
+            content_hash=c.text_hash,
+        )
+        for c in chunks
+        if c.symbol and c.symbol_id
+    ]
+
+
+def facts_of(
+    repo: str, path: str, symbols: list[SymbolRecord], interface: str = "v1"
+) -> FactsRecord:
+    return FactsRecord(
+        repo=repo,
+        path=path,
+        file_hash=hash_text(f"{repo}/{path}"),
+        version=1,
+        language=language_of(path),
+        defines=tuple(sorted(s.id for s in symbols)),
+        interface=interface,
+        facts_json=f'{{"language": "{language_of(path)}"}}',
+    )
+
+
+def file_write(repo: str, path: str, pieces: list[tuple[str | None, str, str]]) -> FileWrite:
+    chunks = [chunk_of(repo, path, n, *piece) for n, piece in enumerate(pieces)]
+    symbols = symbols_of(chunks)
+    record = FileRecord(
+        repo=repo,
+        path=path,
+        language=language_of(path),
+        size=sum(len(c.text) for c in chunks),
+        mtime_ns=1_700_000_000_000_000_000,
+        file_hash=hash_text(f"{repo}/{path}"),
+        line_count=max(c.end_line for c in chunks),
+        parse_error=None,
+        indexed_at="2026-11-20T10:00:00.000+00:00",
+    )
+    content = FileContent(
+        symbols, chunks, [lexical_of(c) for c in chunks], facts_of(repo, path, symbols)
+    )
+    return FileWrite(record, content)
+
+
+def vector_of(chunk_id: str) -> np.ndarray:
+    rng = np.random.default_rng(int(chunk_id[:8], 16))
+    v = rng.standard_normal(DIM).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def populate(b: Backend) -> dict[tuple[str, str], list[ChunkRecord]]:
+    """Two repositories, four files, their vectors; return the chunks by file."""
+    b.repos.save_repo(RepoRecord("api", "/src/api"))
+    b.repos.save_repo(RepoRecord("web", "/src/web"))
+    out = {}
+    for (repo, path), pieces in SOURCES.items():
+        write = file_write(repo, path, pieces)
+        b.files.write_file(write)
+        assert write.content is not None
+        out[(repo, path)] = list(write.content.chunks)
+    chunks = [c for cs in out.values() for c in cs]
+    b.vectors(DIM).write(chunks, np.stack([vector_of(c.id) for c in chunks]))
+    return out
+
+
+def plain(value: Any) -> Any:
+    """Records as dicts, tuples as lists: a shape two backends' answers compare in."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [float(x) for x in value]
+    if isinstance(value, np.floating):
+        return float(value)
+    return value
+
+
+def close(a: Any, b: Any, rel: float = 1e-6, path: str = "") -> None:
+    """Assert two plain values are equal, floats within `rel` (or 1e-9 absolute)."""
+    if isinstance(a, float) or isinstance(b, float):
+        assert isinstance(a, int | float) and isinstance(b, int | float), (path, a, b)
+        assert math.isclose(a, b, rel_tol=rel, abs_tol=1e-9), (path, a, b)
+    elif isinstance(a, dict):
+        assert isinstance(b, dict) and sorted(a) == sorted(b), (path, sorted(a), b)
+        for key in a:
+            close(a[key], b[key], rel, f"{path}.{key}")
+    elif isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b), (path, a, b)
+        for n, (x, y) in enumerate(zip(a, b, strict=True)):
+            close(x, y, rel, f"{path}[{n}]")
+    else:
+        assert a == b, (path, a, b)
+
+
+# -- the cases -------------------------------------------------------------------------
+def case_file_writes_and_tombstones(b: Backend) -> Any:
+    chunks = populate(b)
+    api_counts = b.chunks.counts("api")
+    # A new version of token.py: one chunk changed, one gone, one new.
+    pieces = list(SOURCES[("api", "auth/token.py")])
+    pieces[0] = (
+        "verify_token",
+        "function",
+        "def verify_token(token, secret):\n    return token == secret",
+    )
+    del pieces[1]
+    pieces.append(("rotate", "function", "def rotate(store):\n    store.tokens.clear()"))
+    change = b.files.write_file(file_write("api", "auth/token.py", pieces))
+    old = {c.id for c in chunks[("api", "auth/token.py")]}
+    assert not set(change.added) & old and set(change.removed) <= old
+    # The same content again: nothing added or removed.
+    again = b.files.write_file(file_write("api", "auth/token.py", pieces))
+    # A stat-only change touches the record, not the content.
+    before = b.files.files("api")[("api", "auth/models.py")]
+    b.files.write_file(FileWrite(dataclasses.replace(before, size=1, mtime_ns=7)))
+    touched = b.files.files("api")[("api", "auth/models.py")]
+    removed = b.files.remove_file("api", "docs/guide.md", "file_removed")
+    # A tombstoned chunk comes back to life when its id is written again.
+    revived = b.files.write_file(
+        file_write("api", "docs/guide.md", SOURCES[("api", "docs/guide.md")])
+    )
+    entries = b.chunks.chunk_entries()
+    return {
+        "counts_before": api_counts,
+        "change": [len(change.added), len(change.removed)],
+        "again": [again.added, again.removed],
+        "touched": [touched.size, touched.mtime_ns, touched.file_hash == before.file_hash],
+        "removed": len(removed),
+        "revived": [len(revived.added), revived.removed],
+        "counts_after": [b.chunks.counts("api"), b.chunks.counts("web")],
+        "entries": {
+            f"{k[0]}/{k[1]}": [(e.start_line, e.symbol_id) for e in v] for k, v in entries.items()
+        },
+        "some_entries": {
+            f"{k[0]}/{k[1]}": len(v)
+            for k, v in b.chunks.chunk_entries(
+                [("web", "src/client.ts"), ("api", "nope.py")]
+            ).items()
+        },
+        "chunks_active_only": sorted(b.chunks.chunks(sorted(old | set(change.added))))
+        == sorted(change.added) + sorted(old - set(change.removed)),
+        "files": sorted(f"{r}/{p}" for r, p in b.files.files()),
+        "symbols_of_token": [
+            s.qualified_name
+            for s in b.symbols.symbols(SymbolQuery(files=[("api", "auth/token.py")]))
+        ],
+    }
+
+
+def case_repositories_and_runs(b: Backend) -> Any:
+    populate(b)
+    b.repos.save_repo(RepoRecord("api", "/moved/api"))
+    b.repos.save_repo(
+        RepoRecord("api", "/moved/api", last_commit="abc", last_indexed_at="2026-11-21")
+    )
+    b.repos.save_repo(RepoRecord("api", "/moved/api"))  # keeps the commit
+    first = b.runs.start_run("api")
+    second = b.runs.start_run("api")  # the first is now interrupted
+    b.runs.finish_run(second, "ok", {"new": 3})
+    b.runs.start_run("web")
+    runs = [(r.repo, r.status, r.stats) for r in b.runs.runs()]
+    last = [(r.id == second, r.status) for r in b.runs.runs("api", last=True)]
+    future = b.runs.runs(since="2999-01-01")
+    deleted = b.repos.delete_repo("web")
+    return {
+        "repos": [plain(r) for r in b.repos.repos()],
+        "first_interrupted": first != second,
+        "runs": runs,
+        "last": last,
+        "future": future,
+        "deleted": deleted,
+        "web_counts": b.chunks.counts("web"),
+        "web_files": list(b.files.files("web")),
+    }
+
+
+def case_meta(b: Backend) -> Any:
+    first = b.meta.init_meta({"embedder_model": "m1", "embedder_dim": "8"})
+    second = b.meta.init_meta({"embedder_model": "m2", "format_version": "1"})
+    return [first, second, b.meta.meta()]
+
+
+def case_symbol_queries(b: Backend) -> Any:
+    populate(b)
+    s = b.symbols
+
+    def ids(**query: Any) -> list[str]:
+        return [x.id for x in s.symbols(SymbolQuery(**query))]
+
+    return {
+        "all": ids(),
+        "by_id": ids(ids=["api/auth/models.py#User", "nope"]),
+        "names": ids(names=["verify", "save"]),
+        "qualified": ids(qualified_names=["TokenStore.save"]),
+        "either": ids(names_or_qualified=["User", "TokenStore.save"]),
+        "folded": ids(name_folded="USER"),
+        "suffix": ids(qualified_suffix=".save"),
+        "contains": ids(name_contains="oken"),
+        "contains_underscore": ids(name_contains="y_t"),
+        "repo": ids(repo="web"),
+        "files": ids(files=[("api", "auth/models.py"), ("web", "src/client.ts")]),
+        "kind": ids(kind="method"),
+        "not_sections": ids(exclude_kind="section", repo="api"),
+        "limit": ids(limit=2),
+        "empty": ids(names=[]),
+        "records": [
+            plain(x) for x in s.symbols(SymbolQuery(ids=["api/auth/token.py#TokenStore.save"]))
+        ],
+        "names_of": [s.symbol_names(), s.symbol_names(repo="web"), s.symbol_names(kind="class")],
+    }
+
+
+TERMS = ["token", "verify", "save", "user", "secret", "nowhere"]
+
+
+def case_lexical(b: Backend) -> Any:
+    populate(b)
+    lex = b.lexical
+    freqs = lex.doc_freqs(TERMS)
+    everything = lex.match(TERMS, ChunkFilter())
+    top = everything.top(50)
+    all_ids = [cid for cid, _ in top]
+    filtered = {
+        name: dict(lex.match(TERMS, where).top(50))
+        for name, where in {
+            "repo": ChunkFilter(repo="api"),
+            "language": ChunkFilter(language="typescript"),
+            "kind": ChunkFilter(kind="method"),
+            "path": ChunkFilter(path_prefix="auth/m"),
+            "scopes": ChunkFilter(scopes=(Scope("api", "docs/"), Scope("web"))),
+            "no_scope": ChunkFilter(scopes=()),
+        }.items()
+    }
+    one = lex.match(["verify"], ChunkFilter()).top(3)
+    return {
+        "doc_freqs": freqs,
+        "scores": dict(top),
+        "ranked": [
+            cid for cid, score in top if not any(s2 == score for c2, s2 in top if c2 != cid)
+        ],
+        "filtered": filtered,
+        "scores_of": everything.scores(all_ids[:3] + ["absent"]),
+        "one_term": dict(one),
+        "nothing": lex.match(["nowhere"], ChunkFilter()).top(5),
+    }
+
+
+def case_lexical_after_changes(b: Backend) -> Any:
+    populate(b)
+    b.files.remove_file("api", "auth/models.py", "file_removed")
+    pieces = list(SOURCES[("web", "src/client.ts")]) + [
+        ("verifyUser", "function", "export function verifyUser(token) {\n  return token.user\n}")
+    ]
+    b.files.write_file(file_write("web", "src/client.ts", pieces))
+    return {
+        "freqs": b.lexical.doc_freqs(TERMS),
+        "scores": dict(b.lexical.match(TERMS, ChunkFilter()).top(50)),
+    }
+
+
+def case_embedding_cache(b: Backend) -> Any:
+    cache = b.cache
+    cache.cache_vectors(
+        "m", [("k1", np.full(DIM, 0.5, np.float32)), ("k2", np.arange(DIM, dtype=np.float32))]
+    )
+    cache.cache_vectors("m", [("k1", np.zeros(DIM, np.float32))])  # kept: the first wins
+    cache.cache_vectors("other", [("k1", np.ones(DIM, np.float32))])
+    return {
+        "m": cache.cached_vectors("m", ["k1", "k2", "k3"]),
+        "other": cache.cached_vectors("other", ["k1", "k2"]),
+    }
+
+
+def case_facts(b: Backend) -> Any:
+    chunks = populate(b)
+    models = symbols_of(chunks[("api", "auth/models.py")])
+    staged_first = [
+        (r.path, r.linked, r.prev_defines) for r in b.facts.facts(FactsQuery("api", unlinked=True))
+    ]
+    b.edges.write_links(LinkUpdate(linked=[("api", "auth/models.py"), ("api", "auth/token.py")]))
+    b.facts.stage_facts([facts_of("api", "auth/models.py", models[:1], interface="v2")])
+    b.facts.stage_facts([facts_of("api", "auth/models.py", models[:1], interface="v3")])
+    changed = b.facts.facts(FactsQuery("api", unlinked=True))
+    stale, gone = b.facts.stale_files("api", 1)
+    newer, _ = b.facts.stale_files("api", 2)
+    b.files.remove_file("api", "auth/token.py", "file_removed")
+    _, gone_after = b.facts.stale_files("api", 1)
+    b.edges.write_links(LinkUpdate(forget_files=[("api", "auth/token.py")]))
+    return {
+        "staged_first": staged_first,
+        "changed": [plain(r) for r in changed],
+        "by_path": [
+            r.path for r in b.facts.facts(FactsQuery("api", paths=["auth/token.py", "x.py"]))
+        ],
+        "stale": [[f.path for f in stale], gone],
+        "newer_version": [f.path for f in newer],
+        "gone_after": gone_after,
+        "after_forget": [r.path for r in b.facts.facts(FactsQuery("api"))],
+    }
+
+
+def _edge(
+    source: str, target: str, kind: str, conf: float = 1.0, line: int = 1, **extra: Any
+) -> Edge:
+    return Edge(
+        source=source,
+        target=target,
+        type=kind,
+        weight=1.0,
+        confidence=conf,
+        evidence_line=line,
+        **extra,
+    )
+
+
+A = "api/auth/token.py"
+M = "api/auth/models.py"
+
+
+def case_graph(b: Backend) -> Any:
+    populate(b)
+    update = LinkUpdate(
+        owned=[
+            OwnedEdges(
+                "api",
+                "auth/token.py",
+                ("calls", "imports", "contains"),
+                [
+                    _edge(A, f"{A}#verify_token", "contains"),
+                    _edge(
+                        f"{A}#TokenStore.save",
+                        f"{M}#User",
+                        "calls",
+                        0.8,
+                        3,
+                        via="self",
+                        name="self.user",
+                    ),
+                    _edge(
+                        A,
+                        f"{M}",
+                        "imports",
+                        line=2,
+                        target_repo="api",
+                        target_path="auth/models.py",
+                    ),
+                    _edge(A, "?hmac.compare_digest", "calls", 0.0, 2, resolved=False),
+                ],
+                deps=[("file", "api\x00auth/models.py"), ("name", "User")],
+                http=[HttpFact("call", "GET", "/users/{}", 4, f"{A}#verify_token")],
+            ),
+            OwnedEdges(
+                "api",
+                "auth/models.py",
+                ("calls", "contains"),
+                [
+                    _edge(f"{M}#User.verify", f"{A}#verify_token", "calls", 1.0, 2),
+                    _edge(M, f"{M}#User", "contains"),
+                ],
+                deps=[("name", "verify_token")],
+                http=[HttpFact("route", "GET", "/users/{}", 9, f"{M}#User")],
+            ),
+            OwnedEdges(
+                "web",
+                "src/client.ts",
+                ("keyword",),
+                [_edge("web/src/client.ts#loadUser", "kw:fetch", "keyword", 0.4)],
+            ),
+        ],
+        importance=[
+            ImportanceRow(f"{M}#User", "api", "class", 1.0),
+            ImportanceRow(A, "api", "file", 0.25),
+        ],
+        linked=[("api", "auth/token.py")],
+    )
+    b.edges.write_links(update)
+    e = b.edges
+
+    def q(**query: Any) -> list[Any]:
+        return [plain(x) for x in e.edges(EdgeQuery(**query))]
+
+    out: dict[str, Any] = {
+        "all": q(),
+        "from": q(sources=[A, f"{M}#User.verify"]),
+        "into": q(targets=[f"{M}#User", f"{A}#verify_token"], types=["calls"]),
+        "both": q(sources=[f"{M}#User.verify"], targets=[f"{A}#verify_token", "x"]),
+        "strong": q(min_confidence=0.9, exclude_types=["keyword"]),
+        "resolved": q(resolved=False),
+        "repo": q(repo="web"),
+        "limit": q(limit=1),
+        "no_types": q(types=[]),
+        "dependents": sorted(b.links.dependents([("name", "User"), ("name", "nobody")])),
+        "dependents_file": sorted(
+            b.links.dependents([("file", "api\x00auth/models.py"), ("name", "verify_token")])
+        ),
+        "http": [plain(h) for h in b.links.http_facts()],
+        "importance": b.links.importance([f"{M}#User", A, "absent"]),
+    }
+    # Replace one file's calls only; drop by type and by target; forget a file.
+    b.edges.write_links(
+        LinkUpdate(
+            owned=[
+                OwnedEdges(
+                    "api",
+                    "auth/token.py",
+                    ("calls",),
+                    [_edge(A, f"{M}#User.verify", "calls", line=9)],
+                    deps=None,
+                )
+            ],
+            drop_types=["keyword"],
+            drop_targets=[("contains", f"{M}#User")],
+        )
+    )
+    out["after_replace"] = q()
+    out["deps_kept"] = sorted(b.links.dependents([("name", "User")]))
+    b.edges.write_links(LinkUpdate(forget_files=[("api", "auth/models.py")]))
+    out["after_forget_file"] = q()
+    out["http_after_forget"] = [h.path for h in b.links.http_facts()]
+    b.edges.write_links(LinkUpdate(forget_repos=["api"]))
+    out["after_forget_repo"] = q()
+    out["importance_after"] = b.links.importance([f"{M}#User", A])
+    return out
+
+
+def case_audit(b: Backend) -> Any:
+    for n, tool in enumerate(["search_code", "open_file", "search_code"]):
+        b.audit.record(
+            AuditEntry(
+                ts=f"2026-11-2{n}T10:00:00.000+00:00",
+                tool=tool,
+                query_id=f"q{n}",
+                elapsed_ms=1.5 * n,
+                status="ok" if n != 1 else "error",
+                client="test/1",
+                principal="alice" if n else None,
+                transport="http",
+                query="token" if n == 0 else None,
+                filters='{"repo": "api"}',
+                result_count=n,
+                evidence_count=n,
+                error_code="access_denied" if n == 1 else None,
+            )
+        )
+    return {
+        "all": [plain(e) for e in b.audit.entries()],
+        "since": [e.query_id for e in b.audit.entries("2026-11-21")],
+    }
+
+
+def case_vectors(b: Backend) -> Any:
+    chunks = populate(b)
+    v = b.vectors(DIM)
+    flat = [c for cs in chunks.values() for c in cs]
+    query = vector_of(flat[1].id)
+    windows = np.stack([vector_of(flat[2].id), vector_of(flat[6].id)])
+    out: dict[str, Any] = {
+        "ids": sorted(v.ids()),
+        "top": v.search(query, 3, ChunkFilter()),
+        "windows": v.search(windows, 2, ChunkFilter()),
+        "repo": v.search(query, 20, ChunkFilter(repo="web")),
+        "language": v.search(query, 20, ChunkFilter(language="markdown")),
+        "kind_path": v.search(query, 20, ChunkFilter(kind="method", path_prefix="auth/m")),
+        "scopes": v.search(
+            query, 20, ChunkFilter(scopes=(Scope("api", "docs/"), Scope("web", "src/c")))
+        ),
+        "no_scope": v.search(query, 5, ChunkFilter(scopes=())),
+        "vectors_of": v.vectors_of([flat[0].id, "absent"]),
+    }
+    v.write([], np.zeros((0, DIM), np.float32), delete=[flat[0].id, flat[1].id])
+    out["after_delete"] = sorted(v.ids())
+    v.write([], np.zeros((0, DIM), np.float32), delete=ChunkFilter(repo="web"))
+    out["after_filter_delete"] = sorted(v.ids())
+    v.write([flat[0]], np.stack([vector_of(flat[0].id)]))
+    v.compact()
+    out["after_rewrite"] = sorted(v.ids())
+    out["top_after"] = v.search(query, 2, ChunkFilter())
+    return out
+
+
+CASES: dict[str, Case] = {
+    name.removeprefix("case_"): fn for name, fn in globals().items() if name.startswith("case_")
+}
