@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +12,9 @@ import pytest
 
 from codecompass.protocols import Vectors
 from codecompass.tokens import code_tokens
+from tests.pg import Cluster, skip_or_fail
+from tests.pg import cluster as pg_cluster_of_tests
+from tests.pg import unavailable as pg_unavailable
 
 
 class TinyEmbedder:
@@ -66,3 +69,13 @@ def make_git_repo(root: Path, files: dict[str, str]) -> Path:
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "initial")
     return root
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """One throwaway PostgreSQL cluster for the whole run (see tests/pg.py)."""
+    reason = pg_unavailable()
+    if reason is not None:
+        skip_or_fail(reason)
+    with pg_cluster_of_tests() as started:
+        yield started

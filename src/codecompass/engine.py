@@ -339,7 +339,8 @@ class Engine:
             graph=graph if graph.has_graph() else None,
             reranker=self.reranker,
         )
-        return retrieve(query, options, sources)
+        with backend.snapshot():
+            return retrieve(query, options, sources)
 
     def search(
         self,

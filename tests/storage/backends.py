@@ -1,24 +1,57 @@
-"""The backends the storage tests run against, opened fresh for each test."""
+"""The backends the storage tests run against, opened fresh for each test.
+
+- `embedded`: SQLite + LanceDB in a temporary folder;
+- `postgres`: PostgreSQL (a fresh workspace of the session's throwaway cluster) with
+  its own vector table;
+- `postgres+qdrant`: the same with vectors in Qdrant's in-process local mode, or in
+  the Qdrant server at QDRANT_URL when that is set.
+"""
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 import pytest
 
+from codecompass.settings import StorageSettings
 from codecompass.storage import Backend
 from codecompass.storage.embedded import open_embedded
 
-BACKENDS = ["embedded"]
+BACKENDS = ["embedded", "postgres", "postgres+qdrant"]
+
+
+def server_settings(
+    request: pytest.FixtureRequest, tmp: pytest.TempPathFactory, name: str
+) -> StorageSettings:
+    """A new workspace on the session's PostgreSQL cluster (skips without one)."""
+    cluster = request.getfixturevalue("pg_cluster")
+    settings = StorageSettings(
+        backend="server",
+        workspace=f"w_{uuid.uuid4().hex[:10]}",
+        postgres_url=cluster.url(),
+        pool_size=4,
+    )
+    if name.endswith("+qdrant"):
+        url = os.environ.get("QDRANT_URL", "")
+        path = "" if url else str(tmp.mktemp("qdrant"))
+        settings = replace(settings, qdrant_url=url, qdrant_path=path)
+    return settings
 
 
 @contextmanager
-def open_backend_for_test(name: str, tmp: pytest.TempPathFactory) -> Iterator[Backend]:
+def open_backend_for_test(
+    name: str, tmp: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Backend]:
     if name == "embedded":
         backend = open_embedded(tmp.mktemp("embedded"))
-    else:  # pragma: no cover - every name above is handled
-        raise ValueError(name)
+    else:
+        from codecompass.storage.server import open_server
+
+        backend = open_server(server_settings(request, tmp, name))
     try:
         yield backend
     finally:

@@ -26,7 +26,7 @@ TOLERANCE = {"lexical": 1e-9, "lexical_after_changes": 1e-9, "vectors": 1e-5}
 def backend(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Backend]:
-    with open_backend_for_test(request.param, tmp_path_factory) as opened:
+    with open_backend_for_test(request.param, tmp_path_factory, request) as opened:
         yield opened
 
 

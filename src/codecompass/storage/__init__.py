@@ -2,6 +2,8 @@
 
 - **embedded** (the default): one folder, no server. SQLite for metadata, the lexical
   index (FTS5), graph, audit and embedding cache; LanceDB for vectors.
+- **server**: PostgreSQL for all of that (`pip install codecompass[server]`), and
+  vectors in Qdrant (a server, or its in-process local mode) or in PostgreSQL.
 
 `open_backend(settings)` returns a `Backend`: one object per capability, all typed by
 protocol. Nothing outside this package sees SQL, a client library or a connection.
@@ -10,6 +12,7 @@ protocol. Nothing outside this package sees SQL, a client library or a connectio
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -33,7 +36,8 @@ from codecompass.protocols import (
 if TYPE_CHECKING:
     from codecompass.settings import Settings
 
-BACKENDS = ("embedded",)
+BACKENDS = ("embedded", "server")
+SERVER_HINT = "pip install 'codecompass[server]'"
 EMBEDDED_DB = "index.sqlite"  # the embedded backend's database, in the data folder
 
 
@@ -57,6 +61,9 @@ class Backend:
     audit: AuditStore
     open_vectors: Callable[[int], VectorStore]
     close_all: Callable[[], None]
+    # One consistent read view for every read made inside it (a search must never mix
+    # two versions of a file that an indexer is rewriting meanwhile).
+    snapshot: Callable[[], AbstractContextManager[None]] = nullcontext
     _vectors: VectorStore | None = field(default=None, init=False)
 
     def vectors(self, dim: int) -> VectorStore:
@@ -76,6 +83,15 @@ def open_backend(settings: Settings) -> Backend:
         from codecompass.storage.embedded import open_embedded
 
         return open_embedded(settings.data_dir)
+    if kind == "server":
+        try:
+            from codecompass.storage.server import open_server
+        except ImportError as exc:
+            raise ConfigError(
+                f"The server backend needs the PostgreSQL and Qdrant client libraries "
+                f"({exc.name} is missing); install them with: {SERVER_HINT}"
+            ) from exc
+        return open_server(settings.storage)
     raise ConfigError(
         f"[storage] backend = {kind!r} is unknown; use one of: {', '.join(BACKENDS)}."
     )

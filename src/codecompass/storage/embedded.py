@@ -45,4 +45,5 @@ def open_embedded(data_dir: Path) -> Backend:
         audit=audit,
         open_vectors=open_vectors,
         close_all=close,
+        snapshot=db.snapshot,
     )

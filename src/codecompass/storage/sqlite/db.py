@@ -54,6 +54,20 @@ class Database:
         self._depth = 0
         self.conn.execute("COMMIT")
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read view (a deferred transaction) for every read made inside."""
+        if self._depth or self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("BEGIN")
+        self._depth = 1
+        try:
+            yield
+        finally:
+            self._depth = 0
+            self.conn.execute("COMMIT")
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, params)
 

@@ -1,0 +1,479 @@
+"""The PostgreSQL catalog: index facts, repositories, runs (with a writer lock per
+repository), files, symbols, chunks with their lexical postings, and the embedding cache.
+A file's rows are written in one transaction, as in the embedded backend."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from codecompass.models import (
+    ChunkEntry,
+    ChunkRecord,
+    FileChange,
+    FileRecord,
+    FileWrite,
+    LexicalRow,
+    RepoRecord,
+    RunRecord,
+    SymbolQuery,
+    SymbolRecord,
+    utc_now,
+)
+from codecompass.protocols import Vectors
+from codecompass.storage.postgres.db import PgDatabase, lock_key
+from codecompass.storage.postgres.graph import stage_facts
+
+_CHUNK_FIELDS = [f.name for f in dataclasses.fields(ChunkRecord)]
+_CHUNK_COLUMNS = ", ".join(_CHUNK_FIELDS)
+_SYMBOL_FIELDS = [f.name for f in dataclasses.fields(SymbolRecord)]
+_SYMBOL_COLUMNS = ", ".join(_SYMBOL_FIELDS)
+_FILE_COLUMNS = (
+    "repo, path, language, size, mtime_ns, file_hash, line_count, parse_error, indexed_at"
+)
+# The lexical columns' weights, as the embedded backend's bm25(chunks_fts, 4, 2, 1).
+COLUMN_WEIGHTS = (4.0, 2.0, 1.0)
+
+
+def postings(row: LexicalRow) -> tuple[dict[str, float], int]:
+    """Weighted term frequencies of a chunk's lexical row, and its length in tokens."""
+    freqs: dict[str, float] = {}
+    length = 0
+    for weight, column in zip(COLUMN_WEIGHTS, (row.symbol, row.path, row.body), strict=True):
+        tokens = column.split()
+        length += len(tokens)
+        for token, n in Counter(tokens).items():
+            freqs[token] = freqs.get(token, 0.0) + weight * n
+    return freqs, length
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+class PgCatalog:
+    def __init__(self, db: PgDatabase) -> None:
+        self.db = db
+        self.ws = db.workspace
+        # Repositories this process is indexing: the connection holding each one's
+        # writer lock, and the runs in progress under it.
+        self._writers: dict[str, tuple[psycopg.Connection[tuple[Any, ...]], set[int]]] = {}
+        self._writers_lock = threading.Lock()
+
+    # -- index facts ----------------------------------------------------------------
+    def meta(self) -> dict[str, str]:
+        rows = self.db.rows("SELECT key, value FROM meta WHERE workspace = %s", (self.ws,))
+        return {str(k): str(v) for k, v in rows}
+
+    def init_meta(self, values: Mapping[str, str]) -> dict[str, str]:
+        with self.db.transaction() as conn:
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO meta(workspace, key, value) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (workspace, key) DO NOTHING",
+                    [(self.ws, k, v) for k, v in values.items()],
+                )
+            rows = conn.execute(
+                "SELECT key, value FROM meta WHERE workspace = %s", (self.ws,)
+            ).fetchall()
+        return {str(k): str(v) for k, v in rows}
+
+    # -- repositories and runs --------------------------------------------------------
+    def repos(self) -> list[RepoRecord]:
+        rows = self.db.rows(
+            "SELECT id, root, last_commit, last_indexed_at FROM repos WHERE workspace = %s "
+            "ORDER BY id",
+            (self.ws,),
+        )
+        return [RepoRecord(*row) for row in rows]
+
+    def save_repo(self, repo: RepoRecord) -> None:
+        self.db.run(
+            "INSERT INTO repos(workspace, id, root, last_commit, last_indexed_at, created_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (workspace, id) DO UPDATE SET "
+            "root = excluded.root, "
+            "last_commit = COALESCE(excluded.last_commit, repos.last_commit), "
+            "last_indexed_at = COALESCE(excluded.last_indexed_at, repos.last_indexed_at)",
+            (self.ws, repo.id, repo.root, repo.last_commit, repo.last_indexed_at, utc_now()),
+        )
+
+    def delete_repo(self, repo: str) -> dict[str, int]:
+        ws = self.ws
+        with self.db.transaction() as conn:
+            conn.execute(
+                "DELETE FROM lexical_terms WHERE workspace = %s AND chunk_id IN "
+                "(SELECT id FROM chunks WHERE workspace = %s AND repo = %s)",
+                (ws, ws, repo),
+            )
+            counts = {
+                table: conn.execute(
+                    f"DELETE FROM {table} WHERE workspace = %s AND repo = %s", (ws, repo)
+                ).rowcount
+                for table in ("chunks", "symbols", "files")
+            }
+            counts["runs"] = conn.execute(
+                "DELETE FROM index_runs WHERE workspace = %s AND repo = %s", (ws, repo)
+            ).rowcount
+            conn.execute("DELETE FROM repos WHERE workspace = %s AND id = %s", (ws, repo))
+        return counts
+
+    def start_run(self, repo: str) -> int:
+        """Open a run once this process holds the repository's writer lock: an indexer of
+        the same repository in another process waits until that one finishes. The lock
+        lives on a connection of its own for the length of the run; a process that dies
+        drops its session, and with it the lock."""
+        with self._writers_lock:
+            held = self._writers.get(repo)
+        conn = held[0] if held is not None else self.db.pool.getconn()
+        try:
+            # Session locks nest: a second run of this process takes it again at once.
+            conn.execute("SELECT pg_advisory_lock(%s)", (lock_key(self.ws, "repo", repo),))
+            with conn.transaction():
+                conn.execute(
+                    "UPDATE index_runs SET status = 'interrupted', finished_at = %s "
+                    "WHERE workspace = %s AND repo = %s AND status = 'running'",
+                    (utc_now(), self.ws, repo),
+                )
+                row = conn.execute(
+                    "INSERT INTO index_runs(workspace, repo, started_at, status) "
+                    "VALUES (%s, %s, %s, 'running') RETURNING id",
+                    (self.ws, repo, utc_now()),
+                ).fetchone()
+        except BaseException:
+            if held is None:
+                self.db.pool.putconn(conn)  # closing the session releases the lock
+            raise
+        assert row is not None
+        run_id = int(row[0])
+        with self._writers_lock:
+            self._writers.setdefault(repo, (conn, set()))[1].add(run_id)
+        return run_id
+
+    def finish_run(
+        self, run_id: int, status: str, stats: dict[str, Any], error: str | None = None
+    ) -> None:
+        try:
+            self.db.run(
+                "UPDATE index_runs SET finished_at = %s, status = %s, stats = %s, error = %s "
+                "WHERE id = %s",
+                (utc_now(), status, json.dumps(stats), error, run_id),
+            )
+        finally:
+            self._release(run_id)
+
+    def _release(self, run_id: int) -> None:
+        with self._writers_lock:
+            repo = next((r for r, (_, ids) in self._writers.items() if run_id in ids), None)
+            if repo is None:
+                return
+            conn, ids = self._writers[repo]
+            ids.discard(run_id)
+            done = not ids
+            if done:
+                del self._writers[repo]
+        conn.execute("SELECT pg_advisory_unlock(%s)", (lock_key(self.ws, "repo", repo),))
+        if done:
+            self.db.pool.putconn(conn)
+
+    def runs(
+        self, repo: str | None = None, *, since: str | None = None, last: bool = False
+    ) -> list[RunRecord]:
+        clauses, params = ["workspace = %s"], [self.ws]
+        if repo is not None:
+            clauses.append("repo = %s")
+            params.append(repo)
+        if since is not None:
+            clauses.append("started_at >= %s")
+            params.append(since)
+        order = "ORDER BY id DESC LIMIT 1" if last else "ORDER BY started_at, id"
+        rows = self.db.rows(
+            "SELECT id, repo, started_at, finished_at, status, error, stats FROM index_runs "
+            f"WHERE {' AND '.join(clauses)} {order}",
+            params,
+        )
+        return [
+            RunRecord(int(r[0]), r[1], r[2], r[3], r[4], r[5], json.loads(r[6]) if r[6] else None)
+            for r in rows
+        ]
+
+    # -- files ----------------------------------------------------------------------
+    def files(self, repo: str | None = None) -> dict[tuple[str, str], FileRecord]:
+        if repo is None:
+            rows = self.db.rows(
+                f"SELECT {_FILE_COLUMNS} FROM files WHERE workspace = %s ORDER BY repo, path",
+                (self.ws,),
+            )
+        else:
+            rows = self.db.rows(
+                f"SELECT {_FILE_COLUMNS} FROM files WHERE workspace = %s AND repo = %s "
+                "ORDER BY path",
+                (self.ws, repo),
+            )
+        return {(row[0], row[1]): FileRecord(*row) for row in rows}
+
+    def write_file(self, write: FileWrite) -> FileChange:
+        f, content, ws = write.file, write.content, self.ws
+        if content is None:
+            self.db.run(
+                "UPDATE files SET size = %s, mtime_ns = %s WHERE workspace = %s AND repo = %s "
+                "AND path = %s",
+                (f.size, f.mtime_ns, ws, f.repo, f.path),
+            )
+            return FileChange(added=[], removed=[])
+        now = f.indexed_at or utc_now()
+        with self.db.transaction() as conn:
+            old = {
+                str(r[0])
+                for r in conn.execute(
+                    "SELECT id FROM chunks WHERE workspace = %s AND repo = %s AND path = %s "
+                    "AND status = 'active'",
+                    (ws, f.repo, f.path),
+                )
+            }
+            new_ids = {c.id for c in content.chunks}
+            removed = [cid for cid in old if cid not in new_ids]
+            _tombstone(conn, ws, removed, "chunk_modified", now)
+            fresh = [
+                (chunk, lexical)
+                for chunk, lexical in zip(content.chunks, content.lexical, strict=True)
+                if chunk.id not in old
+            ]
+            _insert_chunks(conn, ws, fresh, now)
+            conn.execute(
+                "DELETE FROM symbols WHERE workspace = %s AND repo = %s AND path = %s",
+                (ws, f.repo, f.path),
+            )
+            with conn.cursor() as cur:
+                cur.executemany(
+                    f"INSERT INTO symbols(workspace, {_SYMBOL_COLUMNS}) "
+                    f"VALUES ({', '.join(['%s'] * (len(_SYMBOL_FIELDS) + 1))}) "
+                    "ON CONFLICT (workspace, id) DO UPDATE SET "
+                    + ", ".join(f"{name} = excluded.{name}" for name in _SYMBOL_FIELDS[1:]),
+                    [(ws, *dataclasses.astuple(s)) for s in content.symbols],
+                )
+            conn.execute(
+                f"INSERT INTO files(workspace, {_FILE_COLUMNS}) VALUES "
+                f"({', '.join(['%s'] * 10)}) ON CONFLICT (workspace, repo, path) DO UPDATE SET "
+                "language = excluded.language, size = excluded.size, "
+                "mtime_ns = excluded.mtime_ns, file_hash = excluded.file_hash, "
+                "line_count = excluded.line_count, parse_error = excluded.parse_error, "
+                "indexed_at = excluded.indexed_at",
+                (
+                    ws,
+                    f.repo,
+                    f.path,
+                    f.language,
+                    f.size,
+                    f.mtime_ns,
+                    f.file_hash,
+                    f.line_count,
+                    f.parse_error,
+                    now,
+                ),
+            )
+            if content.facts is not None:
+                stage_facts(conn, ws, [content.facts])
+        return FileChange(added=[c.id for c, _ in fresh], removed=removed)
+
+    def remove_file(self, repo: str, path: str, reason: str) -> list[str]:
+        ws = self.ws
+        with self.db.transaction() as conn:
+            old = [
+                str(r[0])
+                for r in conn.execute(
+                    "SELECT id FROM chunks WHERE workspace = %s AND repo = %s AND path = %s "
+                    "AND status = 'active' ORDER BY seq",
+                    (ws, repo, path),
+                )
+            ]
+            _tombstone(conn, ws, old, reason, utc_now())
+            for table in ("symbols", "files"):
+                conn.execute(
+                    f"DELETE FROM {table} WHERE workspace = %s AND repo = %s AND path = %s",
+                    (ws, repo, path),
+                )
+        return old
+
+    # -- chunks -----------------------------------------------------------------------
+    def chunks(self, ids: Sequence[str]) -> dict[str, ChunkRecord]:
+        if not ids:
+            return {}
+        rows = self.db.rows(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE workspace = %s AND id = ANY(%s) "
+            "AND status = 'active'",
+            (self.ws, list(ids)),
+        )
+        return {row[0]: ChunkRecord(*row) for row in rows}
+
+    def chunk_entries(
+        self, files: Sequence[tuple[str, str]] | None = None
+    ) -> dict[tuple[str, str], list[ChunkEntry]]:
+        sql = (
+            "SELECT id, repo, path, start_line, symbol_id, embed_key FROM chunks "
+            "WHERE workspace = %s AND status = 'active'"
+        )
+        out: dict[tuple[str, str], list[ChunkEntry]] = {}
+        if files is None:
+            for row in self.db.rows(sql + " ORDER BY repo, path, start_line, seq", (self.ws,)):
+                out.setdefault((row[1], row[2]), []).append(ChunkEntry(*row))
+            return out
+        wanted = list(dict.fromkeys(files))
+        for key in wanted:
+            out[key] = []
+        if not wanted:
+            return out
+        rows = self.db.rows(
+            sql + " AND (repo, path) IN (SELECT * FROM unnest(%s::text[], %s::text[])) "
+            "ORDER BY repo, path, start_line, seq",
+            (self.ws, [r for r, _ in wanted], [p for _, p in wanted]),
+        )
+        for row in rows:
+            out[(row[1], row[2])].append(ChunkEntry(*row))
+        return out
+
+    def counts(self, repo: str) -> dict[str, int]:
+        row = self.db.rows(
+            "SELECT (SELECT count(*) FROM files WHERE workspace = %(w)s AND repo = %(r)s), "
+            "(SELECT count(*) FROM symbols WHERE workspace = %(w)s AND repo = %(r)s), "
+            "(SELECT count(*) FROM chunks WHERE workspace = %(w)s AND repo = %(r)s "
+            "AND status = 'active'), "
+            "(SELECT count(*) FROM chunks WHERE workspace = %(w)s AND repo = %(r)s "
+            "AND status = 'deleted'), "
+            "(SELECT count(*) FROM files WHERE workspace = %(w)s AND repo = %(r)s "
+            "AND parse_error IS NOT NULL)",
+            {"w": self.ws, "r": repo},
+        )[0]
+        keys = ("files", "symbols", "chunks", "tombstones", "parse_errors")
+        return {k: int(v) for k, v in zip(keys, row, strict=True)}
+
+    # -- symbols ----------------------------------------------------------------------
+    def symbols(self, query: SymbolQuery) -> list[SymbolRecord]:
+        q = query
+        if any(
+            values is not None and len(values) == 0
+            for values in (q.ids, q.names, q.qualified_names, q.names_or_qualified, q.files)
+        ):
+            return []
+        clauses, params = ["workspace = %s"], [self.ws]
+
+        def add(clause: str, *values: Any) -> None:
+            clauses.append(clause)
+            params.extend(values)
+
+        if q.ids is not None:
+            add("id = ANY(%s)", list(q.ids))
+        if q.names is not None:
+            add("name = ANY(%s)", list(q.names))
+        if q.qualified_names is not None:
+            add("qualified_name = ANY(%s)", list(q.qualified_names))
+        if q.names_or_qualified is not None:
+            add("(name = ANY(%s) OR qualified_name = ANY(%s))", *[list(q.names_or_qualified)] * 2)
+        if q.name_folded is not None:
+            add("(lower(name) = %s OR lower(qualified_name) = %s)", *[q.name_folded.lower()] * 2)
+        if q.qualified_suffix is not None:
+            add("qualified_name LIKE %s", "%" + _like(q.qualified_suffix))
+        if q.name_contains is not None:
+            add("name LIKE %s", "%" + _like(q.name_contains) + "%")
+        if q.repo is not None:
+            add("repo = %s", q.repo)
+        if q.files is not None:
+            pairs = list(dict.fromkeys(q.files))
+            add(
+                "(repo, path) IN (SELECT * FROM unnest(%s::text[], %s::text[]))",
+                [r for r, _ in pairs],
+                [p for _, p in pairs],
+            )
+        if q.kind is not None:
+            add("kind = %s", q.kind)
+        if q.exclude_kind is not None:
+            add("kind != %s", q.exclude_kind)
+        limit = f" LIMIT {int(q.limit)}" if q.limit is not None else ""
+        rows = self.db.rows(
+            f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE {' AND '.join(clauses)} "
+            f"ORDER BY id{limit}",
+            params,
+        )
+        return [SymbolRecord(*row) for row in rows]
+
+    def symbol_names(self, repo: str | None = None, kind: str | None = None) -> list[str]:
+        clauses, params = ["workspace = %s"], [self.ws]
+        if repo is not None:
+            clauses.append("repo = %s")
+            params.append(repo)
+        if kind is not None:
+            clauses.append("kind = %s")
+            params.append(kind)
+        rows = self.db.rows(
+            f"SELECT DISTINCT name FROM symbols WHERE {' AND '.join(clauses)} ORDER BY name",
+            params,
+        )
+        return [str(r[0]) for r in rows]
+
+    # -- embedding cache ----------------------------------------------------------------
+    def cached_vectors(self, model: str, keys: Sequence[str]) -> dict[str, Vectors]:
+        if not keys:
+            return {}
+        rows = self.db.rows(
+            "SELECT key, vector FROM embeddings WHERE workspace = %s AND model = %s "
+            "AND key = ANY(%s)",
+            (self.ws, model, list(keys)),
+        )
+        return {str(k): np.frombuffer(bytes(v), dtype=np.float32) for k, v in rows}
+
+    def cache_vectors(self, model: str, items: Iterable[tuple[str, Vectors]]) -> None:
+        values = [
+            (self.ws, model, key, np.asarray(v, dtype=np.float32).tobytes()) for key, v in items
+        ]
+        if not values:
+            return
+        with self.db.transaction() as conn, conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO embeddings(workspace, model, key, vector) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT DO NOTHING",
+                values,
+            )
+
+
+def _tombstone(conn: Any, ws: str, ids: list[str], reason: str, now: str) -> None:
+    if not ids:
+        return
+    conn.execute(
+        "UPDATE chunks SET status = 'deleted', deleted_at = %s, delete_reason = %s "
+        "WHERE workspace = %s AND id = ANY(%s)",
+        (now, reason, ws, ids),
+    )
+    conn.execute("DELETE FROM lexical_terms WHERE workspace = %s AND chunk_id = ANY(%s)", (ws, ids))
+
+
+def _insert_chunks(
+    conn: Any, ws: str, fresh: Sequence[tuple[ChunkRecord, LexicalRow]], now: str
+) -> None:
+    if not fresh:
+        return
+    # A chunk id seen before as a tombstone comes back to life in place.
+    conn.execute(
+        "DELETE FROM chunks WHERE workspace = %s AND id = ANY(%s)", (ws, [c.id for c, _ in fresh])
+    )
+    rows: list[tuple[Any, ...]] = []
+    terms: list[tuple[str, str, str, float]] = []
+    for chunk, lexical in fresh:
+        freqs, length = postings(lexical)
+        rows.append((ws, *(getattr(chunk, name) for name in _CHUNK_FIELDS), length, now))
+        terms.extend((ws, term, chunk.id, freq) for term, freq in freqs.items())
+    with conn.cursor() as cur:
+        # One at a time, in order: `seq` (the tie-break of equal scores) follows the file.
+        cur.executemany(
+            f"INSERT INTO chunks(workspace, {_CHUNK_COLUMNS}, lex_length, indexed_at) "
+            f"VALUES ({', '.join(['%s'] * (len(_CHUNK_FIELDS) + 3))})",
+            rows,
+        )
+        with cur.copy("COPY lexical_terms (workspace, term, chunk_id, freq) FROM STDIN") as copy:
+            for row in terms:
+                copy.write_row(row)
