@@ -11,69 +11,18 @@ protocol. Nothing outside this package sees SQL, a client library or a connectio
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from codecompass.errors import ConfigError
-from codecompass.protocols import (
-    AuditStore,
-    ChunkCatalog,
-    EdgeStore,
-    EmbeddingCache,
-    FactStore,
-    FileCatalog,
-    IndexMeta,
-    IndexRuns,
-    LexicalIndex,
-    LinkIndex,
-    RepoCatalog,
-    SymbolCatalog,
-    VectorStore,
-)
+from codecompass.storage.backend import EMBEDDED_DB, Backend
 
 if TYPE_CHECKING:
     from codecompass.settings import Settings
 
+__all__ = ["BACKENDS", "EMBEDDED_DB", "Backend", "index_exists", "open_backend"]
+
 BACKENDS = ("embedded", "server")
 SERVER_HINT = "pip install 'codecompass[server]'"
-EMBEDDED_DB = "index.sqlite"  # the embedded backend's database, in the data folder
-
-
-@dataclass(eq=False)
-class Backend:
-    """Every storage capability of one workspace. Vectors open on first use, with the
-    embedding dimension (the vector libraries are the slowest imports)."""
-
-    name: str
-    meta: IndexMeta
-    repos: RepoCatalog
-    runs: IndexRuns
-    files: FileCatalog
-    chunks: ChunkCatalog
-    symbols: SymbolCatalog
-    lexical: LexicalIndex
-    cache: EmbeddingCache
-    facts: FactStore
-    edges: EdgeStore
-    links: LinkIndex
-    audit: AuditStore
-    open_vectors: Callable[[int], VectorStore]
-    close_all: Callable[[], None]
-    # One consistent read view for every read made inside it (a search must never mix
-    # two versions of a file that an indexer is rewriting meanwhile).
-    snapshot: Callable[[], AbstractContextManager[None]] = nullcontext
-    _vectors: VectorStore | None = field(default=None, init=False)
-
-    def vectors(self, dim: int) -> VectorStore:
-        if self._vectors is None:
-            self._vectors = self.open_vectors(dim)
-        return self._vectors
-
-    def close(self) -> None:
-        self._vectors = None
-        self.close_all()
 
 
 def open_backend(settings: Settings) -> Backend:

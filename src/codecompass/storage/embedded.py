@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codecompass.protocols import VectorStore
-from codecompass.storage import Backend
+from codecompass.storage.backend import Backend
 from codecompass.storage.sqlite.audit import SQLiteAudit
 from codecompass.storage.sqlite.catalog import SQLiteCatalog
 from codecompass.storage.sqlite.db import Database

@@ -38,7 +38,7 @@ from codecompass.models import (
     utc_now,
 )
 from codecompass.protocols import VectorRow, Vectors
-from codecompass.storage import Backend
+from codecompass.storage.backend import Backend
 from codecompass.storage.matrix import VectorMatrix
 
 K1, B = 1.2, 0.75

@@ -8,7 +8,7 @@ import os
 
 from codecompass.protocols import VectorStore
 from codecompass.settings import StorageSettings
-from codecompass.storage import Backend
+from codecompass.storage.backend import Backend
 from codecompass.storage.postgres.audit import PgAudit
 from codecompass.storage.postgres.catalog import PgCatalog
 from codecompass.storage.postgres.db import PgDatabase

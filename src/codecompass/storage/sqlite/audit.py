@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 from codecompass.models import AuditEntry
-from codecompass.storage import EMBEDDED_DB
+from codecompass.storage.backend import EMBEDDED_DB
 
 _FIELDS = [f.name for f in dataclasses.fields(AuditEntry)]
 _COLUMNS = ", ".join(_FIELDS)

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from codecompass.storage import EMBEDDED_DB as DB_FILE
+from codecompass.storage.backend import EMBEDDED_DB as DB_FILE
 from codecompass.storage.sqlite.migrations import migrate
 
 # Bound parameters per statement for IN (…) lists.
