@@ -940,3 +940,82 @@ def repo_remove(name: str, data_dir: Path | None, as_json: bool) -> None:
         f"{removed['chunks']} chunks, {removed['vectors']} vectors, {removed['edges']} edges; "
         f"{removed['relinked_files']} files of other repositories re-linked."
     )
+
+
+# -- principals: who may read what over HTTP ---------------------------------------------
+@main.group()
+def principal() -> None:
+    """Tokens for `codecompass serve --http`, each limited to repos and path prefixes.
+
+    \b
+    Examples:
+      codecompass principal add ci-bot --scope api --scope web:src/
+      codecompass principal list
+      codecompass principal remove ci-bot
+    """
+
+
+def _principals_file(data_dir: Path | None) -> Path:
+    from codecompass.security.access import principals_path
+
+    return principals_path(load_settings(data_dir))
+
+
+@principal.command(name="add")
+@click.argument("name")
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    required=True,
+    help="REPO or REPO:PATH_PREFIX the principal may read (repeatable).",
+)
+@data_dir_option
+@json_option
+@reports_errors
+def principal_add(name: str, scopes: tuple[str, ...], data_dir: Path | None, as_json: bool) -> None:
+    """Add a principal (or give it a new token) and print its token, once."""
+    from codecompass.security.access import add_principal
+
+    path = _principals_file(data_dir)
+    token = add_principal(path, name, list(scopes))
+    if as_json:
+        emit_json({"name": name, "scopes": list(scopes), "token": token, "file": str(path)})
+        return
+    console.print(f"Principal [bold]{name}[/bold] may read: {', '.join(scopes)}", highlight=False)
+    console.print("Its token (shown only now; the file keeps its SHA-256):", highlight=False)
+    click.echo(token)
+
+
+@principal.command(name="list")
+@data_dir_option
+@json_option
+@reports_errors
+def principal_list(data_dir: Path | None, as_json: bool) -> None:
+    """The principals and their scopes (never their tokens)."""
+    from codecompass.security.access import format_scope, load_principals
+
+    path = _principals_file(data_dir)
+    found = [
+        {"name": p.name, "scopes": [format_scope(s) for s in p.scopes]}
+        for p in load_principals(path)
+    ]
+    if as_json:
+        emit_json({"file": str(path), "principals": found})
+        return
+    if not found:
+        console.print(f"No principals in {path}; add one with `codecompass principal add`.")
+    for p in found:
+        console.print(f"[bold]{p['name']}[/bold]  {', '.join(p['scopes'])}", highlight=False)
+
+
+@principal.command(name="remove")
+@click.argument("name")
+@data_dir_option
+@reports_errors
+def principal_remove(name: str, data_dir: Path | None) -> None:
+    """Remove a principal: its token stops working at once (no restart needed)."""
+    from codecompass.security.access import remove_principal
+
+    remove_principal(_principals_file(data_dir), name)
+    console.print(f"Removed principal {name}.")

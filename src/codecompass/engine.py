@@ -19,6 +19,7 @@ import numpy as np
 from codecompass import answer, gitinfo
 from codecompass.audit import usage_stats
 from codecompass.errors import (
+    AccessDeniedError,
     DataDirError,
     InputError,
     ModelMismatchError,
@@ -59,6 +60,7 @@ from codecompass.search.context import SearchOptions, SearchSources
 from codecompass.search.rank import FEATURES, RankWeights
 from codecompass.search.rerank import Reranker
 from codecompass.search.retrieve import SearchResult, retrieve
+from codecompass.security.access import FULL_ACCESS, Access
 from codecompass.security.paths import ConfinedPath, PathPolicy, confine, read_text
 from codecompass.security.secrets import redact_secrets
 from codecompass.settings import (
@@ -97,11 +99,30 @@ class Engine:
     # Set to a cross-encoder (or any `Reranker`) to reorder the head of search results.
     reranker: Reranker | None = None
 
-    def __init__(self, settings: Settings, *, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        embedder: Embedder | None = None,
+        access: Access = FULL_ACCESS,
+    ) -> None:
         self.settings = settings
+        self.access = access
         self._embedder = embedder
         self._backend: Backend | None = None
         self._model_checked = False
+        self._owns_backend = True
+
+    def scoped(self, access: Access) -> Engine:
+        """A view of this engine that answers only within `access`: search results,
+        files, graph nodes, answers and status stay inside its scopes. The view shares
+        the backend and the embedder (closing it closes neither)."""
+        view = Engine(self.settings, embedder=self.embedder, access=access)
+        view._backend = self.backend
+        view._model_checked = self._model_checked
+        view._owns_backend = False
+        view.reranker = self.reranker
+        return view
 
     # -- opening ------------------------------------------------------------------
     @classmethod
@@ -148,9 +169,9 @@ class Engine:
         return cls(settings, embedder=embedder)
 
     def close(self) -> None:
-        if self._backend is not None:
+        if self._backend is not None and self._owns_backend:
             self._backend.close()
-            self._backend = None
+        self._backend = None
 
     def __enter__(self) -> Engine:
         return self
@@ -326,9 +347,12 @@ class Engine:
         optionally the subgraph around the hits."""
         self._require_index()
         options = options or self.search_options()
+        if self.access.scopes is not None:
+            # A caller narrows the search; only the access decides what it may reach.
+            options = replace(options, where=replace(options.where, scopes=self.access.scopes))
         backend = self.backend
         dense = options.mode != "bm25"
-        graph = GraphReader(backend)
+        graph = GraphReader(backend, self.access)
         sources = SearchSources(
             chunks=backend.chunks,
             symbols=backend.symbols,
@@ -369,13 +393,12 @@ class Engine:
         options = self.search_options(max_symbols=k, where=where)
         return self.retrieve(query, options).symbols
 
-    def graph_view(self) -> GraphReader | None:
-        """The code graph as search sees it, or None when this index has no edges yet."""
-        reader = GraphReader(self.backend)
-        return reader if reader.has_graph() else None
+    def _repos(self) -> list[RepoRecord]:
+        """The repositories this engine's access may see."""
+        return [r for r in self.backend.repos.repos() if self.access.allows_repo(r.id)]
 
     def _require_index(self) -> None:
-        if not self.backend.repos.repos():
+        if not self._repos():
             raise NotIndexedError(
                 f"Nothing is indexed in {self.settings.data_dir} yet; run "
                 "`codecompass index PATH` first."
@@ -384,7 +407,7 @@ class Engine:
     # -- repositories ---------------------------------------------------------------
     def repo(self, name: str | None = None) -> RepoRecord:
         """The indexed repository `name` (the only one when None), or UnknownRepoError."""
-        repos = self.backend.repos.repos()
+        repos = self._repos()
         if not repos:
             self._require_index()
         if name is None:
@@ -440,7 +463,18 @@ class Engine:
         info = self.repo(repo)
         idx = self.settings.index
         policy = PathPolicy(allow=idx.allow, block=idx.block, max_file_bytes=idx.max_file_bytes)
-        return confine(Path(info.root), path, policy, allow_dir=allow_dir, repo=info.id)
+        confined = confine(Path(info.root), path, policy, allow_dir=allow_dir, repo=info.id)
+        allowed = (
+            self.access.allows_folder(info.id, confined.rel)
+            if confined.is_dir
+            else self.access.allows(info.id, confined.rel)
+        )
+        if not allowed:
+            raise AccessDeniedError(
+                f"{path} is outside what {self.access.principal!r} may read in {info.id}; "
+                "ask for access to it, or search within your scopes."
+            )
+        return confined
 
     def git_log(
         self,
@@ -514,7 +548,7 @@ class Engine:
         self._require_index()
         backend = self.backend
         repos: list[dict[str, Any]] = []
-        for info in backend.repos.repos():
+        for info in self._repos():
             last = backend.runs.runs(info.id, last=True)
             repos.append(
                 {
@@ -553,18 +587,19 @@ class Engine:
             for p, c in found.items()
             if p in stored and (stored[p].size, stored[p].mtime_ns) != (c.size, c.mtime_ns)
         )
+        examples = [p for p in added + changed + removed if self.access.allows(repo, p)]
         return {
             "added": len(added),
             "changed": len(changed),
             "removed": len(removed),
-            "examples": (added + changed + removed)[:10],
+            "examples": examples[:10],
         }
 
     # -- code graph ---------------------------------------------------------------------
     @property
     def graph(self) -> GraphReader:
         self._require_index()
-        return GraphReader(self.backend)
+        return GraphReader(self.backend, self.access)
 
     def find_symbol(
         self, name: str, *, kind: str | None = None, repo: str | None = None, limit: int = 20
@@ -687,7 +722,7 @@ class Engine:
         """The repositories of this workspace with their counts."""
         backend = self.backend
         out = []
-        for info in backend.repos.repos():
+        for info in self._repos():
             edges = len(backend.edges.edges(EdgeQuery(repo=info.id)))
             out.append(
                 {

@@ -90,6 +90,7 @@ from codecompass.schemas import (
     SearchCodeResult,
     SymbolMatches,
 )
+from codecompass.security.access import Access, PrincipalFile, authenticate, principals_path
 from codecompass.security.secrets import redact_secrets
 from codecompass.settings import ENV_PREFIX, Settings
 from codecompass.storage import index_exists
@@ -113,6 +114,13 @@ M = TypeVar("M", bound=BaseModel)
 
 _CALL: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar(
     "codecompass_call", default=None
+)
+# Who is calling: LOCAL over stdio and unauthenticated loopback HTTP, ADMIN with the
+# server token, else the name of the principal whose token the request carried.
+LOCAL, ADMIN = "local", "admin"
+PRINCIPAL_KEY = "codecompass_principal"  # where BearerTokenAuth leaves it in the ASGI scope
+_PRINCIPAL: contextvars.ContextVar[str] = contextvars.ContextVar(
+    "codecompass_principal", default=LOCAL
 )
 
 
@@ -198,6 +206,7 @@ class ServerState:
         self._embedder = embedder
         self._engine: Engine | None = None
         self._opening = threading.Lock()
+        self.principals = PrincipalFile(principals_path(settings))
         # The engine's connections and caches are not made for concurrent callers.
         self.limiter = anyio.CapacityLimiter(1)
 
@@ -239,8 +248,21 @@ class ServerState:
         entry = rec.entry(log_queries=self.settings.server.log_queries)
         self.engine().backend.audit.record(entry)
 
+    def access(self) -> Access:
+        """What the principal of the call being served may read."""
+        name = _PRINCIPAL.get()
+        if name in (LOCAL, ADMIN):
+            return Access(name)
+        principal = self.principals.named(name)
+        if principal is None:  # removed from the file since the request was authenticated
+            raise AccessDeniedError(f"The principal {name!r} no longer exists; ask for a token.")
+        return principal.access()
+
     async def run(self, work: Callable[[Engine], T]) -> T:
-        return await anyio.to_thread.run_sync(lambda: work(self.engine()), limiter=self.limiter)
+        access = self.access()
+        return await anyio.to_thread.run_sync(
+            lambda: work(self.engine().scoped(access)), limiter=self.limiter
+        )
 
     async def serve(
         self,
@@ -301,6 +323,17 @@ def _client_name(ctx: ServerRequestContext[Any, Any]) -> str | None:
     return f"{info.name}/{info.version}" if info.version else info.name
 
 
+def _principal_of(ctx: ServerRequestContext[Any, Any]) -> str:
+    """The principal BearerTokenAuth found for the HTTP request (LOCAL otherwise)."""
+    request = ctx.request
+    scope = getattr(request, "scope", None)
+    if isinstance(scope, dict):
+        found = scope.get("state", {}).get(PRINCIPAL_KEY)
+        if isinstance(found, str):
+            return found
+    return LOCAL
+
+
 def audit_middleware(state: ServerState, tools: set[str]) -> Any:
     async def middleware(
         ctx: ServerRequestContext[Any, Any],
@@ -309,8 +342,12 @@ def audit_middleware(state: ServerState, tools: set[str]) -> Any:
         if ctx.method != "tools/call":
             return await call_next(ctx)
         name = str((ctx.params or {}).get("name", ""))
-        rec = CallRecord(tool=name, client=_client_name(ctx), transport=state.transport)
+        principal = _principal_of(ctx)
+        rec = CallRecord(
+            tool=name, client=_client_name(ctx), principal=principal, transport=state.transport
+        )
         token = _CALL.set(rec)
+        principal_token = _PRINCIPAL.set(principal)
         try:
             result = await call_next(ctx)
         except Exception as exc:
@@ -319,6 +356,7 @@ def audit_middleware(state: ServerState, tools: set[str]) -> Any:
             raise
         finally:
             _CALL.reset(token)
+            _PRINCIPAL.reset(principal_token)
         if not isinstance(result, dict):
             return result
         if result.get("resultType") == "input_required":
@@ -838,22 +876,35 @@ def is_loopback(host: str) -> bool:
 
 
 class BearerTokenAuth:
-    """ASGI wrapper: every HTTP request but /healthz must carry `Authorization: Bearer <token>`."""
+    """ASGI wrapper: every HTTP request but /healthz must carry `Authorization: Bearer
+    <token>`: the server's own token (full access, principal "admin") or a principal's
+    (its scopes). The principal's name goes to the request's state for the tools."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str, principals: PrincipalFile) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = f"Bearer {token}".encode() if token else None
+        self.principals = principals
+
+    def principal(self, header: bytes) -> str | None:
+        if self.expected is not None and hmac.compare_digest(header, self.expected):
+            return ADMIN
+        scheme, _, given = header.decode("latin-1").partition(" ")
+        if scheme.lower() != "bearer" or not given:
+            return None
+        found = authenticate(given.strip(), self.principals.principals())
+        return found.name if found is not None else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope.get("path") != "/healthz":
             given = next((v for k, v in scope.get("headers", []) if k == b"authorization"), b"")
-            if not hmac.compare_digest(given, self.expected):
+            principal = self.principal(given)
+            if principal is None:
                 response = JSONResponse(
                     {
                         "error": {
                             "code": "unauthorized",
                             "message": "Missing or wrong bearer token; send "
-                            "'Authorization: Bearer <token>' with the server's token.",
+                            "'Authorization: Bearer <token>' with your token.",
                         }
                     },
                     status_code=401,
@@ -861,16 +912,23 @@ class BearerTokenAuth:
                 )
                 await response(scope, receive, send)
                 return
+            scope.setdefault("state", {})[PRINCIPAL_KEY] = principal
         await self.app(scope, receive, send)
 
 
-def http_app(server: MCPServer[ServerState], *, host: str, token: str) -> ASGIApp:
+def http_app(
+    server: MCPServer[ServerState], state: ServerState, *, host: str, token: str
+) -> ASGIApp:
+    """The streamable HTTP app; behind a bearer token check when the server has a token
+    or principals."""
     app: ASGIApp = server.streamable_http_app(host=host)
-    return BearerTokenAuth(app, token) if token else app
+    if token or state.principals.principals():
+        return BearerTokenAuth(app, token, state.principals)
+    return app
 
 
-def check_http_binding(host: str, token: str) -> None:
-    if not is_loopback(host) and not token:
+def check_http_binding(host: str, token: str, principals: bool = False) -> None:
+    if not is_loopback(host) and not token and not principals:
         raise ConfigError(
             f"Binding to {host} exposes the index beyond this machine, so a bearer token is "
             "required: set CODECOMPASS_SERVER_TOKEN to a long random secret (e.g. the output "
@@ -891,16 +949,16 @@ def serve(
     """Run the server until stdin closes (stdio) or the process is stopped (HTTP)."""
     bind = host or settings.server.host
     token = settings.server.token
-    if http:
-        check_http_binding(bind, token)
     state = ServerState(settings, embedder=embedder, transport="http" if http else "stdio")
+    if http:
+        check_http_binding(bind, token, bool(state.principals.principals()))
     server = build_server(state)
     if not http:
         anyio.run(server.run_stdio_async)
         return
     import uvicorn
 
-    app = http_app(server, host=bind, token=token)
+    app = http_app(server, state, host=bind, token=token)
     config = uvicorn.Config(
         app, host=bind, port=port or settings.server.port, log_level="warning", lifespan="on"
     )
@@ -915,7 +973,11 @@ def serve(
                 await anyio.sleep(0.05)
             sockets = [s for srv in uv.servers for s in (srv.sockets or [])]
             where = sockets[0].getsockname() if sockets else (bind, port)
-            auth = "bearer token required" if token else "no token (loopback only)"
+            auth = (
+                "bearer token required"
+                if token or state.principals.principals()
+                else "no token (loopback only)"
+            )
             print(
                 f"Code Compass MCP server on http://{where[0]}:{where[1]}/mcp ({auth}); "
                 f"metrics at /metrics. Data: {settings.data_dir}",

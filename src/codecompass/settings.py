@@ -101,6 +101,9 @@ class ServerSettings:
     host: str = "127.0.0.1"
     port: int = 8765
     token: str = ""  # bearer token for HTTP; required off loopback. Set CODECOMPASS_SERVER_TOKEN
+    # Principals (tokens mapped to the repos and path prefixes they may read); default
+    # principals.toml in the data folder. See `codecompass principal --help`.
+    principals: str = ""
     log_queries: bool = True  # keep query text in the audit log (never file contents)
     open_max_lines: int = 400  # open_file returns at most this many lines per call
     open_max_chars: int = 40_000

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import queue
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -25,6 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 from codecompass.cli import main
 from codecompass.errors import ConfigError
 from codecompass.mcp_server import check_http_binding, is_loopback
+from codecompass.security.access import add_principal
 from tests.mcp.conftest import Shop, error_of
 
 pytestmark = pytest.mark.slow
@@ -41,11 +43,13 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_server(data: Path, token: str | None) -> Iterator[str]:
+def http_server(data: Path, token: str | None, principals: Path | None = None) -> Iterator[str]:
     """`codecompass serve --http` in a subprocess; yields its base URL once it listens."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CODECOMPASS_")}
     if token:
         env["CODECOMPASS_SERVER_TOKEN"] = token
+    if principals:
+        env["CODECOMPASS_SERVER_PRINCIPALS"] = str(principals)
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "codecompass", "serve", "--http", "--port", str(port)]
@@ -139,3 +143,43 @@ def test_binding_off_loopback_needs_a_token() -> None:
     assert result.exit_code == 1 and "CODECOMPASS_SERVER_TOKEN" in result.output
     result = CliRunner().invoke(main, ["serve", "--host", "127.0.0.1"])
     assert result.exit_code == 2 and "--host and --port apply to --http only" in result.output
+
+
+async def calls_as(url: str, token: str) -> list[Any]:
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
+        Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client,
+    ):
+        return [
+            await client.call_tool("search_code", {"query": "order", "top_k": 10}),
+            await client.call_tool("open_file", {"path": "orders/service.py"}),
+            await client.call_tool("open_file", {"path": "docs/guide.md"}),
+            await client.call_tool("find_symbol", {"name": "OrderBook"}),
+            await client.call_tool("ask_code", {"query": "how is an order cancelled?"}),
+        ]
+
+
+def test_a_principal_sees_only_its_scopes(shop: Shop, tmp_path: Path) -> None:
+    principals = tmp_path / "principals.toml"
+    docs = add_principal(principals, "docs-reader", ["shop:docs/"])
+    with http_server(shop.data, None, principals) as url:
+        search, code, guide, symbols, asked = anyio.run(calls_as, url, docs)
+        with httpx2.Client(timeout=30) as http:  # principals make the token mandatory
+            body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+            assert http.post(f"{url}/mcp", json=body).status_code == 401
+    paths = {r["path"] for r in search.structured_content["results"]}
+    assert paths == {"docs/guide.md"}
+    assert error_of(code)["code"] == "access_denied"
+    assert guide.structured_content["content"].startswith("# Guide")
+    assert symbols.structured_content["matches"] == []
+    assert {e["path"] for e in asked.structured_content["evidences"]} == {"docs/guide.md"}
+    rows = sqlite3.connect(shop.data / "index.sqlite").execute(
+        "SELECT tool, principal FROM audit_log WHERE principal = 'docs-reader' ORDER BY id"
+    )
+    assert [tool for tool, _ in rows] == [
+        "search_code",
+        "open_file",
+        "open_file",
+        "find_symbol",
+        "ask_code",
+    ]

@@ -20,6 +20,7 @@ from codecompass.schemas import (
     OverviewSymbol,
     SymbolMatch,
 )
+from codecompass.security.access import FULL_ACCESS, Access
 from codecompass.storage import Backend
 
 DEFAULT_LIMIT = 200
@@ -46,23 +47,37 @@ def estimate_tokens(text: str) -> int:
 
 
 class GraphReader:
-    """One read of the graph; file and repository lists are read once per reader."""
+    """One read of the graph, as one principal may see it: nodes outside its access are
+    neither returned nor walked through. File and repository lists are read once."""
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: Backend, access: Access = FULL_ACCESS) -> None:
         self.backend = backend
+        self.access = access
         self._repos: list[str] | None = None
         self._files: dict[tuple[str, str], FileRecord] | None = None
 
     # -- nodes --------------------------------------------------------------------
     def repos(self) -> list[str]:
         if self._repos is None:
-            self._repos = [r.id for r in self.backend.repos.repos()]
+            self._repos = [
+                r.id for r in self.backend.repos.repos() if self.access.allows_repo(r.id)
+            ]
         return self._repos
 
-    def _file(self, repo: str, path: str) -> FileRecord | None:
+    def _all_files(self) -> dict[tuple[str, str], FileRecord]:
         if self._files is None:
-            self._files = self.backend.files.files()
-        return self._files.get((repo, path))
+            self._files = {
+                key: f for key, f in self.backend.files.files().items() if self.access.allows(*key)
+            }
+        return self._files
+
+    def _file(self, repo: str, path: str) -> FileRecord | None:
+        return self._all_files().get((repo, path))
+
+    def _symbols(self, query: SymbolQuery) -> list[SymbolRecord]:
+        return [
+            s for s in self.backend.symbols.symbols(query) if self.access.allows(s.repo, s.path)
+        ]
 
     def split_file_id(self, node: str) -> tuple[str, str] | None:
         """`repo/path` → (repo, path) for a file of the index, else None."""
@@ -78,7 +93,7 @@ class GraphReader:
         found: dict[str, GraphNode] = {}
         importance = self.importance(wanted)
         symbol_ids = [i for i in wanted if "#" in i and not i.startswith(("?", "kw:"))]
-        for s in self.backend.symbols.symbols(SymbolQuery(ids=symbol_ids)):
+        for s in self._symbols(SymbolQuery(ids=symbol_ids)):
             found[s.id] = GraphNode(
                 id=s.id,
                 kind=s.kind,
@@ -155,7 +170,7 @@ class GraphReader:
                     scored[s.id] = (score, exact, s)
 
         def rows(**where: object) -> list[SymbolRecord]:
-            return self.backend.symbols.symbols(
+            return self._symbols(
                 SymbolQuery(kind=kind, repo=repo, limit=2000, **where)  # type: ignore[arg-type]
             )
 
@@ -202,8 +217,7 @@ class GraphReader:
         text = symbol.strip()
         if not text:
             raise InputError("Give a symbol: a node id, a qualified name or a name.")
-        symbols = self.backend.symbols
-        if symbols.symbols(SymbolQuery(ids=[text])):
+        if self._symbols(SymbolQuery(ids=[text])):
             return text
         if text in self.repos() and repo in (None, text):
             return text
@@ -211,8 +225,8 @@ class GraphReader:
         if split is not None and repo in (None, split[0]):
             return text
         for found in (
-            symbols.symbols(SymbolQuery(qualified_names=[text], repo=repo)),
-            symbols.symbols(SymbolQuery(names=[text], repo=repo)),
+            self._symbols(SymbolQuery(qualified_names=[text], repo=repo)),
+            self._symbols(SymbolQuery(names=[text], repo=repo)),
         ):
             ids = [s.id for s in found]
             if len(ids) == 1:
@@ -228,9 +242,7 @@ class GraphReader:
                     f"{text!r} is ambiguous; {len(ids)} symbols match:\n  {shown}{more}\n"
                     "Pass one of these ids, or a qualified name."
                 )
-        if self._files is None:
-            self._files = self.backend.files.files()
-        files = [key for key in self._files if key[1] == text and repo in (None, key[0])]
+        files = [key for key in self._all_files() if key[1] == text and repo in (None, key[0])]
         if len(files) == 1:
             return f"{files[0][0]}/{files[0][1]}"
         if len(files) > 1:
@@ -284,6 +296,8 @@ class GraphReader:
             others = self.nodes(o for _, o in found) if repo else {}
             next_frontier: list[str] = []
             for edge, other in found:
+                if not self.access.allows_node(other):
+                    continue  # never shown, never walked through
                 if repo is not None:
                     node = others.get(other)
                     if node is not None and node.repo not in (None, repo):
@@ -361,6 +375,10 @@ class GraphReader:
                 key = (edge.source, edge.target, edge.type)
                 if not edge.resolved or key in seen:
                     continue
+                if not (
+                    self.access.allows_node(edge.source) and self.access.allows_node(edge.target)
+                ):
+                    continue
                 seen.add(key)
                 out.append(edge)
         return out
@@ -371,8 +389,8 @@ class GraphReader:
         signatures, until the token budget is spent: a map to read before anything else."""
         if budget_tokens < 50:
             raise InputError("budget_tokens must be at least 50.")
-        symbols = self.backend.symbols.symbols(SymbolQuery(repo=repo, exclude_kind="section"))
-        files = [path for (r, path) in self.backend.files.files(repo) if r == repo]
+        symbols = self._symbols(SymbolQuery(repo=repo, exclude_kind="section"))
+        files = [path for (r, path) in self._all_files() if r == repo]
         by_file: dict[str, list[SymbolRecord]] = {}
         for s in symbols:
             by_file.setdefault(s.path, []).append(s)
