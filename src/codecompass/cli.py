@@ -1019,3 +1019,68 @@ def principal_remove(name: str, data_dir: Path | None) -> None:
 
     remove_principal(_principals_file(data_dir), name)
     console.print(f"Removed principal {name}.")
+
+
+# -- moving an index between backends ------------------------------------------------------
+@main.command(name="export")
+@click.argument("archive", type=click.Path(dir_okay=False, path_type=Path))
+@data_dir_option
+@json_option
+@reports_errors
+def export_(archive: Path, data_dir: Path | None, as_json: bool) -> None:
+    """Write the whole index (catalog, graph facts, vectors) to one ARCHIVE file.
+
+    \b
+    Examples:
+      codecompass export /tmp/app.ccx                      # from .codecompass/ here
+      codecompass export app.ccx --data-dir ~/work/.codecompass
+    """
+    with Engine.open(data_dir) as engine:
+        manifest = engine.export_index(archive)
+    if as_json:
+        emit_json(manifest)
+        return
+    counts = ", ".join(f"{v} {k}" for k, v in manifest["counts"].items())
+    console.print(f"Exported {counts} to {archive} ({manifest['model']}).", highlight=False)
+
+
+@main.command(name="import")
+@click.argument("archive", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@data_dir_option
+@click.option(
+    "--root",
+    "roots",
+    multiple=True,
+    metavar="REPO=PATH",
+    help="Where a repository's folder is on this machine (repeatable).",
+)
+@json_option
+@reports_errors
+def import_(archive: Path, data_dir: Path | None, roots: tuple[str, ...], as_json: bool) -> None:
+    """Load an ARCHIVE written by `codecompass export` into this index's backend (the
+    embedded folder or the server's workspace): nothing is embedded again.
+
+    \b
+    Examples:
+      codecompass import app.ccx --data-dir /srv/cc      # [storage] backend = "server" there
+      codecompass import app.ccx --root app=/home/me/src/app
+    """
+    pairs: dict[str, str] = {}
+    for spec in roots:
+        name, sep, folder = spec.partition("=")
+        if not sep or not name or not folder:
+            raise click.UsageError(f"--root takes REPO=PATH, not {spec!r}.")
+        pairs[name] = str(Path(folder).expanduser().resolve())
+    engine = Engine(load_settings(data_dir))
+    with engine:
+        result = engine.import_index(archive, roots=pairs)
+    if as_json:
+        emit_json(result)
+        return
+    counts = ", ".join(f"{v} {k}" for k, v in result["counts"].items())
+    console.print(
+        f"Imported {counts} into {engine.settings.data_dir} "
+        f"({engine.settings.storage.backend} backend); "
+        f"graph: {result['graph']['edges_written']} edges.",
+        highlight=False,
+    )

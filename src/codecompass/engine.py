@@ -42,6 +42,7 @@ from codecompass.indexing.pipeline import (
     Progress,
     index_repository,
 )
+from codecompass.lifecycle import transfer
 from codecompass.models import ChunkFilter, EdgeQuery, RepoRecord, RunRecord
 from codecompass.protocols import Embedder, Vectors, VectorStore
 from codecompass.schemas import (
@@ -693,6 +694,41 @@ class Engine:
         """A map of the repository: its most important files and symbols, with their
         signatures, within `budget_tokens`."""
         return self.graph.overview(self.repo(repo).id, budget_tokens)
+
+    # -- moving the index between backends ----------------------------------------------
+    def export_index(self, path: str | Path) -> dict[str, Any]:
+        """Write the whole index (catalog, facts, vectors) to one archive."""
+        self._require_index()
+        return transfer.export_index(self.backend, Path(path))
+
+    def import_index(
+        self, path: str | Path, *, roots: dict[str, str] | None = None
+    ) -> dict[str, Any]:
+        """Load an archive written by `export_index` into this (empty or same-model) index,
+        without embedding; `roots` re-points repositories at their folders here. Each
+        repository is written under an index run (and its writer lock)."""
+        backend = self.backend
+        archive = Path(path)
+        incoming = transfer.archive_repos(archive)
+        present = sorted(set(incoming) & {r.id for r in backend.repos.repos()})
+        if present:
+            raise InputError(
+                f"{', '.join(present)} already indexed here; import into an empty data folder "
+                "or workspace, or remove them first with `codecompass repo remove NAME`."
+            )
+        runs = {repo: backend.runs.start_run(repo) for repo in incoming}
+        try:
+            manifest, _ = transfer.import_index(backend, archive, roots)
+            graph = link_graph(backend, repos=list(runs), options=self.settings.graph).as_dict()
+        except BaseException as exc:
+            for run in runs.values():
+                backend.runs.finish_run(run, "failed", {}, error=f"{type(exc).__name__}: {exc}")
+            raise
+        for run in runs.values():
+            backend.runs.finish_run(
+                run, "ok", {"imported_from": str(archive), **manifest["counts"], "graph": graph}
+            )
+        return {**manifest, "graph": graph}
 
     # -- workspace: many repositories ---------------------------------------------------
     def add_repo(

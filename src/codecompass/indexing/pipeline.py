@@ -287,7 +287,6 @@ def _prepare(
         chunks: list[ChunkRecord] = []
         lexical: list[LexicalRow] = []
         seen: set[str] = set()
-        path_tokens = " ".join(code_tokens(path))
         for draft, header, tokens in zip(drafts, headers, counts, strict=True):
             text_hash = hash_text(draft.text)
             cid = chunk_id(repo, path, draft.start_line, draft.end_line, text_hash)
@@ -317,14 +316,8 @@ def _prepare(
                     tokens=tokens,
                 )
             )
-            symbol_terms = f"{symbol.qualified_name} {symbol.name}" if symbol else ""
-            lexical.append(
-                LexicalRow(
-                    " ".join(code_tokens(symbol_terms)),
-                    path_tokens,
-                    " ".join(code_tokens(draft.text)),
-                )
-            )
+            qualified, name = (symbol.qualified_name, symbol.name) if symbol else (None, None)
+            lexical.append(lexical_row(path, draft.text, qualified, name))
     record = FileRecord(
         repo=repo,
         path=path,
@@ -346,6 +339,19 @@ def _prepare(
         facts_json=facts.to_json(),
     )
     return _Pending(record, FileContent(symbols, chunks, lexical, staged))
+
+
+def lexical_row(path: str, text: str, qualified: str | None, name: str | None) -> LexicalRow:
+    """What the lexical index holds for a chunk: code-aware tokens of its symbol's
+    qualified and simple names, of its path and of its text."""
+    if qualified and not name:
+        name = qualified.rsplit(".", 1)[-1]
+    symbol_terms = f"{qualified} {name}" if qualified else ""
+    return LexicalRow(
+        " ".join(code_tokens(symbol_terms)),
+        " ".join(code_tokens(path)),
+        " ".join(code_tokens(text)),
+    )
 
 
 def embedding_header(draft: ChunkDraft) -> str:

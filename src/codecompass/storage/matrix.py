@@ -26,6 +26,7 @@ class VectorMatrix:
     language: npt.NDArray[np.str_]
     kind: npt.NDArray[np.str_]
     row_of: dict[str, int]
+    id_array: npt.NDArray[np.str_]
 
     @classmethod
     def build(
@@ -46,6 +47,7 @@ class VectorMatrix:
             language=np.asarray(language, dtype=np.str_),
             kind=np.asarray(kind, dtype=np.str_),
             row_of={cid: row for row, cid in enumerate(ids)},
+            id_array=np.asarray(ids, dtype=np.str_),
         )
 
     def mask(self, where: ChunkFilter) -> npt.NDArray[np.bool_] | None:
@@ -80,8 +82,12 @@ class VectorMatrix:
             scores = np.where(mask, scores, -np.inf)
         k = min(k, len(self.ids))
         top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top])]
-        return [(self.ids[i], float(scores[i])) for i in top if np.isfinite(scores[i])]
+        # Every row tied with the k-th best competes for the last places, decided by id:
+        # two backends holding the same vectors in another row order answer alike.
+        kth = scores[top].min()
+        tied = np.flatnonzero(scores >= kth if np.isfinite(kth) else np.isfinite(scores))
+        order = tied[np.lexsort((self.id_array[tied], -scores[tied]))][:k]
+        return [(self.ids[i], float(scores[i])) for i in order]
 
     def vectors_of(self, ids: Sequence[str]) -> dict[str, Vectors]:
         return {cid: self.vectors[self.row_of[cid]] for cid in ids if cid in self.row_of}

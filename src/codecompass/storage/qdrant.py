@@ -257,8 +257,8 @@ class QdrantVectorStore:
                         best[cid] = max(float(point.score), best.get(cid, -np.inf))
                 if passed < k and len(response.points) == limit:
                     complete = False
-            if complete:
-                return sorted(best.items(), key=lambda item: -item[1])[:k]
+            if complete:  # ties by id, as the other vector stores
+                return sorted(best.items(), key=lambda item: (-item[1], item[0]))[:k]
             limit *= 2
 
     def vectors_of(self, ids: Sequence[str]) -> dict[str, Vectors]:

@@ -108,9 +108,9 @@ class PgCatalog:
         ws = self.ws
         with self.db.transaction() as conn:
             conn.execute(
-                "DELETE FROM lexical_terms WHERE workspace = %s AND chunk_id IN "
-                "(SELECT id FROM chunks WHERE workspace = %s AND repo = %s)",
-                (ws, ws, repo),
+                "DELETE FROM lexical_terms WHERE doc IN "
+                "(SELECT seq FROM chunks WHERE workspace = %s AND repo = %s)",
+                (ws, repo),
             )
             counts = {
                 table: conn.execute(
@@ -444,12 +444,15 @@ class PgCatalog:
 def _tombstone(conn: Any, ws: str, ids: list[str], reason: str, now: str) -> None:
     if not ids:
         return
-    conn.execute(
-        "UPDATE chunks SET status = 'deleted', deleted_at = %s, delete_reason = %s "
-        "WHERE workspace = %s AND id = ANY(%s)",
-        (now, reason, ws, ids),
-    )
-    conn.execute("DELETE FROM lexical_terms WHERE workspace = %s AND chunk_id = ANY(%s)", (ws, ids))
+    docs = [
+        int(r[0])
+        for r in conn.execute(
+            "UPDATE chunks SET status = 'deleted', deleted_at = %s, delete_reason = %s "
+            "WHERE workspace = %s AND id = ANY(%s) RETURNING seq",
+            (now, reason, ws, ids),
+        )
+    ]
+    conn.execute("DELETE FROM lexical_terms WHERE doc = ANY(%s)", (docs,))
 
 
 def _insert_chunks(
@@ -461,19 +464,25 @@ def _insert_chunks(
     conn.execute(
         "DELETE FROM chunks WHERE workspace = %s AND id = ANY(%s)", (ws, [c.id for c, _ in fresh])
     )
+    # Seqs drawn in file order: the tie-break of equal scores, as FTS5's rowid is.
+    seqs = [
+        int(r[0])
+        for r in conn.execute(
+            "SELECT nextval('chunk_seq') FROM generate_series(1, %s) ORDER BY 1", (len(fresh),)
+        )
+    ]
     rows: list[tuple[Any, ...]] = []
-    terms: list[tuple[str, str, str, float]] = []
-    for chunk, lexical in fresh:
+    terms: list[tuple[str, str, int, float]] = []
+    for seq, (chunk, lexical) in zip(seqs, fresh, strict=True):
         freqs, length = postings(lexical)
-        rows.append((ws, *(getattr(chunk, name) for name in _CHUNK_FIELDS), length, now))
-        terms.extend((ws, term, chunk.id, freq) for term, freq in freqs.items())
+        rows.append((ws, seq, *(getattr(chunk, name) for name in _CHUNK_FIELDS), length, now))
+        terms.extend((ws, term, seq, freq) for term, freq in freqs.items())
     with conn.cursor() as cur:
-        # One at a time, in order: `seq` (the tie-break of equal scores) follows the file.
         cur.executemany(
-            f"INSERT INTO chunks(workspace, {_CHUNK_COLUMNS}, lex_length, indexed_at) "
-            f"VALUES ({', '.join(['%s'] * (len(_CHUNK_FIELDS) + 3))})",
+            f"INSERT INTO chunks(workspace, seq, {_CHUNK_COLUMNS}, lex_length, indexed_at) "
+            f"VALUES ({', '.join(['%s'] * (len(_CHUNK_FIELDS) + 4))})",
             rows,
         )
-        with cur.copy("COPY lexical_terms (workspace, term, chunk_id, freq) FROM STDIN") as copy:
+        with cur.copy("COPY lexical_terms (workspace, term, doc, freq) FROM STDIN") as copy:
             for row in terms:
                 copy.write_row(row)

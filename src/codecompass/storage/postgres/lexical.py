@@ -98,12 +98,12 @@ class PgLexicalMatch:
         if not params["terms"]:
             return []
         return self.db.rows(
-            f"SELECT t.chunk_id, {_SCORE} AS score, min(c.seq) AS seq "
+            f"SELECT c.id, {_SCORE} AS score, c.seq "
             "FROM lexical_terms t "
             "JOIN unnest(%(terms)s::text[], %(idfs)s::float8[]) AS q(term, idf) ON q.term = t.term "
-            "JOIN chunks c ON c.workspace = t.workspace AND c.id = t.chunk_id "
+            "JOIN chunks c ON c.seq = t.doc "
             f"WHERE t.workspace = %(ws)s AND t.term = ANY(%(terms)s){extra} "
-            f"GROUP BY t.chunk_id{tail}",
+            f"GROUP BY c.id, c.seq{tail}",
             params,
         )
 
@@ -119,7 +119,7 @@ class PgLexicalMatch:
             return {}
         params = dict(self._params())
         params["ids"] = list(ids)
-        rows = self._select(" AND t.chunk_id = ANY(%(ids)s)", params)
+        rows = self._select(" AND c.id = ANY(%(ids)s)", params)
         return {str(cid): float(score) for cid, score, _ in rows}
 
 

@@ -103,14 +103,17 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         CREATE INDEX chunks_by_file ON chunks (workspace, repo, path, status);
         CREATE INDEX chunks_active ON chunks (workspace, status);
+        CREATE UNIQUE INDEX chunks_by_seq ON chunks (seq);
+        -- One row per distinct term of an active chunk; `doc` is the chunk's seq (an
+        -- integer keeps the postings small: they are the largest table).
         CREATE TABLE lexical_terms (
             workspace TEXT COLLATE "C" NOT NULL,
             term TEXT COLLATE "C" NOT NULL,
-            chunk_id TEXT COLLATE "C" NOT NULL,
+            doc BIGINT NOT NULL,
             freq DOUBLE PRECISION NOT NULL,
-            PRIMARY KEY (workspace, term, chunk_id)
+            PRIMARY KEY (workspace, term, doc)
         );
-        CREATE INDEX lexical_terms_by_chunk ON lexical_terms (workspace, chunk_id);
+        CREATE INDEX lexical_terms_by_doc ON lexical_terms (doc);
         CREATE TABLE embeddings (
             workspace TEXT COLLATE "C" NOT NULL,
             model TEXT COLLATE "C" NOT NULL,

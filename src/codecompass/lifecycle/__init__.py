@@ -1,0 +1,1 @@
+"""Keeping an index healthy over time: moving it between backends."""
