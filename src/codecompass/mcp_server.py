@@ -921,7 +921,9 @@ def http_app(
 ) -> ASGIApp:
     """The streamable HTTP app; behind a bearer token check when the server has a token
     or principals."""
-    app: ASGIApp = server.streamable_http_app(host=host)
+    app: ASGIApp = server.streamable_http_app(
+        host=host, stateless_http=state.settings.server.stateless
+    )
     if token or state.principals.principals():
         return BearerTokenAuth(app, token, state.principals)
     return app

@@ -49,7 +49,6 @@ class IndexSettings:
 class SearchSettings:
     top_k: int = 10
     detail: str = "preview"
-    rrf_k: int = 60
     candidates: int = 100  # per retriever, before fusion
     max_per_file: int = 3
     # bm25 | dense | hybrid | hybrid+graph; see docs/retrieval.md.
@@ -105,6 +104,9 @@ class ServerSettings:
     # principals.toml in the data folder. See `codecompass principal --help`.
     principals: str = ""
     log_queries: bool = True  # keep query text in the audit log (never file contents)
+    # Streamable HTTP without sessions: any of N server processes behind a load balancer
+    # answers any request (no sticky routing on Mcp-Session-Id needed).
+    stateless: bool = False
     open_max_lines: int = 400  # open_file returns at most this many lines per call
     open_max_chars: int = 40_000
 

@@ -43,13 +43,17 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_server(data: Path, token: str | None, principals: Path | None = None) -> Iterator[str]:
+def http_server(
+    data: Path, token: str | None, principals: Path | None = None, stateless: bool = False
+) -> Iterator[str]:
     """`codecompass serve --http` in a subprocess; yields its base URL once it listens."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CODECOMPASS_")}
     if token:
         env["CODECOMPASS_SERVER_TOKEN"] = token
     if principals:
         env["CODECOMPASS_SERVER_PRINCIPALS"] = str(principals)
+    if stateless:
+        env["CODECOMPASS_SERVER_STATELESS"] = "1"
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "codecompass", "serve", "--http", "--port", str(port)]
@@ -120,6 +124,19 @@ def test_http_on_loopback_without_a_token(shop: Shop) -> None:
     with http_server(shop.data, None) as url:
         found, refused = anyio.run(search_over_http, url, {})
     assert len(found["results"]) == 2 and refused == "access_denied"
+
+
+def test_stateless_http_answers_without_a_session(shop: Shop) -> None:
+    # Behind a load balancer, any process must answer any request: no Mcp-Session-Id.
+    with http_server(shop.data, None, stateless=True) as url:
+        found, refused = anyio.run(search_over_http, url, {})
+        with httpx2.Client(timeout=60) as http:
+            body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+            headers = {"Accept": "application/json, text/event-stream",
+                       "MCP-Protocol-Version": "2025-06-18"}  # fmt: skip
+            listed = http.post(f"{url}/mcp", json=body, headers=headers)
+    assert len(found["results"]) == 2 and refused == "access_denied"
+    assert listed.status_code == 200 and "mcp-session-id" not in listed.headers
 
 
 def test_binding_off_loopback_needs_a_token() -> None:
