@@ -6,6 +6,8 @@ TYPE_CHECKING imports count too."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -134,3 +136,15 @@ def test_the_checks_see_what_they_look_for() -> None:
     assert "codecompass.answer" in graph["codecompass.engine"]  # `from codecompass import answer`
     db = modules()["codecompass.storage.sqlite.db"]
     assert "sqlite3" in {t for t, _ in imports("codecompass.storage.sqlite.db", db, modules())}
+
+
+def test_the_cli_starts_without_loading_heavy_libraries() -> None:
+    # `import codecompass` and the CLI's start-up must not pay for a model runtime, a
+    # vector library or a server SDK: those load when a command needs them.
+    heavy = ("lancedb", "pyarrow", "onnxruntime", "tokenizers", "mcp", "psycopg", "qdrant_client")
+    code = (
+        "import sys, codecompass, codecompass.cli; "
+        f"print(','.join(m for m in {heavy!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

@@ -49,6 +49,38 @@ data_dir_option = click.option(
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 
 
+def where_options(*, kind: bool = True, repo: bool = True) -> Callable[[F], F]:
+    """--lang, --path (and --kind, --repo) gathered into one `where: ChunkFilter`."""
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            kwargs["where"] = ChunkFilter(
+                language=kwargs.pop("language"),
+                path_prefix=kwargs.pop("path_prefix"),
+                kind=kwargs.pop("kind", None),
+                repo=kwargs.pop("repo", None),
+            )
+            return func(*args, **kwargs)
+
+        options = [
+            click.option("--lang", "language", help="Only this language (python, typescript, …)."),
+            click.option("--path", "path_prefix", help="Only paths starting with this prefix."),
+        ]
+        if kind:
+            options.append(
+                click.option("--kind", help="Only this kind (function, method, class, section, …).")
+            )
+        if repo:
+            options.append(click.option("--repo", help="Only this repository."))
+        decorated: Any = wrapper
+        for option in reversed(options):
+            decorated = option(decorated)
+        return decorated  # type: ignore[no-any-return]
+
+    return decorate
+
+
 def reports_errors(func: F) -> F:
     """Turn Code Compass errors into one clear line and exit code 1."""
 
@@ -203,10 +235,7 @@ def _print_summary(stats: IndexStats, data_dir: Path) -> None:
 @click.argument("query")
 @data_dir_option
 @click.option("-k", "k", type=click.IntRange(min=1, max=200), default=None, help="Results.")
-@click.option("--lang", "language", help="Only this language (python, typescript, …).")
-@click.option("--path", "path_prefix", help="Only paths starting with this prefix.")
-@click.option("--kind", help="Only this kind (function, method, class, section, …).")
-@click.option("--repo", help="Only this repository.")
+@where_options()
 @click.option("--detail", type=click.Choice(DETAILS), default=None, help="Snippet size.")
 @click.option("--explain", is_flag=True, help="Show why each result came back.")
 @click.option("--files", "files_view", is_flag=True, help="Rank files instead of code chunks.")
@@ -224,10 +253,7 @@ def search(
     query: str,
     data_dir: Path | None,
     k: int | None,
-    language: str | None,
-    path_prefix: str | None,
-    kind: str | None,
-    repo: str | None,
+    where: ChunkFilter,
     detail: str | None,
     explain: bool,
     files_view: bool,
@@ -248,7 +274,7 @@ def search(
     with Engine.open(data_dir) as engine:
         options = engine.search_options(
             k=k,
-            where=ChunkFilter(repo=repo, path_prefix=path_prefix, language=language, kind=kind),
+            where=where,
             detail=detail,
             mode=mode,
             max_files=k,
@@ -273,9 +299,9 @@ def search(
         return
     if symbols_view:
         for n, sym in enumerate(result.symbols, start=1):
-            where = f"{sym.path}:{sym.start_line}-{sym.end_line}"
+            location = f"{sym.path}:{sym.start_line}-{sym.end_line}"
             console.print(
-                f"[bold]{n}. {where}[/bold]  [cyan]{sym.kind} {sym.symbol}[/cyan]  "
+                f"[bold]{n}. {location}[/bold]  [cyan]{sym.kind} {sym.symbol}[/cyan]  "
                 f"[dim]score {sym.score:.4f} (chunk {sym.why['chunk_score']:.4f}, "
                 f"file {sym.why['file_score']:.4f})[/dim]"
             )
@@ -286,9 +312,9 @@ def search(
         console.print("No results.")
         return
     for n, hit in enumerate(result.hits, start=1):
-        where = f"{hit.path}:{hit.start_line}-{hit.end_line}"
+        location = f"{hit.path}:{hit.start_line}-{hit.end_line}"
         name = f"  [cyan]{hit.kind} {hit.symbol}[/cyan]" if hit.symbol else f"  [cyan]{hit.kind}"
-        console.print(f"[bold]{n}. {where}[/bold]{name}  [dim]score {hit.score:.4f}[/dim]")
+        console.print(f"[bold]{n}. {location}[/bold]{name}  [dim]score {hit.score:.4f}[/dim]")
         if explain:
             for line in explain_lines(hit.why):
                 console.print(f"   [dim]{line}[/dim]", highlight=False)
@@ -531,8 +557,7 @@ def serve(data_dir: Path | None, use_http: bool, host: str | None, port: int | N
 @data_dir_option
 @click.option("-k", "top_k", type=click.IntRange(1, 50), default=8, help="Evidences to use.")
 @click.option("--repo", "scope", multiple=True, help="Only this repository (repeatable).")
-@click.option("--path", "path_prefix", help="Only paths starting with this prefix.")
-@click.option("--lang", "language", help="Only this language.")
+@where_options(kind=False, repo=False)
 @click.option("--min-score", type=float, default=0.0, help="Drop weaker results.")
 @json_option
 @reports_errors
@@ -541,8 +566,7 @@ def ask(
     data_dir: Path | None,
     top_k: int,
     scope: tuple[str, ...],
-    path_prefix: str | None,
-    language: str | None,
+    where: ChunkFilter,
     min_score: float,
     as_json: bool,
 ) -> None:
@@ -561,7 +585,7 @@ def ask(
             query,
             scope=list(scope) or None,
             top_k=top_k,
-            where=ChunkFilter(path_prefix=path_prefix, language=language),
+            where=where,
             min_score=min_score,
         )
     if as_json:
