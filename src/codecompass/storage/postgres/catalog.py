@@ -30,14 +30,16 @@ from codecompass.models import (
 from codecompass.protocols import Vectors
 from codecompass.storage.postgres.db import PgDatabase, lock_key
 from codecompass.storage.postgres.graph import stage_facts
-
-_CHUNK_FIELDS = [f.name for f in dataclasses.fields(ChunkRecord)]
-_CHUNK_COLUMNS = ", ".join(_CHUNK_FIELDS)
-_SYMBOL_FIELDS = [f.name for f in dataclasses.fields(SymbolRecord)]
-_SYMBOL_COLUMNS = ", ".join(_SYMBOL_FIELDS)
-_FILE_COLUMNS = (
-    "repo, path, language, size, mtime_ns, file_hash, line_count, parse_error, indexed_at"
+from codecompass.storage.rows import (
+    CHUNK_COLUMNS,
+    CHUNK_FIELDS,
+    FILE_COLUMNS,
+    SYMBOL_COLUMNS,
+    SYMBOL_FIELDS,
+    like_pattern,
+    symbol_record,
 )
+
 # The lexical columns' weights, as the embedded backend's bm25(chunks_fts, 4, 2, 1).
 COLUMN_WEIGHTS = (4.0, 2.0, 1.0)
 
@@ -52,10 +54,6 @@ def postings(row: LexicalRow) -> tuple[dict[str, float], int]:
         for token, n in Counter(tokens).items():
             freqs[token] = freqs.get(token, 0.0) + weight * n
     return freqs, length
-
-
-def _like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 class PgCatalog:
@@ -207,12 +205,12 @@ class PgCatalog:
     def files(self, repo: str | None = None) -> dict[tuple[str, str], FileRecord]:
         if repo is None:
             rows = self.db.rows(
-                f"SELECT {_FILE_COLUMNS} FROM files WHERE workspace = %s ORDER BY repo, path",
+                f"SELECT {FILE_COLUMNS} FROM files WHERE workspace = %s ORDER BY repo, path",
                 (self.ws,),
             )
         else:
             rows = self.db.rows(
-                f"SELECT {_FILE_COLUMNS} FROM files WHERE workspace = %s AND repo = %s "
+                f"SELECT {FILE_COLUMNS} FROM files WHERE workspace = %s AND repo = %s "
                 "ORDER BY path",
                 (self.ws, repo),
             )
@@ -252,14 +250,14 @@ class PgCatalog:
             )
             with conn.cursor() as cur:
                 cur.executemany(
-                    f"INSERT INTO symbols(workspace, {_SYMBOL_COLUMNS}) "
-                    f"VALUES ({', '.join(['%s'] * (len(_SYMBOL_FIELDS) + 1))}) "
+                    f"INSERT INTO symbols(workspace, {SYMBOL_COLUMNS}) "
+                    f"VALUES ({', '.join(['%s'] * (len(SYMBOL_FIELDS) + 1))}) "
                     "ON CONFLICT (workspace, id) DO UPDATE SET "
-                    + ", ".join(f"{name} = excluded.{name}" for name in _SYMBOL_FIELDS[1:]),
+                    + ", ".join(f"{name} = excluded.{name}" for name in SYMBOL_FIELDS[1:]),
                     [(ws, *dataclasses.astuple(s)) for s in content.symbols],
                 )
             conn.execute(
-                f"INSERT INTO files(workspace, {_FILE_COLUMNS}) VALUES "
+                f"INSERT INTO files(workspace, {FILE_COLUMNS}) VALUES "
                 f"({', '.join(['%s'] * 10)}) ON CONFLICT (workspace, repo, path) DO UPDATE SET "
                 "language = excluded.language, size = excluded.size, "
                 "mtime_ns = excluded.mtime_ns, file_hash = excluded.file_hash, "
@@ -306,7 +304,7 @@ class PgCatalog:
         if not ids:
             return {}
         rows = self.db.rows(
-            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE workspace = %s AND id = ANY(%s) "
+            f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE workspace = %s AND id = ANY(%s) "
             "AND status = 'active'",
             (self.ws, list(ids)),
         )
@@ -378,9 +376,9 @@ class PgCatalog:
         if q.name_folded is not None:
             add("(lower(name) = %s OR lower(qualified_name) = %s)", *[q.name_folded.lower()] * 2)
         if q.qualified_suffix is not None:
-            add("qualified_name LIKE %s", "%" + _like(q.qualified_suffix))
+            add("qualified_name LIKE %s", "%" + like_pattern(q.qualified_suffix))
         if q.name_contains is not None:
-            add("name LIKE %s", "%" + _like(q.name_contains) + "%")
+            add("name LIKE %s", "%" + like_pattern(q.name_contains) + "%")
         if q.repo is not None:
             add("repo = %s", q.repo)
         if q.files is not None:
@@ -396,11 +394,11 @@ class PgCatalog:
             add("kind != %s", q.exclude_kind)
         limit = f" LIMIT {int(q.limit)}" if q.limit is not None else ""
         rows = self.db.rows(
-            f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE {' AND '.join(clauses)} "
+            f"SELECT {SYMBOL_COLUMNS} FROM symbols WHERE {' AND '.join(clauses)} "
             f"ORDER BY id{limit}",
             params,
         )
-        return [SymbolRecord(*row) for row in rows]
+        return [symbol_record(row) for row in rows]
 
     def symbol_names(self, repo: str | None = None, kind: str | None = None) -> list[str]:
         clauses, params = ["workspace = %s"], [self.ws]
@@ -475,12 +473,12 @@ def _insert_chunks(
     terms: list[tuple[str, str, int, float]] = []
     for seq, (chunk, lexical) in zip(seqs, fresh, strict=True):
         freqs, length = postings(lexical)
-        rows.append((ws, seq, *(getattr(chunk, name) for name in _CHUNK_FIELDS), length, now))
+        rows.append((ws, seq, *(getattr(chunk, name) for name in CHUNK_FIELDS), length, now))
         terms.extend((ws, term, seq, freq) for term, freq in freqs.items())
     with conn.cursor() as cur:
         cur.executemany(
-            f"INSERT INTO chunks(workspace, seq, {_CHUNK_COLUMNS}, lex_length, indexed_at) "
-            f"VALUES ({', '.join(['%s'] * (len(_CHUNK_FIELDS) + 4))})",
+            f"INSERT INTO chunks(workspace, seq, {CHUNK_COLUMNS}, lex_length, indexed_at) "
+            f"VALUES ({', '.join(['%s'] * (len(CHUNK_FIELDS) + 4))})",
             rows,
         )
         with cur.copy("COPY lexical_terms (workspace, term, doc, freq) FROM STDIN") as copy:

@@ -21,15 +21,10 @@ from codecompass.models import (
     LinkUpdate,
 )
 from codecompass.storage.postgres.db import PgDatabase, lock_key
+from codecompass.storage.rows import FACTS_COLUMNS, edge_columns, edge_record, facts_record
 
-_EDGE_SELECT = (
-    "SELECT source, target, type, weight, confidence, resolved, via, name, path, "
-    "evidence_line, target_repo, target_path, target_line FROM edges"
-)
-_FACTS_SELECT = (
-    "SELECT repo, path, file_hash, version, language, defines, interface, facts, linked, "
-    "prev_defines, prev_interface FROM graph_facts"
-)
+_EDGE_SELECT = f"SELECT {edge_columns('path')} FROM edges"
+_FACTS_SELECT = f"SELECT {FACTS_COLUMNS} FROM graph_facts"
 EDGE_BATCH = 400  # frontier ids per query: results keep the write order within a batch
 
 
@@ -70,41 +65,6 @@ def stage_facts(conn: Any, ws: str, records: Sequence[FactsRecord]) -> None:
         )
 
 
-def _facts_record(row: Sequence[Any]) -> FactsRecord:
-    repo, path, file_hash, version, language, defines, interface, facts, linked, pdef, pint = row
-    return FactsRecord(
-        repo=repo,
-        path=path,
-        file_hash=file_hash,
-        version=int(version),
-        language=language,
-        defines=tuple(json.loads(defines)),
-        interface=interface,
-        facts_json=facts,
-        linked=bool(linked),
-        prev_defines=tuple(json.loads(pdef)) if pdef is not None else None,
-        prev_interface=pint,
-    )
-
-
-def _edge(row: Sequence[Any]) -> Edge:
-    return Edge(
-        source=row[0],
-        target=row[1],
-        type=row[2],
-        weight=float(row[3]),
-        confidence=float(row[4]),
-        resolved=bool(row[5]),
-        via=row[6],
-        name=row[7],
-        evidence_path=row[8],
-        evidence_line=row[9],
-        target_repo=row[10],
-        target_path=row[11],
-        target_line=row[12],
-    )
-
-
 class PgGraph:
     def __init__(self, db: PgDatabase) -> None:
         self.db = db
@@ -123,7 +83,7 @@ class PgGraph:
             params.append(list(query.paths))
         if query.unlinked:
             sql += " AND NOT linked"
-        return [_facts_record(r) for r in self.db.rows(sql + " ORDER BY path", params)]
+        return [facts_record(r) for r in self.db.rows(sql + " ORDER BY path", params)]
 
     def stale_files(self, repo: str, version: int) -> tuple[list[FileRecord], list[str]]:
         changed = self.db.rows(
@@ -166,7 +126,7 @@ class PgGraph:
         limit = f" LIMIT {int(q.limit)}" if q.limit is not None else ""
         if q.sources is None and q.targets is None:
             sql = f"{_EDGE_SELECT} WHERE {' AND '.join(clauses)} ORDER BY id{limit}"
-            return [_edge(r) for r in self.db.rows(sql, params)]
+            return [edge_record(r) for r in self.db.rows(sql, params)]
         column, ids = ("source", q.sources) if q.sources is not None else ("target", q.targets)
         assert ids is not None
         unique = list(dict.fromkeys(ids))
@@ -177,7 +137,7 @@ class PgGraph:
                 f"{_EDGE_SELECT} WHERE {column} = ANY(%s) AND {' AND '.join(clauses)} "
                 f"ORDER BY id{limit}"
             )
-            out.extend(_edge(r) for r in self.db.rows(sql, [part, *params]))
+            out.extend(edge_record(r) for r in self.db.rows(sql, [part, *params]))
         if q.sources is not None and q.targets is not None:
             targets = set(q.targets)
             out = [e for e in out if e.target in targets]

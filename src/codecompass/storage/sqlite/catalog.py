@@ -24,26 +24,17 @@ from codecompass.models import (
     utc_now,
 )
 from codecompass.protocols import Vectors
+from codecompass.storage.rows import (
+    CHUNK_COLUMNS,
+    CHUNK_FIELDS,
+    FILE_COLUMNS,
+    SYMBOL_COLUMNS,
+    SYMBOL_FIELDS,
+    like_pattern,
+    symbol_record,
+)
 from codecompass.storage.sqlite.db import Database
 from codecompass.storage.sqlite.graph import stage_facts
-
-_CHUNK_FIELDS = [f.name for f in dataclasses.fields(ChunkRecord)]
-_CHUNK_COLUMNS = ", ".join(_CHUNK_FIELDS)
-_SYMBOL_FIELDS = [f.name for f in dataclasses.fields(SymbolRecord)]
-SYMBOL_COLUMNS = ", ".join(_SYMBOL_FIELDS)
-_FILE_COLUMNS = (
-    "repo, path, language, size, mtime_ns, file_hash, line_count, parse_error, indexed_at"
-)
-
-
-def symbol_from_row(row: Sequence[Any]) -> SymbolRecord:
-    values = dict(zip(_SYMBOL_FIELDS, row, strict=True))
-    values["exported"] = bool(values["exported"])
-    return SymbolRecord(**values)
-
-
-def _like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 class SQLiteCatalog:
@@ -140,10 +131,10 @@ class SQLiteCatalog:
     # -- files ----------------------------------------------------------------------
     def files(self, repo: str | None = None) -> dict[tuple[str, str], FileRecord]:
         if repo is None:
-            cur = self.db.execute(f"SELECT {_FILE_COLUMNS} FROM files ORDER BY repo, path")
+            cur = self.db.execute(f"SELECT {FILE_COLUMNS} FROM files ORDER BY repo, path")
         else:
             cur = self.db.execute(
-                f"SELECT {_FILE_COLUMNS} FROM files WHERE repo = ? ORDER BY path", (repo,)
+                f"SELECT {FILE_COLUMNS} FROM files WHERE repo = ? ORDER BY path", (repo,)
             )
         return {(row[0], row[1]): FileRecord(*row) for row in cur}
 
@@ -175,14 +166,14 @@ class SQLiteCatalog:
             conn.execute("DELETE FROM symbols WHERE repo = ? AND path = ?", (f.repo, f.path))
             conn.executemany(
                 f"INSERT OR REPLACE INTO symbols({SYMBOL_COLUMNS}) "
-                f"VALUES ({','.join('?' * len(_SYMBOL_FIELDS))})",
+                f"VALUES ({','.join('?' * len(SYMBOL_FIELDS))})",
                 [
                     tuple(int(v) if isinstance(v, bool) else v for v in dataclasses.astuple(s))
                     for s in content.symbols
                 ],
             )
             conn.execute(
-                f"INSERT INTO files({_FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                f"INSERT INTO files({FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(repo, path) DO UPDATE SET language = excluded.language, "
                 "size = excluded.size, mtime_ns = excluded.mtime_ns, "
                 "file_hash = excluded.file_hash, line_count = excluded.line_count, "
@@ -215,7 +206,7 @@ class SQLiteCatalog:
     # -- chunks -----------------------------------------------------------------------
     def chunks(self, ids: Sequence[str]) -> dict[str, ChunkRecord]:
         rows = self.db.in_batches(
-            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE id IN ({{marks}}) AND status = 'active'",
+            f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN ({{marks}}) AND status = 'active'",
             list(ids),
         )
         return {row[0]: ChunkRecord(*row) for row in rows}
@@ -277,10 +268,10 @@ class SQLiteCatalog:
             params.extend([query.name_folded.lower()] * 2)
         if query.qualified_suffix is not None:
             clauses.append("qualified_name LIKE ? ESCAPE '\\'")
-            params.append("%" + _like(query.qualified_suffix))
+            params.append("%" + like_pattern(query.qualified_suffix))
         if query.name_contains is not None:
             clauses.append("name LIKE ? ESCAPE '\\'")
-            params.append("%" + _like(query.name_contains) + "%")
+            params.append("%" + like_pattern(query.name_contains) + "%")
         if query.repo is not None:
             clauses.append("repo = ?")
             params.append(query.repo)
@@ -306,7 +297,7 @@ class SQLiteCatalog:
         cur = self.db.execute(
             f"SELECT {SYMBOL_COLUMNS} FROM symbols {where} ORDER BY id{limit}", params
         )
-        return [symbol_from_row(row) for row in cur]
+        return [symbol_record(row) for row in cur]
 
     def symbol_names(self, repo: str | None = None, kind: str | None = None) -> list[str]:
         clauses, params = [], []
@@ -357,9 +348,9 @@ def _tombstone(conn: Any, ids: list[str], rowids: dict[str, int], reason: str, n
 def _insert_chunk(conn: Any, c: ChunkRecord, now: str) -> int:
     # A chunk id seen before as a tombstone comes back to life in place.
     conn.execute("DELETE FROM chunks WHERE id = ?", (c.id,))
-    values = [getattr(c, name) for name in _CHUNK_FIELDS]
+    values = [getattr(c, name) for name in CHUNK_FIELDS]
     cur = conn.execute(
-        f"INSERT INTO chunks({_CHUNK_COLUMNS}, status, indexed_at) "
+        f"INSERT INTO chunks({CHUNK_COLUMNS}, status, indexed_at) "
         f"VALUES ({', '.join('?' * len(values))}, 'active', ?)",
         (*values, now),
     )

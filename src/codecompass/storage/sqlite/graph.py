@@ -19,20 +19,15 @@ from codecompass.models import (
     HttpFact,
     LinkUpdate,
 )
+from codecompass.storage.rows import FACTS_COLUMNS, edge_columns, edge_record, facts_record
 from codecompass.storage.sqlite.db import Database
 
 _EDGE_COLUMNS = (
     "repo, path, source, target, type, weight, confidence, resolved, name, via, "
     "evidence_path, evidence_line, target_repo, target_path, target_line"
 )
-_EDGE_SELECT = (
-    "SELECT source, target, type, weight, confidence, resolved, via, name, evidence_path, "
-    "evidence_line, target_repo, target_path, target_line FROM edges"
-)
-_FACTS_SELECT = (
-    "SELECT repo, path, file_hash, version, language, defines, interface, facts, linked, "
-    "prev_defines, prev_interface FROM graph_facts"
-)
+_EDGE_SELECT = f"SELECT {edge_columns('evidence_path')} FROM edges"
+_FACTS_SELECT = f"SELECT {FACTS_COLUMNS} FROM graph_facts"
 # Frontier ids per edge query: results keep the write order within each batch.
 EDGE_BATCH = 400
 
@@ -67,41 +62,6 @@ def stage_facts(conn: Any, records: Sequence[FactsRecord]) -> None:
     )
 
 
-def _facts_record(row: Sequence[Any]) -> FactsRecord:
-    repo, path, file_hash, version, language, defines, interface, facts, linked, pdef, pint = row
-    return FactsRecord(
-        repo=str(repo),
-        path=str(path),
-        file_hash=str(file_hash),
-        version=int(version),
-        language=str(language),
-        defines=tuple(json.loads(defines)),
-        interface=str(interface),
-        facts_json=str(facts),
-        linked=bool(linked),
-        prev_defines=tuple(json.loads(pdef)) if pdef is not None else None,
-        prev_interface=None if pint is None else str(pint),
-    )
-
-
-def _edge(row: Sequence[Any]) -> Edge:
-    return Edge(
-        source=str(row[0]),
-        target=str(row[1]),
-        type=str(row[2]),
-        weight=float(row[3]),
-        confidence=float(row[4]),
-        resolved=bool(row[5]),
-        via=str(row[6]),
-        name=str(row[7]),
-        evidence_path=row[8],
-        evidence_line=row[9],
-        target_repo=row[10],
-        target_path=row[11],
-        target_line=row[12],
-    )
-
-
 class SQLiteGraph:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -118,11 +78,11 @@ class SQLiteGraph:
                 list(query.paths),
                 before=(query.repo,),
             )
-            found = sorted((_facts_record(r) for r in rows), key=lambda r: r.path)
+            found = sorted((facts_record(r) for r in rows), key=lambda r: r.path)
             return [r for r in found if not query.unlinked or not r.linked]
         where = " AND linked = 0" if query.unlinked else ""
         cur = self.db.execute(f"{_FACTS_SELECT} WHERE repo = ?{where} ORDER BY path", (query.repo,))
-        return [_facts_record(r) for r in cur]
+        return [facts_record(r) for r in cur]
 
     def stale_files(self, repo: str, version: int) -> tuple[list[FileRecord], list[str]]:
         cur = self.db.execute(
@@ -166,7 +126,7 @@ class SQLiteGraph:
         if query.sources is None and query.targets is None:
             where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
             return [
-                _edge(r)
+                edge_record(r)
                 for r in self.db.execute(f"{_EDGE_SELECT}{where} ORDER BY id{limit}", params)
             ]
         column, ids = (
@@ -181,7 +141,7 @@ class SQLiteGraph:
             cur = self.db.execute(
                 f"{_EDGE_SELECT} WHERE {where} ORDER BY id{limit}", (*part, *params)
             )
-            out.extend(_edge(r) for r in cur)
+            out.extend(edge_record(r) for r in cur)
         if query.sources is not None and query.targets is not None:
             targets = set(query.targets)
             out = [e for e in out if e.target in targets]
