@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -42,16 +42,24 @@ def server_settings(
     return settings
 
 
+def opener(
+    name: str, tmp: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Callable[[], Backend]:
+    """A function that opens one new backend's storage, the same each time it is called."""
+    if name == "embedded":
+        folder = tmp.mktemp("embedded")
+        return lambda: open_embedded(folder)
+    from codecompass.storage.server import open_server
+
+    settings = server_settings(request, tmp, name)
+    return lambda: open_server(settings)
+
+
 @contextmanager
 def open_backend_for_test(
     name: str, tmp: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Iterator[Backend]:
-    if name == "embedded":
-        backend = open_embedded(tmp.mktemp("embedded"))
-    else:
-        from codecompass.storage.server import open_server
-
-        backend = open_server(server_settings(request, tmp, name))
+    backend = opener(name, tmp, request)()
     try:
         yield backend
     finally:

@@ -624,6 +624,69 @@ def case_vectors(b: Backend) -> Any:
     return out
 
 
+def case_graph_walks(b: Backend) -> Any:
+    """The graph reader over each backend: node lookup, walks both ways, subgraphs,
+    neighbours for search, symbol search and the overview."""
+    from codecompass.graph.api import GraphReader
+    from codecompass.security.access import Access
+
+    case_graph_edges_only(b)
+    g = GraphReader(b)
+    walk_out = g.traverse(A, depth=2, types=["calls", "imports", "contains"])
+    walk_in = g.traverse(f"{M}#User", depth=2, direction="in", types=["calls"])
+    scoped = GraphReader(b, Access("p", (Scope("api", "auth/models.py"),)))
+    return {
+        "resolve": [g.resolve_node("TokenStore.save"), g.resolve_node("auth/models.py")],
+        "out": walk_out.model_dump(),
+        "in": walk_in.model_dump(),
+        "subgraph": g.subgraph([A, f"{M}#User", f"{A}#verify_token"]).model_dump(),
+        "neighbors": [plain(e) for e in g.neighbors([f"{M}#User"], ["calls", "contains"])],
+        "find": [m.model_dump() for m in g.find_symbol("verify", limit=5)],
+        "overview": g.overview("api", 400).model_dump(),
+        "scoped_walk": scoped.traverse(f"{M}#User", depth=2, direction="both").model_dump(),
+    }
+
+
+def case_graph_edges_only(b: Backend) -> None:
+    populate(b)
+    b.edges.write_links(
+        LinkUpdate(
+            owned=[
+                OwnedEdges(
+                    "api",
+                    "auth/token.py",
+                    ("calls", "imports", "contains"),
+                    [
+                        _edge(A, f"{A}#verify_token", "contains"),
+                        _edge(A, f"{A}#TokenStore", "contains"),
+                        _edge(f"{A}#TokenStore", f"{A}#TokenStore.save", "contains"),
+                        _edge(f"{A}#TokenStore.save", f"{M}#User", "calls", 0.8, 3),
+                        _edge(A, M, "imports", line=2),
+                    ],
+                ),
+                OwnedEdges(
+                    "api",
+                    "auth/models.py",
+                    ("calls", "contains"),
+                    [
+                        _edge(M, f"{M}#User", "contains"),
+                        _edge(f"{M}#User", f"{M}#User.verify", "contains"),
+                        _edge(f"{M}#User.verify", f"{A}#verify_token", "calls", 1.0, 2),
+                    ],
+                ),
+            ],
+            importance=[
+                ImportanceRow(f"{M}#User", "api", "class", 1.0),
+                ImportanceRow(f"{A}#verify_token", "api", "function", 0.7),
+                ImportanceRow(A, "api", "file", 0.5),
+                ImportanceRow(M, "api", "file", 0.6),
+            ],
+        )
+    )
+
+
 CASES: dict[str, Case] = {
-    name.removeprefix("case_"): fn for name, fn in globals().items() if name.startswith("case_")
+    name.removeprefix("case_"): fn
+    for name, fn in globals().items()
+    if name.startswith("case_") and name != "case_graph_edges_only"
 }

@@ -15,8 +15,8 @@ import pytest
 
 from codecompass.storage import Backend
 from codecompass.storage.memory import open_memory
-from tests.storage.backends import BACKENDS, open_backend_for_test
-from tests.storage.conformance import CASES, close, plain
+from tests.storage.backends import BACKENDS, open_backend_for_test, opener
+from tests.storage.conformance import CASES, DIM, close, plain
 
 # Scores computed two ways (SQL against Python, float32 SIMD against numpy) agree to here.
 TOLERANCE = {"lexical": 1e-9, "lexical_after_changes": 1e-9, "vectors": 1e-5}
@@ -36,3 +36,25 @@ def test_backend_agrees_with_the_reference(backend: Backend, case: str) -> None:
     expected = plain(CASES[case](reference))
     found = plain(CASES[case](backend))
     close(expected, found, rel=TOLERANCE.get(case, 1e-6))
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_reopening_applies_no_migration_and_keeps_everything(
+    name: str, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> None:
+    """The stored schema is migrated once; a second process opening it finds every
+    record the first one wrote (the vectors included)."""
+    reference = plain(CASES["file_writes_and_tombstones"](open_memory()))
+    open_again = opener(name, tmp_path_factory, request)
+    first = open_again()
+    try:
+        assert plain(CASES["file_writes_and_tombstones"](first)) == reference
+        ids = sorted(first.vectors(DIM).ids())
+    finally:
+        first.close()
+    second = open_again()
+    try:
+        assert second.chunks.counts("api") == reference["counts_after"][0]
+        assert sorted(second.vectors(DIM).ids()) == ids and len(ids) == 9  # populate() wrote nine
+    finally:
+        second.close()
