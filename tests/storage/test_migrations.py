@@ -30,3 +30,33 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
     conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
     with pytest.raises(DataDirError, match="newer Code Compass"):
         migrate(conn)
+
+
+def test_an_index_run_leaves_planner_statistics_so_id_lookups_use_the_key(
+    tmp_path: Path,
+) -> None:
+    from codecompass.engine import Engine
+    from codecompass.settings import load_settings
+    from tests.conftest import TinyEmbedder, make_git_repo
+
+    files = {
+        f"m{m}.py": "".join(f"def f{n}(x):\n    return x + {n}\n\n\n" for n in range(40))
+        for m in range(10)
+    }
+    repo = make_git_repo(tmp_path / "repo", files)
+    with Engine(load_settings(tmp_path / "data"), embedder=TinyEmbedder()) as engine:
+        engine.add_repo(repo, name="repo")
+    conn = sqlite3.connect(tmp_path / "data" / "index.sqlite")
+    analysed = {r[0] for r in conn.execute("SELECT DISTINCT tbl FROM sqlite_stat1")}
+    assert {"chunks", "symbols", "edges", "files"} <= analysed
+    ids = [r[0] for r in conn.execute("SELECT id FROM chunks")]
+    assert len(ids) == 400
+    ids = ids[:20]
+    marks = ",".join("?" * len(ids))
+    plan = conn.execute(
+        f"EXPLAIN QUERY PLAN SELECT text FROM chunks WHERE id IN ({marks}) AND status = ?",
+        [*ids, "active"],
+    ).fetchall()
+    assert [row[3] for row in plan] == [
+        "SEARCH chunks USING INDEX sqlite_autoindex_chunks_1 (id=?)"
+    ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from codecompass.models import ChunkFilter, ChunkRecord
+from codecompass.models import ChunkFilter, ChunkRecord, FileRecord
 from codecompass.protocols import (
     ChunkCatalog,
     Embedder,
@@ -88,6 +88,14 @@ class SearchContext:
     lexical_best: float = 1.0  # the lexical top's best BM25: normalises every bm25
     cands: dict[str, Candidate] = field(default_factory=dict)
     chunks: dict[str, ChunkRecord] = field(default_factory=dict)
+    _files: dict[tuple[str, str], FileRecord] | None = None
+
+    @property
+    def files(self) -> dict[tuple[str, str], FileRecord]:
+        """The indexed files the search may reach, read once per search."""
+        if self._files is None:
+            self._files = self.sources.files.files(self.options.where.repo)
+        return self._files
 
     @property
     def mode(self) -> str:

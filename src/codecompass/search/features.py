@@ -67,18 +67,11 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
             present = TOKENS.get(chunks[cid])
             cand.features["keywords"] = sum(w for t, w in idf.items() if t in present) / total
     if weights.freshness or options.collect:
-        keys = {(c.repo, c.path) for c in (chunks[cid] for cid in cands)}
-        dates: dict[tuple[str, str], str] = {}
-        for repo in {repo for repo, _ in keys}:
-            dates.update(
-                (key, f.indexed_at)
-                for key, f in ctx.sources.files.files(repo).items()
-                if key in keys
-            )
         now = datetime.now(UTC)
         for cid, cand in cands.items():
             c = chunks[cid]
-            stamp = dates.get((c.repo, c.path))
+            file = ctx.files.get((c.repo, c.path))
+            stamp = file.indexed_at if file else None
             if stamp:
                 age = (now - datetime.fromisoformat(stamp)).total_seconds() / 86400
                 cand.features["freshness"] = 0.5 ** (max(0.0, age) / options.freshness_days)

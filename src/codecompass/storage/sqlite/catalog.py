@@ -105,6 +105,7 @@ class SQLiteCatalog:
             "UPDATE index_runs SET finished_at = ?, status = ?, stats = ?, error = ? WHERE id = ?",
             (utc_now(), status, json.dumps(stats), error, run_id),
         )
+        self.db.refresh_statistics()
 
     def runs(
         self, repo: str | None = None, *, since: str | None = None, last: bool = False

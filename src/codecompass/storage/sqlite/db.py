@@ -17,6 +17,8 @@ from codecompass.storage.sqlite.migrations import migrate
 
 # Bound parameters per statement for IN (…) lists.
 BATCH = 500
+# Rows ANALYZE samples per index.
+ANALYSIS_ROWS = 1000
 
 
 class Database:
@@ -32,6 +34,13 @@ class Database:
 
     def close(self) -> None:
         self.conn.close()
+
+    def refresh_statistics(self) -> None:
+        """Give the query planner fresh table statistics (sampled, so bounded in time):
+        without them it guesses, and a guess such as scanning a repo's symbols instead of
+        looking up 500 ids costs more as the index grows."""
+        self.conn.execute(f"PRAGMA analysis_limit = {ANALYSIS_ROWS}")
+        self.conn.execute("ANALYZE")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

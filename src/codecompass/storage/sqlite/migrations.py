@@ -199,6 +199,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE audit_log ADD COLUMN principal TEXT;
         """,
     ),
+    (
+        # Every chunk is active but a few tombstones, so an index on status alone is
+        # useless, and without statistics the planner preferred it to the primary key
+        # for `id IN (…) AND status = 'active'`, reading every chunk.
+        "0005_drop_chunks_by_status",
+        """
+        DROP INDEX chunks_by_status;
+        """,
+    ),
 ]
 
 
