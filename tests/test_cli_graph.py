@@ -63,7 +63,7 @@ def test_callers_deps_graph(data: Path) -> None:
 
 def test_overview_and_errors(data: Path) -> None:
     out = run("overview", "--budget", "200", "--data-dir", str(data))
-    assert out.output.startswith("# shop: 6 files, 18 symbols.")
+    assert out.output.startswith("# shop: 6 files, 20 symbols (18 in code, 2 document sections).")
     assert "shop/models.py" in out.output
     ambiguous = CliRunner().invoke(main, ["callers", "notify", "--data-dir", str(data)])
     assert ambiguous.exit_code == 1

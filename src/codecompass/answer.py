@@ -19,8 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -254,6 +252,9 @@ class ChatModel:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
+        import urllib.error  # costs 40 ms: only when a request is made
+        import urllib.request
+
         request = urllib.request.Request(
             self.url, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST"
         )

@@ -6,6 +6,7 @@ import contextlib
 import functools
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,21 +15,14 @@ from typing import Any, TypeVar
 
 import click
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.syntax import Syntax
+from rich.markup import escape
 from rich.table import Table
 
 from codecompass.engine import Engine
-from codecompass.errors import CodeCompassError
+from codecompass.errors import CodeCompassError, InputError
 from codecompass.indexing.pipeline import IndexStats
 from codecompass.indexing.pipeline import Progress as IndexProgress
+from codecompass.mcp_config import CLIENTS as MCP_CLIENTS
 from codecompass.models import ChunkFilter
 from codecompass.schemas import GraphResult
 from codecompass.search.format import DETAILS
@@ -37,8 +31,9 @@ from codecompass.settings import load_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-console = Console()
-err_console = Console(stderr=True)
+# Soft wrap: long lines are left to the terminal, never broken or padded by us.
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 data_dir_option = click.option(
     "--data-dir",
@@ -81,17 +76,66 @@ def where_options(*, kind: bool = True, repo: bool = True) -> Callable[[F], F]:
     return decorate
 
 
+class ReportedError(click.ClickException):
+    """A Code Compass error for people (one line on stderr) or, with --json, for
+    programs (`{"error": {"code", "message"}}` on stdout); exit code 1 either way."""
+
+    def __init__(self, code: str, message: str, as_json: bool) -> None:
+        super().__init__(message)
+        self.code, self.as_json = code, as_json
+
+    def show(self, file: Any = None) -> None:
+        if self.as_json:
+            emit_json({"error": {"code": self.code, "message": self.message}})
+        else:
+            super().show(file)
+
+
 def reports_errors(func: F) -> F:
-    """Turn Code Compass errors into one clear line and exit code 1."""
+    """Turn errors into one clear line (or a JSON error object) and exit code 1. An
+    unexpected exception keeps its traceback only with CODECOMPASS_DEBUG=1."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        as_json = bool(kwargs.get("as_json"))
         try:
             return func(*args, **kwargs)
         except CodeCompassError as exc:
-            raise click.ClickException(str(exc)) from exc
+            raise ReportedError(exc.code, exc.for_cli(), as_json) from exc
+        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            if os.environ.get("CODECOMPASS_DEBUG"):
+                raise
+            message = (
+                f"Unexpected error: {type(exc).__name__}: {exc}. This is a bug; please "
+                "report it with the output of the same command run with CODECOMPASS_DEBUG=1."
+            )
+            raise ReportedError("internal_error", message, as_json) from exc
 
     return wrapper  # type: ignore[return-value]
+
+
+def print_code(text: str, language: str) -> None:
+    """Source text exactly as it is: highlighted on a terminal, byte for byte in a
+    pipe (no wrapping, no padding, no markup)."""
+    if not console.is_terminal:
+        click.echo(text)
+        return
+    from rich.syntax import Syntax
+
+    lexer = "text" if language in ("text", "markdown", "rst") else language
+    highlighted = Syntax(text, lexer).highlight(text)
+    if highlighted.plain.endswith("\n") and not text.endswith("\n"):
+        highlighted.right_crop(1)
+    console.print(highlighted)
+
+
+def located(repo: str, path: str, start: int, end: int, show_repo: bool) -> str:
+    """`path:start-end`, with the repository first when the index holds several; escaped
+    for console markup (a path may hold `[`)."""
+    where = f"{repo}/{path}" if show_repo else path
+    return escape(f"{where}:{start}-{end}")
 
 
 def emit_json(data: Any) -> None:
@@ -116,7 +160,14 @@ def main() -> None:
 @data_dir_option
 @reports_errors
 def init(path: Path | None, data_dir: Path | None) -> None:
-    """Create the data folder (config.toml, .gitignore) for the folder PATH."""
+    """Create the data folder (config.toml, .gitignore) for the folder PATH, to edit its
+    settings before the first index.
+
+    \b
+    Examples:
+      codecompass init
+      codecompass init ~/src/api --data-dir ~/indexes/api
+    """
     engine, _ = Engine.for_repo(path, data_dir=data_dir)
     folder = engine.init()
     console.print(f"Data folder ready: {folder}\nSettings: {folder / 'config.toml'}")
@@ -155,7 +206,7 @@ def index(
         if path is None:
             raise click.UsageError("--commit needs PATH: a git work tree or bare repository.")
         engine = Engine(load_settings(data_dir))
-        with engine, _progress(quiet=as_json) as on_progress:
+        with engine, _progress(as_json, name or Path(path).name) as on_progress:
             stats = engine.index_commit(path, commit, name=name, on_progress=on_progress)
         if as_json:
             emit_json(stats.as_dict())
@@ -163,7 +214,7 @@ def index(
             _print_summary(stats, engine.settings.data_dir)
         return
     engine, root = Engine.for_repo(path, data_dir=data_dir)
-    with engine, _progress(quiet=as_json) as on_progress:
+    with engine, _progress(as_json, name or root.name) as on_progress:
         stats = engine.index(root, name=name, full=full, on_progress=on_progress)
     if as_json:
         emit_json(stats.as_dict())
@@ -172,28 +223,28 @@ def index(
 
 
 @contextmanager
-def _progress(quiet: bool) -> Iterator[Callable[[IndexProgress], None] | None]:
-    if quiet or not sys.stderr.isatty():
+def _progress(quiet: bool, label: str) -> Iterator[Callable[[IndexProgress], None] | None]:
+    """Progress on stderr: a live line on a terminal, a line every few seconds in a log
+    or a pipe; none with --json (its output is for programs)."""
+    if quiet:
         yield None
         return
-    columns = (
-        TextColumn("[bold]indexing"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("files · {task.fields[chunks]} chunks · {task.fields[rate]} embeddings/s"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=err_console, transient=True) as bar:
-        task = bar.add_task("index", total=None, chunks=0, rate="-")
+    from codecompass.cli_progress import progress_reporter
 
-        def update(p: IndexProgress) -> None:
-            rate = f"{p.embedded / p.embed_seconds:.0f}" if p.embed_seconds > 0 else "-"
-            bar.update(
-                task, total=p.files_total, completed=p.files_done, chunks=p.chunks, rate=rate
-            )
+    with progress_reporter(label, sys.stderr, terminal=err_console.is_terminal) as report:
+        yield report
 
-        yield update
+
+def _skipped(stats: IndexStats) -> str:
+    """Each reason with its count and the first files it left out."""
+    parts = []
+    for reason, count in sorted(stats.skipped.items()):
+        shown = stats.skipped_examples.get(reason, [])
+        more = f", {count - len(shown)} more" if count > len(shown) else ""
+        parts.append(
+            f"{reason} {count} ({', '.join(shown)}{more})" if shown else f"{reason} {count}"
+        )
+    return "; ".join(parts)
 
 
 def _print_summary(stats: IndexStats, data_dir: Path) -> None:
@@ -205,8 +256,7 @@ def _print_summary(stats: IndexStats, data_dir: Path) -> None:
         f"{stats.files_seen} seen: {stats.new} new, {stats.changed} changed, "
         f"{stats.unchanged} unchanged, {stats.renamed} renamed, {stats.removed} removed",
     )
-    skipped = ", ".join(f"{k} {v}" for k, v in sorted(stats.skipped.items())) or "none"
-    table.add_row("skipped", skipped)
+    table.add_row("skipped", _skipped(stats) or "none")
     table.add_row("chunks", f"{stats.chunks_added} added, {stats.chunks_removed} tombstoned")
     rate = stats.texts_embedded / stats.seconds["embed"] if stats.seconds["embed"] else 0.0
     table.add_row(
@@ -215,6 +265,13 @@ def _print_summary(stats: IndexStats, data_dir: Path) -> None:
     )
     if stats.parse_errors:
         table.add_row("parse errors", f"{stats.parse_errors} files fell back to line windows")
+    if stats.decode_errors:
+        more = ", …" if stats.decode_errors > len(stats.decode_examples) else ""
+        table.add_row(
+            "decode errors",
+            f"{stats.decode_errors} files not valid in their encoding, read with a fallback: "
+            f"{', '.join(stats.decode_examples)}{more} (`codecompass status` lists them)",
+        )
     if stats.vectors_repaired:
         table.add_row("repaired", f"{stats.vectors_repaired} vectors")
     table.add_row(
@@ -282,26 +339,29 @@ def search(
             subgraph=subgraph,
         )
         result = engine.retrieve(query, options)
+        show_repo = len(engine.repo_names()) > 1
     if as_json:
         emit_json({"query": query, **result.as_dict()})
         return
     if explain:
         understood = {key: v for key, v in result.query.as_dict().items() if v}
-        console.print(f"[dim]understood: {json.dumps(understood, ensure_ascii=False)}[/dim]")
+        understood_text = escape(json.dumps(understood, ensure_ascii=False))
+        console.print(f"[dim]understood: {understood_text}[/dim]")
     if files_view:
         for n, f in enumerate(result.files, start=1):
-            symbols = ", ".join(f.symbols[:3])
+            symbols = escape(", ".join(f.symbols[:3]))
+            shown = escape(f"{f.repo}/{f.path}" if show_repo else f.path)
             console.print(
-                f"[bold]{n}. {f.path}[/bold]  [dim]score {f.score:.4f}[/dim]  [cyan]{symbols}"
+                f"[bold]{n}. {shown}[/bold]  [dim]score {f.score:.4f}[/dim]  [cyan]{symbols}"
             )
         if not result.files:
             console.print("No results.")
         return
     if symbols_view:
         for n, sym in enumerate(result.symbols, start=1):
-            location = f"{sym.path}:{sym.start_line}-{sym.end_line}"
+            location = located(sym.repo, sym.path, sym.start_line, sym.end_line, show_repo)
             console.print(
-                f"[bold]{n}. {location}[/bold]  [cyan]{sym.kind} {sym.symbol}[/cyan]  "
+                f"[bold]{n}. {location}[/bold]  [cyan]{sym.kind} {escape(sym.symbol)}[/cyan]  "
                 f"[dim]score {sym.score:.4f} (chunk {sym.why['chunk_score']:.4f}, "
                 f"file {sym.why['file_score']:.4f})[/dim]"
             )
@@ -312,14 +372,16 @@ def search(
         console.print("No results.")
         return
     for n, hit in enumerate(result.hits, start=1):
-        location = f"{hit.path}:{hit.start_line}-{hit.end_line}"
-        name = f"  [cyan]{hit.kind} {hit.symbol}[/cyan]" if hit.symbol else f"  [cyan]{hit.kind}"
-        console.print(f"[bold]{n}. {location}[/bold]{name}  [dim]score {hit.score:.4f}[/dim]")
+        location = located(hit.repo, hit.path, hit.start_line, hit.end_line, show_repo)
+        name = f"{hit.kind} {hit.symbol}" if hit.symbol else hit.kind
+        console.print(
+            f"[bold]{n}. {location}[/bold]  [cyan]{escape(name)}[/cyan]  "
+            f"[dim]score {hit.score:.4f}[/dim]"
+        )
         if explain:
             for line in explain_lines(hit.why):
-                console.print(f"   [dim]{line}[/dim]", highlight=False)
-        lexer = "text" if hit.language in ("text", "markdown", "rst") else hit.language
-        console.print(Syntax(hit.snippet, lexer, line_numbers=False, word_wrap=True))
+                console.print(f"   [dim]{escape(line)}[/dim]", highlight=False)
+        print_code(hit.snippet, hit.language)
 
 
 def explain_lines(why: dict[str, Any]) -> list[str]:
@@ -345,25 +407,36 @@ def explain_lines(why: dict[str, Any]) -> list[str]:
 @json_option
 @reports_errors
 def status(data_dir: Path | None, as_json: bool) -> None:
-    """Show what is indexed, the model, the last run and files changed since."""
+    """Show what is indexed, the model, the last run and files changed since.
+
+    \b
+    Examples:
+      codecompass status
+      codecompass status --data-dir ~/indexes/api --json
+    """
     with Engine.open(data_dir) as engine:
         info = engine.status()
     if as_json:
         emit_json(info)
         return
-    console.print(f"[bold]Index[/bold] {info['data_dir']}  model {info['model']} ({info['dim']}-d)")
+    folder = escape(str(info["data_dir"]))
+    console.print(f"[bold]Index[/bold] {folder}  model {info['model']} ({info['dim']}-d)")
     for repo in info["repos"]:
         run = repo["last_run"] or {}
         changed = repo["changed_on_disk"]
         console.print(
-            f"[bold]{repo['id']}[/bold] {repo['root']}\n"
+            f"[bold]{escape(repo['id'])}[/bold] {escape(repo['root'])}\n"
             f"  {repo['files']} files, {repo['symbols']} symbols, {repo['chunks']} chunks, "
-            f"{repo['tombstones']} tombstones, {repo['parse_errors']} parse errors\n"
+            f"{repo['tombstones']} tombstones, {repo['parse_errors']} parse errors, "
+            f"{repo['decode_errors']} decode errors\n"
             f"  last run {run.get('finished_at')} ({run.get('status')}), "
             f"commit {repo['last_commit'] or '-'}\n"
             f"  changed on disk since: {changed.get('added', 0)} added, "
-            f"{changed.get('changed', 0)} changed, {changed.get('removed', 0)} removed"
+            f"{changed.get('changed', 0)} changed, {changed.get('removed', 0)} removed",
+            highlight=False,
         )
+        for bad in repo["decode_error_files"]:
+            console.print(escape(f"  {bad['path']}: {bad['problem']}"), highlight=False)
 
 
 @main.command(name="open")
@@ -373,28 +446,46 @@ def status(data_dir: Path | None, as_json: bool) -> None:
 @json_option
 @reports_errors
 def open_(location: str, data_dir: Path | None, repo: str | None, as_json: bool) -> None:
-    """Print a file, or a line range: PATH, PATH:START or PATH:START-END."""
+    """Print a file, or a line range: PATH, PATH:START, PATH:START-END or PATH:START-
+    (to the end). Paths are relative to the repository root, as search shows them.
+
+    \b
+    Examples:
+      codecompass open src/app.py:40-60
+      codecompass open README.md --repo api --json
+    """
     path, start, end = parse_location(location)
     with Engine.open(data_dir) as engine:
         view = engine.open_file(path, start, end, repo=repo)
     if as_json:
         emit_json(view.as_dict())
         return
-    console.print(
-        f"[bold]{view.path}:{view.start_line}-{view.end_line}[/bold] of {view.total_lines}"
-    )
+    location = escape(f"{view.path}:{view.start_line}-{view.end_line}")
+    console.print(f"[bold]{location}[/bold] of {view.total_lines}")
     click.echo(view.text)
 
 
+_RANGE = re.compile(r"(?P<start>\d+)(?:(?P<dash>-)(?P<end>\d+)?)?")
+_RANGE_LIKE = re.compile(r"[\d\s+-]+")
+
+
 def parse_location(location: str) -> tuple[str, int | None, int | None]:
-    """`a/b.py:10-20` → ("a/b.py", 10, 20); `a/b.py:10` → one line; `a/b.py` → whole."""
+    """`a/b.py:10-20` → ("a/b.py", 10, 20); `a/b.py:10` → one line; `a/b.py:10-` → to
+    the end; `a/b.py` → whole. A tail that tries to be a range and is not one (`:-5`,
+    `:0`, `:1-2-3`) is an error rather than part of the file name."""
     path, sep, tail = location.rpartition(":")
-    if not sep or not tail or not tail.replace("-", "").isdigit():
+    if not sep or not tail or not _RANGE_LIKE.fullmatch(tail):
         return location, None, None
-    first, dash, last = tail.partition("-")
-    start = int(first)
-    end = int(last) if dash and last else (None if dash else start)
-    return path, start, end
+    found = _RANGE.fullmatch(tail)
+    if found is None or int(found["start"]) < 1 or (found["end"] and int(found["end"]) < 1):
+        raise InputError(
+            f"Bad line range {tail!r} in {location!r}; use PATH:START, PATH:START-END or "
+            "PATH:START- with line numbers from 1."
+        )
+    start = int(found["start"])
+    if found["end"]:
+        return path, start, int(found["end"])
+    return path, start, None if found["dash"] else start
 
 
 @main.command(name="eval")
@@ -552,6 +643,70 @@ def serve(data_dir: Path | None, use_http: bool, host: str | None, port: int | N
     run_server(load_settings(data_dir_for_serve(data_dir)), http=use_http, host=host, port=port)
 
 
+@main.command(name="mcp-config")
+@click.argument("client", type=click.Choice(MCP_CLIENTS, case_sensitive=False))
+@data_dir_option
+@reports_errors
+def mcp_config(client: str, data_dir: Path | None) -> None:
+    """Print the MCP server entry for CLIENT, with this installation's absolute paths and
+    the index to serve (the nearest one, or --data-dir). Where it goes is on stderr.
+
+    \b
+    Examples:
+      codecompass mcp-config claude-code > .mcp.json
+      codecompass mcp-config vscode --data-dir ~/src/app/.codecompass
+      codecompass mcp-config codex >> ~/.codex/config.toml
+    """
+    from codecompass.engine import find_data_dir
+    from codecompass.mcp_config import render
+
+    if data_dir is None:
+        data_dir = find_data_dir(Path.cwd().resolve())
+        if data_dir is None:
+            raise InputError(
+                f"No index found in {Path.cwd()} or its parents; run `codecompass index` "
+                "first, or pass the index folder with --data-dir."
+            )
+    config = render(client.lower(), data_dir.resolve())
+    click.echo(config.text.rstrip("\n"))
+    err_console.print(f"[dim]Put this in {escape(config.where)}.[/dim]", highlight=False)
+    if config.command_line:
+        err_console.print(f"[dim]Or run: {escape(config.command_line)}[/dim]", highlight=False)
+
+
+@main.command()
+@data_dir_option
+@json_option
+@reports_errors
+def doctor(data_dir: Path | None, as_json: bool) -> None:
+    """Check the installation (grammars, MCP SDK, embedding model), the settings and the
+    index (vectors, freshness), and say what to fix. Exit code 1 when a check fails.
+
+    \b
+    Examples:
+      codecompass doctor
+      codecompass doctor --data-dir ~/src/app/.codecompass --json
+    """
+    from codecompass.doctor import run_checks
+
+    checks = run_checks(data_dir)
+    failed = any(c.status == "fail" for c in checks)
+    if as_json:
+        emit_json({"ok": not failed, "checks": [c.as_dict() for c in checks]})
+    else:
+        marks = {
+            "ok": "[green]ok  [/green]",
+            "warn": "[yellow]warn[/yellow]",
+            "fail": "[red]FAIL[/red]",
+        }
+        for c in checks:
+            console.print(f"{marks[c.status]} {c.name:<10} {escape(c.detail)}", highlight=False)
+            if c.fix:
+                console.print(f"     {'':<10} [dim]→ {escape(c.fix)}[/dim]", highlight=False)
+    if failed:
+        raise SystemExit(1)
+
+
 @main.command()
 @click.argument("query")
 @data_dir_option
@@ -604,8 +759,8 @@ def ask(
     if result.evidences:
         console.print("\n[bold]Evidence[/bold]")
         for e in result.evidences:
-            name = f"  [cyan]{e.symbol}[/cyan]" if e.symbol else ""
-            console.print(f"[{e.n}] {e.location}{name}", highlight=False)
+            name = f"  [cyan]{escape(e.symbol)}[/cyan]" if e.symbol else ""
+            console.print(escape(f"[{e.n}] {e.location}") + name, highlight=False)
 
 
 @main.command()
@@ -615,7 +770,13 @@ def ask(
 @reports_errors
 def stats(data_dir: Path | None, days: int | None, as_json: bool) -> None:
     """Tool-call latency (p50/p95), no-hit and evidence rates, indexing volumes, provider
-    errors: read from the audit log that `codecompass serve` keeps."""
+    errors: read from the audit log that `codecompass serve` keeps.
+
+    \b
+    Examples:
+      codecompass stats
+      codecompass stats --days 7 --json
+    """
     from datetime import UTC, datetime, timedelta
 
     since = (datetime.now(UTC) - timedelta(days=days)).isoformat() if days else None
@@ -679,25 +840,25 @@ def _types(values: tuple[str, ...]) -> list[str] | None:
     return found or None
 
 
-def _print_edges(result: GraphResult, direction: str) -> None:
-    """One line per edge: the node at the other end, type, confidence, evidence."""
+def _print_edges(result: GraphResult, title: str) -> None:
+    """A title naming the symbol, then one line per edge, always read left to right:
+    `source —type→ target` (the symbol itself shown as "this"), with the confidence,
+    how it was resolved and the evidence line."""
     root = result.root
-    console.print(f"[bold]{root}[/bold]", highlight=False)
+    console.print(f"[bold]{escape(title)} {escape(root)}[/bold]", highlight=False)
     if not result.edges:
-        console.print("  (no edges)")
+        console.print("  (none)")
     for edge in result.edges:
-        other = edge.target if direction == "out" else edge.source
-        if edge.source != root and edge.target != root:
-            other = f"{edge.source} -> {edge.target}"
+        source = "this" if edge.source == root else edge.source
+        target = "this" if edge.target == root else edge.target
         where = f"{edge.evidence_path}:{edge.evidence_line}" if edge.evidence_path else "-"
         if edge.target_line is not None:
             where += f"  ↔ {edge.target_path}:{edge.target_line}"
         mark = "" if edge.resolved else "  [yellow]unresolved[/yellow]"
         console.print(
-            f"  {edge.type:<10} {other}  [dim]{edge.confidence:.2f} {edge.via} at "
-            f"{where}[/dim]{mark}",
+            f"  {escape(source)} —{edge.type}→ {escape(target)}  "
+            f"[dim]{edge.confidence:.2f} {edge.via} at {escape(where)}[/dim]{mark}",
             highlight=False,
-            soft_wrap=True,
         )
     if result.truncated:
         console.print("  … truncated (raise --limit)")
@@ -776,7 +937,7 @@ def callers(
     if as_json:
         emit_json(result.as_dict())
         return
-    _print_edges(result, "in")
+    _print_edges(result, "Callers of")
 
 
 @main.command()
@@ -811,7 +972,7 @@ def deps(
     if as_json:
         emit_json(result.as_dict())
         return
-    _print_edges(result, "out")
+    _print_edges(result, "Dependencies of")
 
 
 @main.command()
@@ -872,7 +1033,13 @@ def graph(
 @reports_errors
 def overview(data_dir: Path | None, repo: str | None, budget: int, as_json: bool) -> None:
     """A map of a repository: its most important files and symbols with signatures,
-    within a token budget (what an agent reads first)."""
+    within a token budget (what an agent reads first).
+
+    \b
+    Examples:
+      codecompass overview
+      codecompass overview --repo api --budget 4000 --json
+    """
     with Engine.open(data_dir) as engine:
         result = engine.repo_overview(repo=repo, budget_tokens=budget)
     if as_json:
@@ -911,8 +1078,14 @@ def repo() -> None:
 @json_option
 @reports_errors
 def repo_add(path: Path, name: str | None, data_dir: Path | None, as_json: bool) -> None:
-    """Index the repository at PATH into the workspace (or update it)."""
-    with _workspace(data_dir) as engine, _progress(quiet=as_json) as on_progress:
+    """Index the repository at PATH into the workspace (or update it).
+
+    \b
+    Examples:
+      codecompass repo add ../api --data-dir ~/work/.codecompass
+      codecompass repo add ../web --name frontend
+    """
+    with _workspace(data_dir) as engine, _progress(as_json, name or path.name) as on_progress:
         stats = engine.add_repo(path, name=name, on_progress=on_progress)
     if as_json:
         emit_json(stats.as_dict())
@@ -925,7 +1098,13 @@ def repo_add(path: Path, name: str | None, data_dir: Path | None, as_json: bool)
 @json_option
 @reports_errors
 def repo_list(data_dir: Path | None, as_json: bool) -> None:
-    """The repositories of the workspace, with their counts."""
+    """The repositories of the workspace, with their counts.
+
+    \b
+    Examples:
+      codecompass repo list
+      codecompass repo list --json
+    """
     with Engine.open(data_dir) as engine:
         repos = engine.list_repos()
     if as_json:
@@ -953,7 +1132,12 @@ def repo_list(data_dir: Path | None, as_json: bool) -> None:
 @json_option
 @reports_errors
 def repo_remove(name: str, data_dir: Path | None, as_json: bool) -> None:
-    """Delete one repository's files, symbols, chunks, vectors and edges (nothing else)."""
+    """Delete one repository's files, symbols, chunks, vectors and edges (nothing else).
+
+    \b
+    Examples:
+      codecompass repo remove frontend
+    """
     with Engine.open(data_dir) as engine:
         removed = engine.remove_repo(name)
     if as_json:
@@ -998,7 +1182,13 @@ def _principals_file(data_dir: Path | None) -> Path:
 @json_option
 @reports_errors
 def principal_add(name: str, scopes: tuple[str, ...], data_dir: Path | None, as_json: bool) -> None:
-    """Add a principal (or give it a new token) and print its token, once."""
+    """Add a principal (or give it a new token) and print its token, once.
+
+    \b
+    Examples:
+      codecompass principal add ci --scope api
+      codecompass principal add docs-bot --scope api:docs/ --scope web
+    """
     from codecompass.security.access import add_principal
 
     path = _principals_file(data_dir)
@@ -1016,7 +1206,12 @@ def principal_add(name: str, scopes: tuple[str, ...], data_dir: Path | None, as_
 @json_option
 @reports_errors
 def principal_list(data_dir: Path | None, as_json: bool) -> None:
-    """The principals and their scopes (never their tokens)."""
+    """The principals and their scopes (never their tokens).
+
+    \b
+    Examples:
+      codecompass principal list
+    """
     from codecompass.security.access import format_scope, load_principals
 
     path = _principals_file(data_dir)
@@ -1038,7 +1233,12 @@ def principal_list(data_dir: Path | None, as_json: bool) -> None:
 @data_dir_option
 @reports_errors
 def principal_remove(name: str, data_dir: Path | None) -> None:
-    """Remove a principal: its token stops working at once (no restart needed)."""
+    """Remove a principal: its token stops working at once (no restart needed).
+
+    \b
+    Examples:
+      codecompass principal remove ci
+    """
     from codecompass.security.access import remove_principal
 
     remove_principal(_principals_file(data_dir), name)

@@ -32,9 +32,10 @@ from codecompass.graph.api import GraphReader
 from codecompass.graph.link import link as link_graph
 from codecompass.graph.link import unlink_repo
 from codecompass.graph.models import DEPENDENCY_TYPES
-from codecompass.indexing.chunk import ChunkLimits
+from codecompass.indexing.chunk import CHUNK_KINDS, ChunkLimits
 from codecompass.indexing.discover import DiscoveryRules, discover
 from codecompass.indexing.gitsource import GitTreeSource, default_repo_name, resolve_git_dir
+from codecompass.indexing.languages import LANGUAGE_ALIASES, LANGUAGES
 from codecompass.indexing.pipeline import (
     FileSource,
     IndexJob,
@@ -61,8 +62,14 @@ from codecompass.search.context import SearchOptions, SearchSources
 from codecompass.search.rank import FEATURES, RankWeights
 from codecompass.search.rerank import Reranker
 from codecompass.search.retrieve import SearchResult, retrieve
-from codecompass.security.access import FULL_ACCESS, Access
-from codecompass.security.paths import ConfinedPath, PathPolicy, confine, read_text
+from codecompass.security.access import FULL_ACCESS, PRINCIPALS_FILE, Access
+from codecompass.security.paths import (
+    ConfinedPath,
+    PathPolicy,
+    confine,
+    is_plain_path,
+    read_text,
+)
 from codecompass.security.secrets import redact_secrets
 from codecompass.settings import (
     CONFIG_FILE,
@@ -92,6 +99,52 @@ def find_data_dir(start: Path) -> Path | None:
         if (candidate / EMBEDDED_DB).is_file() or (candidate / CONFIG_FILE).is_file():
             return candidate
     return None
+
+
+# The first line of the .gitignore every data folder gets: it marks the folder as ours.
+DATA_DIR_MARK = "# Code Compass index data: never commit it."
+DATA_DIR_FILES = frozenset(
+    {
+        CONFIG_FILE,
+        PRINCIPALS_FILE,
+        EMBEDDED_DB,
+        f"{EMBEDDED_DB}-wal",
+        f"{EMBEDDED_DB}-shm",
+        f"{EMBEDDED_DB}-journal",
+        "vectors",
+    }
+)
+
+
+def refuse_foreign_folder(folder: Path) -> None:
+    """A data folder must be new, empty or already ours (our .gitignore, or only files
+    Code Compass writes): the index writes `*` into its .gitignore, which would hide a
+    repository's untracked files from `git status`."""
+    try:
+        entries = sorted(p.name for p in folder.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError:
+        return  # unreadable: the write test in `init` reports it
+    if not set(entries) - DATA_DIR_FILES:
+        return  # empty, or only what Code Compass writes (a config.toml made by hand)
+    try:
+        ours = (folder / ".gitignore").read_text(encoding="utf-8").startswith(DATA_DIR_MARK)
+    except (OSError, UnicodeDecodeError):
+        ours = False
+    if ours:
+        return
+    if ".git" in entries:
+        raise DataDirError(
+            f"{folder} is the root of a git repository, not a data folder: the index would "
+            f"write its files there. Leave --data-dir out (the default is "
+            f"{folder / DEFAULT_DATA_DIR}) or choose a new folder."
+        )
+    shown = ", ".join(entries[:3]) + (", …" if len(entries) > 3 else "")
+    raise DataDirError(
+        f"{folder} already holds files the index did not create ({shown}); choose a new "
+        "or empty folder for --data-dir."
+    )
 
 
 class Engine:
@@ -145,6 +198,16 @@ class Engine:
             if not target.is_dir():
                 raise InputError(f"{target} is not a folder; pass the folder of a repository.")
             root = target.resolve()
+            if data_dir is None and not os.environ.get(f"{ENV_PREFIX}DATA_DIR"):
+                enclosing = repo_root_of(root)
+                if enclosing != root:
+                    rel = root.relative_to(enclosing) if root.is_relative_to(enclosing) else root
+                    raise InputError(
+                        f"{target} is a folder inside the git repository {enclosing}. Index "
+                        f"the repository with `codecompass index {enclosing}` and narrow "
+                        f"searches with --path {rel}/, or give this folder an index of its "
+                        "own with --data-dir."
+                    )
         return cls(load_settings(data_dir, repo_root=root), embedder=embedder), root
 
     @classmethod
@@ -163,6 +226,12 @@ class Engine:
             data_dir = found
         settings = load_settings(data_dir)
         if not index_exists(settings):
+            if (settings.data_dir / ".git").exists():
+                raise NotIndexedError(
+                    f"{settings.data_dir} is a repository, not an index; index it with "
+                    f"`codecompass index {settings.data_dir}` and search from inside it "
+                    "(or pass its index folder, .codecompass/, as --data-dir)."
+                )
             raise NotIndexedError(
                 f"{settings.data_dir} holds no index yet; run `codecompass index PATH "
                 f"--data-dir {settings.data_dir}` first."
@@ -196,6 +265,13 @@ class Engine:
             )
         return self._embedder
 
+    def warm_up(self) -> None:
+        """Load a local embedding model now, so that the first query does not wait for
+        it (a server calls this while the client connects). A remote provider is left
+        alone: no request is made before one is needed."""
+        if self._embedder is not None or self.settings.embedder.provider != "openai":
+            self.embedder.embed(["warm up"])
+
     @property
     def backend(self) -> Backend:
         """The storage backend (protocol-typed stores, no connections)."""
@@ -211,13 +287,14 @@ class Engine:
     def init(self) -> Path:
         """Create the data folder (with its .gitignore and config.toml) if missing."""
         folder = self.settings.data_dir
+        refuse_foreign_folder(folder)
         try:
             folder.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-test-"):
                 pass
             ignore = folder / ".gitignore"
             if not ignore.exists():
-                ignore.write_text("# Code Compass index data: never commit it.\n*\n", "utf-8")
+                ignore.write_text(DATA_DIR_MARK + "\n*\n", "utf-8")
             config = folder / CONFIG_FILE
             if not config.exists():
                 config.write_text(render_default_config(), encoding="utf-8")
@@ -348,6 +425,7 @@ class Engine:
         optionally the subgraph around the hits."""
         self._require_index()
         options = options or self.search_options()
+        options = replace(options, where=self.checked_filter(options.where))
         if self.access.scopes is not None:
             # A caller narrows the search; only the access decides what it may reach.
             options = replace(options, where=replace(options.where, scopes=self.access.scopes))
@@ -422,6 +500,37 @@ class Engine:
         names = ", ".join(r.id for r in repos)
         raise UnknownRepoError(f"Unknown repository {name!r}; indexed: {names}.")
 
+    def repo_names(self) -> list[str]:
+        """The names of the repositories this engine may see."""
+        return [r.id for r in self._repos()]
+
+    def checked_filter(self, where: ChunkFilter) -> ChunkFilter:
+        """`where` with its values normalized (`Go` → `go`, `./src/` → `src/`), or an
+        InputError listing the valid values: a filter that can match nothing is a mistake,
+        not an empty result."""
+        language = kind = None
+        if where.language:
+            language = LANGUAGE_ALIASES.get(where.language.lower(), where.language.lower())
+            if language not in LANGUAGES:
+                raise InputError(
+                    f"Unknown language {where.language!r}; use one of: "
+                    f"{', '.join(sorted(LANGUAGES))}."
+                )
+        if where.kind:
+            kind = where.kind.lower()
+            if kind not in CHUNK_KINDS:
+                raise InputError(
+                    f"Unknown kind {where.kind!r}; use one of: {', '.join(sorted(CHUNK_KINDS))}."
+                )
+        repo = self.repo(where.repo).id if where.repo else None
+        path_prefix = where.path_prefix
+        if path_prefix:
+            while path_prefix.startswith("./"):
+                path_prefix = path_prefix[2:]
+            if path_prefix in (".", ""):
+                path_prefix = None
+        return replace(where, language=language, kind=kind, repo=repo, path_prefix=path_prefix)
+
     def _repo_name(self, repo: str | None) -> str | None:
         return None if repo is None else self.repo(repo).id
 
@@ -437,16 +546,22 @@ class Engine:
         """Lines of a file of an indexed repository, read from disk (the source of truth)."""
         confined = self.confine(path, repo=repo)
         rel = confined.rel
-        lines = read_text(confined).splitlines()
+        # Redacted whole, then cut: a range that starts inside a private key block must
+        # not show the key's body.
+        lines = redact_secrets(read_text(confined))[0].splitlines()
         total = len(lines)
         start = 1 if start_line is None else start_line
         end = min(total, start + OPEN_MAX_LINES - 1) if end_line is None else end_line
-        if start < 1 or end < start or start > max(total, 1):
+        if start >= 1 and end < start:
+            raise OutOfRangeError(
+                f"Line range {start}-{end} is reversed; swap them: {rel}:{end}-{start}."
+            )
+        if start < 1 or start > max(total, 1):
             raise OutOfRangeError(
                 f"Line range {start}-{end} is out of bounds for {rel} (1-{total})."
             )
         end = min(end, total)
-        text = redact_secrets("\n".join(lines[start - 1 : end]))[0]
+        text = "\n".join(lines[start - 1 : end])
         return FileView(
             repo=confined.repo,
             path=rel,
@@ -464,7 +579,12 @@ class Engine:
         info = self.repo(repo)
         idx = self.settings.index
         policy = PathPolicy(allow=idx.allow, block=idx.block, max_file_bytes=idx.max_file_bytes)
-        confined = confine(Path(info.root), path, policy, allow_dir=allow_dir, repo=info.id)
+        # An indexed path opens as it is, odd characters and all; the listing is read only
+        # for a path that the strict reading would change or refuse.
+        literal = not is_plain_path(path) and (info.id, path) in self.backend.files.files(info.id)
+        confined = confine(
+            Path(info.root), path, policy, allow_dir=allow_dir, repo=info.id, literal=literal
+        )
         allowed = (
             self.access.allows_folder(info.id, confined.rel)
             if confined.is_dir
@@ -558,6 +678,7 @@ class Engine:
                     "last_commit": info.last_commit,
                     "last_indexed_at": info.last_indexed_at,
                     **backend.chunks.counts(info.id),
+                    "decode_error_files": self._decode_errors(info.id),
                     "last_run": _run_dict(last[0]) if last else None,
                     "changed_on_disk": self._changes_on_disk(info.id, Path(info.root)),
                 }
@@ -571,6 +692,14 @@ class Engine:
             "dim": int(meta.get("embedder_dim") or 0),
             "repos": repos,
         }
+
+    def _decode_errors(self, repo: str) -> list[dict[str, str]]:
+        """Files whose bytes were invalid in their encoding, and how they were read."""
+        return [
+            {"path": path, "problem": f.decode_error}
+            for (_, path), f in self.backend.files.files(repo).items()
+            if f.decode_error is not None and self.access.allows(repo, path)
+        ]
 
     def _changes_on_disk(self, repo: str, root: Path) -> dict[str, Any]:
         """Files added, changed or removed since the last run (by size and mtime)."""

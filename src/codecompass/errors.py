@@ -16,50 +16,73 @@ CodeCompassError
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+
+class Hint(NamedTuple):
+    """The next step, in the words of each interface: a CLI user is told a command, an
+    agent a tool call."""
+
+    cli: str
+    mcp: str
+
 
 class CodeCompassError(Exception):
-    """Base of every error Code Compass reports to a user."""
+    """Base of every error Code Compass reports to a user. `str()` is the problem (and a
+    fix that holds everywhere); `hint` adds the interface's own next step."""
+
+    code = "error"  # the machine-readable kind, the same in the CLI's JSON and MCP
+
+    def __init__(self, message: str, hint: Hint | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+    def for_cli(self) -> str:
+        return f"{self} {self.hint.cli}" if self.hint else str(self)
+
+    def for_mcp(self) -> str:
+        return f"{self} {self.hint.mcp}" if self.hint else str(self)
 
 
 class ConfigError(CodeCompassError):
-    pass
+    code = "config_error"
 
 
 class DataDirError(CodeCompassError):
-    pass
+    code = "data_dir"
 
 
 class NotIndexedError(CodeCompassError):
-    pass
+    code = "not_indexed"
 
 
 class ModelMismatchError(CodeCompassError):
-    pass
+    code = "model_mismatch"
 
 
 class InputError(CodeCompassError):
-    pass
+    code = "invalid_argument"
 
 
 class EmbedderError(CodeCompassError):
-    pass
+    code = "provider_error"
 
 
 class UnknownRepoError(InputError):
-    pass
+    code = "unknown_repo"
 
 
 class AccessDeniedError(InputError):
-    pass
+    code = "access_denied"
 
 
 class NotFoundError(InputError):
-    pass
+    code = "not_found"
 
 
 class OutOfRangeError(InputError):
-    pass
+    code = "out_of_range"
 
 
 class LLMError(CodeCompassError):
-    pass
+    code = "provider_error"

@@ -3,7 +3,8 @@
 Text is normalized before hashing so that the same code hashes the same on every
 machine: CRLF/CR become LF, Unicode is NFC, control characters other than newline and
 tab are dropped, and trailing whitespace is stripped from each line. Tabs, inner
-spaces and leading/trailing empty lines are kept. Binary content is hashed raw.
+spaces and leading/trailing empty lines are kept. Binary content is hashed raw. The
+index stores the canonical text (the same, trailing whitespace kept).
 """
 
 from __future__ import annotations
@@ -18,12 +19,18 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _TRAILING_WS = re.compile(r"[ \t\f\v\u00a0\u2000-\u200b\u3000]+$", re.MULTILINE)
 
 
-def normalize_text(text: str) -> str:
-    """Return `text` in the canonical form every hash is computed over."""
+def canonical_text(text: str) -> str:
+    """`text` as the index stores it: LF line ends, NFC, no control characters but tab
+    and newline. Trailing blanks stay, so a snippet prints the source line as it is."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = unicodedata.normalize("NFC", text)
-    text = _CONTROL.sub("", text)
-    return _TRAILING_WS.sub("", text)
+    return _CONTROL.sub("", text)
+
+
+def normalize_text(text: str) -> str:
+    """Return `text` in the canonical form every hash is computed over: the stored
+    form without trailing blanks."""
+    return _TRAILING_WS.sub("", canonical_text(text))
 
 
 def hash_bytes(data: bytes) -> str:

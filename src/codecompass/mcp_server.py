@@ -65,15 +65,8 @@ from codecompass.errors import (
     AccessDeniedError,
     CodeCompassError,
     ConfigError,
-    DataDirError,
-    EmbedderError,
-    InputError,
-    LLMError,
-    ModelMismatchError,
-    NotFoundError,
     NotIndexedError,
     OutOfRangeError,
-    UnknownRepoError,
 )
 from codecompass.models import ChunkFilter
 from codecompass.protocols import Embedder
@@ -143,26 +136,8 @@ class SearchFilters(BaseModel):
 
 
 # -- errors -------------------------------------------------------------------------
-_ERROR_CODES: tuple[tuple[type[BaseException], str], ...] = (
-    (NotIndexedError, "not_indexed"),
-    (UnknownRepoError, "unknown_repo"),
-    (AccessDeniedError, "access_denied"),
-    (NotFoundError, "not_found"),
-    (OutOfRangeError, "out_of_range"),
-    (InputError, "invalid_argument"),
-    (ModelMismatchError, "model_mismatch"),
-    (EmbedderError, "provider_error"),
-    (LLMError, "provider_error"),
-    (ConfigError, "config_error"),
-    (DataDirError, "data_dir"),
-)
-
-
 def error_code(exc: BaseException) -> str:
-    for kind, code in _ERROR_CODES:
-        if isinstance(exc, kind):
-            return code
-    return "error" if isinstance(exc, CodeCompassError) else "internal_error"
+    return exc.code if isinstance(exc, CodeCompassError) else "internal_error"
 
 
 def error_result(tool: str, code: str, message: str) -> CallToolResult:
@@ -229,12 +204,26 @@ class ServerState:
         """Open the index now if there is one; a problem is reported by each tool call
         (not_indexed, data_dir, …) rather than stopping the server."""
         try:
-            self.engine().backend  # noqa: B018  (opens storage and applies migrations once)
+            engine = self.engine()
+            engine.backend  # noqa: B018  (opens storage and applies migrations once)
         except NotIndexedError:
             pass
         except CodeCompassError as exc:
             log.warning("The index is not usable yet: %s", exc)
             self.close()
+        else:
+            # The model loads while the client connects and lists the tools; the
+            # embedder object exists first, so a call arriving meanwhile waits for this
+            # load instead of starting another.
+            engine.embedder  # noqa: B018
+            threading.Thread(target=self._warm_up, args=(engine,), daemon=True).start()
+
+    @staticmethod
+    def _warm_up(engine: Engine) -> None:
+        try:
+            engine.warm_up()
+        except Exception as exc:  # the first call reports the problem properly
+            log.warning("Could not load the embedding model ahead of the first call: %s", exc)
 
     def close(self) -> None:
         if self._engine is not None:
@@ -276,10 +265,10 @@ class ServerState:
             model = await self.run(work)
         except CodeCompassError as exc:
             code = error_code(exc)
-            rec.fail(code, str(exc))
+            rec.fail(code, exc.for_mcp())
             if code == "provider_error":
                 rec.provider_error = f"embedder: {exc}"
-            return error_result(tool, code, str(exc))
+            return error_result(tool, code, exc.for_mcp())
         except Exception:
             log.exception("%s failed", tool)
             message = "Unexpected server error; the server log has the details."
@@ -334,7 +323,16 @@ def _principal_of(ctx: ServerRequestContext[Any, Any]) -> str:
     return LOCAL
 
 
-def audit_middleware(state: ServerState, tools: set[str]) -> Any:
+def _unknown_arguments(params: Any, allowed: frozenset[str]) -> list[str]:
+    arguments = params.get("arguments") if isinstance(params, dict) else None
+    return sorted(set(arguments) - allowed) if isinstance(arguments, dict) else []
+
+
+def audit_middleware(state: ServerState, tools: dict[str, frozenset[str]]) -> Any:
+    """`tools` maps each tool to its argument names: an argument a tool does not take is
+    refused (the SDK would drop it silently, and a misspelt `k` would quietly become the
+    default `top_k`)."""
+
     async def middleware(
         ctx: ServerRequestContext[Any, Any],
         call_next: Callable[[ServerRequestContext[Any, Any]], Awaitable[Any]],
@@ -346,6 +344,22 @@ def audit_middleware(state: ServerState, tools: set[str]) -> Any:
         rec = CallRecord(
             tool=name, client=_client_name(ctx), principal=principal, transport=state.transport
         )
+        unknown = _unknown_arguments(ctx.params, tools.get(name, frozenset()))
+        if name in tools and unknown:
+            message = (
+                f"{name} takes no argument {', '.join(map(repr, unknown))}; its arguments "
+                f"are: {', '.join(sorted(tools[name]))}."
+            )
+            rec.fail("invalid_arguments", message)
+            await _write_audit(state, rec)
+            return {
+                "content": [{"type": "text", "text": f"invalid_arguments: {message}"}],
+                "structuredContent": {
+                    "error": {"code": "invalid_arguments", "message": message, "tool": name}
+                },
+                "isError": True,
+                "resultType": "complete",
+            }
         token = _CALL.set(rec)
         principal_token = _PRINCIPAL.set(principal)
         try:
@@ -456,8 +470,6 @@ async def search_code(
     rec.filters = {**f.model_dump(exclude_none=True), "top_k": top_k, "detail": detail}
 
     def work(engine: Engine) -> SearchCodeResult:
-        if f.repo:
-            engine.repo(f.repo)  # an unknown name is an error, not an empty result
         hits = engine.search(query, k=top_k, where=f.where(), detail=detail)
         return SearchCodeResult(query_id=rec.query_id, results=hits)
 
@@ -637,7 +649,7 @@ async def gather_evidence(
     try:
         return _Gather(gathered=await _state(ctx).run(work))
     except CodeCompassError as exc:
-        return _Gather(error_code=error_code(exc), error=str(exc))
+        return _Gather(error_code=error_code(exc), error=exc.for_mcp())
 
 
 async def sample_answer(
@@ -841,7 +853,8 @@ def build_server(state: ServerState) -> MCPServer[ServerState]:
         lifespan=lifespan,
         log_level="WARNING",
     )
-    server.middleware.append(audit_middleware(state, {t.name for t in tools}))
+    arguments = {t.name: frozenset(t.parameters.get("properties", {})) for t in tools}
+    server.middleware.append(audit_middleware(state, arguments))
 
     async def metrics(_: Request) -> Response:
         text = await anyio.to_thread.run_sync(state.metrics_text, limiter=state.limiter)

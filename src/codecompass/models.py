@@ -91,6 +91,8 @@ class FileRecord:
     line_count: int = 0
     parse_error: str | None = None
     indexed_at: str = ""
+    # How bytes invalid in the file's encoding were read (`codecompass.decoding`), or None.
+    decode_error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

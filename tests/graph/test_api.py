@@ -53,8 +53,10 @@ def test_symbol_arguments_and_their_errors(engine: Engine) -> None:
     with pytest.raises(InputError, match="'notify' is ambiguous; 2 symbols match") as info:
         engine.callers("notify")
     assert f"{P}/util.py#Pager.notify" in str(info.value)
-    with pytest.raises(NotFoundError, match="codecompass symbol nothing_here"):
+    with pytest.raises(NotFoundError, match="Unknown symbol 'nothing_here'") as missing:
         engine.dependencies("nothing_here")
+    assert missing.value.for_cli().endswith("`codecompass symbol nothing_here`.")
+    assert missing.value.for_mcp().endswith("find_symbol (name='nothing_here').")
     with pytest.raises(InputError, match="Unknown edge type"):
         engine.dependencies("place", types=["friends"])
 
@@ -153,3 +155,15 @@ def test_importance_and_overview(engine: Engine) -> None:
     assert overview.tokens <= 2000
     small = engine.repo_overview(budget_tokens=60)
     assert len(small.files) == 1 and small.tokens <= 60
+
+
+def test_an_overlong_symbol_name_is_refused_naming_the_limit(engine: Engine) -> None:
+    # 60,000 characters once reached SQLite as a LIKE pattern: "pattern too complex".
+    huge = "x" * 60_000
+    for call in (engine.find_symbol, engine.dependencies, engine.callers):
+        with pytest.raises(InputError, match=r"60000 characters long; the limit is 2000") as info:
+            call(huge)
+        assert "\n" not in str(info.value)
+    # A long but allowed name is looked up and simply not found.
+    assert engine.find_symbol("x" * 2000) == []
+    assert engine.find_symbol("Order%." * 280 + "_" * 40) == []  # long suffix, wildcards

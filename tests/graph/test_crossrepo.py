@@ -59,6 +59,7 @@ def test_removing_a_repository_deletes_only_its_rows(tmp_path: Path) -> None:
             "chunks": 0,
             "tombstones": 0,
             "parse_errors": 0,
+            "decode_errors": 0,
         }
         assert peek(engine, "SELECT count(*) FROM edges WHERE repo = 'api'") == [(0,)]
         assert peek(engine, "SELECT count(*) FROM edges WHERE target LIKE 'api/%'") == [(0,)]

@@ -15,6 +15,7 @@ from codecompass.indexing.languages import (
     TREE_SITTER_LANGUAGES,
     language_for_path,
 )
+from codecompass.indexing.markup import parse_markdown
 from codecompass.indexing.parse import parse
 from codecompass.models import ParsedFile, Symbol
 
@@ -827,3 +828,20 @@ def test_tree_sitter_languages_match_grammar_table() -> None:
     assert TREE_SITTER_LANGUAGES <= LANGUAGES
     assert {"markdown", "rst", "text"}.isdisjoint(TREE_SITTER_LANGUAGES)
     assert all(treesitter.grammar_available(language) for language in TREE_SITTER_LANGUAGES)
+
+
+def test_markdown_titles_are_words_not_markup() -> None:
+    text = (
+        '# <img alt="chi" src="logo.svg" width="220" />\n\n'
+        "## Install <sup>beta</sup>\n\n"
+        "## ![badge](b.svg) [Docs](https://example.com) and more\n\n"
+        '## <a href="x"><img src="l.png"></a>\n\n'
+        "## a < b\n"
+    )
+    assert [s.qualified_name for s in parse_markdown(text)] == [
+        "chi",
+        "chi > Install beta",
+        "chi > Docs and more",
+        "chi > (untitled)",
+        "chi > a < b",
+    ]

@@ -13,7 +13,7 @@ from codecompass.engine import Engine
 from codecompass.errors import InputError, ModelMismatchError
 from codecompass.models import EdgeQuery
 from codecompass.settings import StorageSettings, load_settings
-from tests.conftest import TinyEmbedder
+from tests.conftest import TinyEmbedder, make_git_repo
 from tests.graph.helpers import add_fixture
 from tests.pg import Cluster
 
@@ -98,3 +98,22 @@ def test_a_bad_archive_or_another_model_is_refused(tmp_path: Path) -> None:
         with pytest.raises(ModelMismatchError, match="archive was embedded with test:tiny-hash-64"):
             other.import_index(tmp_path / "web.ccx")
         assert [r.id for r in other.backend.repos.repos()] == ["api2"]  # nothing written
+
+
+def test_text_with_unicode_line_separators_survives_the_round_trip(tmp_path: Path) -> None:
+    # JSON leaves U+2028 and U+2029 unescaped; reading the archive with
+    # str.splitlines() cut such a record in two.
+
+    body = 'NOTE = "one\u2028two\u2029three"\n\n\ndef f():\n    return NOTE\n'
+    repo = make_git_repo(tmp_path / "odd", {"odd.py": body})
+    with Engine(load_settings(tmp_path / "source"), embedder=TinyEmbedder()) as source:
+        source.index(repo)
+        source.export_index(tmp_path / "odd.ccx")
+        before = snapshot(source)
+    with Engine(load_settings(tmp_path / "copy"), embedder=TinyEmbedder()) as copy:
+        copy.import_index(tmp_path / "odd.ccx")
+        assert snapshot(copy) == before
+        chunks = copy.backend.chunks
+        ids = [e.id for e in chunks.chunk_entries([("odd", "odd.py")])[("odd", "odd.py")]]
+        texts = [c.text for c in chunks.chunks(ids).values()]
+        assert any("one\u2028two\u2029three" in t for t in texts)

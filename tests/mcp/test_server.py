@@ -201,6 +201,7 @@ def test_error_paths_are_structured_and_say_what_to_fix(shop: Shop, onnx: Embedd
             ("open_file", {}),
             ("ask_code", {"query": "x", "scope": ["nope"]}),
             ("no_such_tool", {}),
+            ("search_code", {"query": "x", "k": 3}),
         ],
     )
     codes = [error_of(r)["code"] for r in results]
@@ -214,6 +215,7 @@ def test_error_paths_are_structured_and_say_what_to_fix(shop: Shop, onnx: Embedd
         "invalid_arguments",
         "unknown_repo",
         "unknown_tool",
+        "invalid_arguments",
     ]
     messages = [error_of(r)["message"] for r in results]
     assert "out of bounds for orders/service.py (1-23)" in messages[1]
@@ -221,6 +223,9 @@ def test_error_paths_are_structured_and_say_what_to_fix(shop: Shop, onnx: Embedd
     assert "top_k" in messages[5] and "Fix the arguments" in messages[5]
     assert "Unknown repository 'nope'; indexed: shop." in messages[7]
     assert "available: ask_code" in messages[8]
+    assert messages[9] == (
+        "search_code takes no argument 'k'; its arguments are: detail, filters, query, top_k."
+    )
     for result in results:
         block = result.content[0]
         assert isinstance(block, TextContent)

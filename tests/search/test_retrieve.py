@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from codecompass.engine import Engine
+from codecompass.indexing.languages import is_test_path
 from codecompass.search.features import handled_type
-from codecompass.search.rank import FEATURES, RankWeights, explain, is_test_path, score
+from codecompass.search.rank import FEATURES, RankWeights, explain, score
 from tests.conftest import TinyEmbedder, make_git_repo
 
 AUTH = '''"""Authentication helpers."""

@@ -339,6 +339,11 @@ def case_symbol_queries(b: Backend) -> Any:
         "suffix": ids(qualified_suffix=".save"),
         "contains": ids(name_contains="oken"),
         "contains_underscore": ids(name_contains="y_t"),
+        # No wildcard, escape or pattern-length rule of the query language shows through.
+        "contains_wildcards": [ids(name_contains=t) for t in ("%", "_", "\\", "[a-z]*")],
+        "contains_long": ids(name_contains="x" * 60_000),
+        "suffix_long": ids(qualified_suffix="." + "x" * 60_000),
+        "suffix_wildcard": ids(qualified_suffix="%save"),
         "repo": ids(repo="web"),
         "files": ids(files=[("api", "auth/models.py"), ("web", "src/client.ts")]),
         "kind": ids(kind="method"),
@@ -349,6 +354,27 @@ def case_symbol_queries(b: Backend) -> Any:
             plain(x) for x in s.symbols(SymbolQuery(ids=["api/auth/token.py#TokenStore.save"]))
         ],
         "names_of": [s.symbol_names(), s.symbol_names(repo="web"), s.symbol_names(kind="class")],
+    }
+
+
+def case_decode_errors(b: Backend) -> Any:
+    """A file's decode note is stored with it, counted, kept by a stat-only write and
+    cleared when the file is written again without one."""
+    populate(b)
+    note = "not valid UTF-8: 2 bytes read as Windows-1252 (first on line 3)"
+    write = file_write("api", "auth/models.py", SOURCES[("api", "auth/models.py")])
+    flagged = dataclasses.replace(write.file, decode_error=note)
+    b.files.write_file(dataclasses.replace(write, file=flagged))
+    stored = b.files.files("api")[("api", "auth/models.py")]
+    b.files.write_file(FileWrite(dataclasses.replace(stored, size=1, mtime_ns=7)))
+    touched = b.files.files("api")[("api", "auth/models.py")]
+    counted = b.chunks.counts("api")
+    b.files.write_file(write)
+    return {
+        "stored": [stored.decode_error, touched.decode_error],
+        "counted": counted,
+        "cleared": [b.files.files("api")[("api", "auth/models.py")].decode_error],
+        "after": b.chunks.counts("api"),
     }
 
 

@@ -92,3 +92,51 @@ def test_optimize_prunes_old_versions(tmp_path: Path, monkeypatch: pytest.Monkey
     assert after <= 3  # the latest data version and compaction's own
     assert len(store.ids()) == 18
     assert sorted(store.ids()) == sorted(f"c{i}" for i in range(24) if i % 4)
+
+
+SEARCH_IN_A_NEW_PROCESS = """
+import sys
+import numpy as np
+from codecompass.models import ChunkFilter
+from codecompass.storage.lance import LanceVectorStore
+store = LanceVectorStore(__import__("pathlib").Path(sys.argv[1]), dim=8)
+found = store.search(np.eye(8, dtype=np.float32)[int(sys.argv[2])], 3, ChunkFilter())
+print(",".join(cid for cid, _ in found), "lancedb" in sys.modules)
+"""
+
+
+def _search_in_a_new_process(folder: Path, axis: int) -> tuple[list[str], bool]:
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", SEARCH_IN_A_NEW_PROCESS, str(folder), str(axis)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return out[0].split(","), out[1] == "True"
+
+
+def test_a_new_process_searches_the_saved_matrix_without_lancedb(tmp_path: Path) -> None:
+    store = LanceVectorStore(tmp_path, dim=8)
+    rows, vectors = _rows(16)
+    store.write(rows, vectors)
+    store.compact()  # an index run ends here: the matrix is saved for the next process
+    assert (tmp_path / "vectors" / lance.SNAPSHOT).is_file()
+    assert _search_in_a_new_process(tmp_path, 3) == (["c11", "c3", "c0"], False)
+    # Another write leaves the saved matrix behind: the next process reads the table
+    # (and saves the matrix again), never answering from the stale file.
+    more, more_vectors = _rows(1, start=19)
+    store.write(more, more_vectors)
+    assert _search_in_a_new_process(tmp_path, 3) == (["c11", "c19", "c3"], True)
+    assert _search_in_a_new_process(tmp_path, 3) == (["c11", "c19", "c3"], False)
+
+
+def test_a_damaged_saved_matrix_is_ignored(tmp_path: Path) -> None:
+    store = LanceVectorStore(tmp_path, dim=8)
+    rows, vectors = _rows(8)
+    store.write(rows, vectors)
+    store.compact()
+    (tmp_path / "vectors" / lance.SNAPSHOT).write_bytes(b"PK\x03\x04 not really a zip")
+    assert _search_in_a_new_process(tmp_path, 5) == (["c5", "c0", "c1"], True)

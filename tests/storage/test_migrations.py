@@ -60,3 +60,29 @@ def test_an_index_run_leaves_planner_statistics_so_id_lookups_use_the_key(
     assert [row[3] for row in plan] == [
         "SEARCH chunks USING INDEX sqlite_autoindex_chunks_1 (id=?)"
     ]
+
+
+def test_every_file_is_read_again_after_the_upgrade(tmp_path: Path) -> None:
+    # Text stored by an older version may hold secrets, lack trailing blanks or hide
+    # invalid bytes as U+FFFD: every file loses its mtime, so the next run reads it again.
+    conn = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
+    names = [name for name, _ in MIGRATIONS]
+    before = names.index("0006_files_decode_error_read_again")
+    for number, (_, sql) in enumerate(MIGRATIONS[:before], start=1):
+        conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;")
+    conn.execute("INSERT INTO repos(id, root, created_at) VALUES ('r', '/r', 'now')")
+    for path, text in (("lossy.py", "x = 'caf\ufffd'"), ("clean.py", "x = 1")):
+        conn.execute(
+            "INSERT INTO files(repo, path, language, size, mtime_ns, file_hash, line_count, "
+            "indexed_at) VALUES ('r', ?, 'python', 9, 5, 'h', 1, 'now')",
+            (path,),
+        )
+        conn.execute(
+            "INSERT INTO chunks(id, repo, path, language, kind, start_line, end_line, header, "
+            "text, text_hash, file_hash, embed_key, tokens, indexed_at) "
+            "VALUES (?, 'r', ?, 'python', 'module', 1, 1, '', ?, 't', 'h', 'k', 1, 'now')",
+            (path, path, text),
+        )
+    assert migrate(conn) == names[before:]
+    rows = conn.execute("SELECT path, mtime_ns, decode_error FROM files ORDER BY path").fetchall()
+    assert rows == [("clean.py", -1, None), ("lossy.py", -1, None)]

@@ -119,3 +119,34 @@ def test_the_server_backend_without_its_extra_says_what_to_install(
         open_backend(settings)
     message = str(raised.value)
     assert "pip install 'codecompass[server]'" in message and "\n" not in message
+
+
+def test_every_file_is_read_again_after_the_upgrade(pg_cluster: Cluster) -> None:
+    url = pg_cluster.create_database()
+    names = [name for name, _ in MIGRATIONS]
+    before = names.index("0002_files_decode_error_read_again")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(MIGRATIONS[0][1])
+        conn.execute(
+            "CREATE TABLE schema_migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+            "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+        )
+        conn.execute("INSERT INTO schema_migrations(number, name) VALUES (1, %s)", (names[0],))
+        for path, text in (("lossy.py", "x = 'caf\ufffd'"), ("clean.py", "x = 1")):
+            conn.execute(
+                "INSERT INTO files(workspace, repo, path, language, size, mtime_ns, file_hash, "
+                "line_count, indexed_at) VALUES ('w', 'r', %s, 'python', 9, 5, 'h', 1, 'now')",
+                (path,),
+            )
+            conn.execute(
+                "INSERT INTO chunks(workspace, id, repo, path, language, kind, signature, "
+                "start_line, end_line, header, text, text_hash, file_hash, embed_key, tokens, "
+                "indexed_at) VALUES ('w', %s, 'r', %s, 'python', 'module', '', 1, 1, '', %s, "
+                "'t', 'h', 'k', 1, 'now')",
+                (path, path, text),
+            )
+        assert migrate(conn) == names[before:]
+        rows = conn.execute(
+            "SELECT path, mtime_ns, decode_error FROM files ORDER BY path"
+        ).fetchall()
+        assert rows == [("clean.py", -1, None), ("lossy.py", -1, None)]

@@ -112,6 +112,13 @@ class OnnxEmbedder:
         So a text is truncated when embedded exactly when its count exceeds max_tokens.
         """
         self._load()
+        if self._counter is None:
+            from tokenizers import Tokenizer
+
+            counter = Tokenizer.from_file(str(self._tokenizer_path))
+            counter.no_padding()
+            counter.no_truncation()
+            self._counter = counter
         encodings = self._counter.encode_batch(list(texts))
         return [len(e.ids) for e in encodings]
 
@@ -170,7 +177,6 @@ class OnnxEmbedder:
 
             try:
                 tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
-                counter = Tokenizer.from_file(str(self._tokenizer_path))
             except Exception as exc:
                 raise EmbedderError(
                     f"Cannot read tokenizer {self._tokenizer_path}: {exc}. "
@@ -181,8 +187,6 @@ class OnnxEmbedder:
             # max_seq_length). Padding is done per batch in _run.
             tokenizer.no_padding()
             tokenizer.enable_truncation(max_length=MAX_TOKENS)
-            counter.no_padding()
-            counter.no_truncation()
 
             options = ort.SessionOptions()
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -213,5 +217,4 @@ class OnnxEmbedder:
                 )
             self._dim = shape[2]
             self._tokenizer = tokenizer
-            self._counter = counter
             self._session = session

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -112,6 +110,9 @@ class OpenAICompatibleEmbedder:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
+        import urllib.error  # costs 40 ms: only when a request is made
+        import urllib.request
+
         request = urllib.request.Request(self._url, data=body, headers=headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=self._timeout) as response:

@@ -9,8 +9,9 @@ import difflib
 import math
 from collections.abc import Callable, Iterable, Sequence
 
-from codecompass.errors import InputError, NotFoundError
+from codecompass.errors import Hint, InputError, NotFoundError
 from codecompass.graph.models import EDGE_TYPES
+from codecompass.indexing.languages import is_declaration_path, is_test_path
 from codecompass.models import Edge, EdgeQuery, FileRecord, SymbolQuery, SymbolRecord
 from codecompass.schemas import (
     GraphNode,
@@ -24,6 +25,11 @@ from codecompass.security.access import FULL_ACCESS, Access
 from codecompass.storage import Backend
 
 DEFAULT_LIMIT = 200
+# A symbol argument may be a node id, `repo/path#Qualified.name`, and paths run up to
+# security.paths.MAX_PATH_CHARS (1,024): 2,000 leaves room for the repository and the
+# qualified name, and is far below what would make a lookup slow (fuzzy matching is
+# quadratic in the length) or a storage pattern too long.
+MAX_SYMBOL_CHARS = 2000
 MAX_CANDIDATES_SHOWN = 8
 # A traversal leaves keyword and similarity edges out unless asked: they connect
 # everything to everything a little.
@@ -39,6 +45,18 @@ def check_types(types: Sequence[str] | None, default: Sequence[str]) -> tuple[st
             f"Unknown edge type(s) {', '.join(unknown)}; use any of {', '.join(EDGE_TYPES)}."
         )
     return tuple(types)
+
+
+def _symbol_text(name: str) -> str:
+    """A symbol argument without surrounding blanks, refused when absurdly long."""
+    text = name.strip()
+    if len(text) > MAX_SYMBOL_CHARS:
+        raise InputError(
+            f"The symbol name is {len(text)} characters long; the limit is "
+            f"{MAX_SYMBOL_CHARS}. Pass a name, a qualified name or a node id as search "
+            "results show it."
+        )
+    return text
 
 
 def estimate_tokens(text: str) -> int:
@@ -156,9 +174,9 @@ class GraphReader:
     ) -> list[SymbolMatch]:
         """Exact matches (id, qualified name, simple name) first, then case-insensitive,
         then fuzzy ones; each with a score in [0, 1]."""
-        query = name.strip()
+        query = _symbol_text(name)
         if not query:
-            raise InputError("Give a symbol name, e.g. `codecompass symbol Console.print`.")
+            raise InputError("Give a symbol name, e.g. Console.print.")
         scored: dict[str, tuple[float, bool, SymbolRecord]] = {}
 
         def add(
@@ -214,7 +232,7 @@ class GraphReader:
 
     def resolve_node(self, symbol: str, *, repo: str | None = None) -> str:
         """A node id from a node id, a qualified name, a simple name or a file path."""
-        text = symbol.strip()
+        text = _symbol_text(symbol)
         if not text:
             raise InputError("Give a symbol: a node id, a qualified name or a name.")
         if self._symbols(SymbolQuery(ids=[text])):
@@ -249,7 +267,11 @@ class GraphReader:
             listed = ", ".join(f"{r}/{p}" for r, p in files)
             raise InputError(f"{text!r} is a file of several repositories ({listed}); name one.")
         raise NotFoundError(
-            f"Unknown symbol {text!r}; find its exact name with `codecompass symbol {text}`."
+            f"Unknown symbol {text!r}.",
+            Hint(
+                cli=f"Find its exact name with `codecompass symbol {text}`.",
+                mcp=f"Find its exact name with find_symbol (name={text!r}).",
+            ),
         )
 
     # -- walking ------------------------------------------------------------------------
@@ -389,19 +411,29 @@ class GraphReader:
         signatures, until the token budget is spent: a map to read before anything else."""
         if budget_tokens < 50:
             raise InputError("budget_tokens must be at least 50.")
-        symbols = self._symbols(SymbolQuery(repo=repo, exclude_kind="section"))
+        every_symbol = self._symbols(SymbolQuery(repo=repo))
+        symbols = [s for s in every_symbol if s.kind != "section"]
         files = [path for (r, path) in self._all_files() if r == repo]
         by_file: dict[str, list[SymbolRecord]] = {}
         for s in symbols:
             by_file.setdefault(s.path, []).append(s)
-        importance = self.importance(
-            [s.id for s in symbols] + [f"{repo}/{path}" for path in by_file]
-        )
+        stored = self.importance([s.id for s in symbols] + [f"{repo}/{path}" for path in by_file])
+        # Shown relative to the repository's top file and top symbol, each 1.0.
+        importance = _relative(stored, {f"{repo}/{p}" for p in by_file})
+        sections = len(every_symbol) - len(symbols)
         text = (
-            f"# {repo}: {len(files)} files, {len(symbols)} symbols. Most important first "
-            "(importance = PageRank over calls, imports, inheritance, references).\n"
+            f"# {repo}: {len(files)} files, {len(every_symbol)} symbols ({len(symbols)} in "
+            f"code, {sections} document sections). Most important first (PageRank over "
+            "calls, imports, inheritance, references; tests and type declarations last).\n"
         )
-        ranked = sorted(by_file, key=lambda p: (-importance.get(f"{repo}/{p}", 0.0), p))
+        ranked = sorted(
+            by_file,
+            key=lambda p: (
+                is_test_path(p) or is_declaration_path(p),
+                -importance.get(f"{repo}/{p}", 0.0),
+                p,
+            ),
+        )
         shown: list[OverviewFile] = []
         for path in ranked:
             score = importance.get(f"{repo}/{path}", 0.0)
@@ -437,6 +469,18 @@ class GraphReader:
                 )
             )
         return Overview(repo=repo, text=text, tokens=estimate_tokens(text), files=shown)
+
+
+def _relative(scores: dict[str, float], files: set[str]) -> dict[str, float]:
+    """Files scaled by the best file, symbols by the best symbol: a repository's top
+    file reads 1.0 even when its symbols hold most of the rank."""
+    best_file = max((v for k, v in scores.items() if k in files), default=0.0)
+    best_symbol = max((v for k, v in scores.items() if k not in files), default=0.0)
+    out: dict[str, float] = {}
+    for node, value in scores.items():
+        top = best_file if node in files else best_symbol
+        out[node] = value / top if top > 0 else 0.0
+    return out
 
 
 def _bare(node: str, kind: str, name: str) -> GraphNode:

@@ -25,11 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from codecompass.decoding import decode_text
 from codecompass.graph.index import SymbolIndex, file_key, js_base
 from codecompass.graph.models import EDGE_WEIGHTS
 from codecompass.graph.pagerank import compute_importance
 from codecompass.graph.resolve import Resolver, paths_match
-from codecompass.hashing import normalize_text
+from codecompass.hashing import canonical_text
 from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import FACTS_VERSION
 from codecompass.indexing.parse import parse
@@ -42,6 +43,7 @@ from codecompass.models import (
     OwnedEdges,
     SymbolQuery,
 )
+from codecompass.security.secrets import redact_secrets
 from codecompass.settings import GraphSettings
 from codecompass.storage import Backend
 from codecompass.tokens import code_tokens
@@ -217,7 +219,7 @@ def _read(root: Path | None, path: str) -> str | None:
         data = (root / path).read_bytes()
     except OSError:
         return None
-    return normalize_text(data.decode("utf-8", errors="replace"))
+    return redact_secrets(canonical_text(decode_text(data).text))[0]  # as the run read it
 
 
 def _trigger_keys(

@@ -48,6 +48,16 @@ MAX_CANDIDATES = 3
 MAX_DEPTH = 12
 END = 10**9  # "after every line": module-level names as seen from a function body
 
+# Functions every program of a language can call without importing them: a call to one
+# is no edge (it used to show as an unresolved `?append` node).
+LANGUAGE_BUILTINS: dict[str, frozenset[str]] = {
+    "go": frozenset(
+        {
+            *("append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len"),
+            *("make", "max", "min", "new", "panic", "print", "println", "real", "recover"),
+        }
+    ),
+}
 TYPE_KINDS = frozenset({"class", "interface", "struct", "trait", "enum", "type"})
 CALLABLE_KINDS = frozenset({"function", "method", "class", "struct", "constant", "variable"})
 INTERFACE_KINDS = frozenset({"interface", "trait"})
@@ -798,6 +808,12 @@ class Resolver:
             return []
         name = segments[-1][0]
         receiver = [s[0] for s in segments[:-1]]
+        if (
+            not receiver
+            and name in LANGUAGE_BUILTINS.get(ctx.language, ())
+            and not any(s.name == name for s in ctx.symbols)
+        ):
+            return []  # the language's own, not code of the repository
         if ref.kind in ("inherit", "implement", "type"):
             kinds = TYPE_KINDS
             edge_type = {"inherit": "extends", "implement": "implements"}.get(

@@ -22,6 +22,9 @@ TokenCounter = Callable[[Sequence[str]], list[int]]
 ELISION = "..."
 _CONTAINERS = frozenset({"class", "interface", "struct", "trait", "enum", "type", "module"})
 _CALLABLES = frozenset({"function", "method"})
+# Every kind a chunk can have: a definition, a file's top level ("module"), a heading's
+# section of a document, or plain text.
+CHUNK_KINDS = _CALLABLES | _CONTAINERS | {"section", "text"}
 _DOCUMENT_LANGUAGES = frozenset({"markdown", "rst"})
 
 

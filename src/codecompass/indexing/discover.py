@@ -32,7 +32,9 @@ Skip reasons, in the order they are tested (the first that applies is counted):
    ``too_large``    size > `max_file_bytes` (a file of exactly that size is kept).
    ``unreadable``   `lstat` or `open` failed for a reason other than the file being gone.
 3. content of the first 8 KiB (`sniff`):
-   ``binary``       a NUL byte (this also catches UTF-16 text).
+   ``binary``       a NUL byte, unless a UTF-16/32 byte-order mark opens the file and
+                    its head decodes (`decoding.sniff_text`); the rules below then read
+                    the decoded head. UTF-16 without a mark stays binary.
    ``minified``     for js/css/json/html/svg: a line over 5,000 chars, or an average line
                     over 300 chars in a head of more than 1,000 bytes.
    ``generated``    a generator marker in a comment line among the first 5 lines.
@@ -54,6 +56,7 @@ from pathlib import Path
 
 import pathspec
 
+from codecompass.decoding import sniff_text
 from codecompass.errors import InputError
 from codecompass.gitexec import run_git
 from codecompass.security.secrets import is_secret_path
@@ -208,8 +211,10 @@ def sniff(head: bytes, path: str) -> str | None:
     """
     if not head:
         return None
-    if b"\0" in head:
+    text = sniff_text(head)
+    if text is None:
         return "binary"
+    head = text
     name = path.rsplit("/", 1)[-1]
     if _extension(name) in _MINIFIABLE_EXTENSIONS:
         lines = head.split(b"\n")

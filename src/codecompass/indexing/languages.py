@@ -30,6 +30,23 @@ LANGUAGES: frozenset[str] = frozenset(
 )
 
 # Languages parsed with a tree-sitter grammar; markdown and rst use a pure-Python parser.
+# Names people type for a language (lower-cased first): `--lang Go`, `--lang ts`.
+LANGUAGE_ALIASES: dict[str, str] = {
+    "py": "python",
+    "js": "javascript",
+    "jsx": "javascript",
+    "ts": "typescript",
+    "golang": "go",
+    "rs": "rust",
+    "c++": "cpp",
+    "cxx": "cpp",
+    "c#": "csharp",
+    "cs": "csharp",
+    "rb": "ruby",
+    "md": "markdown",
+    "txt": "text",
+}
+
 TREE_SITTER_LANGUAGES: frozenset[str] = frozenset(
     {
         "python",
@@ -115,3 +132,25 @@ def language_for_path(path: str) -> str:
         # No extension, or a dot-file such as ".bashrc".
         return "text"
     return _EXTENSIONS.get(name[dot:], "text")
+
+
+_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
+
+
+def is_test_path(path: str) -> bool:
+    """A test, by the conventions of the common test runners."""
+    parts = path.split("/")
+    name = parts[-1]
+    if any(part in _TEST_DIRS for part in parts[:-1]):
+        return True
+    stem = name.rsplit(".", 1)[0]
+    return (
+        name.startswith("test_")
+        or stem.endswith(("_test", "_tests", ".test", ".spec"))
+        or name == "conftest.py"
+    )
+
+
+def is_declaration_path(path: str) -> bool:
+    """Type declarations only (`.d.ts`, `.pyi`): signatures of code that lives elsewhere."""
+    return path.endswith((".d.ts", ".d.mts", ".d.cts", ".pyi"))

@@ -29,6 +29,23 @@ _NOT_PARAGRAPH = re.compile(r"^ {0,3}(?:[-+*][ \t]|\d{1,9}[.)][ \t]|>|\||<|=+[ \
 _RST_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
 
 
+_HTML_TAG = re.compile(r"<[A-Za-z/!][^>]*>")
+_HTML_ALT = re.compile(r"""<img\b[^>]*?\balt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
+_MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+
+
+def plain_title(raw: str) -> str:
+    """A heading's words without its markup: HTML tags and images go, links keep their
+    text. A heading that is only a logo (`# <img alt="chi" src=…>`) is named by its
+    alt text, one with no words at all "(untitled)"."""
+    alts = [next(g for g in m.groups() if g is not None) for m in _HTML_ALT.finditer(raw)]
+    alts += _MD_IMAGE.findall(raw)
+    text = _MD_LINK.sub(r"\1", _MD_IMAGE.sub(" ", raw))
+    text = " ".join(_HTML_TAG.sub(" ", text).split())
+    return text or " ".join(" ".join(alts).split()) or "(untitled)"
+
+
 @dataclass(slots=True)
 class _Heading:
     text: str
@@ -62,12 +79,12 @@ def parse_markdown(text: str) -> list[Symbol]:
         atx = _ATX.match(line)
         if atx:
             level = len(atx.group(1))
-            title = (atx.group(2) or "").strip()
+            title = plain_title(atx.group(2) or "")
             headings.append(_Heading(title, level, index, index, f"{'#' * level} {title}".rstrip()))
             paragraph_start = None
         elif _SETEXT.match(line) and paragraph_start is not None:
             level = 1 if line.strip()[0] == "=" else 2
-            title = " ".join(part.strip() for part in lines[paragraph_start:index])
+            title = plain_title(" ".join(part.strip() for part in lines[paragraph_start:index]))
             headings.append(
                 _Heading(title, level, paragraph_start, index, f"{'#' * level} {title}")
             )

@@ -1,4 +1,5 @@
-"""The index pipeline: discover → read and hash → parse → chunk → embed → store → link.
+"""The index pipeline: discover → read, redact and hash → parse → chunk → embed → store
+→ link.
 
 Only files whose content hash changed are parsed again (once: symbols, chunks and graph
 facts come from one tree); only chunk texts the embedding cache has never seen are
@@ -19,10 +20,18 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from codecompass.decoding import decode_text
 from codecompass.gitexec import git_text
-from codecompass.hashing import chunk_id, hash_bytes, hash_text, normalize_text, symbol_content_hash
+from codecompass.hashing import (
+    canonical_text,
+    chunk_id,
+    hash_bytes,
+    hash_text,
+    symbol_content_hash,
+)
 from codecompass.indexing.chunk import ChunkDraft, ChunkLimits, chunk_file
 from codecompass.indexing.discover import (
+    MAX_EXAMPLES,
     Candidate,
     DiscoveryResult,
     DiscoveryRules,
@@ -70,11 +79,33 @@ class FileSource(Protocol):
 
 @dataclass(slots=True)
 class Progress:
+    """What a run has done so far, reported as it goes. Work is measured in bytes of
+    the files that need it (an unchanged file leaves the total), and the group of files
+    being embedded counts by the share of its texts embedded, so the share done moves
+    from the first batch. `stage`: discover, files, graph."""
+
+    stage: str = "discover"
     files_total: int = 0
     files_done: int = 0
     chunks: int = 0
     embedded: int = 0
     embed_seconds: float = 0.0
+    bytes_total: int = 0
+    bytes_done: int = 0
+    group_bytes: int = 0
+    group_share: float = 0.0
+
+    def skip(self, size: int) -> None:
+        """A file that needed no work after all."""
+        self.files_done += 1
+        self.bytes_total -= size
+
+    @property
+    def share_done(self) -> float:
+        if self.bytes_total <= 0:
+            return 1.0 if self.files_done >= self.files_total else 0.0
+        done = self.bytes_done + self.group_bytes * self.group_share
+        return min(1.0, done / self.bytes_total)
 
 
 @dataclass(slots=True)
@@ -87,7 +118,12 @@ class IndexStats:
     renamed: int = 0
     removed: int = 0
     skipped: Counter[str] = field(default_factory=Counter)
+    skipped_examples: dict[str, list[str]] = field(default_factory=dict)  # first five a reason
     parse_errors: int = 0
+    # Files with bytes invalid in their encoding, read as `codecompass.decoding` says;
+    # each file's note is stored as its `decode_error`.
+    decode_errors: int = 0
+    decode_examples: list[str] = field(default_factory=list)  # the first five paths
     chunks_added: int = 0
     chunks_removed: int = 0
     texts_embedded: int = 0
@@ -148,9 +184,13 @@ def index_repository(job: IndexJob) -> IndexStats:
     backend = job.backend
     backend.repos.save_repo(RepoRecord(job.repo, str(job.root)))
     run_id = backend.runs.start_run(job.repo)
+    progress = Progress()
     try:
-        _run(job, stats, Progress())
+        _run(job, stats, progress)
         if job.link is not None:
+            progress.stage = "graph"
+            if job.on_progress is not None:
+                job.on_progress(progress)
             with _Timer(stats.seconds, "link"):
                 stats.graph = job.link()
     except BaseException as exc:
@@ -174,6 +214,7 @@ def _run(job: IndexJob, stats: IndexStats, progress: Progress) -> None:
     with _Timer(sec, "discover"):
         found = job.source.discover() if job.source is not None else discover(job.root, job.rules)
     stats.skipped.update(found.skipped)
+    stats.skipped_examples = {reason: list(paths) for reason, paths in found.examples.items()}
     stats.files_seen = len(found.files)
     stored = {path: f for (_, path), f in files.files(job.repo).items()}
     present = {c.path for c in found.files}
@@ -181,6 +222,10 @@ def _run(job: IndexJob, stats: IndexStats, progress: Progress) -> None:
     gone_hashes = {f.file_hash for f in gone.values()}
     kept_hashes: set[str] = set()  # content of the files the repo holds after this run
     progress.files_total = len(found.files)
+    progress.bytes_total = sum(c.size for c in found.files)
+    progress.stage = "files"
+    if job.on_progress is not None:
+        job.on_progress(progress)
 
     group: list[_Pending] = []
     group_texts = 0
@@ -194,24 +239,32 @@ def _run(job: IndexJob, stats: IndexStats, progress: Progress) -> None:
         ):
             kept_hashes.add(before.file_hash)
             stats.unchanged += 1
-            progress.files_done += 1
+            progress.skip(candidate.size)
             continue
         with _Timer(sec, "read"):
             loaded = _read(candidate, job.rules.max_file_bytes, job.source)
         if isinstance(loaded, str):
             stats.skipped[loaded] += 1
+            shown = stats.skipped_examples.setdefault(loaded, [])
+            if len(shown) < MAX_EXAMPLES:
+                shown.append(candidate.path)
             if before is not None:
                 gone[candidate.path] = before
-            progress.files_done += 1
+            progress.skip(candidate.size)
             continue
-        text, file_hash = loaded
+        text, file_hash, decode_error = loaded
         kept_hashes.add(file_hash)
-        if not job.full and before is not None and before.file_hash == file_hash:
+        if (
+            not job.full
+            and before is not None
+            and before.file_hash == file_hash
+            and before.decode_error == decode_error
+        ):
             files.write_file(
                 FileWrite(replace(before, size=candidate.size, mtime_ns=candidate.mtime_ns))
             )
             stats.unchanged += 1
-            progress.files_done += 1
+            progress.skip(candidate.size)
             continue
         if before is not None:
             stats.changed += 1
@@ -222,6 +275,11 @@ def _run(job: IndexJob, stats: IndexStats, progress: Progress) -> None:
         pending = _prepare(job, candidate, text, file_hash, sec)
         if pending.file.parse_error is not None:
             stats.parse_errors += 1
+        if decode_error is not None:
+            pending.file = replace(pending.file, decode_error=decode_error)
+            stats.decode_errors += 1
+            if len(stats.decode_examples) < MAX_EXAMPLES:
+                stats.decode_examples.append(candidate.path)
         group.append(pending)
         group_texts += len(pending.content.chunks)
         if group_texts >= GROUP_TEXTS:
@@ -252,16 +310,22 @@ _NO_VECTORS: Vectors = np.zeros((0, 0), dtype=np.float32)
 
 def _read(
     candidate: Candidate, max_file_bytes: int, source: FileSource | None = None
-) -> tuple[str, str] | str:
-    """The normalized text and file hash, or a skip reason."""
+) -> tuple[str, str, str | None] | str:
+    """The canonical text with its secrets redacted, file hash and decode problem (if
+    any), or a skip reason."""
     if source is not None:
         data = source.read(candidate, max_file_bytes)
     else:
         data = read_candidate(candidate, max_file_bytes)
     if isinstance(data, str):
         return data
-    text = normalize_text(data.decode("utf-8", errors="replace"))
-    return text, hash_bytes(text.encode("utf-8"))
+    decoded = decode_text(data)
+    # Redacted once, here, so chunks, symbols, graph facts, the lexical index and the
+    # embeddings never see a secret; redaction keeps every newline, so line numbers hold.
+    # The hash is of the redacted text too: a hash of the original would let anyone with
+    # the index test guesses of a short password against it.
+    text = redact_secrets(canonical_text(decoded.text))[0]
+    return text, hash_bytes(text.encode("utf-8")), decoded.problem
 
 
 def _prepare(
@@ -401,9 +465,8 @@ def symbol_records(
                 name=s.name,
                 qualified_name=s.qualified_name,
                 kind=s.kind,
-                # A constant's signature holds its value: never store a token in clear.
-                signature=redact_secrets(s.signature)[0],
-                doc=redact_secrets(s.doc)[0],
+                signature=s.signature,  # from text `_read` redacted
+                doc=s.doc,
                 start_line=s.start_line,
                 end_line=s.end_line,
                 exported=s.exported,
@@ -422,7 +485,9 @@ def _flush(job: IndexJob, group: list[_Pending], stats: IndexStats, progress: Pr
     for pending in group:
         for chunk in pending.content.chunks:
             texts.setdefault(chunk.embed_key, embedding_text(chunk))
+    progress.group_bytes, progress.group_share = sum(p.file.size for p in group), 0.0
     found = _vectors_for(job, texts, stats, progress)
+    progress.group_bytes = 0
     # Vectors are written once per group: each LanceDB write is a table version, and a
     # delete and an add per file made a 150-file step spend 30 s in version bookkeeping.
     # The catalog stays the truth; a crash before the write is repaired by
@@ -438,6 +503,7 @@ def _flush(job: IndexJob, group: list[_Pending], stats: IndexStats, progress: Pr
         stats.chunks_added += len(change.added)
         stats.chunks_removed += len(change.removed)
         progress.files_done += 1
+        progress.bytes_done += pending.file.size
         progress.chunks += len(change.added)
     with _Timer(sec, "vectors"):
         matrix = np.stack([found[c.embed_key] for c in added]) if added else _NO_VECTORS
@@ -455,7 +521,7 @@ def _vectors_for(
     found = cache.cached_vectors(embedder.model_id, keys)
     missing = [k for k in keys if k not in found]
     stats.texts_cached += len(keys) - len(missing)
-    step = 64
+    step = 32  # progress is reported per step: the first ETA comes after one step
     for start in range(0, len(missing), step):
         part = missing[start : start + step]
         began = time.perf_counter()
@@ -465,6 +531,7 @@ def _vectors_for(
         progress.embed_seconds += elapsed
         progress.embedded += len(part)
         stats.texts_embedded += len(part)
+        progress.group_share = (start + len(part)) / len(missing)
         cache.cache_vectors(embedder.model_id, zip(part, matrix, strict=True))
         found.update(zip(part, matrix, strict=True))
         if job.on_progress is not None:

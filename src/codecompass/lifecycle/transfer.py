@@ -128,9 +128,15 @@ def _read(tar: tarfile.TarFile, name: str) -> bytes:
     return member.read()
 
 
+def _jsonl_lines(data: bytes) -> list[str]:
+    """JSON Lines split on "\n" only: `str.splitlines` also splits on U+2028, U+2029 and
+    U+0085, which JSON leaves unescaped inside strings (chunk text may hold them)."""
+    return [line for line in data.decode("utf-8").split("\n") if line]
+
+
 def _records(tar: tarfile.TarFile, name: str, kind: type[R]) -> Iterator[R]:
     names = {f.name for f in fields(kind)}  # type: ignore[arg-type]
-    for line in _read(tar, f"{name}.jsonl").decode().splitlines():
+    for line in _jsonl_lines(_read(tar, f"{name}.jsonl")):
         values = json.loads(line)
         unknown = set(values) - names
         if unknown:
@@ -207,7 +213,7 @@ def import_index(
         for c in _records(tar, "chunks", ChunkRecord):
             chunks.setdefault((c.repo, c.path), []).append(c)
         facts = {(f.repo, f.path): f for f in _records(tar, "facts", FactsRecord)}
-        keys = [json.loads(line) for line in _read(tar, "vector_keys.jsonl").decode().splitlines()]
+        keys = [json.loads(line) for line in _jsonl_lines(_read(tar, "vector_keys.jsonl"))]
         matrix = np.load(io.BytesIO(_read(tar, "vectors.npy")), allow_pickle=False)
         files = list(_records(tar, "files", FileRecord))
     if len(keys) != len(matrix):

@@ -8,9 +8,10 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from codecompass.indexing.languages import is_test_path
 from codecompass.models import ChunkRecord
 from codecompass.search.context import Candidate, SearchContext
-from codecompass.search.rank import is_doc_language, is_test_path, score
+from codecompass.search.rank import is_doc_language, score
 from codecompass.tokens import code_tokens
 
 

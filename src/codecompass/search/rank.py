@@ -112,21 +112,7 @@ def file_scores(scored: Sequence[tuple[K, float]], support: float) -> list[tuple
     return sorted(totals.items(), key=lambda kv: -kv[1])
 
 
-_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
 _DOC_LANGUAGES = frozenset({"markdown", "rst", "text"})
-
-
-def is_test_path(path: str) -> bool:
-    parts = path.split("/")
-    name = parts[-1]
-    if any(part in _TEST_DIRS for part in parts[:-1]):
-        return True
-    stem = name.rsplit(".", 1)[0]
-    return (
-        name.startswith("test_")
-        or stem.endswith(("_test", "_tests", ".test", ".spec"))
-        or name == "conftest.py"
-    )
 
 
 def is_doc_language(language: str) -> bool:

@@ -18,6 +18,12 @@ one into a file (or folder) under a repository root, or refuses it with an
 * for files: non-regular files, files over `max_file_bytes`, binary content.
 
 Backslashes are read as separators, so `..\\..\\x` is caught like `../../x`.
+
+A path the index holds is read `literal`ly instead (`Engine.confine` knows): on POSIX a
+file may be named `a\\b.py`, `~x.py`, ` x.py` or hold a tab or a newline, and search
+returns that name, so it must open that file and no other. Only the rules about the text
+of a path are lifted; `..`, absolute paths, NUL, the folder, secret and block rules, and
+the symlink walk below apply as before.
 """
 
 from __future__ import annotations
@@ -31,7 +37,8 @@ from pathlib import Path
 
 import pathspec
 
-from codecompass.errors import AccessDeniedError, InputError, NotFoundError
+from codecompass.decoding import decode_text, sniff_text
+from codecompass.errors import AccessDeniedError, Hint, InputError, NotFoundError
 from codecompass.security.secrets import is_secret_path
 
 MAX_PATH_CHARS = 1024
@@ -62,6 +69,11 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _SEPARATORS = "./\\"
 
+FIND_THE_PATH = Hint(
+    cli="Find it with `codecompass search` or `codecompass symbol`.",
+    mcp="Find it with search_code or find_symbol.",
+)
+
 
 @dataclass(frozen=True, slots=True)
 class PathPolicy:
@@ -82,10 +94,19 @@ class ConfinedPath:
 
 
 def confine(
-    root: Path, path: str, policy: PathPolicy, *, allow_dir: bool = False, repo: str = ""
+    root: Path,
+    path: str,
+    policy: PathPolicy,
+    *,
+    allow_dir: bool = False,
+    repo: str = "",
+    literal: bool = False,
 ) -> ConfinedPath:
-    """The file (or, with `allow_dir`, folder) that `path` names below `root`, or an error."""
-    rel = _normalize(path)
+    """The file (or, with `allow_dir`, folder) that `path` names below `root`, or an error.
+
+    `literal`: `path` is exactly a path the index holds; take its characters as they are
+    (see the module docstring)."""
+    rel = _literal(path) if literal and os.sep == "/" else _normalize(path)
     if rel:
         _check_names(rel, policy)
     root = root.resolve()
@@ -96,8 +117,7 @@ def confine(
             st = os.lstat(current)
         except FileNotFoundError:
             raise NotFoundError(
-                f"{rel} is not a file in the repository (no such path); check it with "
-                "search_code or find_symbol."
+                f"{rel} is not a file in the repository (no such path).", FIND_THE_PATH
             ) from None
         except OSError as exc:
             raise AccessDeniedError(f"{rel} cannot be read ({exc.strerror}).") from None
@@ -135,9 +155,38 @@ def read_text(confined: ConfinedPath) -> str:
         raise AccessDeniedError(f"{confined.rel} cannot be opened ({exc.strerror}).") from None
     with os.fdopen(fd, "rb") as handle:
         data = handle.read()
-    if b"\0" in data[:SNIFF_BYTES]:
+    if sniff_text(data[:SNIFF_BYTES]) is None:
         raise AccessDeniedError(f"{confined.rel} is a binary file; only text is served.")
-    return data.decode("utf-8", errors="replace")
+    return decode_text(data).text  # as the index read it, so line numbers agree
+
+
+def is_plain_path(path: str) -> bool:
+    """True when the strict reading takes `path` exactly as it is written."""
+    try:
+        return _normalize(path) == path
+    except InputError:
+        return False
+
+
+def _literal(path: str) -> str:
+    """An indexed path as it is, refused only if it could leave the root."""
+    if not isinstance(path, str) or not path:
+        raise InputError("The path is empty; give a path relative to the repository root.")
+    if len(path) > MAX_PATH_CHARS:
+        raise InputError(f"The path is longer than {MAX_PATH_CHARS} characters.")
+    if "\0" in path:
+        raise AccessDeniedError("The path holds a NUL character; access refused.")
+    if path.startswith("/"):
+        raise AccessDeniedError(
+            f"{path!r} is absolute; give a path relative to the repository root, "
+            "as search results show it."
+        )
+    if any(part in ("", ".", "..") for part in path.split("/")):
+        raise AccessDeniedError(
+            f"{path!r} climbs with '..' or has empty parts; give the path from the "
+            "repository root, as search results show it."
+        )
+    return path
 
 
 def _normalize(path: str) -> str:
@@ -166,7 +215,7 @@ def _normalize(path: str) -> str:
     ):
         raise AccessDeniedError(
             f"{path!r} is absolute; give a path relative to the repository root, "
-            "as search_code returns it."
+            "as search results show it."
         )
     parts = [p for p in text.split("/") if p not in ("", ".")]
     if ".." in parts:

@@ -3,11 +3,19 @@
 Vectors are derived data: SQLite and the embedding cache can rebuild them. Search is
 exact (a float32 matrix product in memory) while the table is small enough for that to
 be the fastest way; past `ann_threshold` rows an IVF index answers instead.
+
+The matrix is also saved beside the table (`chunks.matrix.npz`) with the list of the
+table's version manifests it was read from. A new process whose table still has exactly
+those manifests loads the file instead of the table, and so never imports LanceDB:
+`import lancedb` costs 1.5–2.5 s, most of a cold `codecompass search`. Every write adds
+a manifest, so a saved matrix can never be mistaken for a newer table.
 """
 
 from __future__ import annotations
 
+import os
 import threading
+import zipfile
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -20,6 +28,8 @@ from codecompass.protocols import VectorRow, Vectors
 from codecompass.storage.matrix import VectorMatrix
 
 TABLE = "chunks"
+SNAPSHOT = f"{TABLE}.matrix.npz"
+_SNAPSHOT_COLUMNS = ("repo", "path", "language", "kind")
 # Every write makes a table version and LanceDB keeps old versions' files for a week by
 # default: re-indexing a large repository commit after commit grew the folder to 8 GB.
 # A reader of an older version (another process mid-query) gets a few minutes' grace.
@@ -54,26 +64,36 @@ class LanceVectorStore:
     rows and through an IVF index above."""
 
     def __init__(self, data_dir: Path, dim: int, ann_threshold: int = 200_000) -> None:
-        import lancedb
-        import pyarrow as pa
-
         self.dim = dim
         self.ann_threshold = ann_threshold
-        self._pa = pa
-        self._db = lancedb.connect(str(data_dir / "vectors"))
-        self._schema = pa.schema(
-            [
-                ("id", pa.string()),
-                ("repo", pa.string()),
-                ("path", pa.string()),
-                ("language", pa.string()),
-                ("kind", pa.string()),
-                ("vector", pa.list_(pa.float32(), dim)),
-            ]
-        )
-        self._table: Any = self._db.create_table(TABLE, schema=self._schema, exist_ok=True)
-        self._matrix: tuple[int, VectorMatrix] | None = None
+        self._folder = data_dir / "vectors"
+        self._opened: Any = None
+        self._pa: Any = None
+        self._schema: Any = None
+        self._matrix: tuple[tuple[str, ...], VectorMatrix] | None = None
         self._lock = threading.Lock()
+
+    @property
+    def _table(self) -> Any:
+        """The LanceDB table, opened (and LanceDB imported) on first use."""
+        if self._opened is None:
+            import lancedb
+            import pyarrow as pa
+
+            self._pa = pa
+            self._schema = pa.schema(
+                [
+                    ("id", pa.string()),
+                    ("repo", pa.string()),
+                    ("path", pa.string()),
+                    ("language", pa.string()),
+                    ("kind", pa.string()),
+                    ("vector", pa.list_(pa.float32(), self.dim)),
+                ]
+            )
+            db = lancedb.connect(str(self._folder))
+            self._opened = db.create_table(TABLE, schema=self._schema, exist_ok=True)
+        return self._opened
 
     # -- writing ----------------------------------------------------------------------
     def write(
@@ -82,12 +102,13 @@ class LanceVectorStore:
         vectors: Vectors,
         delete: Sequence[str] | ChunkFilter = (),
     ) -> None:
+        table = self._table
         if isinstance(delete, ChunkFilter):
-            self._table.delete(_where_sql(delete) or "true")
+            table.delete(_where_sql(delete) or "true")
         else:
             for start in range(0, len(delete), 5000):
                 part = delete[start : start + 5000]
-                self._table.delete("id IN (" + ",".join(_quote(i) for i in part) + ")")
+                table.delete("id IN (" + ",".join(_quote(i) for i in part) + ")")
         if not rows:
             return
         pa = self._pa
@@ -103,7 +124,7 @@ class LanceVectorStore:
             },
             schema=self._schema,
         )
-        self._table.add(data)
+        table.add(data)
 
     def ids(self) -> list[str]:
         column = self._table.to_arrow().column("id")
@@ -125,11 +146,10 @@ class LanceVectorStore:
                 )
         else:
             self._table.optimize(cleanup_older_than=KEEP_OLD_VERSIONS)
+            self._load_matrix()  # saves the matrix for the next process
 
     # -- searching --------------------------------------------------------------------
     def search(self, queries: Vectors, k: int, where: ChunkFilter) -> list[tuple[str, float]]:
-        # See writes made by other processes (`index` running next to a server).
-        self._table.checkout_latest()
         matrix = np.atleast_2d(np.asarray(queries, dtype=np.float32))
         if self._uses_ann():
             best: dict[str, float] = {}
@@ -164,22 +184,55 @@ class LanceVectorStore:
         return int(self._table.count_rows())
 
     def _uses_ann(self) -> bool:
+        if self._current_matrix() is not None:
+            return False  # matrices are only kept for exact search
+        self._table.checkout_latest()  # see writes made by other processes
         return self._count() >= self.ann_threshold and self._has_index()
+
+    def _manifests(self) -> tuple[str, ...]:
+        """The table's version manifests (name, size, mtime): every write adds one."""
+        try:
+            entries = os.scandir(self._folder / f"{TABLE}.lance" / "_versions")
+        except OSError:
+            return ()
+        with entries:
+            found = [
+                f"{e.name}:{e.stat().st_size}:{e.stat().st_mtime_ns}"
+                for e in entries
+                if e.name.endswith(".manifest")
+            ]
+        return tuple(sorted(found))
+
+    def _current_matrix(self) -> VectorMatrix | None:
+        """The matrix of the table as it is now, from memory or the saved file."""
+        manifests = self._manifests()
+        if not manifests:
+            return None
+        if self._matrix is not None and self._matrix[0] == manifests:
+            return self._matrix[1]
+        saved = _read_snapshot(self._folder / SNAPSHOT, manifests, self.dim)
+        if saved is not None:
+            self._matrix = (manifests, saved)
+        return saved
 
     def _load_matrix(self) -> VectorMatrix:
         with self._lock:
-            version = int(self._table.version)
-            if self._matrix is not None and self._matrix[0] == version:
-                return self._matrix[1]
+            current = self._current_matrix()
+            if current is not None:
+                return current
+            before = self._manifests()
+            self._table.checkout_latest()
             table = self._table.to_arrow()
             n = table.num_rows
             flat = table.column("vector").combine_chunks().flatten().to_numpy()
             matrix = VectorMatrix.build(
                 [str(v) for v in table.column("id").to_pylist()],
                 np.asarray(flat, dtype=np.float32).reshape(n, self.dim),
-                *(table.column(name).to_pylist() for name in ("repo", "path", "language", "kind")),
+                *(table.column(name).to_pylist() for name in _SNAPSHOT_COLUMNS),
             )
-            self._matrix = (version, matrix)
+            if before and before == self._manifests():  # no write while reading
+                self._matrix = (before, matrix)
+                _write_snapshot(self._folder / SNAPSHOT, before, matrix)
             return matrix
 
     def _has_index(self) -> bool:
@@ -195,3 +248,37 @@ class LanceVectorStore:
         ids = result.column("id").to_pylist()
         dists = result.column("_distance").to_pylist()
         return [(str(i), 1.0 - float(d)) for i, d in zip(ids, dists, strict=True)]
+
+
+def _write_snapshot(path: Path, manifests: tuple[str, ...], matrix: VectorMatrix) -> None:
+    """Write to a private file, then rename: readers see the old file or the new one."""
+    part = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.part")
+    try:
+        with part.open("wb") as out:
+            np.savez(
+                out,
+                manifests=np.asarray(manifests, dtype=np.str_),
+                ids=matrix.id_array,
+                vectors=np.asarray(matrix.vectors, dtype=np.float32),
+                **{name: getattr(matrix, name) for name in _SNAPSHOT_COLUMNS},
+            )
+        os.replace(part, path)
+    except OSError:
+        part.unlink(missing_ok=True)  # a read-only folder: search still works, slower
+
+
+def _read_snapshot(path: Path, manifests: tuple[str, ...], dim: int) -> VectorMatrix | None:
+    try:
+        with np.load(path, allow_pickle=False) as saved:
+            if tuple(str(m) for m in saved["manifests"]) != manifests:
+                return None
+            vectors = saved["vectors"]
+            if vectors.ndim != 2 or vectors.shape[1] != dim:
+                return None
+            return VectorMatrix.build(
+                [str(i) for i in saved["ids"]],
+                vectors,
+                *(saved[name] for name in _SNAPSHOT_COLUMNS),
+            )
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return None  # missing, damaged or from another format: read the table

@@ -300,6 +300,7 @@ class MemoryStore:
             "chunks": sum(1 for c in rows if c.active),
             "tombstones": sum(1 for c in rows if not c.active),
             "parse_errors": sum(1 for f in files if f.parse_error is not None),
+            "decode_errors": sum(1 for f in files if f.decode_error is not None),
         }
 
     # -- SymbolCatalog ------------------------------------------------------------------

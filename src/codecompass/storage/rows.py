@@ -15,7 +15,8 @@ CHUNK_COLUMNS = ", ".join(CHUNK_FIELDS)
 SYMBOL_FIELDS = [f.name for f in dataclasses.fields(SymbolRecord)]
 SYMBOL_COLUMNS = ", ".join(SYMBOL_FIELDS)
 FILE_COLUMNS = (
-    "repo, path, language, size, mtime_ns, file_hash, line_count, parse_error, indexed_at"
+    "repo, path, language, size, mtime_ns, file_hash, line_count, parse_error, indexed_at, "
+    "decode_error"
 )
 FACTS_COLUMNS = (
     "repo, path, file_hash, version, language, defines, interface, facts, linked, "
@@ -70,8 +71,3 @@ def edge_record(row: Sequence[Any]) -> Edge:
         target_path=row[11],
         target_line=row[12],
     )
-
-
-def like_pattern(text: str) -> str:
-    """`text` with LIKE's wildcards escaped (ESCAPE '\\')."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

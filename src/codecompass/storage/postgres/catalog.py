@@ -36,7 +36,6 @@ from codecompass.storage.rows import (
     FILE_COLUMNS,
     SYMBOL_COLUMNS,
     SYMBOL_FIELDS,
-    like_pattern,
     symbol_record,
 )
 
@@ -258,11 +257,11 @@ class PgCatalog:
                 )
             conn.execute(
                 f"INSERT INTO files(workspace, {FILE_COLUMNS}) VALUES "
-                f"({', '.join(['%s'] * 10)}) ON CONFLICT (workspace, repo, path) DO UPDATE SET "
+                f"({', '.join(['%s'] * 11)}) ON CONFLICT (workspace, repo, path) DO UPDATE SET "
                 "language = excluded.language, size = excluded.size, "
                 "mtime_ns = excluded.mtime_ns, file_hash = excluded.file_hash, "
                 "line_count = excluded.line_count, parse_error = excluded.parse_error, "
-                "indexed_at = excluded.indexed_at",
+                "indexed_at = excluded.indexed_at, decode_error = excluded.decode_error",
                 (
                     ws,
                     f.repo,
@@ -274,6 +273,7 @@ class PgCatalog:
                     f.line_count,
                     f.parse_error,
                     now,
+                    f.decode_error,
                 ),
             )
             if content.facts is not None:
@@ -345,10 +345,12 @@ class PgCatalog:
             "(SELECT count(*) FROM chunks WHERE workspace = %(w)s AND repo = %(r)s "
             "AND status = 'deleted'), "
             "(SELECT count(*) FROM files WHERE workspace = %(w)s AND repo = %(r)s "
-            "AND parse_error IS NOT NULL)",
+            "AND parse_error IS NOT NULL), "
+            "(SELECT count(*) FROM files WHERE workspace = %(w)s AND repo = %(r)s "
+            "AND decode_error IS NOT NULL)",
             {"w": self.ws, "r": repo},
         )[0]
-        keys = ("files", "symbols", "chunks", "tombstones", "parse_errors")
+        keys = ("files", "symbols", "chunks", "tombstones", "parse_errors", "decode_errors")
         return {k: int(v) for k, v in zip(keys, row, strict=True)}
 
     # -- symbols ----------------------------------------------------------------------
@@ -376,9 +378,11 @@ class PgCatalog:
         if q.name_folded is not None:
             add("(lower(name) = %s OR lower(qualified_name) = %s)", *[q.name_folded.lower()] * 2)
         if q.qualified_suffix is not None:
-            add("qualified_name LIKE %s", "%" + like_pattern(q.qualified_suffix))
+            # right() and strpos() take the text as it is: no wildcard or escape to get
+            # wrong, whatever the length.
+            add("right(qualified_name, %s) = %s", len(q.qualified_suffix), q.qualified_suffix)
         if q.name_contains is not None:
-            add("name LIKE %s", "%" + like_pattern(q.name_contains) + "%")
+            add("strpos(name, %s) > 0", q.name_contains)
         if q.repo is not None:
             add("repo = %s", q.repo)
         if q.files is not None:

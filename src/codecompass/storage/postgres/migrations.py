@@ -225,6 +225,18 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # How bytes invalid in a file's encoding were read (codecompass.decoding). Files
+        # indexed before held U+FFFD where such bytes were: their mtime is cleared so the
+        # next run reads them again and records the note.
+        # As SQLite's 0006: every file is read again (redaction before storing, trailing
+        # blanks kept, decoding problems recorded).
+        "0002_files_decode_error_read_again",
+        """
+        ALTER TABLE files ADD COLUMN decode_error TEXT COLLATE "C";
+        UPDATE files SET mtime_ns = -1;
+        """,
+    ),
 ]
 
 # pg_advisory_lock key under which migrations run (two processes opening a new

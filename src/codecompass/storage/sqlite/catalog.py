@@ -30,7 +30,6 @@ from codecompass.storage.rows import (
     FILE_COLUMNS,
     SYMBOL_COLUMNS,
     SYMBOL_FIELDS,
-    like_pattern,
     symbol_record,
 )
 from codecompass.storage.sqlite.db import Database
@@ -174,11 +173,12 @@ class SQLiteCatalog:
                 ],
             )
             conn.execute(
-                f"INSERT INTO files({FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                f"INSERT INTO files({FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(repo, path) DO UPDATE SET language = excluded.language, "
                 "size = excluded.size, mtime_ns = excluded.mtime_ns, "
                 "file_hash = excluded.file_hash, line_count = excluded.line_count, "
-                "parse_error = excluded.parse_error, indexed_at = excluded.indexed_at",
+                "parse_error = excluded.parse_error, indexed_at = excluded.indexed_at, "
+                "decode_error = excluded.decode_error",
                 (
                     f.repo,
                     f.path,
@@ -189,6 +189,7 @@ class SQLiteCatalog:
                     f.line_count,
                     f.parse_error,
                     now,
+                    f.decode_error,
                 ),
             )
             if content.facts is not None:
@@ -243,6 +244,9 @@ class SQLiteCatalog:
             "parse_errors": one(
                 "SELECT count(*) FROM files WHERE repo = ? AND parse_error IS NOT NULL"
             ),
+            "decode_errors": one(
+                "SELECT count(*) FROM files WHERE repo = ? AND decode_error IS NOT NULL"
+            ),
         }
 
     # -- symbols ----------------------------------------------------------------------
@@ -267,12 +271,14 @@ class SQLiteCatalog:
         if query.name_folded is not None:
             clauses.append("(lower(name) = ? OR lower(qualified_name) = ?)")
             params.extend([query.name_folded.lower()] * 2)
-        if query.qualified_suffix is not None:
-            clauses.append("qualified_name LIKE ? ESCAPE '\\'")
-            params.append("%" + like_pattern(query.qualified_suffix))
+        # Not LIKE: SQLite refuses a pattern over 50,000 bytes ("pattern too complex").
+        # lower() folds ASCII only, as LIKE did, so matches are unchanged.
+        if query.qualified_suffix:
+            clauses.append("lower(substr(qualified_name, ?)) = lower(?)")
+            params.extend([-len(query.qualified_suffix), query.qualified_suffix])
         if query.name_contains is not None:
-            clauses.append("name LIKE ? ESCAPE '\\'")
-            params.append("%" + like_pattern(query.name_contains) + "%")
+            clauses.append("instr(lower(name), lower(?)) > 0")
+            params.append(query.name_contains)
         if query.repo is not None:
             clauses.append("repo = ?")
             params.append(query.repo)

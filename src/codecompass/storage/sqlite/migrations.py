@@ -208,6 +208,19 @@ MIGRATIONS: list[tuple[str, str]] = [
         DROP INDEX chunks_by_status;
         """,
     ),
+    (
+        # How bytes invalid in a file's encoding were read (codecompass.decoding). Files
+        # indexed before held U+FFFD where such bytes were: their mtime is cleared so the
+        # next run reads them again and records the note.
+        # Every file is read again by the next run: this version stores text redacted
+        # of secrets, with trailing blanks kept, and records decoding problems (invalid
+        # bytes used to become U+FFFD silently).
+        "0006_files_decode_error_read_again",
+        """
+        ALTER TABLE files ADD COLUMN decode_error TEXT;
+        UPDATE files SET mtime_ns = -1;
+        """,
+    ),
 ]
 
 

@@ -1,0 +1,113 @@
+"""Turn a file's bytes into text, the same way for indexing and for `open_file`.
+
+Both must read a file alike, or the lines search points at are not the lines
+`open_file` shows. The rules:
+
+* a byte-order mark names the encoding: UTF-8, UTF-16 LE/BE or UTF-32 LE/BE; the mark is
+  not part of the text. UTF-16 text is half NUL bytes, so the binary test (`sniff_text`)
+  looks for a mark before it looks for NULs; without a mark, a NUL means binary;
+* without a mark the bytes are UTF-8;
+* bytes that are invalid in that encoding are never replaced silently. In a UTF-8 file
+  each invalid byte is read as Windows-1252, by far the usual reason for one (text saved
+  by a Latin-1 or Windows editor): `caf\\xe9` reads `café`, and the valid UTF-8 around
+  it keeps its meaning. The five bytes Windows-1252 leaves undefined, and invalid
+  UTF-16/32 code units, become U+FFFD. Either way `Decoded.problem` says what was done
+  and where; the index stores it per file (`FileRecord.decode_error`) and counts it.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+
+# UTF-32-LE's mark starts with UTF-16-LE's, so it is tested first.
+_MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_FALLBACK = "codecompass.cp1252"
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    text: str
+    encoding: str  # the codec that read the bytes after any mark: "utf-8", "utf-16-le", …
+    problem: str | None = None  # how invalid bytes were read; None when there were none
+
+
+def _cp1252_bytes(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    bad = exc.object[exc.start : exc.end]
+    return bad.decode("cp1252", errors="replace"), exc.end
+
+
+codecs.register_error(_FALLBACK, _cp1252_bytes)
+
+
+def _mark(data: bytes) -> tuple[str, int] | None:
+    """The encoding a byte-order mark at the start of `data` names, and the mark's length."""
+    for mark, encoding in _MARKS:
+        if data.startswith(mark):
+            return encoding, len(mark)
+    return None
+
+
+def sniff_text(head: bytes) -> bytes | None:
+    """A file's first bytes as UTF-8 (for rules that read the head), or None if binary.
+
+    Binary is a NUL byte, or, after a UTF-16/32 mark, a head that does not decode or
+    decodes to a NUL character. A head cut inside a character is fine; invalid UTF-8 is
+    not binary (`decode_text` reads and reports it)."""
+    found = _mark(head)
+    if found is not None and found[0] == "utf-8":
+        head = head[found[1] :]
+    elif found is not None:
+        encoding, start = found
+        decoder = codecs.getincrementaldecoder(encoding)()
+        try:
+            text = decoder.decode(head[start:], final=False)
+        except UnicodeDecodeError:
+            return None
+        return None if "\0" in text else text.encode("utf-8")
+    return None if b"\0" in head else head
+
+
+def decode_text(data: bytes) -> Decoded:
+    """The text of a file's bytes, with a note when some bytes were invalid."""
+    encoding, start = _mark(data) or ("utf-8", 0)
+    body = memoryview(data)[start:]
+    try:
+        return Decoded(str(body, encoding), encoding)
+    except UnicodeDecodeError as exc:
+        first = exc.start
+    line = _line_at(bytes(body[:first]), encoding)
+    if encoding == "utf-8":
+        text = str(body, encoding, _FALLBACK)
+        valid = str(body, encoding, "ignore")  # what decodes, invalid bytes left out
+        bad = len(body) - len(valid.encode(encoding))
+        undefined = text.count("\ufffd") - valid.count("\ufffd")
+        problem = f"not valid UTF-8: {_plural(bad, 'byte')} read as Windows-1252 ({line})"
+        if undefined:
+            problem += f"; {undefined} of them undefined there, replaced with U+FFFD"
+        return Decoded(text, encoding, problem)
+    text = str(body, encoding, "replace")
+    replaced = len(text) - len(str(body, encoding, "ignore"))
+    unit = "code unit" if encoding.startswith("utf-16") else "character"
+    name = encoding.upper()
+    return Decoded(
+        text, encoding, f"not valid {name}: {_plural(replaced, unit)} replaced with U+FFFD ({line})"
+    )
+
+
+def _line_at(valid_prefix: bytes, encoding: str) -> str:
+    text = valid_prefix.decode(encoding, errors="replace")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").count("\n") + 1
+    return f"first on line {lines}"
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

@@ -1,0 +1,160 @@
+"""Files that are not plain UTF-8: byte-order marks pick the encoding, and bytes that
+are invalid in it are read in a named way and reported, never changed silently."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+import pytest
+
+from codecompass.decoding import decode_text, sniff_text
+from codecompass.engine import Engine
+from tests.conftest import TinyEmbedder, git, make_git_repo
+from tests.peek import peek
+
+CODE = """\
+\"\"\"Greetings.\"\"\"
+
+
+def greet(name):
+    return "héllo " + name
+
+
+class Door:
+    pass
+"""
+ENCODED = {
+    "le.py": codecs.BOM_UTF16_LE + CODE.encode("utf-16-le"),
+    "be.py": codecs.BOM_UTF16_BE + CODE.encode("utf-16-be"),
+    "sig.py": codecs.BOM_UTF8 + CODE.encode("utf-8"),
+    "crlf.py": codecs.BOM_UTF16_LE + CODE.replace("\n", "\r\n").encode("utf-16-le"),
+}
+# Text from a Latin-1/Windows editor: é, “ and ” as single bytes.
+LEGACY = b"# caf\xe9 menu\n\n\ndef order(item):\n    return \x93\xe9\x94 + item\n"
+
+
+def open_engine(tmp_path: Path) -> Engine:
+    root, data = tmp_path / "proj", tmp_path / "data"
+    return Engine.for_repo(root, data_dir=data, embedder=TinyEmbedder())[0]
+
+
+def write_repo(root: Path, files: dict[str, bytes]) -> Path:
+    make_git_repo(root, {"README.md": "# Proj\n"})
+    for rel, data in files.items():
+        (root / rel).write_bytes(data)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "files")
+    return root
+
+
+# --- decode_text and sniff_text ------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(ENCODED))
+def test_a_byte_order_mark_names_the_encoding(name: str) -> None:
+    decoded = decode_text(ENCODED[name])
+    assert decoded.text.replace("\r\n", "\n") == CODE
+    assert decoded.problem is None
+
+
+def test_utf32_with_a_mark_and_plain_utf8_decode_cleanly() -> None:
+    assert decode_text(codecs.BOM_UTF32_LE + CODE.encode("utf-32-le")).text == CODE
+    assert decode_text(codecs.BOM_UTF32_BE + CODE.encode("utf-32-be")).text == CODE
+    plain = decode_text(CODE.encode("utf-8"))
+    assert (plain.text, plain.encoding, plain.problem) == (CODE, "utf-8", None)
+
+
+def test_invalid_utf8_bytes_are_read_as_cp1252_and_named() -> None:
+    decoded = decode_text(LEGACY)
+    assert decoded.text == "# café menu\n\n\ndef order(item):\n    return “é” + item\n"
+    assert decoded.problem == "not valid UTF-8: 4 bytes read as Windows-1252 (first on line 1)"
+    # Valid UTF-8 around a stray byte keeps its meaning; a byte cp1252 leaves undefined
+    # becomes U+FFFD, and the note says so.
+    mixed = decode_text("naïve\n".encode() + b"x = '\xe9'\ny = '\x81'\n")
+    assert mixed.text == "naïve\nx = 'é'\ny = '\ufffd'\n"
+    assert mixed.problem == (
+        "not valid UTF-8: 2 bytes read as Windows-1252 (first on line 2); "
+        "1 of them undefined there, replaced with U+FFFD"
+    )
+
+
+def test_invalid_utf16_units_are_replaced_and_named() -> None:
+    data = codecs.BOM_UTF16_LE + "a\nb\n".encode("utf-16-le") + b"\x00\xd8" + b"c\x00"
+    decoded = decode_text(data)
+    assert decoded.text == "a\nb\n\ufffdc"
+    assert decoded.problem == (
+        "not valid UTF-16-LE: 1 code unit replaced with U+FFFD (first on line 3)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        (b"print('hi')\n", b"print('hi')\n"),
+        (codecs.BOM_UTF8 + b"x = 1\n", b"x = 1\n"),
+        (codecs.BOM_UTF16_LE + "x = 'é'\n".encode("utf-16-le"), "x = 'é'\n".encode()),
+        (codecs.BOM_UTF16_BE + "x = 1\n".encode("utf-16-be"), b"x = 1\n"),
+        # a head cut inside a code unit or a surrogate pair is still text
+        (codecs.BOM_UTF16_LE + "ab".encode("utf-16-le")[:-1], b"a"),
+        (codecs.BOM_UTF16_LE + "a😀".encode("utf-16-le")[:-2], b"a"),
+        (b"abc\0def", None),
+        ("h\0i\0".encode("ascii"), None),  # UTF-16 without a mark: not told from binary
+        (codecs.BOM_UTF8 + b"a\0b", None),
+        (codecs.BOM_UTF16_LE + "a\0b".encode("utf-16-le"), None),
+        (codecs.BOM_UTF16_LE + b"\x00\xd8\x00\xd8" * 8, None),  # lone surrogates
+        (codecs.BOM_UTF32_LE + b"\xff\xff\xff\xff", None),
+    ],
+)
+def test_sniff_text(head: bytes, expected: bytes | None) -> None:
+    assert sniff_text(head) == expected
+
+
+# --- the pipeline and open_file -------------------------------------------------------
+
+
+def test_files_with_a_byte_order_mark_are_indexed_with_right_lines(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "proj", {**ENCODED, "blob.dat": b"\x00\x01\x02binary"})
+    with open_engine(tmp_path) as engine:
+        stats = engine.index(root)
+        assert stats.skipped == {"binary": 1}  # blob.dat only
+        assert stats.new == 5 and stats.decode_errors == 0
+        rows = peek(
+            engine,
+            "SELECT path, qualified_name, start_line, end_line FROM symbols ORDER BY path, name",
+        )
+        for name in ENCODED:
+            assert (name, "Door", 8, 9) in rows and (name, "greet", 4, 5) in rows
+        texts = peek(engine, "SELECT text FROM chunks WHERE symbol = 'greet'")
+        assert {t for (t,) in texts} == {'def greet(name):\n    return "héllo " + name'}
+        hits = engine.search("greet héllo", k=10)
+        assert {h.path for h in hits} >= set(ENCODED)
+        for name in ENCODED:
+            view = engine.open_file(name, 4, 5)
+            assert view.text == 'def greet(name):\n    return "héllo " + name'
+            assert view.total_lines == 9
+
+
+def test_invalid_utf8_is_indexed_readably_and_reported(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "proj", {"menu.py": LEGACY})
+    note = "not valid UTF-8: 4 bytes read as Windows-1252 (first on line 1)"
+    with open_engine(tmp_path) as engine:
+        stats = engine.index(root)
+        assert (stats.decode_errors, stats.decode_examples) == (1, ["menu.py"])
+        assert stats.as_dict()["decode_errors"] == 1
+        flagged = "SELECT path, decode_error FROM files WHERE decode_error IS NOT NULL"
+        assert peek(engine, flagged) == [("menu.py", note)]
+        texts = peek(engine, "SELECT text FROM chunks WHERE symbol = 'order'")
+        assert texts == [("def order(item):\n    return “é” + item",)]
+        assert "\ufffd" not in engine.open_file("menu.py").text
+        assert engine.open_file("menu.py", 1, 1).text == "# café menu"
+        (repo,) = engine.status()["repos"]
+        assert repo["decode_errors"] == 1
+        assert repo["decode_error_files"] == [{"path": "menu.py", "problem": note}]
+
+        # Saved again as UTF-8, the same text is no longer a decode error.
+        (root / "menu.py").write_bytes(LEGACY.decode("cp1252").encode("utf-8"))
+        stats = engine.index(root)
+        assert stats.decode_errors == 0 and stats.changed == 1
+        assert peek(engine, "SELECT count(*) FROM files WHERE decode_error IS NOT NULL") == [(0,)]
+        assert engine.status()["repos"][0]["decode_error_files"] == []

@@ -1,0 +1,284 @@
+"""What a newcomer meets first (issue 13): output a pipe can trust, filters that say
+when they cannot match, errors in the interface's own words, and JSON errors for
+programs. The real embedding model, through click."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from codecompass.cli import main, parse_location
+from codecompass.errors import InputError
+from codecompass.mcp_config import CLIENTS as MCP_CLIENTS
+from tests.conftest import make_git_repo
+
+LONG_COMMENT = "# " + " ".join(f"word{i}" for i in range(60))  # about 420 characters
+BILLING = f'''"""Billing helpers."""
+
+
+def charge_card(card: str, cents: int) -> str:
+    {LONG_COMMENT}
+    receipt = {{"[bold]card": card, "cents": cents}}   \t
+    return f"charged {{cents}} to {{card}}"
+'''
+UTILS = '''def format_cents(cents: int) -> str:
+    """Render cents as a price such as 12.50."""
+    return f"{cents / 100:.2f}"
+'''
+CHECKOUT = """from billing.charge import charge_card
+
+
+def checkout(card: str) -> str:
+    return charge_card(card, 100)
+"""
+TEST_HELPERS = """from billing.charge import charge_card
+
+
+def fake_card() -> str:
+    return "4242"
+
+
+def test_charge() -> None:
+    assert charge_card(fake_card(), 1)
+"""
+README = '# <img alt="shop" src="logo.svg">\n\n## Usage\n\nCall checkout.\n'
+
+
+@pytest.fixture(scope="module")
+def two_repos(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("first-hour")
+    data = root / "data"
+    shop = {
+        "billing/charge.py": BILLING,
+        "billing/checkout.py": CHECKOUT,
+        "tests/test_billing.py": TEST_HELPERS,
+        "README.md": README,
+        "logo.png": "\x89PNG\r\n\x1a\n\x00\x00binary",
+    }
+    for name, files in [("shop", shop), ("utils", {"money.py": UTILS})]:
+        repo = make_git_repo(root / name, files)
+        result = CliRunner().invoke(main, ["index", str(repo), "--data-dir", str(data), "--json"])
+        assert result.exit_code == 0, result.output
+    return data
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_snippets_in_a_pipe_are_the_source_lines(two_repos: Path) -> None:
+    code, out, _ = run(
+        "search", "charge_card", "--data-dir", str(two_repos), "--detail", "full", "-k", "1"
+    )
+    assert code == 0
+    function = BILLING[BILLING.index("def charge_card") :].rstrip("\n")
+    assert function in out  # not wrapped at 80 columns, trailing blanks kept, no markup
+    assert out.count("\n") == 1 + function.count("\n") + 1  # header, the code, nothing else
+
+
+def test_results_name_their_repository_when_several_are_indexed(two_repos: Path) -> None:
+    code, out, _ = run("search", "format cents as a price", "--data-dir", str(two_repos), "-k", "1")
+    assert code == 0 and out.startswith("1. utils/money.py:1-3  function format_cents")
+    code, out, _ = run("search", "format cents", "--data-dir", str(two_repos), "--files", "-k", "1")
+    assert out.startswith("1. utils/money.py  ")
+
+
+def test_filters_that_cannot_match_are_errors_listing_the_valid_values(two_repos: Path) -> None:
+    data = str(two_repos)
+    code, _, err = run("search", "charge", "--data-dir", data, "--lang", "cobol")
+    assert code == 1
+    assert "Unknown language 'cobol'; use one of: c, cpp, csharp, go, java," in err
+    code, _, err = run("search", "charge", "--data-dir", data, "--kind", "func")
+    assert code == 1 and "Unknown kind 'func'; use one of: class, enum, function," in err
+    code, _, err = run("search", "charge", "--data-dir", data, "--repo", "nope")
+    assert code == 1 and "Unknown repository 'nope'; indexed: shop, utils." in err
+
+
+def test_filter_values_are_normalized(two_repos: Path) -> None:
+    def paths(*options: str) -> list[str]:
+        code, out, _ = run(
+            "search", "charge card", "--data-dir", str(two_repos), "--json", *options
+        )
+        assert code == 0, out
+        return [f"{r['repo']}/{r['path']}" for r in json.loads(out)["results"]]
+
+    python = {
+        "shop/billing/charge.py",
+        "shop/billing/checkout.py",
+        "shop/tests/test_billing.py",
+        "utils/money.py",
+    }
+    assert set(paths("--lang", "Python")) == python
+    assert paths("--lang", "py") == paths("--lang", "python")
+    assert set(paths("--path", "./billing")) == {
+        "shop/billing/charge.py",
+        "shop/billing/checkout.py",
+    }
+    assert paths("--path", "./billing") == paths("--path", "billing")
+    assert set(paths("--kind", "FUNCTION", "--repo", "utils")) == {"utils/money.py"}
+
+
+def test_errors_with_json_are_json_on_stdout(two_repos: Path) -> None:
+    code, out, err = run("search", "x", "--data-dir", str(two_repos), "--lang", "cobol", "--json")
+    assert code == 1 and err == ""
+    error = json.loads(out)["error"]
+    assert error["code"] == "invalid_argument" and error["message"].startswith("Unknown language")
+    code, out, _ = run(
+        "open", "money.py:9-3", "--data-dir", str(two_repos), "--repo", "utils", "--json"
+    )
+    assert code == 1 and json.loads(out)["error"]["code"] == "out_of_range"
+
+
+def test_open_says_what_is_wrong_with_a_range(two_repos: Path) -> None:
+    data = str(two_repos)
+    code, _, err = run("open", "money.py:3-1", "--data-dir", data, "--repo", "utils")
+    assert code == 1
+    assert "Line range 3-1 is reversed; swap them: money.py:1-3." in err
+    for bad in ("money.py:-5", "money.py:0", "money.py:1-2-3", "money.py:2-0"):
+        code, _, err = run("open", bad, "--data-dir", data, "--repo", "utils")
+        assert code == 1 and "Bad line range" in err and "Traceback" not in err, bad
+    code, out, _ = run("open", "money.py:2-", "--data-dir", data, "--repo", "utils")
+    assert code == 0 and out.endswith(UTILS[UTILS.index('    """Render') :])
+
+
+def test_parse_location_forms() -> None:
+    assert parse_location("a/b.py:10-20") == ("a/b.py", 10, 20)
+    assert parse_location("a/b.py:7") == ("a/b.py", 7, 7)
+    assert parse_location("a/b.py:7-") == ("a/b.py", 7, None)
+    assert parse_location("a/b.py") == ("a/b.py", None, None)
+    assert parse_location("C:/x.py") == ("C:/x.py", None, None)
+    assert parse_location("notes:todo.md") == ("notes:todo.md", None, None)
+    with pytest.raises(InputError, match="Bad line range '-5'"):
+        parse_location("types.py:-5")
+
+
+def test_index_names_what_it_skipped(tmp_path: Path) -> None:
+    repo = make_git_repo(tmp_path / "r", {"a.py": "x = 1\n", "logo.png": "\x89PNG\x00\x00"})
+    code, out, _ = run("index", str(repo), "--data-dir", str(tmp_path / "d"))
+    assert code == 0 and "binary 1 (logo.png)" in out
+
+
+def test_callers_read_left_to_right(two_repos: Path) -> None:
+    code, out, _ = run("callers", "charge_card", "--data-dir", str(two_repos), "--repo", "shop")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "Callers of shop/billing/charge.py#charge_card"
+    assert any(
+        line.startswith("  shop/billing/checkout.py#checkout —calls→ this  ") for line in lines
+    ), out
+
+
+def test_overview_counts_agree_with_status_and_put_tests_last(two_repos: Path) -> None:
+    code, out, _ = run("status", "--data-dir", str(two_repos), "--json")
+    shop = next(r for r in json.loads(out)["repos"] if r["id"] == "shop")
+    code, out, _ = run("overview", "--data-dir", str(two_repos), "--repo", "shop", "--json")
+    assert code == 0, out
+    overview = json.loads(out)
+    head = overview["text"].splitlines()[0]
+    assert f"{shop['files']} files, {shop['symbols']} symbols (" in head
+    assert f"{shop['symbols'] - 2} in code, 2 document sections" in head  # README: 2 headings
+    paths = [f["path"] for f in overview["files"]]
+    assert paths[-1] == "tests/test_billing.py"
+    assert max(f["importance"] for f in overview["files"]) == 1.0
+
+
+def test_readme_headings_are_words(two_repos: Path) -> None:
+    code, out, _ = run("symbol", "Usage", "--data-dir", str(two_repos), "--json")
+    assert code == 0
+    assert [m["qualified_name"] for m in json.loads(out)["matches"]][:1] == ["shop > Usage"]
+
+
+def test_a_repository_root_is_refused_as_data_dir(tmp_path: Path) -> None:
+    repo = make_git_repo(tmp_path / "r", {"a.py": "x = 1\n"})
+    (repo / "notes.txt").write_text("untracked\n", encoding="utf-8")
+    code, _, err = run("search", "x", "--data-dir", str(repo))
+    assert code == 1 and "is a repository, not an index" in err
+    code, _, err = run("index", str(repo), "--data-dir", str(repo))
+    assert code == 1 and "is the root of a git repository, not a data folder" in err
+    assert sorted(p.name for p in repo.iterdir()) == [".git", "a.py", "notes.txt"]
+    other = tmp_path / "docs"
+    other.mkdir()
+    (other / "report.md").write_text("mine\n", encoding="utf-8")
+    code, _, err = run("index", str(repo), "--data-dir", str(other))
+    assert code == 1 and "already holds files the index did not create (report.md)" in err
+    assert [p.name for p in other.iterdir()] == ["report.md"]
+
+
+def test_indexing_a_folder_inside_a_repository_says_what_to_do(tmp_path: Path) -> None:
+    repo = make_git_repo(tmp_path / "r", {"lib/a.py": "x = 1\n", "b.py": "y = 2\n"})
+    code, _, err = run("index", str(repo / "lib"))
+    assert code == 1
+    assert f"is a folder inside the git repository {repo}" in err
+    assert "--path lib/" in err
+    assert not (repo / "lib" / ".codecompass").exists()
+
+
+@pytest.mark.parametrize("client", MCP_CLIENTS)
+def test_mcp_config_prints_a_ready_entry_with_absolute_paths(two_repos: Path, client: str) -> None:
+    code, out, err = run("mcp-config", client, "--data-dir", str(two_repos))
+    assert code == 0 and "Put this in " in err
+    if client == "codex":
+        entry = tomllib.loads(out)["mcp_servers"]["codecompass"]
+        command = [entry["command"], *entry["args"]]
+    else:
+        parsed = json.loads(out)
+        key = {"vscode": "servers", "opencode": "mcp"}.get(client, "mcpServers")
+        entry = parsed[key]["codecompass"]
+        if client == "opencode":
+            assert entry["type"] == "local" and entry["enabled"] is True
+            command = entry["command"]
+        else:
+            assert entry.get("type", "stdio") == "stdio"
+            command = [entry["command"], *entry["args"]]
+    assert Path(command[0]).is_absolute() and Path(command[0]).exists()
+    assert command[-3:] == ["serve", "--data-dir", str(two_repos.resolve())]
+
+
+def test_the_printed_entry_starts_a_working_server(two_repos: Path) -> None:
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    _, out, _ = run("mcp-config", "claude-code", "--data-dir", str(two_repos))
+    entry = json.loads(out)["mcpServers"]["codecompass"]
+    params = StdioServerParameters(command=entry["command"], args=entry["args"])
+
+    async def session() -> list[str]:
+        async with Client(params, read_timeout_seconds=60) as client:
+            status = await client.call_tool("index_status", {})
+            assert not status.is_error
+            return sorted(t.name for t in (await client.list_tools()).tools)
+
+    assert "search_code" in anyio.run(session)
+
+
+def test_doctor_checks_the_install_and_the_index(tmp_path: Path) -> None:
+    code, out, _ = run("doctor", "--data-dir", str(tmp_path / "none"), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["ok"] is True
+    statuses = {c["name"]: c["status"] for c in report["checks"]}
+    assert statuses == {
+        "install": "ok",
+        "grammars": "ok",
+        "mcp": "ok",
+        "config": "ok",
+        "model": "ok",
+        "index": "warn",
+    }
+    repo = make_git_repo(tmp_path / "r", {"a.py": "def a():\n    return 1\n"})
+    data = tmp_path / "d"
+    assert run("index", str(repo), "--data-dir", str(data), "--json")[0] == 0
+    code, out, _ = run("doctor", "--data-dir", str(data), "--json")
+    statuses = {c["name"]: c["status"] for c in json.loads(out)["checks"]}
+    assert code == 0 and statuses["vectors"] == "ok" and statuses["freshness"] == "ok"
+    (repo / "b.py").write_text("b = 2\n", encoding="utf-8")
+    shutil.rmtree(data / "vectors")  # planted damage: every vector gone
+    code, out, _ = run("doctor", "--data-dir", str(data))
+    assert code == 1
+    assert "FAIL vectors" in out and "0 vectors for 1 active chunk\n" in out
+    assert "warn freshness" in out and "1 file added, changed or removed" in out
