@@ -265,13 +265,6 @@ class Engine:
             )
         return self._embedder
 
-    def warm_up(self) -> None:
-        """Load a local embedding model now, so that the first query does not wait for
-        it (a server calls this while the client connects). A remote provider is left
-        alone: no request is made before one is needed."""
-        if self._embedder is not None or self.settings.embedder.provider != "openai":
-            self.embedder.embed(["warm up"])
-
     @property
     def backend(self) -> Backend:
         """The storage backend (protocol-typed stores, no connections)."""

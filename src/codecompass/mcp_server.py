@@ -204,26 +204,12 @@ class ServerState:
         """Open the index now if there is one; a problem is reported by each tool call
         (not_indexed, data_dir, …) rather than stopping the server."""
         try:
-            engine = self.engine()
-            engine.backend  # noqa: B018  (opens storage and applies migrations once)
+            self.engine().backend  # noqa: B018  (opens storage and applies migrations once)
         except NotIndexedError:
             pass
         except CodeCompassError as exc:
             log.warning("The index is not usable yet: %s", exc)
             self.close()
-        else:
-            # The model loads while the client connects and lists the tools; the
-            # embedder object exists first, so a call arriving meanwhile waits for this
-            # load instead of starting another.
-            engine.embedder  # noqa: B018
-            threading.Thread(target=self._warm_up, args=(engine,), daemon=True).start()
-
-    @staticmethod
-    def _warm_up(engine: Engine) -> None:
-        try:
-            engine.warm_up()
-        except Exception as exc:  # the first call reports the problem properly
-            log.warning("Could not load the embedding model ahead of the first call: %s", exc)
 
     def close(self) -> None:
         if self._engine is not None:
