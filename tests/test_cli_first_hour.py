@@ -282,3 +282,27 @@ def test_doctor_checks_the_install_and_the_index(tmp_path: Path) -> None:
     assert code == 1
     assert "FAIL vectors" in out and "0 vectors for 1 active chunk\n" in out
     assert "warn freshness" in out and "1 file added, changed or removed" in out
+
+
+def test_errors_name_the_interface_in_use(two_repos: Path) -> None:
+    code, _, err = run("open", "nosuch.go", "--data-dir", str(two_repos), "--repo", "utils")
+    assert code == 1 and "Find it with `codecompass search` or `codecompass symbol`." in err
+    assert "search_code" not in err
+    code, _, err = run("callers", "no_such_function", "--data-dir", str(two_repos))
+    assert code == 1 and "`codecompass symbol no_such_function`" in err
+
+
+def test_every_command_shows_an_example() -> None:
+    import click
+
+    def commands(group: click.Group, prefix: str) -> list[tuple[str, click.Command]]:
+        found: list[tuple[str, click.Command]] = []
+        for name, command in group.commands.items():
+            if isinstance(command, click.Group):
+                found += commands(command, f"{prefix}{name} ")
+            else:
+                found.append((prefix + name, command))
+        return found
+
+    missing = [name for name, c in commands(main, "") if "Examples:" not in (c.help or "")]
+    assert missing == []

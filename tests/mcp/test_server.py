@@ -273,6 +273,9 @@ def test_graph_tools_answer_with_paths_and_confidences(shop: Shop, onnx: Embedde
     assert token is not None and "[REDACTED:github_token]" in json.dumps(token)
     assert not any(c in text_of(r) for r in results for c in CANARIES)
     assert missing is not None and error_of(results[-1])["code"] == "not_found"
+    message = error_of(results[-1])["message"]  # the agent's next step, not a CLI command
+    assert message.endswith("find_symbol (name='no_such_symbol').")
+    assert "codecompass" not in message
 
 
 def test_no_index_yet(tmp_path: Path, onnx: Embedder) -> None:
