@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from codecompass.graph.link import link
-from tests.graph.helpers import add_fixture, edges, workspace
+from tests.graph.helpers import LINK_TYPES, add_fixture, edges, workspace
 from tests.peek import peek, tamper
 
 P = "shop/shop"
@@ -137,3 +139,32 @@ def test_edges_are_indexed_in_both_directions(tmp_path: Path) -> None:
             )
         )
         assert "edges_in" in plan
+
+
+def test_a_run_killed_in_the_link_stage_is_finished_by_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 14, defect 1: the rerun found nothing to do and the keyword edges and the
+    # importance rows stayed missing until `--full`.
+    import codecompass.graph.link as link_module
+
+    with workspace(tmp_path / "clean") as clean:
+        add_fixture(clean, tmp_path / "clean", "python", "shop")
+        expected = edges(clean, ("keyword", *LINK_TYPES))
+        expected_importance = peek(clean, "SELECT id, importance FROM graph_nodes ORDER BY id")
+    assert any(e[2] == "keyword" for e in expected) and expected_importance
+
+    def killed(backend: object) -> list[object]:
+        raise KeyboardInterrupt  # what a kill looks like between two steps
+
+    with workspace(tmp_path / "killed") as engine:
+        monkeypatch.setattr(link_module, "compute_importance", killed)
+        with pytest.raises(KeyboardInterrupt):
+            add_fixture(engine, tmp_path / "killed", "python", "shop")
+        monkeypatch.undo()
+        stats = engine.index(tmp_path / "killed" / "shop", name="shop")
+        assert stats.graph["changed"] > 0
+        assert edges(engine, ("keyword", *LINK_TYPES)) == expected
+        assert peek(engine, "SELECT id, importance FROM graph_nodes ORDER BY id") == (
+            expected_importance
+        )

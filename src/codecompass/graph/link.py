@@ -190,8 +190,7 @@ def link(
                     OwnedEdges(repo, path, RESOLVED_TYPES, result.edges, deps, result.http)
                 )
                 stats.edges_written += len(result.edges)
-            batch = {(o.repo, o.path) for o in owned}
-            backend.edges.write_links(LinkUpdate(owned=owned, linked=sorted(changed & batch)))
+            backend.edges.write_links(LinkUpdate(owned=owned))
         stats.resolved = len(todo)
     with _Clock(stats, "http"):
         stats.edges_written += relink_http(backend)
@@ -209,6 +208,9 @@ def link(
     if options.importance:
         with _Clock(stats, "importance"):
             backend.edges.write_links(LinkUpdate(importance=compute_importance(backend)))
+    # Only now are the changed files linked: a run killed in any step above leaves
+    # them unlinked, and the next run redoes every step for them (each is idempotent).
+    backend.edges.write_links(LinkUpdate(linked=sorted(changed)))
     return stats
 
 
