@@ -554,3 +554,21 @@ def test_a_thousand_files_are_discovered_quickly(tmp_path: Path, mode: Mode) -> 
 )
 def test_sniff(head: bytes, path: str, expected: str | None) -> None:
     assert sniff(head, path) == expected
+
+
+def test_a_tree_thousands_of_folders_deep_is_walked(tmp_path: Path, mode: Mode) -> None:
+    # Issue 14, defect 8: a recursive walk ended the whole run with a RecursionError.
+    root = tmp_path / "proj"
+    deep = "d/" * 1500
+    folder = root
+    for _ in range(1500):  # os.makedirs itself recurses
+        folder = folder / "d"
+        folder.mkdir(parents=folder.parent == root)
+    write(root, "top.py", "x = 1\n")
+    write(root, deep + "bottom.py", "y = 2\n")
+    write(root, "d/.gitignore", "*.log\n")
+    write(root, deep + "noise.log", "ignored by d/.gitignore\n")
+
+    result = discover(mode(root))
+
+    assert paths(result) == ["d/.gitignore", deep + "bottom.py", "top.py"]

@@ -279,12 +279,14 @@ class _Classifier:
 
     def _safe_dir(self, rel_dir: str) -> bool:
         """False when `rel_dir` or a directory above it (inside root) is a symlink."""
-        known = self.dir_is_safe.get(rel_dir)
-        if known is not None:
-            return known
-        parent = rel_dir.rpartition("/")[0]
-        safe = self._safe_dir(parent) and not os.path.islink(self.root / rel_dir)
-        self.dir_is_safe[rel_dir] = safe
+        unknown: list[str] = []  # from rel_dir up to the nearest folder already judged
+        while rel_dir not in self.dir_is_safe:
+            unknown.append(rel_dir)
+            rel_dir = rel_dir.rpartition("/")[0]
+        safe = self.dir_is_safe[rel_dir]
+        for folder in reversed(unknown):  # top down, without recursion (deep trees)
+            safe = safe and not os.path.islink(self.root / folder)
+            self.dir_is_safe[folder] = safe
         return safe
 
     def path_reason(self, path: str) -> str | None:
@@ -402,23 +404,36 @@ class _Ignores:
 
 
 def _walk(root: Path, classifier: _Classifier) -> Iterator[str]:
-    """Yield repo-relative paths of every non-directory entry a git-less walk keeps."""
-    ignores = _Ignores()
+    """Yield repo-relative paths of every non-directory entry a git-less walk keeps.
 
-    def visit(prefix: str, abs_dir: str) -> Iterator[str]:
+    The walk keeps its own stack, not Python's: a tree thousands of folders deep must
+    not end the run with a RecursionError. A `None` on the stack marks where a folder's
+    .gitignore stops applying (after all of its subfolders)."""
+    ignores = _Ignores()
+    todo: list[tuple[str, str] | None] = [("", str(root))]
+    while todo:
+        item = todo.pop()
+        if item is None:
+            ignores.stack.pop()
+            continue
+        prefix, abs_dir = item
         try:
             with os.scandir(abs_dir) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
             if prefix:
                 classifier.result.skip("unreadable", prefix)
-            return
-        pushed = False
+            continue
         for entry in entries:
             # A symlinked .gitignore is not read: it could point outside the root (git
             # itself refuses them).
-            if entry.name == ".gitignore" and entry.is_file(follow_symlinks=False):
-                pushed = ignores.push(prefix, Path(entry.path))
+            if (
+                entry.name == ".gitignore"
+                and entry.is_file(follow_symlinks=False)
+                and ignores.push(prefix, Path(entry.path))
+            ):
+                todo.append(None)
+        folders: list[tuple[str, str]] = []
         for entry in entries:
             if entry.name == ".git":
                 continue
@@ -433,13 +448,10 @@ def _walk(root: Path, classifier: _Classifier) -> Iterator[str]:
                 if entry.name in VENDORED_DIRS:
                     classifier.vendored.add(rel + "/")
                     continue
-                yield from visit(rel + "/", entry.path)
+                folders.append((rel + "/", entry.path))
             elif not ignores.ignored(rel):
                 yield rel
-        if pushed:
-            ignores.stack.pop()
-
-    yield from visit("", str(root))
+        todo.extend(reversed(folders))
 
 
 def discover(root: Path, rules: DiscoveryRules = DiscoveryRules()) -> DiscoveryResult:
