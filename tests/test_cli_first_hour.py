@@ -306,3 +306,19 @@ def test_every_command_shows_an_example() -> None:
 
     missing = [name for name, c in commands(main, "") if "Examples:" not in (c.help or "")]
     assert missing == []
+
+
+def test_a_data_folder_another_process_is_creating_is_accepted(tmp_path: Path) -> None:
+    # Three indexers starting on one new folder see each other's files half written.
+    from codecompass.engine import refuse_foreign_folder
+    from codecompass.errors import DataDirError
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "config.toml").write_text("[storage]\n", encoding="utf-8")
+    (folder / ".write-test-x1y2").write_bytes(b"")
+    (folder / ".gitignore").write_text("", encoding="utf-8")
+    refuse_foreign_folder(folder)  # nothing foreign yet
+    (folder / ".gitignore").write_text("node_modules/\n", encoding="utf-8")
+    with pytest.raises(DataDirError, match="did not create"):
+        refuse_foreign_folder(folder)

@@ -103,6 +103,7 @@ def find_data_dir(start: Path) -> Path | None:
 
 # The first line of the .gitignore every data folder gets: it marks the folder as ours.
 DATA_DIR_MARK = "# Code Compass index data: never commit it."
+_TRANSIENT = (".write-test-",)  # files `Engine.init` creates and removes again
 DATA_DIR_FILES = frozenset(
     {
         CONFIG_FILE,
@@ -126,13 +127,18 @@ def refuse_foreign_folder(folder: Path) -> None:
         return
     except OSError:
         return  # unreadable: the write test in `init` reports it
-    if not set(entries) - DATA_DIR_FILES:
-        return  # empty, or only what Code Compass writes (a config.toml made by hand)
     try:
-        ours = (folder / ".gitignore").read_text(encoding="utf-8").startswith(DATA_DIR_MARK)
+        ignore = (folder / ".gitignore").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        ignore = ""
     except (OSError, UnicodeDecodeError):
-        ours = False
-    if ours:
+        ignore = "?"
+    if ignore.startswith(DATA_DIR_MARK):
+        return
+    # Only what Code Compass writes (a config.toml made by hand, say), including what
+    # another process creating the same folder has half written right now.
+    foreign = {e for e in entries if not e.startswith(_TRANSIENT)} - DATA_DIR_FILES
+    if not foreign or (foreign == {".gitignore"} and not ignore):
         return
     if ".git" in entries:
         raise DataDirError(

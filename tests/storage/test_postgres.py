@@ -57,7 +57,7 @@ def _codecompass(data: Path, *args: str) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CODECOMPASS_")}
     return subprocess.Popen(
         [sys.executable, "-m", "codecompass", *args, "--data-dir", str(data), "--json"],
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,  # with --json an error is a JSON object on stdout
         stderr=subprocess.PIPE,
         text=True,
         env=env,
@@ -90,7 +90,7 @@ def test_indexers_of_several_repositories_write_at_once(
         _codecompass(data, "repo", "add", str(repos["beta"]), "--name", "beta"),
         _codecompass(data, "index", str(repos["alpha"]), "--name", "alpha"),
     ]
-    errors = [p.communicate(timeout=300)[1] for p in procs]
+    errors = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0], errors
     backend = open_backend(load_settings(data))
     try:
