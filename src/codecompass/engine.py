@@ -112,6 +112,7 @@ DATA_DIR_FILES = frozenset(
         f"{EMBEDDED_DB}-wal",
         f"{EMBEDDED_DB}-shm",
         f"{EMBEDDED_DB}-journal",
+        "index.lock",
         "vectors",
     }
 )

@@ -3,6 +3,7 @@
 CodeCompassError
 ├── ConfigError          bad setting or config file
 ├── DataDirError         data folder missing, unwritable or of another format
+├── IndexBusyError       another indexer is writing the same index
 ├── NotIndexedError      a query before any index run
 ├── ModelMismatchError   index built with another embedding model
 ├── InputError           a bad argument: empty query, unknown path, bad range
@@ -50,6 +51,10 @@ class ConfigError(CodeCompassError):
 
 class DataDirError(CodeCompassError):
     code = "data_dir"
+
+
+class IndexBusyError(CodeCompassError):
+    code = "index_busy"
 
 
 class NotIndexedError(CodeCompassError):

@@ -546,9 +546,14 @@ def reconcile_vectors(backend: Backend, vectors: VectorStore, embedder: Embedder
         for entries in backend.chunks.chunk_entries().values()
         for entry in entries
     }
-    present = set(vectors.ids())
+    listed = vectors.ids()
+    present = set(listed)
     extra = [cid for cid in present if cid not in active]
-    missing = [cid for cid in active if cid not in present]
+    # A chunk stored twice (a store without unique ids, written by two processes) is
+    # deleted and written once more.
+    doubled = [cid for cid, n in Counter(listed).items() if n > 1 and cid in active]
+    extra += doubled
+    missing = [cid for cid in active if cid not in present] + doubled
     chunks = backend.chunks.chunks(missing) if missing else {}
     if chunks:
         texts = {c.embed_key: embedding_text(c) for c in chunks.values()}
@@ -562,7 +567,7 @@ def reconcile_vectors(backend: Backend, vectors: VectorStore, embedder: Embedder
         vectors.write(rows, np.stack([found[c.embed_key] for c in rows]), delete=extra)
     elif extra:
         vectors.write([], _NO_VECTORS, delete=extra)
-    return len(extra) + len(missing)
+    return len(extra) + len(missing) - len(doubled)
 
 
 def git_head(root: Path) -> str | None:

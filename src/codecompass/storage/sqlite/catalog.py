@@ -34,11 +34,13 @@ from codecompass.storage.rows import (
 )
 from codecompass.storage.sqlite.db import Database
 from codecompass.storage.sqlite.graph import stage_facts
+from codecompass.storage.sqlite.lock import WriterLock
 
 
 class SQLiteCatalog:
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.lock = WriterLock(db.path.parent)
 
     # -- index facts ----------------------------------------------------------------
     def meta(self) -> dict[str, str]:
@@ -84,27 +86,38 @@ class SQLiteCatalog:
         return counts
 
     def start_run(self, repo: str) -> int:
-        with self.db.transaction() as conn:
-            conn.execute(
-                "UPDATE index_runs SET status = 'interrupted', finished_at = ? "
-                "WHERE repo = ? AND status = 'running'",
-                (utc_now(), repo),
-            )
-            cur = conn.execute(
-                "INSERT INTO index_runs(repo, started_at, status) VALUES (?, ?, 'running')",
-                (repo, utc_now()),
-            )
+        """Open a run once this process holds the folder's writer lock (a second indexer
+        is refused, naming the first)."""
+        self.lock.acquire(repo, utc_now())
+        try:
+            with self.db.transaction() as conn:
+                conn.execute(
+                    "UPDATE index_runs SET status = 'interrupted', finished_at = ? "
+                    "WHERE repo = ? AND status = 'running'",
+                    (utc_now(), repo),
+                )
+                cur = conn.execute(
+                    "INSERT INTO index_runs(repo, started_at, status) VALUES (?, ?, 'running')",
+                    (repo, utc_now()),
+                )
+        except BaseException:
+            self.lock.release()
+            raise
         assert cur.lastrowid is not None
         return cur.lastrowid
 
     def finish_run(
         self, run_id: int, status: str, stats: dict[str, Any], error: str | None = None
     ) -> None:
-        self.db.execute(
-            "UPDATE index_runs SET finished_at = ?, status = ?, stats = ?, error = ? WHERE id = ?",
-            (utc_now(), status, json.dumps(stats), error, run_id),
-        )
-        self.db.refresh_statistics()
+        try:
+            self.db.execute(
+                "UPDATE index_runs SET finished_at = ?, status = ?, stats = ?, error = ? "
+                "WHERE id = ?",
+                (utc_now(), status, json.dumps(stats), error, run_id),
+            )
+            self.db.refresh_statistics()
+        finally:
+            self.lock.release()
 
     def runs(
         self, repo: str | None = None, *, since: str | None = None, last: bool = False
