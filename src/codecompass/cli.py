@@ -107,6 +107,11 @@ def reports_errors(func: F) -> F:
         except Exception as exc:
             if os.environ.get("CODECOMPASS_DEBUG"):
                 raise
+            from codecompass.storage import damage_of
+
+            damage = damage_of(exc)
+            if damage is not None:
+                raise ReportedError(damage.code, damage.for_cli(), as_json) from exc
             message = (
                 f"Unexpected error: {type(exc).__name__}: {exc}. This is a bug; please "
                 "report it with the output of the same command run with CODECOMPASS_DEBUG=1."

@@ -4,6 +4,7 @@ CodeCompassError
 ├── ConfigError          bad setting or config file
 ├── DataDirError         data folder missing, unwritable or of another format
 ├── IndexBusyError       another indexer is writing the same index
+├── DamagedIndexError    a store of the index is damaged (the message says how to recover)
 ├── NotIndexedError      a query before any index run
 ├── ModelMismatchError   index built with another embedding model
 ├── InputError           a bad argument: empty query, unknown path, bad range
@@ -55,6 +56,10 @@ class DataDirError(CodeCompassError):
 
 class IndexBusyError(CodeCompassError):
     code = "index_busy"
+
+
+class DamagedIndexError(CodeCompassError):
+    code = "index_damaged"
 
 
 class NotIndexedError(CodeCompassError):

@@ -6,7 +6,7 @@ pydantic model as structured content (its JSON also as text). Failures come back
 tool errors whose structured content is `{"error": {"code", "message", "tool"}}`, the
 message saying what to fix; codes: not_indexed, unknown_repo, access_denied, not_found,
 out_of_range, invalid_argument, invalid_arguments, unknown_tool, provider_error,
-model_mismatch, config_error, internal_error.
+model_mismatch, config_error, data_dir, index_damaged, internal_error.
 
 The engine opens once per process, in the server's lifespan (streamable HTTP enters it
 once for all sessions). Searches re-read the vector table and SQLite on every call, so
@@ -86,7 +86,7 @@ from codecompass.schemas import (
 from codecompass.security.access import Access, PrincipalFile, authenticate, principals_path
 from codecompass.security.secrets import redact_secrets
 from codecompass.settings import ENV_PREFIX, Settings
-from codecompass.storage import index_exists
+from codecompass.storage import damage_of, index_exists
 
 log = logging.getLogger("codecompass.mcp")
 
@@ -255,7 +255,11 @@ class ServerState:
             if code == "provider_error":
                 rec.provider_error = f"embedder: {exc}"
             return error_result(tool, code, exc.for_mcp())
-        except Exception:
+        except Exception as exc:
+            damage = damage_of(exc)
+            if damage is not None:
+                rec.fail(damage.code, damage.for_mcp())
+                return error_result(tool, damage.code, damage.for_mcp())
             log.exception("%s failed", tool)
             message = "Unexpected server error; the server log has the details."
             rec.fail("internal_error", message)

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from codecompass.errors import ConfigError
+from codecompass.errors import ConfigError, DamagedIndexError
 from codecompass.storage.backend import EMBEDDED_DB, Backend
 
 if TYPE_CHECKING:
     from codecompass.settings import Settings
 
-__all__ = ["BACKENDS", "EMBEDDED_DB", "Backend", "index_exists", "open_backend"]
+__all__ = ["BACKENDS", "EMBEDDED_DB", "Backend", "damage_of", "index_exists", "open_backend"]
 
 BACKENDS = ("embedded", "server")
 SERVER_HINT = "pip install 'codecompass[server]'"
@@ -52,3 +52,24 @@ def index_exists(settings: Settings) -> bool:
     if settings.storage.backend == "embedded":
         return (settings.data_dir / EMBEDDED_DB).is_file()
     return True
+
+
+def damage_of(exc: BaseException) -> DamagedIndexError | None:
+    """A storage library's exception that means a store is damaged, as an error saying
+    what is damaged and how to recover; None for anything else. The interfaces ask this
+    of an unexpected exception before calling it a bug."""
+    if type(exc).__module__ == "sqlite3" and type(exc).__name__ == "DatabaseError":
+        # Exactly DatabaseError: "file is not a database", "disk image is malformed"
+        # (its subclasses mean a locked database, a bad statement, a constraint).
+        return DamagedIndexError(
+            f"The index database ({EMBEDDED_DB}) is damaged: {exc}. Move it aside (with its "
+            "-wal and -shm files) and run `codecompass index` again; it is rebuilt from "
+            "the repository (embeddings are computed again)."
+        )
+    if "lance" in type(exc).__module__.lower() or "lance error" in str(exc).lower():
+        return DamagedIndexError(
+            f"The vector store (vectors/) is damaged: {str(exc).splitlines()[0][:300]}. "
+            "Delete the vectors/ folder and run `codecompass index`: it is rebuilt from "
+            "the database and its embedding cache, without the model."
+        )
+    return None
