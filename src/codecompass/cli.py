@@ -345,6 +345,13 @@ def search(
         )
         result = engine.retrieve(query, options)
         show_repo = len(engine.repo_names()) > 1
+    dense = result.coverage.get("dense", 1.0)
+    if dense < 1.0:
+        err_console.print(
+            f"[yellow]Dense search saw {dense:.0%} of the chunks (vectors are missing); "
+            "run `codecompass index` to rebuild them from the cache.[/yellow]",
+            highlight=False,
+        )
     if as_json:
         emit_json({"query": query, **result.as_dict()})
         return
@@ -426,6 +433,13 @@ def status(data_dir: Path | None, as_json: bool) -> None:
         return
     folder = escape(str(info["data_dir"]))
     console.print(f"[bold]Index[/bold] {folder}  model {info['model']} ({info['dim']}-d)")
+    stored, chunks = info["vectors"]["stored"], info["vectors"]["active_chunks"]
+    if stored < chunks:
+        console.print(
+            f"[yellow]vectors: {stored} for {chunks} active chunks; dense search misses the "
+            "rest. Run `codecompass index` to rebuild them from the cache.[/yellow]",
+            highlight=False,
+        )
     for repo in info["repos"]:
         run = repo["last_run"] or {}
         changed = repo["changed_on_disk"]

@@ -443,7 +443,12 @@ class Engine:
             reranker=self.reranker,
         )
         with backend.snapshot():
-            return retrieve(query, options, sources)
+            result = retrieve(query, options, sources)
+            if sources.vectors is not None:
+                _, indexed = backend.lexical.doc_freqs([])  # active chunks, cheaply
+                stored = sources.vectors.count()
+                result.coverage["dense"] = round(min(1.0, stored / indexed), 4) if indexed else 1.0
+        return result
 
     def search(
         self,
@@ -684,12 +689,17 @@ class Engine:
                 }
             )
         meta = backend.meta.meta()
+        dim = int(meta.get("embedder_dim") or 0)
+        # Opened with the recorded size: counting needs no embedding model.
+        vectors = backend.vectors(dim).count() if dim else 0
+        _, chunks = backend.lexical.doc_freqs([])
         return {
             "data_dir": str(self.settings.data_dir),
             "backend": backend.name,
             "format_version": meta.get("format_version"),
             "model": meta.get("embedder_model"),
-            "dim": int(meta.get("embedder_dim") or 0),
+            "dim": dim,
+            "vectors": {"stored": vectors, "active_chunks": chunks},
             "repos": repos,
         }
 

@@ -80,6 +80,10 @@ class VectorIndex(Protocol):
         """The stored vectors of those chunks that have one."""
         ...
 
+    def count(self) -> int:
+        """Vectors stored (search reports how many active chunks they cover)."""
+        ...
+
 
 class VectorRow(Protocol):
     """What a vector is filed under (a `ChunkRecord` is one)."""

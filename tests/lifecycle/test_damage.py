@@ -80,3 +80,22 @@ def test_a_vector_store_with_its_manifests_overwritten(
     assert _run(data, "index", str(repo)).returncode == 0
     done = _run(data, "search", "check a token", "--json")
     assert done.returncode == 0 and json.loads(done.stdout)["results"][0]["path"] == "app.py"
+
+
+def test_a_missing_vector_folder_is_said_not_silent(
+    indexed: tuple[Path, Path], tmp_path: Path
+) -> None:
+    # Issue 14, defect 7: search silently lost its dense half and status said nothing.
+    repo, clean = indexed
+    data = _copy(clean, tmp_path)
+    shutil.rmtree(data / "vectors")
+    done = _run(data, "search", "check a token", "--json")
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["coverage"] == {"dense": 0.0}
+    assert "Dense search saw 0% of the chunks" in done.stderr
+    status = json.loads(_run(data, "status", "--json").stdout)
+    assert status["vectors"] == {"stored": 0, "active_chunks": 1}
+    assert "vectors: 0 for 1 active chunks" in _run(data, "status").stdout
+    assert _run(data, "index", str(repo)).returncode == 0  # rebuilt from the cache
+    done = _run(data, "search", "check a token", "--json")
+    assert json.loads(done.stdout)["coverage"] == {"dense": 1.0} and done.stderr == ""

@@ -628,6 +628,7 @@ def case_vectors(b: Backend) -> Any:
     windows /= np.linalg.norm(windows, axis=1, keepdims=True)
     out: dict[str, Any] = {
         "ids": sorted(v.ids()),
+        "count": v.count(),
         "top": v.search(query, 3, ChunkFilter()),
         "windows": v.search(windows, 2, ChunkFilter()),
         "repo": v.search(query, 20, ChunkFilter(repo="web")),
@@ -641,6 +642,7 @@ def case_vectors(b: Backend) -> Any:
     }
     v.write([], np.zeros((0, DIM), np.float32), delete=[flat[0].id, flat[1].id])
     out["after_delete"] = sorted(v.ids())
+    out["count_after_delete"] = v.count()
     v.write([], np.zeros((0, DIM), np.float32), delete=ChunkFilter(repo="web"))
     out["after_filter_delete"] = sorted(v.ids())
     v.write([flat[0]], np.stack([vector_of(flat[0].id)]))

@@ -180,6 +180,11 @@ class LanceVectorStore:
             return found
         return self._load_matrix().vectors_of(ids)
 
+    def count(self) -> int:
+        if self._uses_ann():
+            return self._count()
+        return len(self._load_matrix().ids)
+
     def _count(self) -> int:
         return int(self._table.count_rows())
 

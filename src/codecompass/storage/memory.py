@@ -528,6 +528,9 @@ class MemoryVectorStore:
     def ids(self) -> list[str]:
         return list(self.rows)
 
+    def count(self) -> int:
+        return len(self.rows)
+
     def compact(self) -> None:
         pass
 

@@ -224,6 +224,12 @@ class QdrantVectorStore:
             if p.payload
         ]
 
+    def count(self) -> int:
+        found = self.client.count(
+            self.collection, count_filter=self._filter(ChunkFilter()), exact=True
+        )
+        return int(found.count)
+
     def compact(self) -> None:
         pass  # Qdrant's optimizers merge segments and build the HNSW index on their own.
 

@@ -88,6 +88,9 @@ class PgVectorStore:
     def search(self, queries: Vectors, k: int, where: ChunkFilter) -> list[tuple[str, float]]:
         return self._load().search(queries, k, where)
 
+    def count(self) -> int:
+        return len(self._load().ids)
+
     def vectors_of(self, ids: Sequence[str]) -> dict[str, Vectors]:
         return self._load().vectors_of(ids)
 
