@@ -99,3 +99,25 @@ def test_a_missing_vector_folder_is_said_not_silent(
     assert _run(data, "index", str(repo)).returncode == 0  # rebuilt from the cache
     done = _run(data, "search", "check a token", "--json")
     assert json.loads(done.stdout)["coverage"] == {"dense": 1.0} and done.stderr == ""
+
+
+def test_a_lost_database_is_rebuilt_without_embedding_again(tmp_path: Path) -> None:
+    # Issue 14, defect 4: the next run embedded everything again and left two vectors
+    # per chunk.
+    from codecompass.engine import Engine
+    from codecompass.settings import load_settings
+    from tests.conftest import TinyEmbedder
+
+    files = {f"m{i}.py": f"def f{i}(x):\n    return x + {i}\n" for i in range(12)}
+    repo = make_git_repo(tmp_path / "r", files)
+    data = tmp_path / "d"
+    with Engine(load_settings(data), embedder=TinyEmbedder()) as engine:
+        first = engine.index(repo)
+    assert first.texts_embedded > 0
+    for name in ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm"):
+        (data / name).unlink(missing_ok=True)
+    with Engine(load_settings(data), embedder=TinyEmbedder()) as engine:
+        again = engine.index(repo)
+        assert (again.texts_embedded, again.texts_cached) == (0, first.texts_embedded)
+        ids = engine.backend.vectors(engine.embedder.dim).ids()
+        assert len(ids) == len(set(ids)) == again.chunks_added

@@ -220,6 +220,7 @@ def _run(job: IndexJob, stats: IndexStats, progress: Progress) -> None:
     present = {c.path for c in found.files}
     gone = {p: f for p, f in stored.items() if p not in present}
     gone_hashes = {f.file_hash for f in gone.values()}
+    rescued = _rescued_vectors(job)
     kept_hashes: set[str] = set()  # content of the files the repo holds after this run
     progress.files_total = len(found.files)
     progress.bytes_total = sum(c.size for c in found.files)
@@ -283,9 +284,9 @@ def _run(job: IndexJob, stats: IndexStats, progress: Progress) -> None:
         group.append(pending)
         group_texts += len(pending.content.chunks)
         if group_texts >= GROUP_TEXTS:
-            _flush(job, group, stats, progress)
+            _flush(job, group, stats, progress, rescued)
             group, group_texts = [], 0
-    _flush(job, group, stats, progress)
+    _flush(job, group, stats, progress, rescued)
 
     removed: list[str] = []
     for path in sorted(gone):
@@ -477,16 +478,34 @@ def symbol_records(
     return rows
 
 
-def _flush(job: IndexJob, group: list[_Pending], stats: IndexStats, progress: Progress) -> None:
+def _rescued_vectors(job: IndexJob) -> dict[str, Vectors]:
+    """The vectors left in the vector store when the catalog holds no file at all (its
+    database was lost or replaced): by chunk id, so that chunks that come back unchanged
+    are not embedded again. Empty in every ordinary run."""
+    if job.backend.files.files() or not job.vectors.count():
+        return {}
+    return job.vectors.vectors_of(job.vectors.ids())
+
+
+def _flush(
+    job: IndexJob,
+    group: list[_Pending],
+    stats: IndexStats,
+    progress: Progress,
+    rescued: dict[str, Vectors],
+) -> None:
     if not group:
         return
     sec = stats.seconds
     texts: dict[str, str] = {}
+    known: dict[str, Vectors] = {}
     for pending in group:
         for chunk in pending.content.chunks:
             texts.setdefault(chunk.embed_key, embedding_text(chunk))
+            if chunk.id in rescued:  # same id: same repo, path, lines and text
+                known[chunk.embed_key] = rescued[chunk.id]
     progress.group_bytes, progress.group_share = sum(p.file.size for p in group), 0.0
-    found = _vectors_for(job, texts, stats, progress)
+    found = _vectors_for(job, texts, stats, progress, known)
     progress.group_bytes = 0
     # Vectors are written once per group: each LanceDB write is a table version, and a
     # delete and an add per file made a 150-file step spend 30 s in version bookkeeping.
@@ -513,12 +532,21 @@ def _flush(job: IndexJob, group: list[_Pending], stats: IndexStats, progress: Pr
 
 
 def _vectors_for(
-    job: IndexJob, texts: dict[str, str], stats: IndexStats, progress: Progress
+    job: IndexJob,
+    texts: dict[str, str],
+    stats: IndexStats,
+    progress: Progress,
+    known: dict[str, Vectors],
 ) -> dict[str, Vectors]:
-    """Vectors for each cache key: from the cache, else embedded now and cached."""
+    """Vectors for each cache key: from the cache, else from `known` (rescued from the
+    vector store), else embedded now; the last two are cached."""
     embedder, cache = job.embedder, job.backend.cache
     keys = list(texts)
     found = cache.cached_vectors(embedder.model_id, keys)
+    recovered = [(k, known[k]) for k in keys if k not in found and k in known]
+    if recovered:
+        cache.cache_vectors(embedder.model_id, recovered)
+        found.update(recovered)
     missing = [k for k in keys if k not in found]
     stats.texts_cached += len(keys) - len(missing)
     step = 32  # progress is reported per step: the first ETA comes after one step
