@@ -1171,6 +1171,78 @@ def repo_remove(name: str, data_dir: Path | None, as_json: bool) -> None:
 
 # -- principals: who may read what over HTTP ---------------------------------------------
 @main.group()
+def hooks() -> None:
+    """Git hooks that re-index in the background after a commit, merge, checkout or
+    rewrite. A hook that was there before keeps running (first); uninstall restores it.
+
+    \b
+    Examples:
+      codecompass hooks install
+      codecompass hooks install ~/src/api --data-dir ~/indexes/api
+      codecompass hooks uninstall
+    """
+
+
+@hooks.command(name="install")
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+@data_dir_option
+@json_option
+@reports_errors
+def hooks_install(path: Path | None, data_dir: Path | None, as_json: bool) -> None:
+    """Install post-commit, post-merge, post-checkout and post-rewrite hooks in the git
+    repository PATH (default: the one you are in), indexing into its index.
+
+    \b
+    Examples:
+      codecompass hooks install
+      codecompass hooks install ~/src/api --data-dir ~/indexes/api
+    """
+    from codecompass.lifecycle.hooks import install
+    from codecompass.mcp_config import server_command
+
+    engine, root = Engine.for_repo(path, data_dir=data_dir)
+    report = install(root, engine.settings.data_dir, server_command())
+    _print_hooks(report, as_json)
+
+
+@hooks.command(name="uninstall")
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+@json_option
+@reports_errors
+def hooks_uninstall(path: Path | None, as_json: bool) -> None:
+    """Remove Code Compass's hooks from the repository PATH and put back the hooks they
+    had set aside.
+
+    \b
+    Examples:
+      codecompass hooks uninstall
+      codecompass hooks uninstall ~/src/api
+    """
+    from codecompass.engine import repo_root_of
+    from codecompass.lifecycle.hooks import uninstall
+
+    root = repo_root_of((path or Path.cwd()).resolve())
+    _print_hooks(uninstall(root), as_json)
+
+
+def _print_hooks(report: Any, as_json: bool) -> None:
+    import dataclasses
+
+    if as_json:
+        emit_json(dataclasses.asdict(report))
+        return
+    for label, names in (
+        ("installed", report.installed),
+        ("kept (now run first)", report.kept),
+        ("removed", report.removed),
+        ("restored", report.restored),
+    ):
+        if names:
+            console.print(f"{label}: {', '.join(names)}", highlight=False)
+    console.print(f"in {escape(report.hooks_dir)}", highlight=False)
+
+
+@main.group()
 def principal() -> None:
     """Tokens for `codecompass serve --http`, each limited to repos and path prefixes.
 

@@ -113,6 +113,7 @@ DATA_DIR_FILES = frozenset(
         f"{EMBEDDED_DB}-shm",
         f"{EMBEDDED_DB}-journal",
         "index.lock",
+        "hooks.log",
         "vectors",
     }
 )
