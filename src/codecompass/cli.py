@@ -695,6 +695,44 @@ def mcp_config(client: str, data_dir: Path | None) -> None:
 
 @main.command()
 @data_dir_option
+@click.option("--repair", is_flag=True, help="Fix what can be fixed, then check again.")
+@json_option
+@reports_errors
+def verify(data_dir: Path | None, repair: bool, as_json: bool) -> None:
+    """Check the index against its files and itself: the database, every indexed file's
+    hash on disk, one vector per active chunk, edges into files and symbols that exist.
+    Exit code 1 when something is (still) wrong.
+
+    \b
+    Examples:
+      codecompass verify
+      codecompass verify --repair --json
+    """
+    with Engine.open(data_dir) as engine:
+        report = engine.verify(repair=repair)
+    if as_json:
+        emit_json(report.as_dict())
+    else:
+        checked = ", ".join(f"{n} {what}" for what, n in report.checked.items())
+        console.print(f"checked {checked}", highlight=False)
+        for f in report.findings:
+            mark = "repairable" if f.repairable else "not repairable"
+            console.print(f"[red]{f.check}[/red]: {escape(f.problem)} [dim]({mark})[/dim]")
+        for done in report.repaired:
+            console.print(f"[green]repaired[/green]: {escape(done)}", highlight=False)
+        if report.remaining is not None:
+            for f in report.remaining:
+                console.print(f"[red]still wrong[/red] {f.check}: {escape(f.problem)}")
+        if report.ok:
+            console.print("[green]ok[/green]" + (" after repair" if report.repaired else ""))
+        elif not repair:
+            console.print("Run `codecompass verify --repair` to fix what can be fixed.")
+    if not report.ok:
+        raise SystemExit(1)
+
+
+@main.command()
+@data_dir_option
 @json_option
 @reports_errors
 def doctor(data_dir: Path | None, as_json: bool) -> None:

@@ -44,6 +44,9 @@ from codecompass.indexing.pipeline import (
     index_repository,
 )
 from codecompass.lifecycle import transfer
+from codecompass.lifecycle.verify import VerifyReport
+from codecompass.lifecycle.verify import Workspace as VerifyWorkspace
+from codecompass.lifecycle.verify import verify as verify_index
 from codecompass.models import ChunkFilter, EdgeQuery, RepoRecord, RunRecord
 from codecompass.protocols import Embedder, Vectors, VectorStore
 from codecompass.schemas import (
@@ -834,6 +837,20 @@ class Engine:
         """A map of the repository: its most important files and symbols, with their
         signatures, within `budget_tokens`."""
         return self.graph.overview(self.repo(repo).id, budget_tokens)
+
+    # -- integrity ------------------------------------------------------------------------
+    def verify(self, *, repair: bool = False) -> VerifyReport:
+        """Check the index against its files and itself; with `repair`, fix what can be
+        fixed (see `codecompass.lifecycle.verify`)."""
+        self._require_index()
+        workspace = VerifyWorkspace(
+            backend=self.backend,
+            max_file_bytes=self.settings.index.max_file_bytes,
+            graph=self.settings.graph,
+            embedder=lambda: self.embedder,
+            reindex=lambda repo, root: self.index(root, name=repo, full=True),
+        )
+        return verify_index(workspace, repair=repair)
 
     # -- moving the index between backends ----------------------------------------------
     def export_index(self, path: str | Path) -> dict[str, Any]:

@@ -120,6 +120,11 @@ class VectorWriter(Protocol):
         """Housekeeping after a run: merge small writes, build or refresh an ANN index."""
         ...
 
+    def clear(self) -> None:
+        """Drop every vector, even from a damaged store: it is rebuilt from the catalog
+        and the embedding cache."""
+        ...
+
 
 class VectorStore(VectorIndex, VectorWriter, Protocol):
     """Both sides of a vector backend."""
@@ -165,6 +170,10 @@ class IndexMeta(Protocol):
 
     def init_meta(self, values: Mapping[str, str]) -> dict[str, str]:
         """Record the values whose keys are not set yet, atomically; return all."""
+        ...
+
+    def integrity(self) -> list[str]:
+        """The store's own consistency check: the problems it finds (none: [])."""
         ...
 
 

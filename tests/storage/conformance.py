@@ -649,6 +649,9 @@ def case_vectors(b: Backend) -> Any:
     v.compact()
     out["after_rewrite"] = sorted(v.ids())
     out["top_after"] = v.search(query, 2, ChunkFilter())
+    v.clear()
+    out["after_clear"] = (v.count(), v.ids(), v.search(query, 2, ChunkFilter()))
+    out["integrity"] = b.meta.integrity()
     return out
 
 

@@ -309,6 +309,18 @@ def _run(job: IndexJob, stats: IndexStats, progress: Progress) -> None:
 _NO_VECTORS: Vectors = np.zeros((0, 0), dtype=np.float32)
 
 
+def file_hash_on_disk(root: Path, path: str, max_file_bytes: int) -> str | None:
+    """The hash an index run would record for this file now (None: gone or unreadable,
+    or a file discovery would skip)."""
+    absolute = root / path
+    try:
+        st = absolute.lstat()
+    except OSError:
+        return None
+    loaded = _read(Candidate(path, absolute, st.st_size, st.st_mtime_ns), max_file_bytes)
+    return None if isinstance(loaded, str) else loaded[1]
+
+
 def _read(
     candidate: Candidate, max_file_bytes: int, source: FileSource | None = None
 ) -> tuple[str, str, str | None] | str:

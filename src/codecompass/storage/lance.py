@@ -14,6 +14,7 @@ a manifest, so a saved matrix can never be mistaken for a newer table.
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import zipfile
 from collections.abc import Sequence
@@ -179,6 +180,12 @@ class LanceVectorStore:
                 found.update(zip(ids_read, rows, strict=True))
             return found
         return self._load_matrix().vectors_of(ids)
+
+    def clear(self) -> None:
+        """Remove the folder itself: a damaged table cannot be trusted to delete."""
+        with self._lock:
+            self._opened, self._matrix = None, None
+            shutil.rmtree(self._folder, ignore_errors=True)
 
     def count(self) -> int:
         if self._uses_ann():

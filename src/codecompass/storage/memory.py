@@ -127,6 +127,9 @@ class MemoryStore:
     def meta(self) -> dict[str, str]:
         return dict(self.meta_values)
 
+    def integrity(self) -> list[str]:
+        return []
+
     def init_meta(self, values: Mapping[str, str]) -> dict[str, str]:
         for key, value in values.items():
             self.meta_values.setdefault(key, value)
@@ -530,6 +533,10 @@ class MemoryVectorStore:
 
     def count(self) -> int:
         return len(self.rows)
+
+    def clear(self) -> None:
+        self.rows.clear()
+        self._matrix = None
 
     def compact(self) -> None:
         pass

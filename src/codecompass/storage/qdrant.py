@@ -233,6 +233,9 @@ class QdrantVectorStore:
     def compact(self) -> None:
         pass  # Qdrant's optimizers merge segments and build the HNSW index on their own.
 
+    def clear(self) -> None:
+        self.write([], np.zeros((0, 0), dtype=np.float32), delete=ChunkFilter())
+
     # -- searching ------------------------------------------------------------------------
     def search(self, queries: Vectors, k: int, where: ChunkFilter) -> list[tuple[str, float]]:
         """Each window's top `limit` by Qdrant, checked with `where.matches`; the limit

@@ -69,6 +69,9 @@ class PgCatalog:
         rows = self.db.rows("SELECT key, value FROM meta WHERE workspace = %s", (self.ws,))
         return {str(k): str(v) for k, v in rows}
 
+    def integrity(self) -> list[str]:
+        return []  # the server checks its own pages (data checksums, amcheck)
+
     def init_meta(self, values: Mapping[str, str]) -> dict[str, str]:
         with self.db.transaction() as conn:
             with conn.cursor() as cur:

@@ -85,6 +85,9 @@ class PgVectorStore:
     def compact(self) -> None:
         """Nothing to compact: PostgreSQL's autovacuum reclaims deleted rows."""
 
+    def clear(self) -> None:
+        self.write([], np.zeros((0, 0), dtype=np.float32), delete=ChunkFilter())
+
     def search(self, queries: Vectors, k: int, where: ChunkFilter) -> list[tuple[str, float]]:
         return self._load().search(queries, k, where)
 

@@ -46,6 +46,10 @@ class SQLiteCatalog:
     def meta(self) -> dict[str, str]:
         return {str(k): str(v) for k, v in self.db.execute("SELECT key, value FROM meta")}
 
+    def integrity(self) -> list[str]:
+        found = [str(r[0]) for r in self.db.execute("PRAGMA quick_check")]
+        return [] if found == ["ok"] else found
+
     def init_meta(self, values: Mapping[str, str]) -> dict[str, str]:
         with self.db.transaction() as conn:
             conn.executemany(
