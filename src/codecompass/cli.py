@@ -345,6 +345,13 @@ def search(
         )
         result = engine.retrieve(query, options)
         show_repo = len(engine.repo_names()) > 1
+    if result.stale and not as_json:
+        shown = ", ".join(result.stale[:3]) + (", …" if len(result.stale) > 3 else "")
+        err_console.print(
+            f"[yellow]{len(result.stale)} cited file(s) changed on disk since indexed "
+            f"({escape(shown)}); run `codecompass index` to refresh.[/yellow]",
+            highlight=False,
+        )
     dense = result.coverage.get("dense", 1.0)
     if dense < 1.0:
         err_console.print(

@@ -460,8 +460,9 @@ async def search_code(
     rec.filters = {**f.model_dump(exclude_none=True), "top_k": top_k, "detail": detail}
 
     def work(engine: Engine) -> SearchCodeResult:
-        hits = engine.search(query, k=top_k, where=f.where(), detail=detail)
-        return SearchCodeResult(query_id=rec.query_id, results=hits)
+        options = engine.search_options(k=top_k, where=f.where(), detail=detail)
+        found = engine.retrieve(query, options)
+        return SearchCodeResult(query_id=rec.query_id, results=found.hits, stale=found.stale)
 
     return await _state(ctx).serve("search_code", work, lambda r: (len(r.results), len(r.results)))
 

@@ -155,6 +155,8 @@ class Overview(Result):
 class SearchCodeResult(Result):
     query_id: str
     results: list[Hit]
+    # Cited files ("repo/path") changed on disk since indexed: re-read them with open_file.
+    stale: list[str] = Field(default_factory=list)
 
 
 class FileContent(Result):

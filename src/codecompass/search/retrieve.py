@@ -42,11 +42,14 @@ class SearchResult:
     # Share of the active chunks each signal could see (`dense`: chunks with a vector);
     # below 1.0 the answer is weaker than the index can give, and says so.
     coverage: dict[str, float] = field(default_factory=dict)
+    # Cited files ("repo/path") changed on disk since they were indexed.
+    stale: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "understood": self.query.as_dict(),
             **({"coverage": self.coverage} if self.coverage else {}),
+            "stale": self.stale,
             "results": [h.as_dict() for h in self.hits],
             "files": [f.as_dict() for f in self.files],
             "symbols": [f.as_dict() for f in self.symbols],
