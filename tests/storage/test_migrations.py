@@ -86,3 +86,29 @@ def test_every_file_is_read_again_after_the_upgrade(tmp_path: Path) -> None:
     assert migrate(conn) == names[before:]
     rows = conn.execute("SELECT path, mtime_ns, decode_error FROM files ORDER BY path").fetchall()
     assert rows == [("clean.py", -1, None), ("lossy.py", -1, None)]
+
+
+def test_processes_opening_a_new_folder_at_once_migrate_it_once(tmp_path: Path) -> None:
+    # Issue 14, defect 3: the second of two indexers on a new folder failed with
+    # "table … already exists" (both read version 0, both ran migration 1).
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from pathlib import Path; "
+        "from codecompass.storage.sqlite.db import Database; Database(Path(sys.argv[1]))"
+    )
+    for round_ in range(4):
+        folder = tmp_path / f"new{round_}"
+        folder.mkdir()
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", code, str(folder)], stderr=subprocess.PIPE, text=True
+            )
+            for _ in range(6)
+        ]
+        errors = [p.communicate(timeout=120)[1] for p in procs]
+        assert [p.returncode for p in procs] == [0] * 6, errors
+        conn = sqlite3.connect(folder / "index.sqlite")
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        conn.close()

@@ -238,6 +238,34 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
     for number, (name, sql) in enumerate(MIGRATIONS, start=1):
         if number <= current:
             continue
-        conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;")
-        applied.append(name)
+        # Two processes may open a new folder at once: each migration runs under the
+        # write lock (BEGIN IMMEDIATE) and only if the version read inside it still asks
+        # for it. (executescript would commit first, so statements run one by one.)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            current = conn.execute("PRAGMA user_version").fetchone()[0]
+            if current < number:
+                for statement in _statements(sql):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {number}")
+                applied.append(name)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
     return applied
+
+
+def _statements(script: str) -> list[str]:
+    """The statements of a script, split where SQLite says a statement is complete."""
+    found: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            if pending.strip():
+                found.append(pending.strip())
+            pending = ""
+    if pending.strip():
+        found.append(pending.strip())
+    return found
