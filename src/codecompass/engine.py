@@ -47,7 +47,7 @@ from codecompass.lifecycle import transfer
 from codecompass.lifecycle.verify import VerifyReport
 from codecompass.lifecycle.verify import Workspace as VerifyWorkspace
 from codecompass.lifecycle.verify import verify as verify_index
-from codecompass.models import ChunkFilter, EdgeQuery, RepoRecord, RunRecord
+from codecompass.models import ChunkFilter, EdgeQuery, FileRecord, RepoRecord, RunRecord
 from codecompass.protocols import Embedder, Vectors, VectorStore
 from codecompass.schemas import (
     Answer,
@@ -452,32 +452,26 @@ class Engine:
                 _, indexed = backend.lexical.doc_freqs([])  # active chunks, cheaply
                 stored = sources.vectors.count()
                 result.coverage["dense"] = round(min(1.0, stored / indexed), 4) if indexed else 1.0
-        cited = {(h.repo, h.path) for h in result.hits} | {(f.repo, f.path) for f in result.files}
-        result.stale = self.changed_since_indexed(cited)
+        result.stale = self._changed_since_indexed(result.cited)
         return result
 
-    def changed_since_indexed(self, files: set[tuple[str, str]]) -> list[str]:
-        """Those of `files` (repo, path) whose size or mtime on disk differ from what was
-        indexed, or that are gone: an answer citing them may be out of date."""
+    def _changed_since_indexed(self, records: dict[tuple[str, str], FileRecord]) -> list[str]:
+        """Those files (repo, path → the record indexed) whose size or mtime on disk
+        differ from what was indexed, or that are gone: an answer citing them may be out
+        of date."""
         roots = {r.id: Path(r.root) for r in self._repos()}
         changed: list[str] = []
-        for repo in sorted({r for r, _ in files}):
+        for (repo, path), record in sorted(records.items()):
             root = roots.get(repo)
             if root is None or not root.is_dir() or (root / "objects").is_dir():
                 continue  # gone, or indexed from git objects: nothing on disk to compare
-            records = self.backend.files.files(repo)
-            for path in sorted(p for r, p in files if r == repo):
-                record = records.get((repo, path))
-                try:
-                    st = (root / path).stat()
-                except OSError:
-                    changed.append(f"{repo}/{path}")
-                    continue
-                if record is None or (st.st_size, st.st_mtime_ns) != (
-                    record.size,
-                    record.mtime_ns,
-                ):
-                    changed.append(f"{repo}/{path}")
+            try:
+                st = (root / path).stat()
+            except OSError:
+                changed.append(f"{repo}/{path}")
+                continue
+            if (st.st_size, st.st_mtime_ns) != (record.size, record.mtime_ns):
+                changed.append(f"{repo}/{path}")
         return changed
 
     def search(

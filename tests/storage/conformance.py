@@ -661,7 +661,7 @@ def case_graph_walks(b: Backend) -> Any:
     from codecompass.graph.api import GraphReader
     from codecompass.security.access import Access
 
-    case_graph_edges_only(b)
+    _graph_for_walks(b)
     g = GraphReader(b)
     walk_out = g.traverse(A, depth=2, types=["calls", "imports", "contains"])
     walk_in = g.traverse(f"{M}#User", depth=2, direction="in", types=["calls"])
@@ -678,7 +678,7 @@ def case_graph_walks(b: Backend) -> Any:
     }
 
 
-def case_graph_edges_only(b: Backend) -> None:
+def _graph_for_walks(b: Backend) -> None:
     populate(b)
     b.edges.write_links(
         LinkUpdate(
@@ -717,7 +717,5 @@ def case_graph_edges_only(b: Backend) -> None:
 
 
 CASES: dict[str, Case] = {
-    name.removeprefix("case_"): fn
-    for name, fn in globals().items()
-    if name.startswith("case_") and name != "case_graph_edges_only"
+    name.removeprefix("case_"): fn for name, fn in globals().items() if name.startswith("case_")
 }

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from codecompass.errors import InputError
+from codecompass.models import FileRecord
 from codecompass.schemas import FileHit, Hit, SymbolHit
 from codecompass.search import candidates, features, results
 from codecompass.search.context import SearchContext, SearchOptions, SearchSources
@@ -44,6 +45,8 @@ class SearchResult:
     coverage: dict[str, float] = field(default_factory=dict)
     # Cited files ("repo/path") changed on disk since they were indexed.
     stale: list[str] = field(default_factory=list)
+    # The catalog's records of the cited files (read once per search, in its snapshot).
+    cited: dict[tuple[str, str], FileRecord] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -160,4 +163,7 @@ def retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sear
             }
             for cid in order
         ]
-    return SearchResult(parsed, found, file_view, symbol_view, subgraph, timings, collected)
+    result = SearchResult(parsed, found, file_view, symbol_view, subgraph, timings, collected)
+    cited = {(h.repo, h.path) for h in found} | {(f.repo, f.path) for f in file_view}
+    result.cited = {key: ctx.files[key] for key in cited if key in ctx.files}
+    return result
