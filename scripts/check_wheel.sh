@@ -20,5 +20,5 @@ printf 'def verify_token(token):\n    """Check a session token."""\n    return t
 git -C repo add -A && git -C repo -c user.email=ci@example.com -c user.name=ci commit -qm init
 "$CC" index repo --data-dir data --json >/dev/null
 "$CC" doctor --data-dir data
-"$CC" search "where is the token checked" --data-dir data -k 1 | grep -q "auth.py:1-3"
+"$CC" search "where is the token checked" --data-dir data -k 1 | grep "auth.py:1-3" >/dev/null
 echo "wheel OK: installed in a fresh venv, doctor passes, search finds auth.py"

@@ -322,3 +322,19 @@ def test_a_data_folder_another_process_is_creating_is_accepted(tmp_path: Path) -
     (folder / ".gitignore").write_text("node_modules/\n", encoding="utf-8")
     with pytest.raises(DataDirError, match="did not create"):
         refuse_foreign_folder(folder)
+
+
+def test_a_reader_that_stops_early_is_not_an_error(two_repos: Path) -> None:
+    import subprocess
+    import sys
+
+    search = subprocess.Popen(
+        [sys.executable, "-m", "codecompass", "search", "charge", "--data-dir", str(two_repos)]
+        + ["--detail", "full", "-k", "20"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert search.stdout is not None
+    search.stdout.close()  # like `| head -0` or `| grep -q` after its match
+    assert search.wait(timeout=120) == 0
+    assert search.stderr is not None and b"Error" not in search.stderr.read()

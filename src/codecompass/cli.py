@@ -31,9 +31,17 @@ from codecompass.settings import load_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """The reader stopped early (`| head`, `| grep -q`): not a failure."""
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(0)
+
+
 # Soft wrap: long lines are left to the terminal, never broken or padded by us.
-console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
+console = _Console(soft_wrap=True)
+err_console = _Console(stderr=True, soft_wrap=True)
 
 data_dir_option = click.option(
     "--data-dir",
@@ -104,6 +112,10 @@ def reports_errors(func: F) -> F:
             raise ReportedError(exc.code, exc.for_cli(), as_json) from exc
         except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
             raise
+        except BrokenPipeError:
+            # The reader stopped early (`| head`, `| grep -q`): not an error of ours.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise SystemExit(0) from None
         except Exception as exc:
             if os.environ.get("CODECOMPASS_DEBUG"):
                 raise
