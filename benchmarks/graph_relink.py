@@ -26,37 +26,14 @@ import shutil
 import statistics
 import tempfile
 import time
-import zlib
 from collections import Counter
-from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
+from hash_embedder import HashEmbedder  # benchmarks/, the script's folder
 
 from codecompass.engine import Engine
 from codecompass.models import EdgeQuery
-from codecompass.protocols import Embedder, Vectors
-from codecompass.tokens import code_tokens
-
-
-class HashEmbedder:
-    """Bag of hashed code tokens: instant and deterministic (not a real model)."""
-
-    model_id = "bench:hash-256"
-    dim = 256
-    max_tokens = 256
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for token in code_tokens(text):
-                out[row, zlib.crc32(token.encode()) % self.dim] += 1.0
-            norm = float(np.linalg.norm(out[row])) or 1.0
-            out[row] /= norm
-        return out
-
-    def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        return [len(code_tokens(t)) for t in texts]
+from codecompass.protocols import Embedder
 
 
 def edit(path: Path, old: str, new: str) -> None:

@@ -24,38 +24,15 @@ import importlib
 import random
 import shutil
 import tempfile
-import zlib
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import jedi
-import numpy as np
+from hash_embedder import HashEmbedder  # benchmarks/, the script's folder
 
 from codecompass.engine import Engine
 from codecompass.models import EdgeQuery, SymbolQuery
-from codecompass.protocols import Vectors
-from codecompass.tokens import code_tokens
-
-
-class HashEmbedder:
-    """Bag of hashed tokens: the graph does not depend on the embedding model."""
-
-    model_id = "bench:hash-64"
-    dim = 64
-    max_tokens = 256
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for token in code_tokens(text):
-                out[row, zlib.crc32(token.encode()) % self.dim] += 1.0
-            out[row] /= float(np.linalg.norm(out[row])) or 1.0
-        return out
-
-    def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        return [len(code_tokens(t)) for t in texts]
 
 
 @dataclass(frozen=True)

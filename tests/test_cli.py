@@ -121,7 +121,13 @@ def test_status(indexed: tuple[Path, Path]) -> None:
     (shop,) = info["repos"]
     assert (shop["id"], shop["files"], shop["tombstones"]) == ("shop", 3, 0)
     assert shop["last_run"]["status"] == "ok"
-    assert shop["changed_on_disk"] == {"added": 0, "changed": 0, "removed": 0, "examples": []}
+    assert shop["changed_on_disk"] == {
+        "added": 0,
+        "changed": 0,
+        "removed": 0,
+        "files": [],
+        "more": 0,
+    }
 
 
 def test_open_ranges_and_refusals(indexed: tuple[Path, Path]) -> None:

@@ -31,15 +31,12 @@ def test_the_eta_is_the_work_left_at_the_rate_so_far() -> None:
     assert view.update(progress) is True  # a new stage
     assert view.eta() is None and view.line().endswith("ETA estimating")
     # 10 s later a quarter of the bytes is done: 30 s to go.
-    progress.files_done, progress.bytes_done, progress.chunks = 9, 800, 70
-    progress.group_bytes, progress.group_share = 400, 0.5
-    progress.embedded, progress.embed_seconds = 96, 8.0
+    progress.files_done, progress.bytes_done, progress.chunks = 9, 1000, 70
     time.now += 10
     assert view.update(progress) is False
     assert view.eta() == 30.0
     assert view.line() == (
-        "indexing shop: 9/40 files (25.0%) · 70 chunks · 96 embedded (12/s) · "
-        "0:00:12 elapsed · ETA 0:00:30"
+        "indexing shop: 9/40 files (25.0%) · 70 chunks · 0:00:12 elapsed · ETA 0:00:30"
     )
     # Unchanged files leave the work: the share done counts only what needs doing.
     progress.skip(1000)
@@ -47,6 +44,22 @@ def test_the_eta_is_the_work_left_at_the_rate_so_far() -> None:
     progress.stage = "graph"
     view.update(progress)
     assert view.line() == "indexing shop: 10/40 files · linking the code graph · 0:00:12 elapsed"
+    # Vectors: a share of the chunks without one, timed from the stage's start.
+    progress.stage = "vectors"
+    time.now += 3
+    assert view.update(progress) is True
+    assert view.line() == "indexing shop: searchable now · checking vectors · 0:00:15 elapsed"
+    progress.vectors_total = 400
+    assert view.update(progress) is False
+    assert view.eta() is None
+    progress.vectors_done, progress.embedded, progress.embed_seconds = 100, 96, 8.0
+    time.now += 20
+    view.update(progress)
+    assert view.eta() == 60.0
+    assert view.line() == (
+        "indexing shop: searchable now · vectors 100/400 (25.0%) · 96 embedded (12/s) · "
+        "0:00:35 elapsed · ETA 0:01:00"
+    )
 
 
 def test_clock() -> None:
@@ -62,7 +75,8 @@ def test_a_log_gets_a_line_at_each_stage_and_every_interval(tmp_path: Path) -> N
         engine.index(repo, on_progress=report)
     lines = out.getvalue().splitlines()
     counting = [line for line in lines if " files (" in line]
-    assert counting[0].startswith("indexing r: 0/30 files (0.0%) · 0 chunks · 0 embedded")
+    assert counting[0].startswith("indexing r: 0/30 files (0.0%) · 0 chunks · 0:00:0")
+    assert any(line.startswith("indexing r: searchable now · vectors ") for line in lines)
     assert any(
         line.startswith("indexing r: 30/30 files · linking the code graph") for line in lines
     )

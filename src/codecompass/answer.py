@@ -62,6 +62,9 @@ class Gathered:
     total_matches: int  # results above min_score, before the budget cut
     context: str
     links: list[str] = field(default_factory=list)  # graph edges between evidences, cited
+    generation: int | None = None  # of the index the evidence came from
+    stale: list[str] = field(default_factory=list)  # cited files changed on disk since
+    coverage: dict[str, float] = field(default_factory=dict)  # share each signal saw
 
 
 def check_limits(top_k: int, budget_tokens: int) -> None:
@@ -192,6 +195,9 @@ def finish(
         total_matches=gathered.total_matches,
         cited=cited,
         provider_error=provider_error,
+        generation=gathered.generation,
+        stale=gathered.stale,
+        coverage=gathered.coverage,
     )
 
 

@@ -200,6 +200,11 @@ def init(path: Path | None, data_dir: Path | None) -> None:
     metavar="REV",
     help="Index the repository as it is at this commit, read from git objects (no checkout).",
 )
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Then keep watching the folder and re-index each batch of changes (Ctrl-C stops).",
+)
 @json_option
 @reports_errors
 def index(
@@ -208,6 +213,7 @@ def index(
     name: str | None,
     full: bool,
     commit: str | None,
+    watch: bool,
     as_json: bool,
 ) -> None:
     """Index (or update) the folder PATH (default: the git work tree you are in).
@@ -218,7 +224,15 @@ def index(
       codecompass index
       codecompass index ../api --name api --data-dir ~/work/.codecompass
       codecompass index ~/src/proj.git --commit v1.2.0 --name proj --data-dir /tmp/proj
+      codecompass index --watch            # index, then re-index each batch of changes
+      codecompass index --watch --json     # one JSON object per batch, one per line
     """
+    if commit is not None and watch:
+        raise click.UsageError(
+            "--watch follows the files of a work tree; --commit reads a commit from git "
+            "objects. Use one or the other (`codecompass hooks install` re-indexes after "
+            "each commit)."
+        )
     if commit is not None:
         if path is None:
             raise click.UsageError("--commit needs PATH: a git work tree or bare repository.")
@@ -231,12 +245,60 @@ def index(
             _print_summary(stats, engine.settings.data_dir)
         return
     engine, root = Engine.for_repo(path, data_dir=data_dir)
+    if watch:
+        _watch(engine, root, name or root.name, full, as_json)
+        return
     with engine, _progress(as_json, name or root.name) as on_progress:
         stats = engine.index(root, name=name, full=full, on_progress=on_progress)
     if as_json:
         emit_json(stats.as_dict())
     else:
         _print_summary(stats, engine.settings.data_dir)
+
+
+def _watch(engine: Engine, root: Path, name: str, full: bool, as_json: bool) -> None:
+    """`index --watch`: the catch-up run (with progress and the usual summary), then one
+    line, or one JSON object, per batch until Ctrl-C or SIGTERM."""
+    import signal
+    import time
+
+    from codecompass.lifecycle.watch import BatchReport, Watcher, WatchTarget, check_watchable
+
+    check_watchable(engine.settings)
+    progress = contextlib.ExitStack()  # the catch-up's progress line, closed once it ends
+    report_progress: list[Callable[[IndexProgress], None] | None] = []
+
+    def on_progress(update: IndexProgress) -> None:
+        if not report_progress:
+            report_progress.append(progress.enter_context(_progress(as_json, name)))
+        if report_progress[0] is not None:
+            report_progress[0](update)
+
+    def on_batch(report: BatchReport) -> None:
+        progress.close()
+        if as_json:
+            click.echo(json.dumps(report.as_dict(), ensure_ascii=False))
+            return
+        if report.trigger == "start" and report.stats is not None:
+            _print_summary(report.stats, engine.settings.data_dir)
+            console.print(escape(f"Watching {root} for changes (Ctrl-C stops)."))
+        else:
+            console.print(escape(f"{time.strftime('%H:%M:%S')} {report.line()}"))
+
+    watcher = Watcher(
+        engine, [WatchTarget(name, root)], on_batch=on_batch, on_progress=on_progress, full=full
+    )
+    # SIGTERM lets a run under way finish; Ctrl-C stops at once (the next run repairs).
+    previous = signal.signal(signal.SIGTERM, lambda *_: watcher.stop())
+    try:
+        with engine, progress:
+            watcher.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if not as_json:
+        err_console.print("Stopped watching.")
 
 
 @contextmanager
@@ -473,8 +535,19 @@ def status(data_dir: Path | None, as_json: bool) -> None:
             f"{changed.get('changed', 0)} changed, {changed.get('removed', 0)} removed",
             highlight=False,
         )
+        stale = changed.get("files", [])
+        for item in stale[:STATUS_STALE_SHOWN]:
+            console.print(escape(f"    {item['change']:<8} {item['path']}"), highlight=False)
+        hidden = len(stale) - STATUS_STALE_SHOWN + changed.get("more", 0)
+        if hidden > 0:
+            console.print(f"    … and {hidden} more (`codecompass status --json` lists them)")
+        if stale:
+            console.print("  run `codecompass index` to bring them in", highlight=False)
         for bad in repo["decode_error_files"]:
             console.print(escape(f"  {bad['path']}: {bad['problem']}"), highlight=False)
+
+
+STATUS_STALE_SHOWN = 20  # stale files a status on a console lists per repository
 
 
 @main.command(name="open")
@@ -661,8 +734,15 @@ def _print_eval(report: dict[str, Any]) -> None:
     help="HTTP bind address (default 127.0.0.1). Any other needs CODECOMPASS_SERVER_TOKEN.",
 )
 @click.option("--port", type=click.IntRange(0, 65535), default=None, help="HTTP port (8765).")
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Also watch the indexed work trees and re-index changes in the background.",
+)
 @reports_errors
-def serve(data_dir: Path | None, use_http: bool, host: str | None, port: int | None) -> None:
+def serve(
+    data_dir: Path | None, use_http: bool, host: str | None, port: int | None, watch: bool
+) -> None:
     """Run the MCP server that AI agents use (stdio unless --http).
 
     \b
@@ -670,6 +750,7 @@ def serve(data_dir: Path | None, use_http: bool, host: str | None, port: int | N
       codecompass serve --data-dir ~/src/app/.codecompass    # stdio (Claude Code, Cursor, …)
       codecompass serve --http --port 8765                   # http://127.0.0.1:8765/mcp
       CODECOMPASS_SERVER_TOKEN=$(openssl rand -hex 32) codecompass serve --http --host 0.0.0.0
+      codecompass serve --watch    # and keep the index current as files change (stderr logs)
     See docs/mcp.md for each client's configuration.
     """
     from codecompass.mcp_server import data_dir_for_serve
@@ -678,7 +759,8 @@ def serve(data_dir: Path | None, use_http: bool, host: str | None, port: int | N
 
     if (host or port is not None) and not use_http:
         raise click.UsageError("--host and --port apply to --http only.")
-    run_server(load_settings(data_dir_for_serve(data_dir)), http=use_http, host=host, port=port)
+    settings = load_settings(data_dir_for_serve(data_dir))
+    run_server(settings, http=use_http, host=host, port=port, watch=watch)
 
 
 @main.command(name="mcp-config")
@@ -1456,3 +1538,215 @@ def import_(archive: Path, data_dir: Path | None, roots: tuple[str, ...], as_jso
         f"graph: {result['graph']['edges_written']} edges.",
         highlight=False,
     )
+
+
+# -- garbage collection and backups --------------------------------------------------------
+def _bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(size) < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def _by_reason(counts: dict[str, int]) -> str:
+    return ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items()) if n) or "none"
+
+
+@main.command(name="gc")
+@data_dir_option
+@click.option(
+    "--dry-run", is_flag=True, help="Count what a collection would remove; change nothing."
+)
+@click.option(
+    "--stats",
+    "show_stats",
+    is_flag=True,
+    help="Tombstones by reason and age, what is due, orphans, sizes, backups; change nothing.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Collect every tombstone whatever its age, and give free space back (VACUUM).",
+)
+@json_option
+@reports_errors
+def gc_(data_dir: Path | None, dry_run: bool, show_stats: bool, force: bool, as_json: bool) -> None:
+    """Remove tombstones (chunks that left their files) past their retention, rows nothing
+    refers to any more, and old audit records. Retention is per reason ([gc] settings):
+    7 days for removed or renamed files, 14 for modified chunks, 30 for manual removals.
+    What a collection removes is first written to backups/pre-gc-<time>.jsonl.gz in the
+    data folder; `codecompass restore` puts it back.
+
+    \b
+    Examples:
+      codecompass gc --stats
+      codecompass gc --dry-run
+      codecompass gc
+      codecompass gc --force --json --data-dir ~/indexes/api
+    """
+    if show_stats and (dry_run or force):
+        raise click.UsageError("--stats only reports; use it without --dry-run and --force.")
+    with Engine.open(data_dir) as engine:
+        result = engine.gc_status() if show_stats else engine.gc(dry_run=dry_run, force=force)
+    if as_json:
+        emit_json(result)
+    elif show_stats:
+        _print_gc_status(result)
+    else:
+        _print_gc(result)
+
+
+def _print_gc(stats: dict[str, Any]) -> None:
+    verb = "Would remove" if stats["dry_run"] else "Removed"
+    orphans = stats["orphans"]
+    rows = sum(v for k, v in orphans.items() if k != "cache_waiting")
+    console.print(
+        f"{verb} {stats['tombstones_removed']} tombstones ({_by_reason(stats['removed'])}), "
+        f"{rows} orphan rows (edges {orphans['edges']}, dependencies {orphans['deps']}, "
+        f"HTTP facts {orphans['http']}, facts {orphans['facts']}, nodes {orphans['nodes']}, "
+        f"unused embeddings {orphans['cache']}) and {stats['audit_removed']} audit records "
+        f"in {stats['seconds']:.2f}s.",
+        highlight=False,
+    )
+    if stats["backup"]:
+        console.print(
+            escape(f"Backup: {stats['backup']} (`codecompass restore` puts it back)."),
+            highlight=False,
+        )
+    left = sum(stats["remaining"].values())
+    oldest = f", oldest {stats['oldest_remaining']}" if stats["oldest_remaining"] else ""
+    console.print(
+        f"Left: {left} tombstones ({_by_reason(stats['remaining'])}{oldest}); "
+        f"{orphans['cache_waiting']} unused embeddings wait out their grace period.",
+        highlight=False,
+    )
+    if not stats["dry_run"]:
+        before, after = stats["bytes_before"], stats["bytes_after"]
+        sizes = ", ".join(
+            f"{part} {_bytes(before[part])} → {_bytes(after.get(part, 0))}"
+            for part in before
+            if part != "catalog_free"
+        )
+        vacuum = "free pages given back (VACUUM)" if stats["vacuumed"] else "no VACUUM needed"
+        console.print(
+            f"Space: {sizes}; {_bytes(stats['bytes_reclaimed'])} reclaimed, "
+            f"{_bytes(stats['bytes_freed'])} freed in the catalog; {vacuum}.",
+            highlight=False,
+        )
+
+
+def _print_gc_status(info: dict[str, Any]) -> None:
+    oldest = f", oldest {info['oldest']}" if info["oldest"] else ""
+    console.print(
+        f"[bold]Tombstones[/bold] {info['total']}{oldest}; {info['due']} past retention now.",
+        highlight=False,
+    )
+    for reason, t in sorted(info["tombstones"].items()):
+        console.print(
+            f"  {reason}: {t['count']} (oldest {t['oldest']}), {t['due']} due; "
+            f"kept {t['retention_days']} days",
+            highlight=False,
+        )
+    o = info["orphans"]
+    console.print(
+        f"[bold]Orphans[/bold] edges {o['edges']}, dependencies {o['deps']}, HTTP facts "
+        f"{o['http']}, facts {o['facts']}, nodes {o['nodes']}, unused embeddings due "
+        f"{o['cache']} ({o['cache_waiting']} more in their grace period); audit records due "
+        f"{info['audit_due']}",
+        highlight=False,
+    )
+    sizes = ", ".join(f"{k} {_bytes(v)}" for k, v in info["bytes"].items())
+    auto = info["auto"]
+    console.print(
+        f"[bold]Size[/bold] {sizes}\n[bold]Automatic[/bold] "
+        f"{'on' if auto['enabled'] else 'off'}, after an index run once {auto['threshold']} "
+        f"tombstones are due (now: {'yes' if auto['would_run'] else 'no'})",
+        highlight=False,
+    )
+    backups = info["backups"]
+    console.print(
+        f"[bold]Pre-GC backups[/bold] {len(backups)}"
+        + (escape(f", newest {backups[0]}") if backups else ""),
+        highlight=False,
+    )
+    last = info["last_run"]
+    if last:
+        console.print(
+            f"[bold]Last collection[/bold] {last['now']}: {last['tombstones_removed']} "
+            f"tombstones removed",
+            highlight=False,
+        )
+
+
+@main.command(name="backup")
+@click.argument("dest", required=False, type=click.Path(path_type=Path))
+@data_dir_option
+@json_option
+@reports_errors
+def backup_(dest: Path | None, data_dir: Path | None, as_json: bool) -> None:
+    """Write a consistent copy of the live index (searches and an indexer may keep
+    running) to DEST: a new file, or an existing folder to put index-<time>.sqlite in
+    (default: backups/ in the data folder). The vectors are rebuilt from the embedding
+    cache inside the copy when it is restored. The server backend refuses and names its
+    tools (pg_dump, `codecompass export`).
+
+    \b
+    Examples:
+      codecompass backup
+      codecompass backup ~/safe/api-index.sqlite
+      codecompass backup /mnt/backups/ --data-dir ~/indexes/api --json
+    """
+    with Engine.open(data_dir) as engine:
+        info = engine.backup(dest)
+    if as_json:
+        emit_json(info)
+        return
+    console.print(
+        escape(
+            f"Backed up {', '.join(info['repos'])} ({info['chunks']} chunks, "
+            f"{info['tombstones']} tombstones, {info['model']}) to {info['backup']} "
+            f"({_bytes(info['bytes'])}). Restore with `codecompass restore {info['backup']}`."
+        ),
+        highlight=False,
+    )
+
+
+@main.command(name="restore")
+@click.argument("backup_file", metavar="BACKUP", type=click.Path(path_type=Path))
+@data_dir_option
+@json_option
+@reports_errors
+def restore_(backup_file: Path, data_dir: Path | None, as_json: bool) -> None:
+    """Restore BACKUP into the index (or into a new data folder). A full backup, from
+    `codecompass backup`, replaces the whole index and rebuilds its vectors from the
+    embedding cache; a pre-GC backup (backups/pre-gc-*.jsonl.gz, from `codecompass gc`)
+    puts back the tombstones and embeddings that collection removed. Refused, with
+    nothing changed: a file that is neither, a backup made with another embedding model
+    than the one configured, and an indexer writing the index.
+
+    \b
+    Examples:
+      codecompass restore .codecompass/backups/index-20260101T120000.sqlite
+      codecompass restore ~/safe/api-index.sqlite --data-dir /tmp/api-restored --json
+      codecompass restore .codecompass/backups/pre-gc-20260101T120000.jsonl.gz
+    """
+    with _workspace(data_dir) as engine:
+        info = engine.restore(backup_file)
+        folder = engine.settings.data_dir
+    if as_json:
+        emit_json(info)
+        return
+    if info["kind"] == "pre-gc":
+        message = (
+            f"Restored {info['tombstones']} tombstones ({info['skipped']} already there) and "
+            f"{info['vectors']} embeddings from {info['backup']} into {folder}."
+        )
+    else:
+        message = (
+            f"Restored {', '.join(info['repos'])} ({info['chunks']} chunks, {info['model']}) "
+            f"from {info['backup']} into {folder}; {info['vectors_written']} vectors rebuilt "
+            f"({info['vectors_embedded']} embedded again)."
+        )
+    console.print(escape(message), highlight=False)

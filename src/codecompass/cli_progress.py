@@ -1,9 +1,10 @@
 """Index progress for people: a live line on a terminal, a line every few seconds in a
 log or a pipe. Both give counts, the embedding rate and an ETA from the first batch.
 
-The ETA is the work still to do at the rate work has been done so far, work being the
-bytes of the files that need indexing (see `indexing.pipeline.Progress`): it moves with
-every batch of 32 embedded texts.
+The ETA is the current stage's work still to do at the rate it has been done so far:
+bytes of the files that need reading and parsing, then chunks that need a vector (see
+`indexing.pipeline.Progress`), which moves with every batch of 32 embedded texts.
+Search works from the end of the file stage on: the line says so.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class ProgressView:
         self.label = label
         self._now = now
         self._started = now()
-        self._files_started: float | None = None
+        self._stage_started: float | None = None
         self._latest = Progress()
         self._lock = threading.Lock()
 
@@ -41,16 +42,16 @@ class ProgressView:
         """Keep a copy; True when the stage changed."""
         with self._lock:
             changed = progress.stage != self._latest.stage
-            if progress.stage == "files" and self._files_started is None:
-                self._files_started = self._now()
+            if changed:
+                self._stage_started = self._now()
             self._latest = replace(progress)
             return changed
 
     def eta(self) -> float | None:
-        """Seconds left for the files, or None before anything is done."""
+        """Seconds left for the files or the vectors, or None before anything is done."""
         with self._lock:
-            p, began = self._latest, self._files_started
-        if p.stage != "files" or began is None:
+            p, began = self._latest, self._stage_started
+        if p.stage not in ("files", "vectors") or began is None:
             return None
         done, elapsed = p.share_done, self._now() - began
         if done <= 0 or elapsed <= 0:
@@ -67,12 +68,20 @@ class ProgressView:
         if p.stage == "graph":
             return f"indexing {self.label}: {files} · linking the code graph · {elapsed}"
         share = 100 * p.share_done
-        rate = f" ({p.embedded / p.embed_seconds:.0f}/s)" if p.embed_seconds > 0 else ""
         eta = self.eta()
+        left = f"ETA {clock(eta) if eta is not None else 'estimating'}"
+        if p.stage == "vectors" and not p.vectors_total:
+            return f"indexing {self.label}: searchable now · checking vectors · {elapsed}"
+        if p.stage == "vectors":
+            rate = f" ({p.embedded / p.embed_seconds:.0f}/s)" if p.embed_seconds > 0 else ""
+            return (
+                f"indexing {self.label}: searchable now · vectors "
+                f"{p.vectors_done}/{p.vectors_total} ({share:.1f}%) · "
+                f"{p.embedded} embedded{rate} · {elapsed} · {left}"
+            )
         return (
             f"indexing {self.label}: {files} ({share:.1f}%) · {p.chunks} chunks · "
-            f"{p.embedded} embedded{rate} · {elapsed} · "
-            f"ETA {clock(eta) if eta is not None else 'estimating'}"
+            f"{elapsed} · {left}"
         )
 
 

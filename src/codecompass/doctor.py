@@ -148,7 +148,7 @@ def _index(settings: Any, data_dir: Path | None) -> list[Check]:
             chunks = sum(r["chunks"] for r in info["repos"])
             vectors = len(engine.backend.vectors(info["dim"]).ids()) if info["dim"] else 0
             changed = sum(
-                sum(v for k, v in r["changed_on_disk"].items() if isinstance(v, int))
+                sum(r["changed_on_disk"].get(k, 0) for k in ("added", "changed", "removed"))
                 for r in info["repos"]
             )
     except CodeCompassError as exc:

@@ -44,7 +44,7 @@ from codecompass.indexing.pipeline import (
     index_repository,
 )
 from codecompass.lifecycle import transfer
-from codecompass.lifecycle.verify import VerifyReport
+from codecompass.lifecycle.verify import Finding, VerifyReport
 from codecompass.lifecycle.verify import Workspace as VerifyWorkspace
 from codecompass.lifecycle.verify import verify as verify_index
 from codecompass.models import ChunkFilter, EdgeQuery, FileRecord, RepoRecord, RunRecord
@@ -82,11 +82,14 @@ from codecompass.settings import (
     load_settings,
     render_default_config,
 )
-from codecompass.storage import EMBEDDED_DB, Backend, index_exists, open_backend
+from codecompass.storage import EMBEDDED_DB, Backend, damage_of, index_exists, open_backend
 
 FORMAT_VERSION = "1"
 OPEN_MAX_LINES = 2000
 NO_VECTORS: Vectors = np.zeros((0, 0), dtype=np.float32)
+
+# Stale files `status` lists per repository (the counts are always whole).
+STALE_LISTED = 1000
 
 
 def repo_root_of(path: Path) -> Path:
@@ -118,6 +121,7 @@ DATA_DIR_FILES = frozenset(
         "index.lock",
         "hooks.log",
         "vectors",
+        "backups",
     }
 )
 
@@ -292,14 +296,16 @@ class Engine:
         """Create the data folder (with its .gitignore and config.toml) if missing."""
         folder = self.settings.data_dir
         refuse_foreign_folder(folder)
+        ignore = folder / ".gitignore"
+        config = folder / CONFIG_FILE
+        if ignore.is_file() and config.is_file():
+            return folder  # set up already: opening an index writes nothing here
         try:
             folder.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-test-"):
                 pass
-            ignore = folder / ".gitignore"
             if not ignore.exists():
                 ignore.write_text(DATA_DIR_MARK + "\n*\n", "utf-8")
-            config = folder / CONFIG_FILE
             if not config.exists():
                 config.write_text(render_default_config(), encoding="utf-8")
         except OSError as exc:
@@ -392,7 +398,11 @@ class Engine:
             source=source,
             link=lambda: link_graph(backend, repos=[repo], options=self.settings.graph).as_dict(),
         )
-        return index_repository(job)
+        stats = index_repository(job)
+        # Once the run has let go of the index: tombstones past their retention, when
+        # enough are due (`[gc] auto`, `auto_threshold`).
+        stats.gc = self.maybe_gc() or {}
+        return stats
 
     def rules(self) -> DiscoveryRules:
         idx = self.settings.index
@@ -452,8 +462,28 @@ class Engine:
                 _, indexed = backend.lexical.doc_freqs([])  # active chunks, cheaply
                 stored = sources.vectors.count()
                 result.coverage["dense"] = round(min(1.0, stored / indexed), 4) if indexed else 1.0
+            result.generation = self._generation()
         result.stale = self._changed_since_indexed(result.cited)
         return result
+
+    def _generation(self) -> int | None:
+        """The index generation: the newest index run (of any repository), which every
+        answer names so that a client can tell two answers from the same index apart
+        from answers before and after a change."""
+        last = self.backend.runs.runs(last=True)
+        return last[0].id if last else None
+
+    def _fresh(self, result: GraphResult) -> GraphResult:
+        """The graph answer with its generation and the nodes' files changed on disk."""
+        keys = {(n.repo, n.path) for n in result.nodes if n.repo and n.path}
+        records: dict[tuple[str, str], FileRecord] = {}
+        with self.backend.snapshot():
+            generation = self._generation()
+            for repo in sorted({repo for repo, _ in keys}):
+                listed = self.backend.files.files(repo)
+                records.update((key, listed[key]) for key in keys if key in listed)
+        stale = self._changed_since_indexed(records)
+        return result.model_copy(update={"generation": generation, "stale": stale})
 
     def _changed_since_indexed(self, records: dict[tuple[str, str], FileRecord]) -> list[str]:
         """Those files (repo, path → the record indexed) whose size or mtime on disk
@@ -665,15 +695,28 @@ class Engine:
         for repo in repos:
             self.repo(repo)  # an unknown name is an error, not an empty answer
         hits: list[Hit] = []
+        stale: set[str] = set()
+        generation: int | None = None
+        coverage: dict[str, float] = {}
         for repo in repos or [None]:
-            hits.extend(self.search(query, k=top_k, where=replace(base, repo=repo)))
-        return answer.gather(
+            found = self.retrieve(
+                query, self.search_options(k=top_k, where=replace(base, repo=repo))
+            )
+            hits.extend(found.hits)
+            stale.update(found.stale)
+            generation = found.generation
+            coverage = found.coverage
+        gathered = answer.gather(
             query,
             hits,
             top_k=top_k,
             min_score=min_score,
             budget_tokens=budget,
             dependencies=lambda node, repo: self.dependencies(node, repo=repo),
+        )
+        cited = {f"{e.repo}/{e.path}" for e in gathered.evidences}
+        return replace(
+            gathered, generation=generation, stale=sorted(stale & cited), coverage=coverage
         )
 
     def ask(
@@ -720,6 +763,7 @@ class Engine:
         return {
             "data_dir": str(self.settings.data_dir),
             "backend": backend.name,
+            "generation": self._generation(),
             "format_version": meta.get("format_version"),
             "model": meta.get("embedder_model"),
             "dim": dim,
@@ -736,7 +780,8 @@ class Engine:
         ]
 
     def _changes_on_disk(self, repo: str, root: Path) -> dict[str, Any]:
-        """Files added, changed or removed since the last run (by size and mtime)."""
+        """Files added, changed or removed since the last run (by size and mtime): the
+        counts, and the files (the first STALE_LISTED)."""
         if not root.is_dir():
             return {"error": f"{root} no longer exists"}
         if (root / "objects").is_dir() and (root / "HEAD").is_file():
@@ -751,12 +796,18 @@ class Engine:
             for p, c in found.items()
             if p in stored and (stored[p].size, stored[p].mtime_ns) != (c.size, c.mtime_ns)
         )
-        examples = [p for p in added + changed + removed if self.access.allows(repo, p)]
+        stale = [
+            {"path": p, "change": change}
+            for change, paths in (("added", added), ("changed", changed), ("removed", removed))
+            for p in paths
+            if self.access.allows(repo, p)
+        ]
         return {
             "added": len(added),
             "changed": len(changed),
             "removed": len(removed),
-            "examples": examples[:10],
+            "files": stale[:STALE_LISTED],
+            "more": max(0, len(stale) - STALE_LISTED),
         }
 
     # -- code graph ---------------------------------------------------------------------
@@ -817,14 +868,13 @@ class Engine:
         min_confidence: float,
         repo: str | None,
     ) -> GraphResult:
-        graph = self.graph
-        return graph.traverse(
-            graph.resolve_node(symbol, repo=self._repo_name(repo)),
+        return self._walk(
+            symbol,
+            repo,
             depth=depth,
             types=types,
             direction=direction,
             min_confidence=min_confidence,
-            repo=repo,
             default_types=DEPENDENCY_TYPES,
         )
 
@@ -839,19 +889,16 @@ class Engine:
         limit: int = 200,
     ) -> GraphResult:
         """Breadth-first walk from `start`, with the path to every node reached."""
+        return self._walk(start, repo, depth=depth, types=types, direction=direction, limit=limit)
+
+    def _walk(self, start: str, repo: str | None, **options: Any) -> GraphResult:
         graph = self.graph
-        return graph.traverse(
-            graph.resolve_node(start, repo=self._repo_name(repo)),
-            depth=depth,
-            types=types,
-            direction=direction,
-            repo=repo,
-            limit=limit,
-        )
+        node = graph.resolve_node(start, repo=self._repo_name(repo))
+        return self._fresh(graph.traverse(node, repo=repo, **options))
 
     def subgraph(self, ids: list[str], *, limit: int = 200) -> GraphResult:
         """These nodes and the edges between them (at most `limit` nodes)."""
-        return self.graph.subgraph(ids, limit=limit)
+        return self._fresh(self.graph.subgraph(ids, limit=limit))
 
     def repo_overview(self, *, repo: str | None = None, budget_tokens: int = 2000) -> Overview:
         """A map of the repository: its most important files and symbols, with their
@@ -862,9 +909,16 @@ class Engine:
     def verify(self, *, repair: bool = False) -> VerifyReport:
         """Check the index against its files and itself; with `repair`, fix what can be
         fixed (see `codecompass.lifecycle.verify`)."""
-        self._require_index()
+        try:
+            self._require_index()
+            backend = self.backend
+        except Exception as exc:  # a database too damaged to open is a finding
+            damage = damage_of(exc)
+            if damage is None:
+                raise
+            return VerifyReport([Finding("database", str(damage), repairable=False)])
         workspace = VerifyWorkspace(
-            backend=self.backend,
+            backend=backend,
             max_file_bytes=self.settings.index.max_file_bytes,
             graph=self.settings.graph,
             embedder=lambda: self.embedder,
@@ -969,6 +1023,61 @@ class Engine:
             "edges": edges,
             "relinked_files": len(dependents),
         }
+
+    # -- garbage collection and backups (lifecycle/gc.py, lifecycle/backup.py) ----------
+    def _full_access_only(self, what: str) -> None:
+        if self.access.scopes is not None:
+            raise AccessDeniedError(
+                f"{what} changes the whole index; {self.access.principal!r} may only read "
+                "part of it. Run it as the index's owner (the command line)."
+            )
+
+    def _stored_vectors(self) -> VectorStore | None:
+        """The vector store opened with the recorded dimension (no model needed)."""
+        dim = self.backend.meta.meta().get("embedder_dim")
+        return self.backend.vectors(int(dim)) if dim else None
+
+    def gc(self, *, dry_run: bool = False, force: bool = False) -> dict[str, Any]:
+        """Collect tombstones past their retention and rows nothing uses, after writing
+        them to a pre-GC backup; `force` collects every tombstone; `dry_run` only counts.
+        The figures of `lifecycle.gc.GCStats`."""
+        from codecompass.lifecycle.gc import collect_garbage
+
+        self._full_access_only("Garbage collection")
+        return collect_garbage(
+            self.backend, self._stored_vectors(), self.settings, dry_run=dry_run, force=force
+        ).as_dict()
+
+    def gc_status(self) -> dict[str, Any]:
+        """Tombstones by reason, what a collection would remove now, sizes, backups."""
+        from codecompass.lifecycle.gc import gc_status
+
+        return gc_status(self.backend, self.settings)
+
+    def maybe_gc(self) -> dict[str, Any] | None:
+        """The automatic collection after an index run (`[gc] auto`, `auto_threshold`
+        tombstones past their retention): its figures, or None when nothing was due or
+        another writer holds the index. Call it once the run has finished."""
+        from codecompass.lifecycle.gc import maybe_collect
+
+        stats = maybe_collect(self.backend, self._stored_vectors(), self.settings)
+        return None if stats is None else stats.as_dict()
+
+    def backup(self, dest: str | Path | None = None) -> dict[str, Any]:
+        """A consistent copy of the live index (embedded backend; see lifecycle/backup.py)."""
+        from codecompass.lifecycle.backup import backup_index
+
+        self._full_access_only("A backup")
+        self._require_index()
+        return backup_index(self.backend, self.settings, Path(dest) if dest else None)
+
+    def restore(self, path: str | Path) -> dict[str, Any]:
+        """Restore a full backup (the index, then its vectors from the cache) or a pre-GC
+        backup (the tombstones and embeddings a collection deleted) into this index."""
+        from codecompass.lifecycle.backup import restore_index
+
+        self._full_access_only("A restore")
+        return restore_index(self.backend, Path(path), self.embedder)
 
 
 def _run_dict(run: RunRecord) -> dict[str, Any]:

@@ -28,10 +28,11 @@ import json
 import logging
 import os
 import re
+import signal
 import sys
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -462,7 +463,13 @@ async def search_code(
     def work(engine: Engine) -> SearchCodeResult:
         options = engine.search_options(k=top_k, where=f.where(), detail=detail)
         found = engine.retrieve(query, options)
-        return SearchCodeResult(query_id=rec.query_id, results=found.hits, stale=found.stale)
+        return SearchCodeResult(
+            query_id=rec.query_id,
+            results=found.hits,
+            stale=found.stale,
+            generation=found.generation,
+            coverage=found.coverage,
+        )
 
     return await _state(ctx).serve("search_code", work, lambda r: (len(r.results), len(r.results)))
 
@@ -731,6 +738,9 @@ async def ask_code(
             cited=answer.cited,
             elapsed_ms=round(rec.elapsed_ms(), 1),
             query_id=rec.query_id,
+            generation=answer.generation,
+            stale=answer.stale,
+            coverage=answer.coverage,
         ),
     )
     return ok_result(out)
@@ -784,6 +794,8 @@ async def index_status(ctx: Context[ServerState, Any]) -> Annotated[CallToolResu
         return IndexStatus(
             data_dir=info["data_dir"],
             model=info["model"],
+            generation=info["generation"],
+            vectors=info["vectors"],
             repos=[
                 RepoStatus(
                     id=r["id"],
@@ -951,8 +963,82 @@ def serve(
     host: str | None = None,
     port: int | None = None,
     embedder: Embedder | None = None,
+    watch: bool = False,
 ) -> None:
-    """Run the server until stdin closes (stdio) or the process is stopped (HTTP)."""
+    """Run the server until stdin closes (stdio) or the process is stopped (HTTP); with
+    `watch`, a watcher keeps the index current meanwhile (`watching`)."""
+    if not watch:
+        _serve(settings, http=http, host=host, port=port, embedder=embedder)
+        return
+    with watching(settings, embedder) as shared:
+        _serve(settings, http=http, host=host, port=port, embedder=shared)
+
+
+@contextmanager
+def watching(settings: Settings, embedder: Embedder | None = None) -> Iterator[Embedder]:
+    """`serve --watch`: a watcher over the index's work trees in a background thread, on
+    an engine of its own (its own connections: a run never waits for a query, nor a query
+    for a run; a query sees each file's new state once its transaction commits, and the
+    vector store is re-read when its table changes). The embedding model is shared and
+    yielded. Batches are logged on stderr; Ctrl-C and SIGTERM stop the server and the
+    watcher, letting a run under way finish (up to 30 s)."""
+    from codecompass.lifecycle.watch import (
+        BatchReport,
+        Watcher,
+        WatchThread,
+        check_watchable,
+        watch_targets,
+    )
+
+    check_watchable(settings)
+    if not index_exists(settings):
+        raise NotIndexedError(
+            f"serve --watch keeps the repositories of an index current, but there is no "
+            f"index in {settings.data_dir} yet; run `codecompass index PATH --data-dir "
+            f"{settings.data_dir}` first."
+        )
+    engine = Engine(settings, embedder=embedder)
+    stopped = True
+    try:
+        targets, notes = watch_targets(engine)
+        for note in notes:
+            print(f"codecompass watch: {note}", file=sys.stderr, flush=True)
+
+        def on_batch(report: BatchReport) -> None:
+            print(f"codecompass watch: {report.line()}", file=sys.stderr, flush=True)
+
+        thread = WatchThread(Watcher(engine, targets, on_batch=on_batch))
+        thread.start()
+        stopped = False
+        roots = ", ".join(str(t.root) for t in targets)
+        print(f"codecompass watch: watching {roots}", file=sys.stderr, flush=True)
+        main = threading.current_thread() is threading.main_thread()
+
+        def on_sigterm(*_: object) -> None:
+            raise KeyboardInterrupt
+
+        previous = signal.signal(signal.SIGTERM, on_sigterm) if main else None
+        try:
+            yield engine.embedder
+        except KeyboardInterrupt:
+            pass
+        finally:
+            if main:
+                signal.signal(signal.SIGTERM, previous)
+            stopped = thread.stop(timeout=30)
+    finally:
+        if stopped:
+            engine.close()
+
+
+def _serve(
+    settings: Settings,
+    *,
+    http: bool = False,
+    host: str | None = None,
+    port: int | None = None,
+    embedder: Embedder | None = None,
+) -> None:
     bind = host or settings.server.host
     token = settings.server.token
     state = ServerState(settings, embedder=embedder, transport="http" if http else "stdio")

@@ -260,17 +260,26 @@ class FileContent:
 
 @dataclass(frozen=True, slots=True)
 class FileWrite:
-    """One file, written in one transaction: the record, and its content when it changed
-    (None: same content, a new size or mtime only)."""
+    """One file: the record, and its content when it changed (None: same content, a new
+    size or mtime only)."""
 
     file: FileRecord
     content: FileContent | None = None
 
 
 @dataclass(frozen=True, slots=True)
+class FileRemoval:
+    """A file that left the index: its chunks become tombstones with this reason."""
+
+    repo: str
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class FileChange:
     added: list[str]  # chunk ids new in this version
-    removed: list[str]  # chunk ids tombstoned
+    removed: list[str]  # chunk ids tombstoned (all of a removed file's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,3 +401,57 @@ class FactsQuery:
 def utc_now() -> str:
     """The time records are stamped with: UTC, ISO 8601, milliseconds."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+# -- garbage collection -----------------------------------------------------------------
+# Why a chunk became a tombstone (`delete_reason`).
+CHUNK_MODIFIED = "chunk_modified"  # its file changed and the chunk is not in it any more
+FILE_REMOVED = "file_removed"
+FILE_RENAMED = "file_renamed"
+MANUAL_CLEANUP = "manual_cleanup"  # removed by hand (no command tombstones with it yet)
+
+
+@dataclass(frozen=True, slots=True)
+class Tombstone:
+    """A chunk kept after it left its file, until garbage collection: the record as it
+    was, why and when it left, and when it had been indexed (a pre-GC backup holds
+    these, and restores them exactly)."""
+
+    chunk: ChunkRecord
+    reason: str
+    deleted_at: str
+    indexed_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class TombstoneCount:
+    """The tombstones of one delete reason: how many, the oldest `deleted_at`, and how
+    many were deleted before the cutoff asked for (due for collection)."""
+
+    count: int
+    oldest: str | None
+    due: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class OrphanCounts:
+    """Rows nothing refers to any more (see `Housekeeping.orphans`)."""
+
+    edges: int = 0  # edges owned by a file that is gone, with no facts left to link
+    deps: int = 0  # link dependencies owned likewise
+    http: int = 0  # HTTP routes and calls owned likewise
+    facts: int = 0  # graph facts of repositories that are gone
+    nodes: int = 0  # importance rows of nodes that are neither a file nor a symbol
+    cache: int = 0  # embeddings no chunk uses, unused since before the cutoff
+    cache_waiting: int = 0  # embeddings no chunk uses, not yet past the cutoff
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "edges": self.edges,
+            "deps": self.deps,
+            "http": self.http,
+            "facts": self.facts,
+            "nodes": self.nodes,
+            "cache": self.cache,
+            "cache_waiting": self.cache_waiting,
+        }

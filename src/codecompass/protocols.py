@@ -6,14 +6,16 @@ protocol names one capability in one to three methods. A backend implements them
 (`storage.Backend` bundles them); `storage/memory.py` is the reference implementation
 the conformance suite compares the real backends with.
 
-Writes that must be atomic are single calls taking a typed unit of work: one file
-(`FileCatalog.write_file`), one graph update (`EdgeStore.write_links`), one batch of
-vectors (`VectorWriter.write`).
+Writes that must be atomic are single calls taking a typed unit of work: the files of
+an index run (`FileCatalog.write_files`), one graph update (`EdgeStore.write_links`),
+one batch of vectors (`VectorWriter.write`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -30,13 +32,17 @@ from codecompass.models import (
     FactsRecord,
     FileChange,
     FileRecord,
+    FileRemoval,
     FileWrite,
     HttpFact,
     LinkUpdate,
+    OrphanCounts,
     RepoRecord,
     RunRecord,
     SymbolQuery,
     SymbolRecord,
+    Tombstone,
+    TombstoneCount,
 )
 
 Vectors = npt.NDArray[np.float32]
@@ -213,13 +219,12 @@ class FileCatalog(Protocol):
         """Indexed files by (repo, path): of one repository, or all."""
         ...
 
-    def write_file(self, write: FileWrite) -> FileChange:
-        """One file in one transaction: its record, symbols, complete chunk set (chunks
-        that left it are tombstoned), lexical rows and staged graph facts."""
-        ...
-
-    def remove_file(self, repo: str, path: str, reason: str) -> list[str]:
-        """Tombstone a file's chunks and drop its record and symbols; return the ids."""
+    def write_files(self, writes: Sequence[FileWrite | FileRemoval]) -> list[FileChange]:
+        """Files written and removed in one transaction, so a reader sees all of them
+        old or all new. A write stores the file's record, symbols, complete chunk set
+        (chunks that left it are tombstoned), lexical rows and staged graph facts; a
+        removal tombstones its chunks and drops its record and symbols. One change per
+        item, in order."""
         ...
 
 
@@ -245,6 +250,80 @@ class SymbolCatalog(Protocol):
 
     def symbol_names(self, repo: str | None = None, kind: str | None = None) -> list[str]:
         """Distinct simple names (for fuzzy matching)."""
+        ...
+
+
+# -- garbage collection and backups ------------------------------------------------------
+class TombstoneStore(Protocol):
+    """Tombstones (chunks that left their files) until garbage collection: counted, read
+    in full for the pre-GC backup, purged, and put back from that backup."""
+
+    def tombstone_stats(self, cutoffs: Mapping[str, str]) -> dict[str, TombstoneCount]:
+        """Tombstones by delete reason; `due` counts those deleted before the cutoff
+        (ISO time) of their reason, or of `"*"` for a reason not named."""
+        ...
+
+    def tombstones(self, reason: str, before: str, limit: int, after: str = "") -> list[Tombstone]:
+        """Tombstones of `reason` deleted before `before`, by id: the first `limit`
+        whose id is greater than `after` (one page)."""
+        ...
+
+    def purge_tombstones(self, ids: Sequence[str]) -> int:
+        """Delete these tombstones for good, with any lexical row still keyed to them
+        (an id that is active again is left alone); return how many went."""
+        ...
+
+    def restore_tombstones(self, rows: Sequence[Tombstone]) -> int:
+        """Put tombstones back exactly as they were; an id already stored (active or
+        not) is left as it is. Return how many came back."""
+        ...
+
+
+class Housekeeping(Protocol):
+    """Rows nothing refers to any more, old audit records, and the bytes the stores
+    take."""
+
+    def orphans(self, now: str, cache_before: str, *, remove: bool = False) -> OrphanCounts:
+        """Count (or with `remove`, delete) graph rows owned by files that are gone and
+        have no facts left for the link stage, graph facts of repositories that are gone,
+        importance rows of nodes that are gone, and embeddings no chunk (active or
+        tombstoned) uses. The embedding cache is shared and is what makes indexing again
+        cheap, so an unused embedding goes only once it has been seen unused since before
+        `cache_before`: `remove` also notes embeddings first seen unused at `now` and
+        forgets those used again."""
+        ...
+
+    def unused_vectors(self, cache_before: str) -> list[tuple[str, str, Vectors]]:
+        """(model, key, vector) of the embeddings `orphans(remove=True)` would delete now."""
+        ...
+
+    def old_audit(self, before: str, *, remove: bool = False) -> int:
+        """Count (or delete) audit records older than `before`."""
+        ...
+
+    def footprint(self, *, reclaim: bool = False) -> dict[str, int]:
+        """Bytes the stores take: `catalog` (and `catalog_free`, pages free for reuse)
+        and `vectors` where the backend can tell. `reclaim` gives free space back to the
+        file system first (VACUUM); it takes time in proportion to the store."""
+        ...
+
+
+class Snapshots(Protocol):
+    """The writer lock of the whole workspace, and whole-index copies."""
+
+    def exclusive(self) -> AbstractContextManager[None]:
+        """Hold every writer lock of the workspace (no index run can start, none is
+        running), or raise IndexBusyError naming the writer."""
+        ...
+
+    def backup_to(self, path: Path) -> dict[str, Any]:
+        """Write one consistent copy of the catalog to `path` while it is in use;
+        ConfigError naming the tool to use where the backend cannot."""
+        ...
+
+    def restore_from(self, path: Path, check: Callable[[dict[str, str]], None]) -> dict[str, Any]:
+        """Replace the catalog with the copy at `path`, after `check` has accepted its
+        index facts (model, dimension); the vectors are the caller's to rebuild."""
         ...
 
 

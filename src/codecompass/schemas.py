@@ -83,6 +83,11 @@ class Answer(Result):
     total_matches: int
     cited: list[int]
     provider_error: str | None = None
+    # The index generation the evidence came from (the newest index run), and the cited
+    # files changed on disk since they were indexed ("repo/path").
+    generation: int | None = None
+    stale: list[str] = Field(default_factory=list)
+    coverage: dict[str, float] = Field(default_factory=dict)  # as in search answers
 
 
 # -- files ---------------------------------------------------------------------------------
@@ -127,6 +132,9 @@ class GraphResult(Result):
     edges: list[Edge]
     paths: list[list[str]]  # node ids from the root to each node reached
     truncated: bool
+    # As in `Answer`: the index generation, and the nodes' files changed on disk since.
+    generation: int | None = None
+    stale: list[str] = Field(default_factory=list)
 
 
 class OverviewSymbol(Result):
@@ -157,6 +165,9 @@ class SearchCodeResult(Result):
     results: list[Hit]
     # Cited files ("repo/path") changed on disk since indexed: re-read them with open_file.
     stale: list[str] = Field(default_factory=list)
+    generation: int | None = None  # the index generation (newest index run) answering
+    # Share of the active chunks each signal saw: `dense` below 1.0 while vectors fill in.
+    coverage: dict[str, float] = Field(default_factory=dict)
 
 
 class FileContent(Result):
@@ -185,6 +196,9 @@ class AskMeta(Result):
     cited: list[int]
     elapsed_ms: float
     query_id: str
+    generation: int | None = None  # the index generation the evidence came from
+    stale: list[str] = Field(default_factory=list)  # cited files changed on disk since
+    coverage: dict[str, float] = Field(default_factory=dict)  # `dense`: chunks with a vector
 
 
 class AskResult(Result):
@@ -239,3 +253,6 @@ class IndexStatus(Result):
     data_dir: str
     model: str | None
     repos: list[RepoStatus]
+    generation: int | None = None  # the newest index run; answers name theirs
+    # Vectors stored and active chunks: fewer vectors while they fill in after a run.
+    vectors: dict[str, int] = Field(default_factory=dict)

@@ -139,6 +139,27 @@ class GraphSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class GCSettings:
+    """Garbage collection: how long tombstones (chunks that left their files) are kept,
+    per delete reason, and what else is cleaned up. See docs/lifecycle.md."""
+
+    file_removed_days: int = 7  # the file was deleted
+    file_renamed_days: int = 7  # the file moved (its chunks live on under the new path)
+    chunk_modified_days: int = 14  # the file changed and the chunk left it
+    manual_cleanup_days: int = 30  # removed by hand
+    other_days: int = 30  # any other reason
+    # An embedding no chunk uses is kept this long after a collection first finds it
+    # unused: the cache makes indexing the same text again (a branch, a revert) free.
+    cache_days: int = 30
+    audit_days: int = 90  # audit records older than this go
+    batch_size: int = 1000  # tombstones read, backed up and deleted per step
+    auto: bool = True  # collect after an index run once auto_threshold tombstones are due
+    auto_threshold: int = 1000
+    backup: bool = True  # write what a collection deletes to backups/pre-gc-*.jsonl.gz first
+    keep_backups: int = 10  # pre-GC backups kept in the data folder (the newest)
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     data_dir: Path
     embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
@@ -148,6 +169,7 @@ class Settings:
     server: ServerSettings = field(default_factory=ServerSettings)
     graph: GraphSettings = field(default_factory=GraphSettings)
     storage: StorageSettings = field(default_factory=StorageSettings)
+    gc: GCSettings = field(default_factory=GCSettings)
 
     @property
     def config_path(self) -> Path:
@@ -162,6 +184,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "server": ServerSettings,
     "graph": GraphSettings,
     "storage": StorageSettings,
+    "gc": GCSettings,
 }
 
 

@@ -8,6 +8,7 @@ so `verifyToken`, `verify_token` and "verify token" all meet: `parseHTTPResponse
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -16,12 +17,18 @@ MAX_TOKEN_CHARS = 64
 
 def split_identifier(word: str) -> list[str]:
     """Lower-cased parts of one identifier; empty when it has no inner boundary."""
+    return list(_parts(word))
+
+
+# Identifiers repeat: a cache makes tokenizing a repository's text several times faster.
+@lru_cache(maxsize=1 << 16)
+def _parts(word: str) -> tuple[str, ...]:
     parts: list[str] = []
     for piece in word.split("_"):
         parts.extend(p.lower() for p in _CAMEL.findall(piece))
     if len(parts) <= 1:
-        return []
-    return parts
+        return ()
+    return tuple(parts)
 
 
 def code_tokens(text: str) -> list[str]:
@@ -34,5 +41,5 @@ def code_tokens(text: str) -> list[str]:
         whole = word.strip("_").lower()
         if whole:
             tokens.append(whole)
-        tokens.extend(split_identifier(word))
+        tokens.extend(_parts(word))
     return tokens

@@ -62,12 +62,12 @@ def chunk_rows(db: Path) -> set[tuple[str, int, int, str]]:
     return set(rows)
 
 
-def files_written(db: Path) -> int:
+def count_rows(db: Path, table: str) -> int:
     if not db.exists():
         return 0
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
     try:
-        return int(conn.execute("SELECT count(*) FROM files").fetchone()[0])
+        return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
     except sqlite3.OperationalError:
         return 0
     finally:
@@ -93,20 +93,32 @@ def test_kill_9_mid_run_then_rerun_leaves_a_consistent_index(tmp_path: Path) -> 
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+    # The files of a run are committed at once, before any vector: a reader sees none
+    # of them or all of them. The kill lands while the model fills in the vectors.
     deadline = time.monotonic() + 120
-    while files_written(db) == 0:
+    seen: set[int] = set()
+    while count_rows(db, "embeddings") == 0:
+        seen.add(count_rows(db, "files"))
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-        assert time.monotonic() < deadline, "the index run wrote nothing in 120 s"
-        time.sleep(0.05)
+        assert time.monotonic() < deadline, "the index run embedded nothing in 120 s"
+        time.sleep(0.02)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    written = files_written(db)
-    assert 0 < written < 200, "the kill must land in the middle of the run"
+    assert seen <= {0, 200}
+    assert count_rows(db, "files") == 200
+    cached = count_rows(db, "embeddings")
+
+    reference, _ = Engine.for_repo(repo, data_dir=tmp_path / "clean", embedder=StructureOnly())
+    with reference:
+        texts = reference.index(repo).texts_embedded
+    assert 0 < cached < texts, "the kill must land in the middle of the embedding"
 
     engine, _ = Engine.for_repo(repo, data_dir=data)
     with engine:
         stats = engine.index(repo)
-        assert stats.unchanged == written and stats.new == 200 - written
+        # Nothing parsed again, nothing embedded twice: the rerun picks up the vectors.
+        assert (stats.unchanged, stats.new, stats.chunks_added) == (200, 0, 0)
+        assert (stats.texts_cached, stats.texts_embedded) == (cached, texts - cached)
         active = [
             e.id for entries in engine.backend.chunks.chunk_entries().values() for e in entries
         ]
@@ -115,8 +127,4 @@ def test_kill_9_mid_run_then_rerun_leaves_a_consistent_index(tmp_path: Path) -> 
         assert runs == ["interrupted", "ok"]
         hits = engine.search("handle request kind 17-2", k=3)
         assert hits[0].symbol == "handler_17_2"
-
-    reference, _ = Engine.for_repo(repo, data_dir=tmp_path / "clean", embedder=StructureOnly())
-    with reference:
-        reference.index(repo)
     assert chunk_rows(db) == chunk_rows(tmp_path / "clean" / "index.sqlite")

@@ -109,4 +109,21 @@ def test_a_damaged_database_page_is_found_and_not_repaired_in_place(tmp_path: Pa
     assert not report.ok
     assert [f.check for f in report.findings] == ["database"]
     assert not report.findings[0].repairable
-    assert "move the database aside" in report.findings[0].problem
+    # Which page the write hits decides whether the database still opens (its own
+    # check finds the damage) or not (opening it fails): either way one finding.
+    problem = report.findings[0].problem.lower()
+    assert "aside" in problem and "codecompass index" in problem
+
+
+def test_a_database_that_no_longer_opens_is_a_finding_not_a_traceback(tmp_path: Path) -> None:
+    repo = make_git_repo(tmp_path / "shop", FILES)
+    with _engine(tmp_path / "data") as engine:
+        engine.index(repo)
+    db = tmp_path / "data" / "index.sqlite"
+    with db.open("r+b") as f:  # the header overwritten: "file is not a database"
+        f.write(b"\xff" * 100)
+    with _engine(tmp_path / "data") as engine:
+        report = engine.verify(repair=True)
+    assert [(f.check, f.repairable) for f in report.findings] == [("database", False)]
+    assert "index.sqlite" in report.findings[0].problem
+    assert "Move it aside" in report.findings[0].problem

@@ -70,9 +70,8 @@ def test_two_indexers_at_once(tmp_path: Path, existing: bool) -> None:
     assert _index(repo, data).wait(timeout=600) == 0  # and it runs once the first is done
 
 
-def test_a_killed_holder_leaves_no_stale_lock(tmp_path: Path) -> None:
-    data = tmp_path / "d"
-    data.mkdir()
+def _hold_lock(data: Path) -> subprocess.Popen[str]:
+    """Another process holding the writer lock until it is killed."""
     holder = subprocess.Popen(
         [
             sys.executable,
@@ -87,6 +86,13 @@ def test_a_killed_holder_leaves_no_stale_lock(tmp_path: Path) -> None:
         text=True,
     )
     assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_a_killed_holder_leaves_no_stale_lock(tmp_path: Path) -> None:
+    data = tmp_path / "d"
+    data.mkdir()
+    holder = _hold_lock(data)
     with pytest.raises(IndexBusyError, match=f"process {holder.pid} on "):
         WriterLock(data).acquire("r", "later")
     assert json.loads((data / LOCK_FILE).read_text(encoding="utf-8"))["pid"] == holder.pid
@@ -119,3 +125,27 @@ def test_a_chunk_stored_twice_in_the_vector_store_is_repaired(tmp_path: Path) ->
         assert stats.vectors_repaired == 1
         ids = vectors.ids()
         assert sorted(ids) == sorted(e.id for v in entries.values() for e in v)
+
+
+def test_repo_remove_waits_for_no_indexer(tmp_path: Path) -> None:
+    from tests.conftest import TinyEmbedder
+
+    repo, data = _repo(tmp_path / "r", 2), tmp_path / "d"
+    with Engine(load_settings(data), embedder=TinyEmbedder()) as engine:
+        engine.index(repo)
+    holder = _hold_lock(data)
+    try:
+        refused = subprocess.run(
+            [sys.executable, "-m", "codecompass", "repo", "remove", "r", "--data-dir", str(data)],
+            capture_output=True,
+            text=True,
+        )
+    finally:
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait()
+    assert refused.returncode == 1
+    assert "Another indexer is writing the index in" in refused.stderr
+    with Engine(load_settings(data), embedder=TinyEmbedder()) as engine:
+        assert engine.repo_names() == ["r"]  # nothing removed
+        assert engine.remove_repo("r")["chunks"] == 2
+        assert engine.backend.repos.repos() == []

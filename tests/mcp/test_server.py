@@ -157,7 +157,13 @@ def test_every_tool_answers_with_evidence(shop: Shop, onnx: Embedder) -> None:
     assert blame is not None and blame["hunks"][0]["start_line"] == 1
     assert blame["hunks"][0]["end_line"] == 3
     assert status is not None and status["repos"][0]["id"] == "shop"
-    assert status["repos"][0]["stale"] == {"added": 0, "changed": 0, "removed": 0, "examples": []}
+    assert status["repos"][0]["stale"] == {
+        "added": 0,
+        "changed": 0,
+        "removed": 0,
+        "files": [],
+        "more": 0,
+    }
     # The text block carries the same JSON as the structured content.
     first = results[0].content[0]
     assert isinstance(first, TextContent) and json.loads(first.text) == search

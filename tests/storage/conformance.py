@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -24,8 +25,10 @@ from codecompass.models import (
     EdgeQuery,
     FactsQuery,
     FactsRecord,
+    FileChange,
     FileContent,
     FileRecord,
+    FileRemoval,
     FileWrite,
     HttpFact,
     ImportanceRow,
@@ -187,16 +190,24 @@ def vector_of(chunk_id: str) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
+def write(b: Backend, item: FileWrite) -> FileChange:
+    return b.files.write_files([item])[0]
+
+
+def remove(b: Backend, repo: str, path: str, reason: str) -> list[str]:
+    return b.files.write_files([FileRemoval(repo, path, reason)])[0].removed
+
+
 def populate(b: Backend) -> dict[tuple[str, str], list[ChunkRecord]]:
     """Two repositories, four files, their vectors; return the chunks by file."""
     b.repos.save_repo(RepoRecord("api", "/src/api"))
     b.repos.save_repo(RepoRecord("web", "/src/web"))
     out = {}
     for (repo, path), pieces in SOURCES.items():
-        write = file_write(repo, path, pieces)
-        b.files.write_file(write)
-        assert write.content is not None
-        out[(repo, path)] = list(write.content.chunks)
+        item = file_write(repo, path, pieces)
+        write(b, item)
+        assert item.content is not None
+        out[(repo, path)] = list(item.content.chunks)
     chunks = [c for cs in out.values() for c in cs]
     b.vectors(DIM).write(chunks, np.stack([vector_of(c.id) for c in chunks]))
     return out
@@ -247,20 +258,18 @@ def case_file_writes_and_tombstones(b: Backend) -> Any:
     )
     del pieces[1]
     pieces.append(("rotate", "function", "def rotate(store):\n    store.tokens.clear()"))
-    change = b.files.write_file(file_write("api", "auth/token.py", pieces))
+    change = write(b, file_write("api", "auth/token.py", pieces))
     old = {c.id for c in chunks[("api", "auth/token.py")]}
     assert not set(change.added) & old and set(change.removed) <= old
     # The same content again: nothing added or removed.
-    again = b.files.write_file(file_write("api", "auth/token.py", pieces))
+    again = write(b, file_write("api", "auth/token.py", pieces))
     # A stat-only change touches the record, not the content.
     before = b.files.files("api")[("api", "auth/models.py")]
-    b.files.write_file(FileWrite(dataclasses.replace(before, size=1, mtime_ns=7)))
+    write(b, FileWrite(dataclasses.replace(before, size=1, mtime_ns=7)))
     touched = b.files.files("api")[("api", "auth/models.py")]
-    removed = b.files.remove_file("api", "docs/guide.md", "file_removed")
+    removed = remove(b, "api", "docs/guide.md", "file_removed")
     # A tombstoned chunk comes back to life when its id is written again.
-    revived = b.files.write_file(
-        file_write("api", "docs/guide.md", SOURCES[("api", "docs/guide.md")])
-    )
+    revived = write(b, file_write("api", "docs/guide.md", SOURCES[("api", "docs/guide.md")]))
     entries = b.chunks.chunk_entries()
     return {
         "counts_before": api_counts,
@@ -286,6 +295,41 @@ def case_file_writes_and_tombstones(b: Backend) -> Any:
             s.qualified_name
             for s in b.symbols.symbols(SymbolQuery(files=[("api", "auth/token.py")]))
         ],
+    }
+
+
+def case_file_batches_are_all_or_nothing(b: Backend) -> Any:
+    populate(b)
+
+    def state() -> Any:
+        return [
+            sorted(f"{r}/{p}:{f.file_hash}" for (r, p), f in b.files.files().items()),
+            {f"{k[0]}/{k[1]}": [e.id for e in v] for k, v in b.chunks.chunk_entries().items()},
+            b.chunks.counts("api"),
+        ]
+
+    before = state()
+    pieces = list(SOURCES[("api", "auth/token.py")])
+    pieces.append(("rotate", "function", "def rotate(store):\n    store.tokens.clear()"))
+    good = file_write("api", "auth/token.py", pieces)
+    broken = file_write("web", "src/client.ts", [("x", "function", "function x() {}")])
+    assert broken.content is not None
+    # A write whose lexical rows do not match its chunks fails inside the batch.
+    broken = dataclasses.replace(broken, content=dataclasses.replace(broken.content, lexical=[]))
+    try:
+        b.files.write_files([good, FileRemoval("api", "docs/guide.md", "file_removed"), broken])
+    except ValueError:
+        failed = True
+    else:
+        failed = False
+    after_failure = state()
+    changes = b.files.write_files([good, FileRemoval("api", "docs/guide.md", "file_removed")])
+    return {
+        "failed": failed,
+        "unchanged_after_failure": after_failure == before,
+        "changes": [[len(c.added), len(c.removed)] for c in changes],
+        "after": state()[0],
+        "counts": b.chunks.counts("api"),
     }
 
 
@@ -362,14 +406,14 @@ def case_decode_errors(b: Backend) -> Any:
     cleared when the file is written again without one."""
     populate(b)
     note = "not valid UTF-8: 2 bytes read as Windows-1252 (first on line 3)"
-    write = file_write("api", "auth/models.py", SOURCES[("api", "auth/models.py")])
-    flagged = dataclasses.replace(write.file, decode_error=note)
-    b.files.write_file(dataclasses.replace(write, file=flagged))
+    item = file_write("api", "auth/models.py", SOURCES[("api", "auth/models.py")])
+    flagged = dataclasses.replace(item.file, decode_error=note)
+    write(b, dataclasses.replace(item, file=flagged))
     stored = b.files.files("api")[("api", "auth/models.py")]
-    b.files.write_file(FileWrite(dataclasses.replace(stored, size=1, mtime_ns=7)))
+    write(b, FileWrite(dataclasses.replace(stored, size=1, mtime_ns=7)))
     touched = b.files.files("api")[("api", "auth/models.py")]
     counted = b.chunks.counts("api")
-    b.files.write_file(write)
+    write(b, item)
     return {
         "stored": [stored.decode_error, touched.decode_error],
         "counted": counted,
@@ -415,11 +459,11 @@ def case_lexical(b: Backend) -> Any:
 
 def case_lexical_after_changes(b: Backend) -> Any:
     populate(b)
-    b.files.remove_file("api", "auth/models.py", "file_removed")
+    remove(b, "api", "auth/models.py", "file_removed")
     pieces = list(SOURCES[("web", "src/client.ts")]) + [
         ("verifyUser", "function", "export function verifyUser(token) {\n  return token.user\n}")
     ]
-    b.files.write_file(file_write("web", "src/client.ts", pieces))
+    write(b, file_write("web", "src/client.ts", pieces))
     return {
         "freqs": b.lexical.doc_freqs(TERMS),
         "scores": dict(b.lexical.match(TERMS, ChunkFilter()).top(50)),
@@ -451,7 +495,7 @@ def case_facts(b: Backend) -> Any:
     changed = b.facts.facts(FactsQuery("api", unlinked=True))
     stale, gone = b.facts.stale_files("api", 1)
     newer, _ = b.facts.stale_files("api", 2)
-    b.files.remove_file("api", "auth/token.py", "file_removed")
+    remove(b, "api", "auth/token.py", "file_removed")
     _, gone_after = b.facts.stale_files("api", 1)
     b.edges.write_links(LinkUpdate(forget_files=[("api", "auth/token.py")]))
     return {
@@ -714,6 +758,152 @@ def _graph_for_walks(b: Backend) -> None:
             ],
         )
     )
+
+
+# -- garbage collection ------------------------------------------------------------------
+LATER = "2999-01-01T00:00:00.000+00:00"  # after every tombstone a test makes
+
+
+def _tombstone_view(t: Any) -> Any:
+    """A tombstone as backends agree on it (times differ by when each one ran)."""
+    return [t.chunk.id, t.chunk.path, t.reason, bool(t.deleted_at)]
+
+
+def case_tombstones_purged_and_restored(b: Backend) -> Any:
+    chunks = populate(b)
+    pieces = list(SOURCES[("api", "auth/token.py")])
+    pieces[0] = ("verify_token", "function", "def verify_token(token, secret):\n    return 0")
+    del pieces[1]
+    write(b, file_write("api", "auth/token.py", pieces))  # two chunk_modified
+    remove(b, "api", "docs/guide.md", "file_removed")  # one
+    remove(b, "web", "src/client.ts", "file_renamed")  # two
+    ts = b.tombstones
+    stats = ts.tombstone_stats({"file_removed": LATER, "*": ""})
+    listed = {reason: ts.tombstones(reason, LATER, 100) for reason in stats}
+    first_page = ts.tombstones("chunk_modified", LATER, 1)
+    second_page = ts.tombstones("chunk_modified", LATER, 1, after=first_page[0].chunk.id)
+    freqs_before = b.lexical.doc_freqs(TERMS)
+    active = chunks[("api", "auth/models.py")][0].id
+    modified = [t.chunk.id for t in listed["chunk_modified"]]
+    purged = ts.purge_tombstones([*modified, active, "absent"])
+    after_purge = ts.tombstone_stats({})
+    lexical_kept = b.lexical.doc_freqs(TERMS) == freqs_before
+    active_kept = sorted(b.chunks.chunks([active])) == [active]
+    restored = ts.restore_tombstones(listed["chunk_modified"] + listed["file_removed"])
+    back = ts.tombstones("chunk_modified", LATER, 100)
+    # Written again, a restored tombstone comes back to life like any other.
+    revived = write(b, file_write("api", "auth/token.py", SOURCES[("api", "auth/token.py")]))
+    return {
+        "stats": {r: [c.count, c.due, c.oldest is not None] for r, c in stats.items()},
+        "listed": {r: [_tombstone_view(t) for t in ts_] for r, ts_ in listed.items()},
+        "pages": [[t.chunk.id for t in page] for page in (first_page, second_page)],
+        "before_any": ts.tombstones("chunk_modified", "2000-01-01T00:00:00.000+00:00", 10),
+        "purged": purged,
+        "active_kept": active_kept,
+        "lexical_kept": lexical_kept,
+        "after_purge": {r: c.count for r, c in after_purge.items()},
+        "restored": restored,
+        "round_trip": [plain(t) for t in back] == [plain(t) for t in listed["chunk_modified"]],
+        "revived": sorted(set(revived.added) & set(modified)) == sorted(modified),
+        "after_revival": {r: c.count for r, c in ts.tombstone_stats({}).items()},
+    }
+
+
+def _at(day: int) -> str:
+    """The time `day` days after 2026-01-01, as records carry times."""
+    moment = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=day)
+    return moment.isoformat(timespec="milliseconds")
+
+
+def case_orphans_and_audit(b: Backend) -> Any:
+    chunks = populate(b)
+    gone_edges = [
+        _edge("api/gone.py#f", f"{M}#User", "calls"),
+        _edge("api/gone.py", "x", "imports"),
+    ]
+    b.edges.write_links(
+        LinkUpdate(
+            owned=[
+                OwnedEdges(
+                    "api",
+                    "auth/token.py",
+                    ("calls",),
+                    [_edge(A, f"{M}#User", "calls")],
+                    deps=[("name", "User")],
+                ),
+                OwnedEdges(
+                    "api",
+                    "gone.py",
+                    ("calls", "imports"),
+                    gone_edges,
+                    deps=[("name", "User"), ("name", "X")],
+                    http=[HttpFact("call", "GET", "/x", 3, "api/gone.py#f")],
+                ),
+                OwnedEdges("api", "docs/guide.md", ("calls",), [_edge(A, "y", "calls")]),
+            ],
+            importance=[
+                ImportanceRow(f"{M}#User", "api", "class", 1.0),
+                ImportanceRow(A, "api", "file", 0.3),
+                ImportanceRow("api/gone.py", "api", "file", 0.5),
+                ImportanceRow("api/gone.py#f", "api", "function", 0.2),
+            ],
+        )
+    )
+    # A removed file's facts wait for the link stage: its rows are not orphans yet.
+    remove(b, "api", "docs/guide.md", "file_removed")
+    b.facts.stage_facts([facts_of("old", "x.py", [])])  # a repository that is gone
+    used = chunks[("api", "auth/models.py")][0].embed_key
+    later = chunk_of("web", "src/later.ts", 0, "later", "function", "function later() {}")
+    vec = [np.full(DIM, float(n + 1), np.float32) for n in range(4)]
+    b.cache.cache_vectors(
+        "m", [(used, vec[0]), ("lost-1", vec[1]), ("lost-2", vec[2]), (later.embed_key, vec[3])]
+    )
+    h = b.housekeeping
+    first = h.orphans(_at(1), _at(1))
+    removed = h.orphans(_at(1), _at(1), remove=True)  # graph rows go; unused noted at day 1
+    early = h.orphans(_at(10), _at(0), remove=True)  # nothing unused since before day 0
+    write(
+        b,
+        FileWrite(
+            dataclasses.replace(
+                file_write(
+                    "web", "src/later.ts", [("later", "function", "function later() {}")]
+                ).file
+            ),
+            FileContent([], [later], [lexical_of(later)]),
+        ),
+    )  # `later` is used again
+    due = h.unused_vectors(_at(5))
+    swept = h.orphans(_at(40), _at(5), remove=True)
+    left = b.cache.cached_vectors("m", [used, "lost-1", "lost-2", later.embed_key])
+    for n, tool in enumerate(["search_code", "open_file", "search_code"]):
+        b.audit.record(
+            AuditEntry(
+                ts=f"2026-11-2{n}T10:00:00.000+00:00",
+                tool=tool,
+                query_id=f"q{n}",
+                elapsed_ms=1.0,
+                status="ok",
+            )
+        )
+    old = b.housekeeping.old_audit("2026-11-21T12:00:00.000+00:00")
+    gone = b.housekeeping.old_audit("2026-11-21T12:00:00.000+00:00", remove=True)
+    return {
+        "first": plain(first),
+        "removed": plain(removed),
+        "early": plain(early),
+        "due": [(m, k, plain(v)) for m, k, v in due],
+        "swept": plain(swept),
+        "cache_left": sorted(left),
+        "edges": [(e.source, e.target, e.evidence_path) for e in b.edges.edges(EdgeQuery())],
+        "deps": sorted(b.links.dependents([("name", "User"), ("name", "X")])),
+        "http": [h_.node for h_ in b.links.http_facts()],
+        "importance": b.links.importance([f"{M}#User", A, "api/gone.py", "api/gone.py#f"]),
+        "facts_old": [r.path for r in b.facts.facts(FactsQuery("old"))],
+        "facts_guide": [r.path for r in b.facts.facts(FactsQuery("api", paths=["docs/guide.md"]))],
+        "audit": [old, gone, [e.query_id for e in b.audit.entries()]],
+        "again": plain(h.orphans(_at(41), _at(5))),
+    }
 
 
 CASES: dict[str, Case] = {

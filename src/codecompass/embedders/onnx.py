@@ -111,11 +111,10 @@ class OnnxEmbedder:
 
         So a text is truncated when embedded exactly when its count exceeds max_tokens.
         """
-        self._load()
+        # The tokenizer alone: chunking a first index counts tokens long before the
+        # model runs (it may never run in this process).
         if self._counter is None:
-            from tokenizers import Tokenizer
-
-            counter = Tokenizer.from_file(str(self._tokenizer_path))
+            counter = self._read_tokenizer()
             counter.no_padding()
             counter.no_truncation()
             self._counter = counter
@@ -166,6 +165,17 @@ class OnnxEmbedder:
         result: Vectors = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
         return result
 
+    def _read_tokenizer(self) -> Any:
+        from tokenizers import Tokenizer
+
+        try:
+            return Tokenizer.from_file(str(self._tokenizer_path))
+        except Exception as exc:
+            raise EmbedderError(
+                f"Cannot read tokenizer {self._tokenizer_path}: {exc}. "
+                "Reinstall codecompass or re-export the model."
+            ) from exc
+
     def _load(self) -> None:
         if self._session is not None:
             return
@@ -173,15 +183,8 @@ class OnnxEmbedder:
             if self._session is not None:
                 return
             import onnxruntime as ort
-            from tokenizers import Tokenizer
 
-            try:
-                tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
-            except Exception as exc:
-                raise EmbedderError(
-                    f"Cannot read tokenizer {self._tokenizer_path}: {exc}. "
-                    "Reinstall codecompass or re-export the model."
-                ) from exc
+            tokenizer = self._read_tokenizer()
             # The upstream tokenizer.json pads every text to a fixed 128 tokens and
             # truncates at 128; the model is meant to read 256 (sentence-transformers'
             # max_seq_length). Padding is done per batch in _run.

@@ -13,7 +13,7 @@ of `window_tokens` that overlap by `window_overlap` and keep the symbol's metada
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from codecompass.models import ParsedFile, Symbol
 
@@ -39,6 +39,7 @@ class ChunkDraft:
     parts: int = 1
     # For text with elided parts: the file line of each text line (0 for an elision mark).
     line_numbers: tuple[int, ...] | None = None
+    tokens: int = 0  # of `text` in the model's tokenizer (windows: the sum of their lines')
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +175,7 @@ def _split_oversized(
     out: list[ChunkDraft] = []
     for draft, size in zip(drafts, sizes, strict=True):
         if size <= limits.chunk_max_tokens or draft.end_line == draft.start_line:
-            out.append(draft)
+            out.append(replace(draft, tokens=size))
             continue
         out.extend(_token_windows(draft, count_tokens, limits))
     return out
@@ -218,6 +219,7 @@ def _token_windows(
                 "\n".join(text_lines[a:b]),
                 part=part,
                 parts=len(windows),
+                tokens=sum(line_tokens[a:b]),
             )
         )
     return out

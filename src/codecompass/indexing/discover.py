@@ -495,3 +495,27 @@ def read_candidate(candidate: Candidate, max_file_bytes: int) -> bytes | str:
     if len(data) > max_file_bytes:
         return "too_large"
     return sniff(data[:SNIFF_BYTES], candidate.path) or data
+
+
+def skip_reasons(
+    root: Path, paths: list[str], rules: DiscoveryRules = DiscoveryRules()
+) -> dict[str, str | None]:
+    """For each repo-relative path, why `discover` would leave it out if it were listed
+    (`vendored`, `secret`, `binary`, `too_large`, …, or `gone` when nothing is there), or
+    None when it would be indexed. Listing rules (git's view, .gitignore) are not applied:
+    only each path's own rules, with the same I/O as a run (lstat, the first 8 KiB)."""
+    result = DiscoveryResult()
+    classifier = _Classifier(root.resolve(), rules, result)
+    reasons: dict[str, str | None] = {}
+    for path in paths:
+        if _vendored_dir(path) is not None:
+            reasons[path] = "vendored"
+            continue
+        kept, skipped = len(result.files), result.skipped.copy()
+        classifier.classify(path)
+        added = result.skipped - skipped
+        if len(result.files) > kept:
+            reasons[path] = None
+        else:
+            reasons[path] = next(iter(added), _GONE)
+    return reasons

@@ -1,16 +1,19 @@
-"""The index pipeline: discover → read, redact and hash → parse → chunk → embed → store
-→ link.
+"""The index pipeline: discover → read, redact and hash → parse → chunk → store → link
+→ vectors.
 
 Only files whose content hash changed are parsed again (once: symbols, chunks and graph
 facts come from one tree); only chunk texts the embedding cache has never seen are
-embedded. Each file is written in one transaction of the catalog; vectors follow in
-batches and are reconciled with the catalog at the end of every run, so a run killed at
-any point is repaired by the next one. The link stage is the caller's (`IndexJob.link`):
-indexing knows nothing of the graph beyond the facts it stages.
+embedded. The files of a run are written to the catalog in one transaction, so readers
+see the tree old or new, never a mix, and can search it (lexical and graph) at once.
+Vectors come last, in batches, reconciled with the catalog: a run killed at any point
+is finished by the next one, and the model's work so far is kept in the embedding
+cache. The link stage is the caller's (`IndexJob.link`): indexing knows nothing of the
+graph beyond the facts it stages.
 """
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -21,7 +24,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from codecompass.decoding import decode_text
-from codecompass.gitexec import git_text
+from codecompass.gitexec import git_text, run_git
 from codecompass.hashing import (
     canonical_text,
     chunk_id,
@@ -47,6 +50,7 @@ from codecompass.models import (
     FactsRecord,
     FileContent,
     FileRecord,
+    FileRemoval,
     FileWrite,
     LexicalRow,
     RepoRecord,
@@ -59,9 +63,7 @@ from codecompass.security.secrets import redact_secrets
 from codecompass.storage import Backend
 from codecompass.tokens import code_tokens
 
-STAGES = ("discover", "read", "parse", "chunk", "embed", "store", "vectors", "link")
-# Files are parsed in groups so that embedding batches stay full across small files.
-GROUP_TEXTS = 256
+STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vectors")
 
 
 class FileSource(Protocol):
@@ -79,21 +81,20 @@ class FileSource(Protocol):
 
 @dataclass(slots=True)
 class Progress:
-    """What a run has done so far, reported as it goes. Work is measured in bytes of
-    the files that need it (an unchanged file leaves the total), and the group of files
-    being embedded counts by the share of its texts embedded, so the share done moves
-    from the first batch. `stage`: discover, files, graph."""
+    """What a run has done so far, reported as it goes. `stage`: discover, files,
+    graph, vectors. Files are measured in bytes of the files that need work (an
+    unchanged file leaves the total); vectors in chunks that had none."""
 
     stage: str = "discover"
     files_total: int = 0
     files_done: int = 0
     chunks: int = 0
-    embedded: int = 0
-    embed_seconds: float = 0.0
     bytes_total: int = 0
     bytes_done: int = 0
-    group_bytes: int = 0
-    group_share: float = 0.0
+    vectors_total: int = 0
+    vectors_done: int = 0
+    embedded: int = 0
+    embed_seconds: float = 0.0
 
     def skip(self, size: int) -> None:
         """A file that needed no work after all."""
@@ -102,10 +103,14 @@ class Progress:
 
     @property
     def share_done(self) -> float:
+        """Of the current stage's work."""
+        if self.stage == "vectors":
+            if self.vectors_total <= 0:
+                return 1.0
+            return min(1.0, self.vectors_done / self.vectors_total)
         if self.bytes_total <= 0:
             return 1.0 if self.files_done >= self.files_total else 0.0
-        done = self.bytes_done + self.group_bytes * self.group_share
-        return min(1.0, done / self.bytes_total)
+        return min(1.0, self.bytes_done / self.bytes_total)
 
 
 @dataclass(slots=True)
@@ -133,6 +138,7 @@ class IndexStats:
     wall_seconds: float = 0.0
     commit: str | None = None
     graph: dict[str, Any] = field(default_factory=dict)  # what the link stage did
+    gc: dict[str, Any] = field(default_factory=dict)  # the automatic collection after it
 
     def as_dict(self) -> dict[str, Any]:
         data = {name: getattr(self, name) for name in self.__slots__}
@@ -159,14 +165,6 @@ class IndexJob:
     link: Callable[[], dict[str, Any]] | None = None  # the link stage, run last
 
 
-@dataclass(slots=True)
-class _Pending:
-    """A changed file, parsed and chunked, waiting for its vectors."""
-
-    file: FileRecord
-    content: FileContent
-
-
 class _Timer:
     def __init__(self, seconds: dict[str, float], stage: str) -> None:
         self.seconds, self.stage = seconds, stage
@@ -182,17 +180,32 @@ def index_repository(job: IndexJob) -> IndexStats:
     started = time.perf_counter()
     stats = IndexStats(repo=job.repo)
     backend = job.backend
-    backend.repos.save_repo(RepoRecord(job.repo, str(job.root)))
+    # The writer lock first: a refused run writes nothing.
     run_id = backend.runs.start_run(job.repo)
     progress = Progress()
     try:
-        _run(job, stats, progress)
+        backend.repos.save_repo(RepoRecord(job.repo, str(job.root)))
+        rescued = _rescued_vectors(job)
+        written = _store_files(job, stats, progress)
+        if rescued:
+            stats.texts_cached += _cache_rescued(job, rescued)
         if job.link is not None:
-            progress.stage = "graph"
-            if job.on_progress is not None:
-                job.on_progress(progress)
+            _report(job, progress, "graph")
             with _Timer(stats.seconds, "link"):
                 stats.graph = job.link()
+        _report(job, progress, "vectors")
+        with _Timer(stats.seconds, "vectors"):
+            fill = reconcile_vectors(
+                backend, job.vectors, job.embedder, progress=progress, on_progress=job.on_progress
+            )
+        stats.texts_embedded = fill.embedded
+        stats.texts_cached += fill.cached
+        stats.seconds["embed"] = fill.embed_seconds
+        stats.seconds["vectors"] -= fill.embed_seconds
+        # Vectors the run's own writes did not call for: what a crash or damage left.
+        stats.vectors_repaired = len(
+            (fill.deleted - written.removed) | (fill.written - written.added)
+        )
     except BaseException as exc:
         stats.wall_seconds = time.perf_counter() - started
         backend.runs.finish_run(
@@ -208,28 +221,45 @@ def index_repository(job: IndexJob) -> IndexStats:
     return stats
 
 
-def _run(job: IndexJob, stats: IndexStats, progress: Progress) -> None:
+def _report(job: IndexJob, progress: Progress, stage: str) -> None:
+    progress.stage = stage
+    if job.on_progress is not None:
+        job.on_progress(progress)
+
+
+@dataclass(slots=True)
+class _Written:
+    """Chunk ids a run's file writes added and tombstoned."""
+
+    added: set[str] = field(default_factory=set)
+    removed: set[str] = field(default_factory=set)
+
+
+def _store_files(job: IndexJob, stats: IndexStats, progress: Progress) -> _Written:
+    """Read, parse and chunk what changed, and write it all to the catalog: in one
+    transaction unless the run holds more than RUN_CHUNKS new chunks, so a reader sees
+    the whole tree old or the whole tree new. No model runs here: the chunks, the
+    lexical index and (after the link stage) the graph are searchable before the first
+    vector is computed."""
     sec = stats.seconds
-    files = job.backend.files
     with _Timer(sec, "discover"):
         found = job.source.discover() if job.source is not None else discover(job.root, job.rules)
     stats.skipped.update(found.skipped)
     stats.skipped_examples = {reason: list(paths) for reason, paths in found.examples.items()}
     stats.files_seen = len(found.files)
-    stored = {path: f for (_, path), f in files.files(job.repo).items()}
+    stored = {path: f for (_, path), f in job.backend.files.files(job.repo).items()}
     present = {c.path for c in found.files}
     gone = {p: f for p, f in stored.items() if p not in present}
     gone_hashes = {f.file_hash for f in gone.values()}
-    rescued = _rescued_vectors(job)
     kept_hashes: set[str] = set()  # content of the files the repo holds after this run
+    in_diff = _changed_by_git(job)
     progress.files_total = len(found.files)
     progress.bytes_total = sum(c.size for c in found.files)
-    progress.stage = "files"
-    if job.on_progress is not None:
-        job.on_progress(progress)
+    _report(job, progress, "files")
 
-    group: list[_Pending] = []
-    group_texts = 0
+    written = _Written()
+    batch: list[FileWrite | FileRemoval] = []
+    batch_chunks = 0
     for candidate in found.files:
         before = stored.get(candidate.path)
         if (
@@ -237,6 +267,7 @@ def _run(job: IndexJob, stats: IndexStats, progress: Progress) -> None:
             and before is not None
             and before.size == candidate.size
             and before.mtime_ns == candidate.mtime_ns
+            and not (in_diff is EVERY_FILE or candidate.path in in_diff)
         ):
             kept_hashes.add(before.file_hash)
             stats.unchanged += 1
@@ -261,7 +292,7 @@ def _run(job: IndexJob, stats: IndexStats, progress: Progress) -> None:
             and before.file_hash == file_hash
             and before.decode_error == decode_error
         ):
-            files.write_file(
+            batch.append(
                 FileWrite(replace(before, size=candidate.size, mtime_ns=candidate.mtime_ns))
             )
             stats.unchanged += 1
@@ -273,37 +304,82 @@ def _run(job: IndexJob, stats: IndexStats, progress: Progress) -> None:
             stats.renamed += 1
         else:
             stats.new += 1
-        pending = _prepare(job, candidate, text, file_hash, sec)
-        if pending.file.parse_error is not None:
+        file, content = _prepare(job, candidate, text, file_hash, sec)
+        if file.parse_error is not None:
             stats.parse_errors += 1
         if decode_error is not None:
-            pending.file = replace(pending.file, decode_error=decode_error)
+            file = replace(file, decode_error=decode_error)
             stats.decode_errors += 1
             if len(stats.decode_examples) < MAX_EXAMPLES:
                 stats.decode_examples.append(candidate.path)
-        group.append(pending)
-        group_texts += len(pending.content.chunks)
-        if group_texts >= GROUP_TEXTS:
-            _flush(job, group, stats, progress, rescued)
-            group, group_texts = [], 0
-    _flush(job, group, stats, progress, rescued)
+        batch.append(FileWrite(file, content))
+        batch_chunks += len(content.chunks)
+        progress.files_done += 1
+        progress.bytes_done += file.size
+        if job.on_progress is not None:
+            job.on_progress(progress)
+        if batch_chunks >= RUN_CHUNKS:
+            _write(job, batch, stats, written, progress)
+            batch, batch_chunks = [], 0
 
-    removed: list[str] = []
     for path in sorted(gone):
         moved = gone[path].file_hash in kept_hashes
-        with _Timer(sec, "store"):
-            dropped = files.remove_file(job.repo, path, "file_renamed" if moved else "file_removed")
-        removed.extend(dropped)
+        batch.append(FileRemoval(job.repo, path, "file_renamed" if moved else "file_removed"))
         stats.removed += 1
-        stats.chunks_removed += len(dropped)
-    with _Timer(sec, "vectors"):
-        if removed:
-            job.vectors.write([], _NO_VECTORS, delete=removed)
-        stats.vectors_repaired = reconcile_vectors(job.backend, job.vectors, job.embedder)
-        if stats.chunks_added or stats.chunks_removed or stats.vectors_repaired:
-            job.vectors.compact()
-    if job.on_progress is not None:
-        job.on_progress(progress)
+    _write(job, batch, stats, written, progress)
+    return written
+
+
+EVERY_FILE: frozenset[str] = frozenset({"*"})
+
+
+def _changed_by_git(job: IndexJob) -> frozenset[str]:
+    """When HEAD moved since the last run: the files `git diff` names between the commit
+    last indexed and HEAD. Each is confirmed by its hash even if its size and mtime look
+    the same (a checkout, a rebase or a coarse file-system clock can keep both).
+    EVERY_FILE when the commit last indexed is no longer known (history rewritten):
+    every file is then confirmed by hash. Empty outside git or when HEAD stayed."""
+    if job.source is not None or job.full:
+        return frozenset()
+    last = next((r.last_commit for r in job.backend.repos.repos() if r.id == job.repo), None)
+    head = git_head(job.root)
+    if last is None or head is None or head == last:
+        return frozenset()
+    try:
+        diff = run_git(
+            ["-C", str(job.root), "diff", "--name-only", "-z", "--no-renames", "--relative"]
+            + [last, head],
+            timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()  # no git after all: size and mtime decide, as outside git
+    if diff.returncode != 0:
+        return EVERY_FILE
+    return frozenset(n for n in diff.stdout.decode("utf-8", "replace").split("\0") if n)
+
+
+# New chunks one catalog transaction holds at most (their text is kept in memory until
+# it commits); a run with more commits in steps of this size.
+RUN_CHUNKS = 20_000
+
+
+def _write(
+    job: IndexJob,
+    batch: list[FileWrite | FileRemoval],
+    stats: IndexStats,
+    written: _Written,
+    progress: Progress,
+) -> None:
+    if not batch:
+        return
+    with _Timer(stats.seconds, "store"):
+        changes = job.backend.files.write_files(batch)
+    for change in changes:
+        written.added.update(change.added)
+        written.removed.update(change.removed)
+        stats.chunks_added += len(change.added)
+        stats.chunks_removed += len(change.removed)
+        progress.chunks += len(change.added)
 
 
 _NO_VECTORS: Vectors = np.zeros((0, 0), dtype=np.float32)
@@ -343,7 +419,7 @@ def _read(
 
 def _prepare(
     job: IndexJob, candidate: Candidate, text: str, file_hash: str, sec: dict[str, float]
-) -> _Pending:
+) -> tuple[FileRecord, FileContent]:
     repo, path, embedder = job.repo, candidate.path, job.embedder
     language = language_for_path(path)
     lines = text.split("\n")
@@ -358,9 +434,14 @@ def _prepare(
         ids = {(row.qualified_name, row.start_line): row.id for row in symbols}
         drafts = chunk_file(lines, parsed, embedder.count_tokens, job.limits)
         headers = [embedding_header(d) for d in drafts]
-        counts = embedder.count_tokens(
-            [f"{h}\n{d.text}" for h, d in zip(headers, drafts, strict=True)]
-        )
+        # The text was counted while chunking; the headers, fewer and shorter, once each
+        # (+1: the newline after a header).
+        distinct = sorted({h for h in headers if h})
+        header_tokens = dict(zip(distinct, embedder.count_tokens(distinct), strict=True))
+        counts = [
+            d.tokens + (header_tokens[h] + 1 if h else 0)
+            for h, d in zip(headers, drafts, strict=True)
+        ]
         chunks: list[ChunkRecord] = []
         lexical: list[LexicalRow] = []
         seen: set[str] = set()
@@ -415,7 +496,7 @@ def _prepare(
         interface=facts.interface_key(),
         facts_json=facts.to_json(),
     )
-    return _Pending(record, FileContent(symbols, chunks, lexical, staged))
+    return record, FileContent(symbols, chunks, lexical, staged)
 
 
 def lexical_row(path: str, text: str, qualified: str | None, name: str | None) -> LexicalRow:
@@ -492,122 +573,121 @@ def symbol_records(
 
 def _rescued_vectors(job: IndexJob) -> dict[str, Vectors]:
     """The vectors left in the vector store when the catalog holds no file at all (its
-    database was lost or replaced): by chunk id, so that chunks that come back unchanged
-    are not embedded again. Empty in every ordinary run."""
+    database was lost or replaced), by chunk id. Empty in every ordinary run."""
     if job.backend.files.files() or not job.vectors.count():
         return {}
     return job.vectors.vectors_of(job.vectors.ids())
 
 
-def _flush(
-    job: IndexJob,
-    group: list[_Pending],
-    stats: IndexStats,
-    progress: Progress,
-    rescued: dict[str, Vectors],
-) -> None:
-    if not group:
-        return
-    sec = stats.seconds
-    texts: dict[str, str] = {}
-    known: dict[str, Vectors] = {}
-    for pending in group:
-        for chunk in pending.content.chunks:
-            texts.setdefault(chunk.embed_key, embedding_text(chunk))
-            if chunk.id in rescued:  # same id: same repo, path, lines and text
-                known[chunk.embed_key] = rescued[chunk.id]
-    progress.group_bytes, progress.group_share = sum(p.file.size for p in group), 0.0
-    found = _vectors_for(job, texts, stats, progress, known)
-    progress.group_bytes = 0
-    # Vectors are written once per group: each LanceDB write is a table version, and a
-    # delete and an add per file made a 150-file step spend 30 s in version bookkeeping.
-    # The catalog stays the truth; a crash before the write is repaired by
-    # reconcile_vectors.
-    removed: list[str] = []
-    added: list[ChunkRecord] = []
-    for pending in group:
-        with _Timer(sec, "store"):
-            change = job.backend.files.write_file(FileWrite(pending.file, pending.content))
-        by_id = {chunk.id: chunk for chunk in pending.content.chunks}
-        removed.extend(change.removed)
-        added.extend(by_id[cid] for cid in change.added)
-        stats.chunks_added += len(change.added)
-        stats.chunks_removed += len(change.removed)
-        progress.files_done += 1
-        progress.bytes_done += pending.file.size
-        progress.chunks += len(change.added)
-    with _Timer(sec, "vectors"):
-        matrix = np.stack([found[c.embed_key] for c in added]) if added else _NO_VECTORS
-        job.vectors.write(added, matrix, delete=removed)
-    if job.on_progress is not None:
-        job.on_progress(progress)
+def _cache_rescued(job: IndexJob, rescued: dict[str, Vectors]) -> int:
+    """Put the rescued vectors of chunks that came back (same id: same repo, path, lines
+    and text) into the embedding cache, which was lost with the database; return how
+    many. The vector store keeps them: they are not embedded or written again."""
+    back = [
+        (entry.embed_key, rescued[entry.id])
+        for entries in job.backend.chunks.chunk_entries().values()
+        for entry in entries
+        if entry.id in rescued
+    ]
+    job.backend.cache.cache_vectors(job.embedder.model_id, back)
+    return len(back)
+
+
+# Chunks whose vectors are written to the store at once: each write is a version of a
+# LanceDB table, so fewer, larger writes; and search reads the vectors written so far.
+VECTOR_BATCH = 1024
+EMBED_STEP = 32  # texts per model call; progress is reported per step
+
+
+@dataclass(slots=True)
+class VectorFill:
+    """What `reconcile_vectors` did."""
+
+    deleted: set[str] = field(default_factory=set)  # ids whose vectors it deleted
+    written: set[str] = field(default_factory=set)  # ids it wrote a vector for
+    embedded: int = 0  # texts the model embedded
+    cached: int = 0  # texts found in the embedding cache (or rescued)
+    embed_seconds: float = 0.0
+
+    @property
+    def fixed(self) -> int:
+        return len(self.deleted | self.written)
+
+
+def reconcile_vectors(
+    backend: Backend,
+    vectors: VectorStore,
+    embedder: Embedder,
+    *,
+    progress: Progress | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> VectorFill:
+    """Make the vector store hold exactly one vector per active chunk.
+
+    Vectors of chunks no longer active go first; missing ones are written in batches of
+    VECTOR_BATCH, each from the embedding cache, else embedded and cached at once. A run
+    killed here resumes where it stopped: the next one finds the same chunks missing and
+    the texts embedded so far cached."""
+    fill = VectorFill()
+    active = {entry.id for entries in backend.chunks.chunk_entries().values() for entry in entries}
+    listed = vectors.ids()
+    present = set(listed)
+    # A chunk stored twice (a store without unique ids, written by two processes) is
+    # deleted and written once more.
+    doubled = {cid for cid, n in Counter(listed).items() if n > 1 and cid in active}
+    extra = [cid for cid in present if cid not in active or cid in doubled]
+    if extra:
+        vectors.write([], _NO_VECTORS, delete=extra)
+        fill.deleted.update(extra)
+    missing = [cid for cid in active if cid not in present or cid in doubled]
+    if progress is not None:
+        progress.vectors_total, progress.vectors_done = len(missing), 0
+        if on_progress is not None:
+            on_progress(progress)
+    for start in range(0, len(missing), VECTOR_BATCH):
+        rows = list(backend.chunks.chunks(missing[start : start + VECTOR_BATCH]).values())
+        found = _vectors_for(backend, embedder, rows, fill, progress, on_progress)
+        if rows:
+            vectors.write(rows, np.stack([found[c.embed_key] for c in rows]))
+            fill.written.update(c.id for c in rows)
+    if fill.deleted or fill.written:
+        vectors.compact()
+    return fill
 
 
 def _vectors_for(
-    job: IndexJob,
-    texts: dict[str, str],
-    stats: IndexStats,
-    progress: Progress,
-    known: dict[str, Vectors],
+    backend: Backend,
+    embedder: Embedder,
+    rows: list[ChunkRecord],
+    fill: VectorFill,
+    progress: Progress | None,
+    on_progress: Callable[[Progress], None] | None,
 ) -> dict[str, Vectors]:
-    """Vectors for each cache key: from the cache, else from `known` (rescued from the
-    vector store), else embedded now; the last two are cached."""
-    embedder, cache = job.embedder, job.backend.cache
-    keys = list(texts)
-    found = cache.cached_vectors(embedder.model_id, keys)
-    recovered = [(k, known[k]) for k in keys if k not in found and k in known]
-    if recovered:
-        cache.cache_vectors(embedder.model_id, recovered)
-        found.update(recovered)
-    missing = [k for k in keys if k not in found]
-    stats.texts_cached += len(keys) - len(missing)
-    step = 32  # progress is reported per step: the first ETA comes after one step
-    for start in range(0, len(missing), step):
-        part = missing[start : start + step]
+    """A vector for each row's cache key; what the model computes is cached."""
+    texts = {chunk.embed_key: embedding_text(chunk) for chunk in rows}
+    cache, model = backend.cache, embedder.model_id
+    found = cache.cached_vectors(model, list(texts))
+    missing = [k for k in texts if k not in found]
+    fill.cached += len(texts) - len(missing)
+    per_key = Counter(c.embed_key for c in rows)
+    if progress is not None:
+        progress.vectors_done += sum(per_key[k] for k in texts if k in found)
+    for start in range(0, len(missing), EMBED_STEP):
+        part = missing[start : start + EMBED_STEP]
         began = time.perf_counter()
         matrix = embedder.embed([texts[k] for k in part])
         elapsed = time.perf_counter() - began
-        stats.seconds["embed"] += elapsed
-        progress.embed_seconds += elapsed
-        progress.embedded += len(part)
-        stats.texts_embedded += len(part)
-        progress.group_share = (start + len(part)) / len(missing)
-        cache.cache_vectors(embedder.model_id, zip(part, matrix, strict=True))
+        fill.embed_seconds += elapsed
+        fill.embedded += len(part)
+        cache.cache_vectors(model, zip(part, matrix, strict=True))
         found.update(zip(part, matrix, strict=True))
-        if job.on_progress is not None:
-            job.on_progress(progress)
+        if progress is not None:
+            progress.embed_seconds += elapsed
+            progress.embedded += len(part)
+            progress.vectors_done += sum(per_key[k] for k in part)
+            if on_progress is not None:
+                on_progress(progress)
     return found
-
-
-def reconcile_vectors(backend: Backend, vectors: VectorStore, embedder: Embedder) -> int:
-    """Make the vector store hold exactly the active chunks; return rows fixed."""
-    active = {
-        entry.id: entry.embed_key
-        for entries in backend.chunks.chunk_entries().values()
-        for entry in entries
-    }
-    listed = vectors.ids()
-    present = set(listed)
-    extra = [cid for cid in present if cid not in active]
-    # A chunk stored twice (a store without unique ids, written by two processes) is
-    # deleted and written once more.
-    doubled = [cid for cid, n in Counter(listed).items() if n > 1 and cid in active]
-    extra += doubled
-    missing = [cid for cid in active if cid not in present] + doubled
-    chunks = backend.chunks.chunks(missing) if missing else {}
-    if chunks:
-        texts = {c.embed_key: embedding_text(c) for c in chunks.values()}
-        found = backend.cache.cached_vectors(embedder.model_id, list(texts))
-        absent = [k for k in texts if k not in found]
-        if absent:
-            matrix = embedder.embed([texts[k] for k in absent])
-            backend.cache.cache_vectors(embedder.model_id, zip(absent, matrix, strict=True))
-            found.update(zip(absent, matrix, strict=True))
-        rows = list(chunks.values())
-        vectors.write(rows, np.stack([found[c.embed_key] for c in rows]), delete=extra)
-    elif extra:
-        vectors.write([], _NO_VECTORS, delete=extra)
-    return len(extra) + len(missing) - len(doubled)
 
 
 def git_head(root: Path) -> str | None:

@@ -7,7 +7,7 @@
   their text), `facts.jsonl` (each file's graph facts);
 - `vectors.npy` + `vector_keys.jsonl`: the embedding of every active chunk's text.
 
-`import_index` writes each file in one transaction as an index run would, fills the
+`import_index` writes the files in one transaction as an index run would, fills the
 embedding cache and the vector store from the archive, then links the graph from the
 imported facts (edges, dependencies and importance are derived data, rebuilt exactly).
 Audit records and run history stay with the source.
@@ -221,6 +221,7 @@ def import_index(
     backend.cache.cache_vectors(model.model_id, zip(keys, matrix, strict=True))
     for repo in repos:
         backend.repos.save_repo(replace(repo, root=roots.get(repo.id, repo.root)))
+    writes: list[FileWrite] = []
     for f in files:
         key = (f.repo, f.path)
         own = symbols.get(key, [])
@@ -238,7 +239,7 @@ def import_index(
             if staged is not None
             else None,
         )
-        backend.files.write_file(FileWrite(f, content))
+        writes.append(FileWrite(f, content))
+    backend.files.write_files(writes)
     reconcile_vectors(backend, backend.vectors(model.dim), model)
-    backend.vectors(model.dim).compact()
     return manifest, model

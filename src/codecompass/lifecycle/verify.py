@@ -94,8 +94,7 @@ def verify(ws: Workspace, *, repair: bool = False) -> VerifyReport:
         if found.vectors_broken:
             vectors.clear()
             report.repaired.append("dropped the damaged vector store")
-        fixed = reconcile_vectors(backend, vectors, ws.embedder())
-        vectors.compact()
+        fixed = reconcile_vectors(backend, vectors, ws.embedder()).fixed
         report.repaired.append(f"rebuilt {fixed} vectors from the embedding cache")
     dangling = found.dangling_files
     if dangling:

@@ -43,8 +43,10 @@ class SearchResult:
     # Share of the active chunks each signal could see (`dense`: chunks with a vector);
     # below 1.0 the answer is weaker than the index can give, and says so.
     coverage: dict[str, float] = field(default_factory=dict)
-    # Cited files ("repo/path") changed on disk since they were indexed.
+    # Cited files ("repo/path") changed on disk since they were indexed, and the index
+    # generation (the newest index run) the answer came from.
     stale: list[str] = field(default_factory=list)
+    generation: int | None = None
     # The catalog's records of the cited files (read once per search, in its snapshot).
     cited: dict[tuple[str, str], FileRecord] = field(default_factory=dict)
 
@@ -52,6 +54,7 @@ class SearchResult:
         return {
             "understood": self.query.as_dict(),
             **({"coverage": self.coverage} if self.coverage else {}),
+            "generation": self.generation,
             "stale": self.stale,
             "results": [h.as_dict() for h in self.hits],
             "files": [f.as_dict() for f in self.files],

@@ -13,12 +13,15 @@ from codecompass.protocols import (
     EmbeddingCache,
     FactStore,
     FileCatalog,
+    Housekeeping,
     IndexMeta,
     IndexRuns,
     LexicalIndex,
     LinkIndex,
     RepoCatalog,
+    Snapshots,
     SymbolCatalog,
+    TombstoneStore,
     VectorStore,
 )
 
@@ -43,6 +46,9 @@ class Backend:
     edges: EdgeStore
     links: LinkIndex
     audit: AuditStore
+    tombstones: TombstoneStore
+    housekeeping: Housekeeping
+    snapshots: Snapshots
     open_vectors: Callable[[int], VectorStore]
     close_all: Callable[[], None]
     # One consistent read view for every read made inside it (a search must never mix

@@ -12,6 +12,7 @@ from codecompass.storage.sqlite.catalog import SQLiteCatalog
 from codecompass.storage.sqlite.db import Database
 from codecompass.storage.sqlite.graph import SQLiteGraph
 from codecompass.storage.sqlite.lexical import SQLiteLexical
+from codecompass.storage.sqlite.lifecycle import SQLiteLifecycle
 
 
 def open_embedded(data_dir: Path) -> Backend:
@@ -19,6 +20,7 @@ def open_embedded(data_dir: Path) -> Backend:
     catalog = SQLiteCatalog(db)
     graph = SQLiteGraph(db)
     audit = SQLiteAudit(data_dir)
+    lifecycle = SQLiteLifecycle(db, catalog.lock)
 
     def open_vectors(dim: int) -> VectorStore:
         from codecompass.storage.lance import LanceVectorStore
@@ -43,6 +45,9 @@ def open_embedded(data_dir: Path) -> Backend:
         edges=graph,
         links=graph,
         audit=audit,
+        tombstones=lifecycle,
+        housekeeping=lifecycle,
+        snapshots=lifecycle,
         open_vectors=open_vectors,
         close_all=close,
         snapshot=db.snapshot,

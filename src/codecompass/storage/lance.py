@@ -188,6 +188,8 @@ class LanceVectorStore:
             shutil.rmtree(self._folder, ignore_errors=True)
 
     def count(self) -> int:
+        if not self._folder.is_dir():
+            return 0  # nothing stored yet (and no need to import LanceDB to say so)
         if self._uses_ann():
             return self._count()
         return len(self._load_matrix().ids)
@@ -207,12 +209,16 @@ class LanceVectorStore:
             entries = os.scandir(self._folder / f"{TABLE}.lance" / "_versions")
         except OSError:
             return ()
+        found: list[str] = []
         with entries:
-            found = [
-                f"{e.name}:{e.stat().st_size}:{e.stat().st_mtime_ns}"
-                for e in entries
-                if e.name.endswith(".manifest")
-            ]
+            for e in entries:
+                if not e.name.endswith(".manifest"):
+                    continue
+                try:
+                    st = e.stat()
+                except FileNotFoundError:  # removed by a concurrent write's cleanup
+                    continue
+                found.append(f"{e.name}:{st.st_size}:{st.st_mtime_ns}")
         return tuple(sorted(found))
 
     def _current_matrix(self) -> VectorMatrix | None:

@@ -9,14 +9,18 @@ summed over the columns.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from codecompass.errors import ConfigError
 from codecompass.models import (
     AuditEntry,
     ChunkEntry,
@@ -28,18 +32,23 @@ from codecompass.models import (
     FactsRecord,
     FileChange,
     FileRecord,
+    FileRemoval,
     FileWrite,
     HttpFact,
     LinkUpdate,
+    OrphanCounts,
     RepoRecord,
     RunRecord,
     SymbolQuery,
     SymbolRecord,
+    Tombstone,
+    TombstoneCount,
     utc_now,
 )
 from codecompass.protocols import VectorRow, Vectors
 from codecompass.storage.backend import Backend
 from codecompass.storage.matrix import VectorMatrix
+from codecompass.storage.rows import apply_file_writes
 
 K1, B = 1.2, 0.75
 COLUMN_WEIGHTS = (4.0, 2.0, 1.0)  # symbol, path, body
@@ -60,6 +69,8 @@ class _Chunk:
     record: ChunkRecord
     active: bool = True
     reason: str | None = None
+    deleted_at: str | None = None
+    indexed_at: str = ""
 
 
 @dataclass(slots=True)
@@ -208,7 +219,25 @@ class MemoryStore:
             if repo is None or key[0] == repo
         }
 
-    def write_file(self, write: FileWrite) -> FileChange:
+    def write_files(self, writes: Sequence[FileWrite | FileRemoval]) -> list[FileChange]:
+        # All or nothing, as a database transaction: what the writes touch is restored
+        # if one of them fails.
+        saved = copy.deepcopy(
+            (self.file_records, self.symbol_records, self.chunk_rows, self.docs, self.fact_records)
+        )
+        try:
+            return apply_file_writes(writes, self._write_file, self._remove_file)
+        except BaseException:
+            (
+                self.file_records,
+                self.symbol_records,
+                self.chunk_rows,
+                self.docs,
+                self.fact_records,
+            ) = saved
+            raise
+
+    def _write_file(self, write: FileWrite) -> FileChange:
         f, content = write.file, write.content
         key = (f.repo, f.path)
         if content is None:
@@ -246,7 +275,7 @@ class MemoryStore:
             self.stage_facts([content.facts])
         return FileChange(added=added, removed=removed)
 
-    def remove_file(self, repo: str, path: str, reason: str) -> list[str]:
+    def _remove_file(self, repo: str, path: str, reason: str) -> list[str]:
         old = self._active(repo, path)
         self._tombstone(old, reason)
         for sid in [
@@ -266,7 +295,7 @@ class MemoryStore:
     def _tombstone(self, ids: Iterable[str], reason: str) -> None:
         for cid in ids:
             row = self.chunk_rows[cid]
-            row.active, row.reason = False, reason
+            row.active, row.reason, row.deleted_at = False, reason, utc_now()
             self.docs.pop(cid, None)
 
     # -- ChunkCatalog -------------------------------------------------------------------
@@ -563,6 +592,7 @@ class MemoryVectorStore:
 
 def open_memory() -> Backend:
     store = MemoryStore()
+    lifecycle = MemoryLifecycle(store)
     vectors: dict[int, MemoryVectorStore] = {}
 
     def open_vectors(dim: int) -> MemoryVectorStore:
@@ -582,6 +612,146 @@ def open_memory() -> Backend:
         edges=store,
         links=store,
         audit=store,
+        tombstones=lifecycle,
+        housekeeping=lifecycle,
+        snapshots=lifecycle,
         open_vectors=open_vectors,
         close_all=lambda: None,
     )
+
+
+class MemoryLifecycle:
+    """Tombstones, housekeeping and the workspace lock over a `MemoryStore`."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        # Embeddings no chunk used when a collection last looked, and since when.
+        self.unused: dict[tuple[str, str], str] = {}
+
+    # -- TombstoneStore -----------------------------------------------------------------
+    def _dead(self) -> list[_Chunk]:
+        return [c for c in self.store.chunk_rows.values() if not c.active]
+
+    def tombstone_stats(self, cutoffs: Mapping[str, str]) -> dict[str, TombstoneCount]:
+        by_reason: dict[str, list[str]] = {}
+        for c in self._dead():
+            by_reason.setdefault(c.reason or "", []).append(c.deleted_at or "")
+        out = {}
+        for reason, times in sorted(by_reason.items()):
+            cutoff = cutoffs.get(reason, cutoffs.get("*", ""))
+            out[reason] = TombstoneCount(len(times), min(times), sum(t < cutoff for t in times))
+        return out
+
+    def tombstones(self, reason: str, before: str, limit: int, after: str = "") -> list[Tombstone]:
+        found = sorted(
+            (c for c in self._dead() if (c.reason or "") == reason),
+            key=lambda c: c.record.id,
+        )
+        return [
+            Tombstone(c.record, reason, c.deleted_at or "", c.indexed_at)
+            for c in found
+            if (c.deleted_at or "") < before and c.record.id > after
+        ][:limit]
+
+    def purge_tombstones(self, ids: Sequence[str]) -> int:
+        gone = 0
+        for cid in dict.fromkeys(ids):
+            row = self.store.chunk_rows.get(cid)
+            if row is not None and not row.active:
+                del self.store.chunk_rows[cid]
+                self.store.docs.pop(cid, None)
+                gone += 1
+        return gone
+
+    def restore_tombstones(self, rows: Sequence[Tombstone]) -> int:
+        back = 0
+        for t in rows:
+            if t.chunk.id not in self.store.chunk_rows:
+                self.store.chunk_rows[t.chunk.id] = _Chunk(
+                    t.chunk, False, t.reason, t.deleted_at, t.indexed_at
+                )
+                back += 1
+        return back
+
+    # -- Housekeeping -------------------------------------------------------------------
+    def _used_keys(self) -> set[str]:
+        return {c.record.embed_key for c in self.store.chunk_rows.values()}
+
+    def _due(self, cache_before: str) -> list[tuple[str, str]]:
+        used = self._used_keys()
+        return sorted(
+            k
+            for k, since in self.unused.items()
+            if since < cache_before and k in self.store.cache and k[1] not in used
+        )
+
+    def orphans(self, now: str, cache_before: str, *, remove: bool = False) -> OrphanCounts:
+        s = self.store
+        repos = set(s.repo_records)
+        owners = set(s.file_records) | {k for k in s.fact_records if k[0] in repos}
+        symbols = set(s.symbol_records)
+        files = {f"{r}/{p}" for r, p in s.file_records}
+        edges = [r for r in s.edge_rows if (r.repo, r.path) not in owners]
+        deps = [k for k in s.deps if k not in owners]
+        http = [k for k in s.http if k not in owners]
+        facts = [k for k in s.fact_records if k[0] not in repos]
+        nodes = [n for n in s.nodes if n not in symbols and n not in files]
+        used = self._used_keys()
+        unused = [k for k in s.cache if k[1] not in used]
+        due = self._due(cache_before)
+        counts = OrphanCounts(
+            edges=len(edges),
+            deps=sum(len(s.deps[k]) for k in deps),
+            http=sum(len(s.http[k]) for k in http),
+            facts=len(facts),
+            nodes=len(nodes),
+            cache=len(due),
+            cache_waiting=len(unused) - len(due),
+        )
+        if remove:
+            dead = {id(r) for r in edges}
+            s.edge_rows = [r for r in s.edge_rows if id(r) not in dead]
+            for k in deps:
+                del s.deps[k]
+            for k in http:
+                del s.http[k]
+            for k in facts:
+                del s.fact_records[k]
+            for n in nodes:
+                del s.nodes[n]
+            for k in due:
+                del s.cache[k]
+            unused_now = set(unused) - set(due)
+            self.unused = {k: v for k, v in self.unused.items() if k in unused_now}
+            for k in unused_now:
+                self.unused.setdefault(k, now)
+        return counts
+
+    def unused_vectors(self, cache_before: str) -> list[tuple[str, str, Vectors]]:
+        return [(m, k, self.store.cache[(m, k)]) for m, k in self._due(cache_before)]
+
+    def old_audit(self, before: str, *, remove: bool = False) -> int:
+        old = [e for e in self.store.audit_entries if e.ts < before]
+        if remove:
+            self.store.audit_entries = [e for e in self.store.audit_entries if e.ts >= before]
+        return len(old)
+
+    def footprint(self, *, reclaim: bool = False) -> dict[str, int]:
+        return {"catalog": 0, "catalog_free": 0, "vectors": 0}
+
+    # -- Snapshots ----------------------------------------------------------------------
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        yield  # one process, one store: nobody else can write it
+
+    def backup_to(self, path: Path) -> dict[str, Any]:
+        raise ConfigError(
+            "The in-memory backend keeps nothing on disk to back up; use `codecompass "
+            "export FILE` to copy an index between backends."
+        )
+
+    def restore_from(self, path: Path, check: Callable[[dict[str, str]], None]) -> dict[str, Any]:
+        raise ConfigError(
+            "The in-memory backend cannot restore a full backup; open the embedded "
+            "backend's data folder instead."
+        )

@@ -1,14 +1,22 @@
 """Rows to records and back, shared by the SQL backends (SQLite and PostgreSQL read the
-same columns in the same order)."""
+same columns in the same order), and the item loop of `write_files` every backend uses."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from codecompass.models import ChunkRecord, Edge, FactsRecord, SymbolRecord
+from codecompass.models import (
+    ChunkRecord,
+    Edge,
+    FactsRecord,
+    FileChange,
+    FileRemoval,
+    FileWrite,
+    SymbolRecord,
+)
 
 CHUNK_FIELDS = [f.name for f in dataclasses.fields(ChunkRecord)]
 CHUNK_COLUMNS = ", ".join(CHUNK_FIELDS)
@@ -71,3 +79,17 @@ def edge_record(row: Sequence[Any]) -> Edge:
         target_path=row[11],
         target_line=row[12],
     )
+
+
+def apply_file_writes(
+    writes: Sequence[FileWrite | FileRemoval],
+    write_file: Callable[[FileWrite], FileChange],
+    remove_file: Callable[[str, str, str], list[str]],
+) -> list[FileChange]:
+    """`FileCatalog.write_files` item by item (the caller holds the transaction)."""
+    return [
+        write_file(w)
+        if isinstance(w, FileWrite)
+        else FileChange(added=[], removed=remove_file(w.repo, w.path, w.reason))
+        for w in writes
+    ]

@@ -14,6 +14,7 @@ from codecompass.storage.postgres.catalog import PgCatalog
 from codecompass.storage.postgres.db import PgDatabase
 from codecompass.storage.postgres.graph import PgGraph
 from codecompass.storage.postgres.lexical import PgLexical
+from codecompass.storage.postgres.lifecycle import PgLifecycle
 from codecompass.storage.postgres.vectors import PgVectorStore
 
 
@@ -21,6 +22,7 @@ def open_server(storage: StorageSettings) -> Backend:
     db = PgDatabase(storage.postgres_url, storage.workspace, storage.pool_size)
     catalog = PgCatalog(db)
     graph = PgGraph(db)
+    lifecycle = PgLifecycle(db)
     closers = [db.close]
 
     def open_vectors(dim: int) -> VectorStore:
@@ -52,6 +54,9 @@ def open_server(storage: StorageSettings) -> Backend:
         edges=graph,
         links=graph,
         audit=PgAudit(db),
+        tombstones=lifecycle,
+        housekeeping=lifecycle,
+        snapshots=lifecycle,
         open_vectors=open_vectors,
         close_all=close,
         snapshot=db.snapshot,

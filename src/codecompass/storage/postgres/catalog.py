@@ -19,6 +19,7 @@ from codecompass.models import (
     ChunkRecord,
     FileChange,
     FileRecord,
+    FileRemoval,
     FileWrite,
     LexicalRow,
     RepoRecord,
@@ -36,6 +37,7 @@ from codecompass.storage.rows import (
     FILE_COLUMNS,
     SYMBOL_COLUMNS,
     SYMBOL_FIELDS,
+    apply_file_writes,
     symbol_record,
 )
 
@@ -218,7 +220,11 @@ class PgCatalog:
             )
         return {(row[0], row[1]): FileRecord(*row) for row in rows}
 
-    def write_file(self, write: FileWrite) -> FileChange:
+    def write_files(self, writes: Sequence[FileWrite | FileRemoval]) -> list[FileChange]:
+        with self.db.transaction():
+            return apply_file_writes(writes, self._write_file, self._remove_file)
+
+    def _write_file(self, write: FileWrite) -> FileChange:
         f, content, ws = write.file, write.content, self.ws
         if content is None:
             self.db.run(
@@ -283,7 +289,7 @@ class PgCatalog:
                 stage_facts(conn, ws, [content.facts])
         return FileChange(added=[c.id for c, _ in fresh], removed=removed)
 
-    def remove_file(self, repo: str, path: str, reason: str) -> list[str]:
+    def _remove_file(self, repo: str, path: str, reason: str) -> list[str]:
         ws = self.ws
         with self.db.transaction() as conn:
             old = [

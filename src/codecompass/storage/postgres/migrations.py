@@ -237,6 +237,22 @@ MIGRATIONS: list[tuple[str, str]] = [
         UPDATE files SET mtime_ns = -1;
         """,
     ),
+    (
+        # As SQLite's 0007: tombstones by reason from a partial index, and the embeddings
+        # no chunk used when a garbage collection last looked, with since when.
+        "0003_gc",
+        """
+        CREATE INDEX chunks_tombstones ON chunks (workspace, delete_reason, id, deleted_at)
+            WHERE status = 'deleted';
+        CREATE TABLE embedding_unused (
+            workspace TEXT COLLATE "C" NOT NULL,
+            model TEXT COLLATE "C" NOT NULL,
+            key TEXT COLLATE "C" NOT NULL,
+            since TEXT COLLATE "C" NOT NULL,
+            PRIMARY KEY (workspace, model, key)
+        );
+        """,
+    ),
 ]
 
 # pg_advisory_lock key under which migrations run (two processes opening a new

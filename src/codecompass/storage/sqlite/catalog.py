@@ -16,6 +16,7 @@ from codecompass.models import (
     ChunkRecord,
     FileChange,
     FileRecord,
+    FileRemoval,
     FileWrite,
     RepoRecord,
     RunRecord,
@@ -30,6 +31,7 @@ from codecompass.storage.rows import (
     FILE_COLUMNS,
     SYMBOL_COLUMNS,
     SYMBOL_FIELDS,
+    apply_file_writes,
     symbol_record,
 )
 from codecompass.storage.sqlite.db import Database
@@ -75,6 +77,13 @@ class SQLiteCatalog:
         )
 
     def delete_repo(self, repo: str) -> dict[str, int]:
+        self.lock.acquire(repo, utc_now())  # not while an indexer writes
+        try:
+            return self._delete_repo(repo)
+        finally:
+            self.lock.release()
+
+    def _delete_repo(self, repo: str) -> dict[str, int]:
         with self.db.transaction() as conn:
             conn.execute(
                 "DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE repo = ?)",
@@ -155,7 +164,11 @@ class SQLiteCatalog:
             )
         return {(row[0], row[1]): FileRecord(*row) for row in cur}
 
-    def write_file(self, write: FileWrite) -> FileChange:
+    def write_files(self, writes: Sequence[FileWrite | FileRemoval]) -> list[FileChange]:
+        with self.db.transaction():
+            return apply_file_writes(writes, self._write_file, self._remove_file)
+
+    def _write_file(self, write: FileWrite) -> FileChange:
         f = write.file
         now = f.indexed_at or utc_now()
         content = write.content
@@ -213,7 +226,7 @@ class SQLiteCatalog:
                 stage_facts(conn, [content.facts])
         return FileChange(added=added, removed=removed)
 
-    def remove_file(self, repo: str, path: str, reason: str) -> list[str]:
+    def _remove_file(self, repo: str, path: str, reason: str) -> list[str]:
         now = utc_now()
         with self.db.transaction() as conn:
             old = _active_rowids(conn, repo, path)

@@ -221,6 +221,23 @@ MIGRATIONS: list[tuple[str, str]] = [
         UPDATE files SET mtime_ns = -1;
         """,
     ),
+    (
+        # Garbage collection: tombstones by reason without reading every chunk (a
+        # partial index, so the many active chunks cost it nothing), and the embeddings
+        # no chunk used when a collection last looked, with since when (the cache is
+        # shared and keeps indexing again cheap: an unused vector gets a grace period).
+        "0007_gc",
+        """
+        CREATE INDEX chunks_tombstones ON chunks(delete_reason, id, deleted_at)
+            WHERE status = 'deleted';
+        CREATE TABLE embedding_unused (
+            model TEXT NOT NULL,
+            key TEXT NOT NULL,
+            since TEXT NOT NULL,
+            PRIMARY KEY (model, key)
+        ) WITHOUT ROWID;
+        """,
+    ),
 ]
 
 
