@@ -167,6 +167,12 @@ class LexicalIndex(Protocol):
         of indexed chunks."""
         ...
 
+    def postings(self, ids: Sequence[str]) -> dict[str, dict[str, float]]:
+        """The weighted term frequencies (`storage.rows.postings`) each of these chunks
+        is indexed with; a chunk without a lexical row is left out. `verify` compares
+        them with the chunks' text."""
+        ...
+
 
 # -- catalog ----------------------------------------------------------------------------
 class IndexMeta(Protocol):

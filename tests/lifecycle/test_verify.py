@@ -64,12 +64,34 @@ def _dangling_edge(repo: Path, engine: Engine) -> None:
     )
 
 
+def _lexical_row_lost(repo: Path, engine: Engine) -> None:
+    tamper(
+        engine,
+        "DELETE FROM chunks_fts WHERE rowid = "
+        "(SELECT min(rowid) FROM chunks WHERE status = 'active')",
+    )
+
+
+def _lexical_row_out_of_step(repo: Path, engine: Engine) -> None:
+    tamper(
+        engine,
+        "UPDATE chunks_fts SET body = 'words of an older text' WHERE rowid = "
+        "(SELECT max(rowid) FROM chunks WHERE status = 'active')",
+    )
+
+
 DAMAGE: dict[str, tuple[Callable[[Path, Engine], None], str, str]] = {
     "edited file": (_edit, "files", "shop/shop/util.py: changed on disk since indexed"),
     "deleted vector folder": (_delete_vectors, "vectors", "active chunks without a vector"),
     "missing vector": (_one_missing, "vectors", "1 active chunks without a vector"),
     "stray vector": (_one_stray, "vectors", "1 vectors of no active chunk"),
     "dangling edge": (_dangling_edge, "edges", "1 calls edges point to a file or symbol"),
+    "lost lexical row": (_lexical_row_lost, "lexical", "1 active chunks without a lexical row"),
+    "lexical row out of step": (
+        _lexical_row_out_of_step,
+        "lexical",
+        "1 lexical rows that differ from their chunk's text",
+    ),
 }
 
 
@@ -127,3 +149,16 @@ def test_a_database_that_no_longer_opens_is_a_finding_not_a_traceback(tmp_path: 
     assert [(f.check, f.repairable) for f in report.findings] == [("database", False)]
     assert "index.sqlite" in report.findings[0].problem
     assert "Move it aside" in report.findings[0].problem
+
+
+def test_a_stray_lexical_row_is_found_and_not_repaired_in_place(tmp_path: Path) -> None:
+    repo = make_git_repo(tmp_path / "shop", FILES)
+    with _engine(tmp_path / "data") as engine:
+        engine.index(repo)
+        tamper(
+            engine,
+            "INSERT INTO chunks_fts(rowid, symbol, path, body) VALUES (99999, '', 'x', 'y')",
+        )
+        report = engine.verify()
+    assert [(f.check, f.repairable) for f in report.findings] == [("lexical", False)]
+    assert report.findings[0].problem.startswith("1 lexical rows of no active chunk")

@@ -470,6 +470,15 @@ def case_lexical_after_changes(b: Backend) -> Any:
     }
 
 
+def case_lexical_postings(b: Backend) -> Any:
+    chunks = populate(b)
+    token = [c.id for c in chunks[("api", "auth/token.py")]]
+    guide = [c.id for c in chunks[("api", "docs/guide.md")]]
+    remove(b, "api", "docs/guide.md", "file_removed")  # tombstones have no lexical row
+    found = b.lexical.postings([*token, *guide, "no-such-chunk"])
+    return {"ids": sorted(found) == sorted(token), "postings": {k: found[k] for k in sorted(found)}}
+
+
 def case_embedding_cache(b: Backend) -> Any:
     cache = b.cache
     cache.cache_vectors(

@@ -8,11 +8,15 @@ Checks:
 - **vectors**: each active chunk has exactly one vector and each vector an active
   chunk (missing, stray, doubled; an unreadable vector store);
 - **edges**: each resolved edge into a file or symbol of an indexed repository points to
-  one that exists.
+  one that exists;
+- **lexical**: each active chunk's lexical row holds the terms its text, path and symbol
+  give (`LexicalIndex.postings`), and the index holds no row of another chunk.
 
 `--repair` re-indexes the repositories whose files changed (every file re-read; the
 embedding cache spares the model), rebuilds vectors from the cache (a damaged vector
-store is dropped first), and relinks the files whose edges dangle. A damaged database is
+store is dropped first), relinks the files whose edges dangle, and writes the files
+whose lexical rows are out of step again (taken out, then indexed: their chunks come
+back with the same ids, so their vectors stay). A damaged database is
 not repairable in place: the finding says how to rebuild it. The checks run again after
 a repair, so the report says what is left.
 """
@@ -26,11 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from codecompass.graph.link import link
-from codecompass.indexing.pipeline import file_hash_on_disk, reconcile_vectors
-from codecompass.models import EdgeQuery, SymbolQuery
+from codecompass.indexing.pipeline import file_hash_on_disk, lexical_row, reconcile_vectors
+from codecompass.models import EdgeQuery, FileRemoval, SymbolQuery
 from codecompass.protocols import Embedder
 from codecompass.settings import GraphSettings
 from codecompass.storage import Backend, damage_of
+from codecompass.storage.rows import postings
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +82,7 @@ class _Found:
     vectors_broken: bool = False
     vectors_wrong: bool = False
     dangling_files: set[tuple[str, str]] = field(default_factory=set)
+    lexical_files: set[tuple[str, str]] = field(default_factory=set)
 
 
 def verify(ws: Workspace, *, repair: bool = False) -> VerifyReport:
@@ -100,6 +106,15 @@ def verify(ws: Workspace, *, repair: bool = False) -> VerifyReport:
     if dangling:
         link(backend, repos=[], options=ws.graph, force=dangling)
         report.repaired.append(f"relinked {len(dangling)} files with dangling edges")
+    if found.lexical_files:
+        files = sorted(found.lexical_files)
+        backend.files.write_files(
+            [FileRemoval(repo, path, "verify_repair") for repo, path in files]
+        )
+        roots = {r.id: Path(r.root) for r in backend.repos.repos()}
+        for repo in sorted({repo for repo, _ in files}):
+            ws.reindex(repo, roots[repo])
+        report.repaired.append(f"wrote the lexical rows of {len(files)} files again")
     report.remaining = _check(ws).findings
     return report
 
@@ -128,6 +143,7 @@ def _check(ws: Workspace) -> _Found:
     _check_files(ws, found)
     _check_vectors(ws, found)
     _check_edges(ws, found)
+    _check_lexical(ws, found)
     return found
 
 
@@ -198,3 +214,44 @@ def _check_edges(ws: Workspace, found: _Found) -> None:
         found.findings.append(
             Finding("edges", f"{n} {edge_type} edges point to a file or symbol that is gone", True)
         )
+
+
+def _check_lexical(ws: Workspace, found: _Found) -> None:
+    backend = ws.backend
+    names = {s.id: s.name for s in backend.symbols.symbols(SymbolQuery())}
+    active = [e.id for entries in backend.chunks.chunk_entries().values() for e in entries]
+    missing = differ = 0
+    for start in range(0, len(active), LEXICAL_BATCH):
+        part = active[start : start + LEXICAL_BATCH]
+        stored = backend.lexical.postings(part)
+        for chunk in backend.chunks.chunks(part).values():
+            row = lexical_row(
+                chunk.path, chunk.text, chunk.symbol, names.get(chunk.symbol_id or "")
+            )
+            held = stored.get(chunk.id)
+            if held is None:
+                missing += 1
+            elif held != postings(row)[0]:
+                differ += 1
+            else:
+                continue
+            found.lexical_files.add((chunk.repo, chunk.path))
+    _, indexed = backend.lexical.doc_freqs([])
+    stray = indexed - (len(active) - missing)
+    found.checked["lexical"] = len(active)
+    for n, what in ((missing, "active chunks without a lexical row"),
+                    (differ, "lexical rows that differ from their chunk's text")):  # fmt: skip
+        if n:
+            found.findings.append(Finding("lexical", f"{n} {what}", True))
+    if stray > 0:
+        found.findings.append(
+            Finding(
+                "lexical",
+                f"{stray} lexical rows of no active chunk (not repairable in place: move the "
+                "database aside and run `codecompass index` again)",
+                False,
+            )
+        )
+
+
+LEXICAL_BATCH = 500  # chunks compared per read

@@ -48,10 +48,9 @@ from codecompass.models import (
 from codecompass.protocols import VectorRow, Vectors
 from codecompass.storage.backend import Backend
 from codecompass.storage.matrix import VectorMatrix
-from codecompass.storage.rows import apply_file_writes
+from codecompass.storage.rows import apply_file_writes, postings
 
 K1, B = 1.2, 0.75
-COLUMN_WEIGHTS = (4.0, 2.0, 1.0)  # symbol, path, body
 
 
 @dataclass(slots=True)
@@ -255,15 +254,7 @@ class MemoryStore:
             if chunk.id in old_ids:
                 continue
             self.chunk_rows[chunk.id] = _Chunk(chunk)
-            freqs: dict[str, float] = {}
-            length = 0
-            for weight, column in zip(
-                COLUMN_WEIGHTS, (lexical.symbol, lexical.path, lexical.body), strict=True
-            ):
-                tokens = column.split()
-                length += len(tokens)
-                for token in tokens:
-                    freqs[token] = freqs.get(token, 0.0) + weight
+            freqs, length = postings(lexical)
             self.docs[chunk.id] = _Doc(next(self._seq), chunk, freqs, length)
             added.append(chunk.id)
         for sid in [sid for sid, s in self.symbol_records.items() if (s.repo, s.path) == key]:
@@ -382,6 +373,9 @@ class MemoryStore:
             if n:
                 freqs[t] = n
         return freqs, len(self.docs)
+
+    def postings(self, ids: Sequence[str]) -> dict[str, dict[str, float]]:
+        return {cid: dict(self.docs[cid].freqs) for cid in ids if cid in self.docs}
 
     # -- EmbeddingCache -------------------------------------------------------------------
     def cached_vectors(self, model: str, keys: Sequence[str]) -> dict[str, Vectors]:

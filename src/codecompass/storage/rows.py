@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,6 +16,7 @@ from codecompass.models import (
     FileChange,
     FileRemoval,
     FileWrite,
+    LexicalRow,
     SymbolRecord,
 )
 
@@ -93,3 +95,19 @@ def apply_file_writes(
         else FileChange(added=[], removed=remove_file(w.repo, w.path, w.reason))
         for w in writes
     ]
+
+
+# The lexical columns' weights, as the embedded backend's bm25(chunks_fts, 4, 2, 1).
+COLUMN_WEIGHTS = (4.0, 2.0, 1.0)  # symbol, path, body
+
+
+def postings(row: LexicalRow) -> tuple[dict[str, float], int]:
+    """Weighted term frequencies of a chunk's lexical row, and its length in tokens."""
+    freqs: dict[str, float] = {}
+    length = 0
+    for weight, column in zip(COLUMN_WEIGHTS, (row.symbol, row.path, row.body), strict=True):
+        tokens = column.split()
+        length += len(tokens)
+        for token, n in Counter(tokens).items():
+            freqs[token] = freqs.get(token, 0.0) + weight * n
+    return freqs, length

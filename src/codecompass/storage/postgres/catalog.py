@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -38,23 +37,9 @@ from codecompass.storage.rows import (
     SYMBOL_COLUMNS,
     SYMBOL_FIELDS,
     apply_file_writes,
+    postings,
     symbol_record,
 )
-
-# The lexical columns' weights, as the embedded backend's bm25(chunks_fts, 4, 2, 1).
-COLUMN_WEIGHTS = (4.0, 2.0, 1.0)
-
-
-def postings(row: LexicalRow) -> tuple[dict[str, float], int]:
-    """Weighted term frequencies of a chunk's lexical row, and its length in tokens."""
-    freqs: dict[str, float] = {}
-    length = 0
-    for weight, column in zip(COLUMN_WEIGHTS, (row.symbol, row.path, row.body), strict=True):
-        tokens = column.split()
-        length += len(tokens)
-        for token, n in Counter(tokens).items():
-            freqs[token] = freqs.get(token, 0.0) + weight * n
-    return freqs, length
 
 
 class PgCatalog:

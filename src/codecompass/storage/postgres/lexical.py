@@ -144,3 +144,14 @@ class PgLexical:
             )
         )
         return {t: int(found[t]) for t in wanted if found.get(t)}, int(total)
+
+    def postings(self, ids: Sequence[str]) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        for cid, term, freq in self.db.rows(
+            "SELECT c.id, t.term, t.freq FROM chunks c JOIN lexical_terms t "
+            "ON t.workspace = c.workspace AND t.doc = c.seq "
+            "WHERE c.workspace = %s AND c.id = ANY(%s)",
+            (self.db.workspace, list(ids)),
+        ):
+            out.setdefault(str(cid), {})[str(term)] = float(freq)
+        return out

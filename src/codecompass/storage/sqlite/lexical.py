@@ -7,7 +7,8 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
-from codecompass.models import ChunkFilter
+from codecompass.models import ChunkFilter, LexicalRow
+from codecompass.storage.rows import postings
 from codecompass.storage.sqlite.db import Database
 
 BM25 = "bm25(chunks_fts, 4.0, 2.0, 1.0)"
@@ -136,3 +137,11 @@ class SQLiteLexical:
             self._doc_freqs.update(found)
         freqs = {t: self._doc_freqs[t] for t in dict.fromkeys(terms) if self._doc_freqs.get(t)}
         return freqs, state[0]
+
+    def postings(self, ids: Sequence[str]) -> dict[str, dict[str, float]]:
+        rows = self.db.in_batches(
+            "SELECT c.id, f.symbol, f.path, f.body FROM chunks c "
+            "JOIN chunks_fts f ON f.rowid = c.rowid WHERE c.id IN ({marks})",
+            list(ids),
+        )
+        return {str(cid): postings(LexicalRow(s, p, b))[0] for cid, s, p, b in rows}
