@@ -125,3 +125,35 @@ def test_chat_endpoint_answers_and_failures_fall_back() -> None:
         ChatModel(server.base_url, "m", timeout=2).complete("s", "u", max_tokens=5)
     with pytest.raises(ConfigError, match="not an http"):
         ChatModel("ftp://x", "m")
+
+
+def test_two_call_sites_of_one_pair_make_one_link() -> None:
+    from codecompass.answer import graph_links
+    from codecompass.models import Edge
+    from codecompass.schemas import Evidence, GraphResult
+
+    def evidence(n: int, symbol: str) -> Evidence:
+        return Evidence(
+            n=n,
+            repo="r",
+            path="t.py",
+            start_line=n,
+            end_line=n,
+            symbol=symbol,
+            kind="method",
+            language="python",
+            score=1.0,
+            snippet="",
+        )
+
+    calls = [
+        Edge("r/t.py#Table.widths", "r/t.py#Table.measure", "calls", 1.0, 0.8, evidence_line=line)
+        for line in (10, 12)
+    ]
+
+    def dependencies(node: str, repo: str) -> GraphResult:
+        edges = calls if node == "r/t.py#Table.widths" else []
+        return GraphResult(root=node, nodes=[], edges=edges, paths=[], truncated=False)
+
+    links = graph_links(dependencies, [evidence(1, "Table.widths"), evidence(2, "Table.measure")])
+    assert links == ["`Table.widths` calls `Table.measure` (confidence 0.8) [1][2]"]

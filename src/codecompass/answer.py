@@ -123,10 +123,13 @@ def graph_links(dependencies: Dependencies, evidences: Sequence[Evidence]) -> li
             target = by_node.get(edge.target)
             if target is None or target is evidence:
                 continue
-            links.append(
+            sentence = (
                 f"`{evidence.symbol}` {edge.type.lower()} `{target.symbol}` "
                 f"(confidence {edge.confidence:.1f}) [{evidence.n}][{target.n}]"
             )
+            if sentence in links:  # another call site of the same pair says nothing new
+                continue
+            links.append(sentence)
             if len(links) >= MAX_LINKS:
                 return links
     return links
