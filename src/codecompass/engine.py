@@ -473,17 +473,17 @@ class Engine:
         last = self.backend.runs.runs(last=True)
         return last[0].id if last else None
 
-    def _fresh(self, result: GraphResult) -> GraphResult:
-        """The graph answer with its generation and the nodes' files changed on disk."""
-        keys = {(n.repo, n.path) for n in result.nodes if n.repo and n.path}
+    def _fresh(self, result: GraphResult, graph: GraphReader) -> GraphResult:
+        """The graph answer with its generation and the nodes' files changed on disk
+        (their records from the reader that answered: the files are read once)."""
         records: dict[tuple[str, str], FileRecord] = {}
-        with self.backend.snapshot():
-            generation = self._generation()
-            for repo in sorted({repo for repo, _ in keys}):
-                listed = self.backend.files.files(repo)
-                records.update((key, listed[key]) for key in keys if key in listed)
+        for node in result.nodes:
+            if node.repo and node.path:
+                record = graph.file_record(node.repo, node.path)
+                if record is not None:
+                    records[(node.repo, node.path)] = record
         stale = self._changed_since_indexed(records)
-        return result.model_copy(update={"generation": generation, "stale": stale})
+        return result.model_copy(update={"generation": self._generation(), "stale": stale})
 
     def _changed_since_indexed(self, records: dict[tuple[str, str], FileRecord]) -> list[str]:
         """Those files (repo, path → the record indexed) whose size or mtime on disk
@@ -894,11 +894,12 @@ class Engine:
     def _walk(self, start: str, repo: str | None, **options: Any) -> GraphResult:
         graph = self.graph
         node = graph.resolve_node(start, repo=self._repo_name(repo))
-        return self._fresh(graph.traverse(node, repo=repo, **options))
+        return self._fresh(graph.traverse(node, repo=repo, **options), graph)
 
     def subgraph(self, ids: list[str], *, limit: int = 200) -> GraphResult:
         """These nodes and the edges between them (at most `limit` nodes)."""
-        return self._fresh(self.graph.subgraph(ids, limit=limit))
+        graph = self.graph
+        return self._fresh(graph.subgraph(ids, limit=limit), graph)
 
     def repo_overview(self, *, repo: str | None = None, budget_tokens: int = 2000) -> Overview:
         """A map of the repository: its most important files and symbols, with their

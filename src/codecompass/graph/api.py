@@ -89,7 +89,8 @@ class GraphReader:
             }
         return self._files
 
-    def _file(self, repo: str, path: str) -> FileRecord | None:
+    def file_record(self, repo: str, path: str) -> FileRecord | None:
+        """The indexed record of a file the caller may see (all are read once per reader)."""
         return self._all_files().get((repo, path))
 
     def _symbols(self, query: SymbolQuery) -> list[SymbolRecord]:
@@ -102,7 +103,7 @@ class GraphReader:
         for repo in sorted(self.repos(), key=len, reverse=True):
             if node.startswith(repo + "/"):
                 path = node[len(repo) + 1 :]
-                if self._file(repo, path) is not None:
+                if self.file_record(repo, path) is not None:
                     return repo, path
         return None
 
@@ -149,7 +150,7 @@ class GraphReader:
                     found[node] = _bare(node, "missing", node)
                     continue
                 repo, path = split
-                record = self._file(repo, path)
+                record = self.file_record(repo, path)
                 found[node] = GraphNode(
                     id=node,
                     kind="file",

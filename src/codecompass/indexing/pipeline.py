@@ -185,8 +185,12 @@ def index_repository(job: IndexJob) -> IndexStats:
     progress = Progress()
     try:
         backend.repos.save_repo(RepoRecord(job.repo, str(job.root)))
-        rescued = _rescued_vectors(job)
-        written = _store_files(job, stats, progress)
+        # HEAD as the run starts is what it records: a commit made during the run is
+        # then in the next run's `git diff`.
+        head = job.source.commit if job.source is not None else git_head(job.root)
+        stored = backend.files.files(job.repo)
+        rescued = {} if stored else _rescued_vectors(job)
+        written = _store_files(job, stats, progress, stored, head)
         if rescued:
             stats.texts_cached += _cache_rescued(job, rescued)
         if job.link is not None:
@@ -212,7 +216,7 @@ def index_repository(job: IndexJob) -> IndexStats:
             run_id, "failed", stats.as_dict(), error=f"{type(exc).__name__}: {exc}"
         )
         raise
-    stats.commit = job.source.commit if job.source is not None else git_head(job.root)
+    stats.commit = head
     backend.repos.save_repo(
         RepoRecord(job.repo, str(job.root), last_commit=stats.commit, last_indexed_at=utc_now())
     )
@@ -235,7 +239,13 @@ class _Written:
     removed: set[str] = field(default_factory=set)
 
 
-def _store_files(job: IndexJob, stats: IndexStats, progress: Progress) -> _Written:
+def _store_files(
+    job: IndexJob,
+    stats: IndexStats,
+    progress: Progress,
+    records: dict[tuple[str, str], FileRecord],
+    head: str | None,
+) -> _Written:
     """Read, parse and chunk what changed, and write it all to the catalog: in one
     transaction unless the run holds more than RUN_CHUNKS new chunks, so a reader sees
     the whole tree old or the whole tree new. No model runs here: the chunks, the
@@ -247,12 +257,12 @@ def _store_files(job: IndexJob, stats: IndexStats, progress: Progress) -> _Writt
     stats.skipped.update(found.skipped)
     stats.skipped_examples = {reason: list(paths) for reason, paths in found.examples.items()}
     stats.files_seen = len(found.files)
-    stored = {path: f for (_, path), f in job.backend.files.files(job.repo).items()}
+    stored = {path: f for (_, path), f in records.items()}
     present = {c.path for c in found.files}
     gone = {p: f for p, f in stored.items() if p not in present}
     gone_hashes = {f.file_hash for f in gone.values()}
     kept_hashes: set[str] = set()  # content of the files the repo holds after this run
-    in_diff = _changed_by_git(job)
+    in_diff = _changed_by_git(job, head)
     progress.files_total = len(found.files)
     progress.bytes_total = sum(c.size for c in found.files)
     _report(job, progress, "files")
@@ -333,7 +343,7 @@ def _store_files(job: IndexJob, stats: IndexStats, progress: Progress) -> _Writt
 EVERY_FILE: frozenset[str] = frozenset({"*"})
 
 
-def _changed_by_git(job: IndexJob) -> frozenset[str]:
+def _changed_by_git(job: IndexJob, head: str | None) -> frozenset[str]:
     """When HEAD moved since the last run: the files `git diff` names between the commit
     last indexed and HEAD. Each is confirmed by its hash even if its size and mtime look
     the same (a checkout, a rebase or a coarse file-system clock can keep both).
@@ -342,7 +352,6 @@ def _changed_by_git(job: IndexJob) -> frozenset[str]:
     if job.source is not None or job.full:
         return frozenset()
     last = next((r.last_commit for r in job.backend.repos.repos() if r.id == job.repo), None)
-    head = git_head(job.root)
     if last is None or head is None or head == last:
         return frozenset()
     try:
@@ -573,7 +582,8 @@ def symbol_records(
 
 def _rescued_vectors(job: IndexJob) -> dict[str, Vectors]:
     """The vectors left in the vector store when the catalog holds no file at all (its
-    database was lost or replaced), by chunk id. Empty in every ordinary run."""
+    database was lost or replaced), by chunk id. Asked only when the repository being
+    indexed has no file yet."""
     if job.backend.files.files() or not job.vectors.count():
         return {}
     return job.vectors.vectors_of(job.vectors.ids())

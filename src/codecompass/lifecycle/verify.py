@@ -142,8 +142,9 @@ def _check(ws: Workspace) -> _Found:
         return found  # the other checks read the damaged database: say this first
     _check_files(ws, found)
     _check_vectors(ws, found)
-    _check_edges(ws, found)
-    _check_lexical(ws, found)
+    symbols = {s.id: s.name for s in backend.symbols.symbols(SymbolQuery())}
+    _check_edges(ws, found, symbols)
+    _check_lexical(ws, found, symbols)
     return found
 
 
@@ -195,9 +196,9 @@ def _check_vectors(ws: Workspace, found: _Found) -> None:
     found.checked["vectors"] = len(listed)
 
 
-def _check_edges(ws: Workspace, found: _Found) -> None:
+def _check_edges(ws: Workspace, found: _Found, symbols: dict[str, str]) -> None:
+    """`symbols`: every symbol's id and simple name."""
     backend = ws.backend
-    symbols = {s.id for s in backend.symbols.symbols(SymbolQuery())}
     files = {f"{repo}/{path}" for repo, path in backend.files.files()}
     edges = backend.edges.edges(EdgeQuery(resolved=True))
     found.checked["edges"] = len(edges)
@@ -216,9 +217,8 @@ def _check_edges(ws: Workspace, found: _Found) -> None:
         )
 
 
-def _check_lexical(ws: Workspace, found: _Found) -> None:
+def _check_lexical(ws: Workspace, found: _Found, names: dict[str, str]) -> None:
     backend = ws.backend
-    names = {s.id: s.name for s in backend.symbols.symbols(SymbolQuery())}
     active = [e.id for entries in backend.chunks.chunk_entries().values() for e in entries]
     missing = differ = 0
     for start in range(0, len(active), LEXICAL_BATCH):
