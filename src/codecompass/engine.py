@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from codecompass.errors import (
     AccessDeniedError,
     DataDirError,
     InputError,
+    LLMError,
     ModelMismatchError,
     NotIndexedError,
     OutOfRangeError,
@@ -47,16 +49,32 @@ from codecompass.lifecycle import transfer
 from codecompass.lifecycle.verify import Finding, VerifyReport
 from codecompass.lifecycle.verify import Workspace as VerifyWorkspace
 from codecompass.lifecycle.verify import verify as verify_index
-from codecompass.models import ChunkFilter, EdgeQuery, FileRecord, RepoRecord, RunRecord
+from codecompass.memory.bank import CodeLinks, MemoryBank, hit_targets
+from codecompass.memory.capture import (
+    capture_prompt,
+    extract_rules,
+    parse_proposals,
+    read_transcript,
+)
+from codecompass.models import (
+    ChunkFilter,
+    EdgeQuery,
+    FileRecord,
+    RepoRecord,
+    RunRecord,
+    SymbolQuery,
+)
 from codecompass.protocols import Embedder, Vectors, VectorStore
 from codecompass.schemas import (
     Answer,
     BlameHunk,
+    CaptureResult,
     Commit,
     FileHit,
     FileView,
     GraphResult,
     Hit,
+    MemoryNote,
     Overview,
     SymbolHit,
     SymbolMatch,
@@ -85,6 +103,8 @@ from codecompass.settings import (
 from codecompass.storage import EMBEDDED_DB, Backend, damage_of, index_exists, open_backend
 
 FORMAT_VERSION = "1"
+# A chat model call: (system, user) → (text, model name).
+Complete = Callable[[str, str], tuple[str, str]]
 OPEN_MAX_LINES = 2000
 NO_VECTORS: Vectors = np.zeros((0, 0), dtype=np.float32)
 
@@ -181,6 +201,7 @@ class Engine:
         self._backend: Backend | None = None
         self._model_checked = False
         self._owns_backend = True
+        self._memory: MemoryBank | None = None
 
     def scoped(self, access: Access) -> Engine:
         """A view of this engine that answers only within `access`: search results,
@@ -464,6 +485,7 @@ class Engine:
                 result.coverage["dense"] = round(min(1.0, stored / indexed), 4) if indexed else 1.0
             result.generation = self._generation()
         result.stale = self._changed_since_indexed(result.cited)
+        result.memories = self._memory_notes(hit_targets(result.hits))
         return result
 
     def _generation(self) -> int | None:
@@ -483,7 +505,10 @@ class Engine:
                 if record is not None:
                     records[(node.repo, node.path)] = record
         stale = self._changed_since_indexed(records)
-        return result.model_copy(update={"generation": self._generation(), "stale": stale})
+        notes = self._memory_notes([node.id for node in result.nodes])
+        return result.model_copy(
+            update={"generation": self._generation(), "stale": stale, "memories": notes}
+        )
 
     def _changed_since_indexed(self, records: dict[tuple[str, str], FileRecord]) -> list[str]:
         """Those files (repo, path → the record indexed) whose size or mtime on disk
@@ -809,6 +834,93 @@ class Engine:
             "files": stale[:STALE_LISTED],
             "more": max(0, len(stale) - STALE_LISTED),
         }
+
+    # -- semantic memory ---------------------------------------------------------------
+    @property
+    def memory(self) -> MemoryBank:
+        """Agents' memories of this workspace: remember, recall, forget (docs/memory.md)."""
+        if self._memory is None:
+            self._memory = MemoryBank(
+                self.backend.memories,
+                self._memory_embedder,
+                self.settings.memory,
+                code=CodeLinks(
+                    resolve=self._memory_target,
+                    missing=self._missing_targets,
+                    allows=self.access.allows_node,
+                ),
+            )
+        return self._memory
+
+    def _memory_embedder(self) -> Embedder:
+        self._check_model()  # memory vectors are compared with the code's model's
+        return self.embedder
+
+    def _memory_target(self, name: str) -> str:
+        self._require_index()
+        return self.graph.resolve_node(name)
+
+    def _missing_targets(self, targets: Sequence[str]) -> set[str]:
+        """The link targets (symbol, file or repository node ids) not in the index."""
+        if not targets:
+            return set()
+        symbols = [t for t in targets if "#" in t]
+        found = {s.id for s in self.backend.symbols.symbols(SymbolQuery(ids=symbols))}
+        repos = {r.id for r in self.backend.repos.repos()}
+        found |= repos & set(targets)
+        for repo in sorted(repos):
+            prefix = repo + "/"
+            paths = {t[len(prefix) :] for t in targets if "#" not in t and t.startswith(prefix)}
+            if paths:
+                files = self.backend.files.files(repo)
+                found |= {prefix + p for p in paths if (repo, p) in files}
+        return set(targets) - found
+
+    def capture_memories(
+        self,
+        lines: Iterable[str],
+        *,
+        dry_run: bool = False,
+        use_llm: bool = True,
+        complete: Complete | None = None,
+        extractor: str = "llm",
+    ) -> CaptureResult:
+        """Propose memories from a session transcript (JSON Lines) and keep them as an
+        automatic write. `complete(system, user) -> (text, model)` is the model to
+        extract with (the MCP client's, through sampling); without it the [llm] model
+        when configured and `use_llm`; else, or when the model fails, the rule-based
+        extractor."""
+        try:
+            turns = read_transcript(lines)
+        except ValueError as exc:
+            raise InputError(f"{exc}; give a JSON Lines transcript.") from exc
+        error: str | None = None
+        if complete is None and use_llm and self.settings.llm.base_url:
+            chat = answer.ChatModel.from_settings(self.settings.llm)
+            complete = partial(chat.complete, max_tokens=self.settings.llm.max_tokens)
+        proposals, model, kind = None, None, "rules"
+        if complete is not None and turns:
+            system, user = capture_prompt(turns, max_chars=self.settings.llm.context_tokens * 4)
+            try:
+                text, model = complete(system, user)
+                proposals, kind = parse_proposals(text), extractor
+            except (LLMError, ValueError) as exc:
+                error = f"{extractor}: {exc}; the rule-based extractor ran instead"
+                model = None
+        if proposals is None:
+            proposals = extract_rules(turns, min_words=self.settings.memory.capture_min_words)
+        items = self.memory.keep_proposals(proposals, source=f"capture:{kind}", dry_run=dry_run)
+        return CaptureResult(
+            extractor=cast(Any, kind),
+            model=model,
+            dry_run=dry_run,
+            turns=len(turns),
+            items=items,
+            provider_error=error,
+        )
+
+    def _memory_notes(self, targets: Sequence[str]) -> list[MemoryNote]:
+        return self.memory.notes(targets) if targets else []
 
     # -- code graph ---------------------------------------------------------------------
     @property

@@ -69,17 +69,22 @@ from codecompass.errors import (
     NotIndexedError,
     OutOfRangeError,
 )
+from codecompass.memory.capture import capture_prompt, read_transcript
 from codecompass.models import ChunkFilter
 from codecompass.protocols import Embedder
 from codecompass.schemas import (
     AskMeta,
     AskResult,
+    CaptureResult,
     FileContent,
     GitBlameResult,
     GitLogResult,
     GraphResult,
     IndexStatus,
+    MemoryItem,
     Overview,
+    RecallResult,
+    RememberResult,
     RepoStatus,
     SearchCodeResult,
     SymbolMatches,
@@ -95,7 +100,10 @@ SERVER_NAME = "codecompass"
 INSTRUCTIONS = (
     "Code Compass searches the indexed repositories and answers with evidence "
     "(repo, path, lines, snippet). Start with search_code or ask_code, confirm with "
-    "open_file; use find_symbol and the graph tools for structure. All tools are read-only."
+    "open_file; use find_symbol and the graph tools for structure. Project memory: "
+    "memory_recall before deciding, memory_remember for a decision, pattern, fixed error, "
+    "spec or context worth keeping (never secrets). Only the memory_remember, "
+    "memory_forget and memory_capture tools write."
 )
 MAX_TOP_K = 50
 MAX_DEPTH = 5
@@ -469,6 +477,7 @@ async def search_code(
             stale=found.stale,
             generation=found.generation,
             coverage=found.coverage,
+            memories=found.memories,
         )
 
     return await _state(ctx).serve("search_code", work, lambda r: (len(r.results), len(r.results)))
@@ -654,12 +663,22 @@ async def sample_answer(
     found: Annotated[_Gather, Resolve(gather_evidence)], ctx: Context[ServerState, Any]
 ) -> Sample | _Sampled | None:
     """Ask the client's own model, when it offers sampling and there is evidence."""
-    state = _state(ctx)
-    caps = ctx.client_capabilities
     g = found.gathered
-    if not (state.settings.llm.use_sampling and g and g.evidences and caps and caps.sampling):
+    if not (g and g.evidences):
         return None
     system, user = build_prompt(g)
+    return await sample(ctx, system, user)
+
+
+async def sample(
+    ctx: Context[ServerState, Any], system: str, user: str
+) -> Sample | _Sampled | None:
+    """The client's own model on this prompt, when it offers sampling (and sampling is
+    on): a `Sample` for the SDK to run, or a back-channel attempt's outcome."""
+    state = _state(ctx)
+    caps = ctx.client_capabilities
+    if not (state.settings.llm.use_sampling and caps and caps.sampling):
+        return None
     messages = [SamplingMessage(role="user", content=TextContent(type="text", text=user))]
     max_tokens = state.settings.llm.max_tokens
     if is_version_at_least(ctx.protocol_version or "", _SAMPLING_VERSION):
@@ -815,6 +834,203 @@ async def index_status(ctx: Context[ServerState, Any]) -> Annotated[CallToolResu
     return await _state(ctx).serve("index_status", work, lambda r: (len(r.repos), None))
 
 
+def _tools() -> list[Tool]:
+    return [Tool.from_function(fn, annotations=READ_ONLY) for fn in TOOLS] + memory_tools()
+
+
+# -- project memory (docs/memory.md) ---------------------------------------------------
+CONTEXT_URI = "codecompass://memory/context"
+MemoryTypeArg = Literal["decision", "pattern", "error", "spec", "context"]
+Strings = Annotated[list[str] | None, Field(max_length=50)]
+
+
+class MemoryList(BaseModel):
+    memories: list[MemoryItem]
+
+
+class Forgotten(BaseModel):
+    forgotten: list[str]
+
+
+async def memory_remember(
+    content: Annotated[str, Field(description="One durable fact, in a sentence or two.")],
+    ctx: Context[ServerState, Any],
+    type: Annotated[MemoryTypeArg, Field(description="What kind of fact it is.")] = "context",
+    tags: Strings = None,
+    symbols: Annotated[
+        list[str] | None,
+        Field(
+            description="Symbols or files it is about (names, node ids or paths).", max_length=50
+        ),
+    ] = None,
+) -> Annotated[CallToolResult, RememberResult]:
+    """Remember a decision, pattern, fix, spec or context for later sessions (no secrets)."""
+    rec = _current_call("memory_remember")
+    rec.filters = {"type": type, "tags": tags, "symbols": symbols}
+
+    def work(engine: Engine) -> RememberResult:
+        return engine.memory.remember(
+            content, type=type, tags=tags or (), symbols=symbols or (), source="mcp"
+        )
+
+    return await _state(ctx).serve("memory_remember", work, lambda r: (1, None))
+
+
+async def memory_recall(
+    query: Annotated[str, Field(description="What you want to know; empty for the most salient.")],
+    ctx: Context[ServerState, Any],
+    types: Annotated[list[MemoryTypeArg] | None, Field(description="Only these types.")] = None,
+    tags: Strings = None,
+    symbols: Annotated[
+        list[str] | None, Field(description="Only memories about these symbols or files.")
+    ] = None,
+    since: Annotated[str | None, Field(description="ISO date: written or used since.")] = None,
+    limit: Annotated[int, Field(ge=1, le=100)] = 20,
+    budget_tokens: Annotated[int, Field(ge=50, le=16000)] | None = None,
+    detail: Literal["compact", "full", "context"] = "compact",
+) -> Annotated[CallToolResult, RecallResult]:
+    """Project memories about a question, best first, within a token budget."""
+    rec = _current_call("memory_recall")
+    rec.query = query
+    rec.filters = {"types": types, "tags": tags, "symbols": symbols, "limit": limit}
+
+    def work(engine: Engine) -> RecallResult:
+        return engine.memory.recall(
+            query,
+            types=types or (),
+            tags=tags or (),
+            symbols=symbols or (),
+            since=since,
+            limit=limit,
+            budget_tokens=budget_tokens,
+            detail=detail,
+        )
+
+    return await _state(ctx).serve("memory_recall", work, lambda r: (r.matched, len(r.hits)))
+
+
+async def memory_list(
+    ctx: Context[ServerState, Any],
+    types: Annotated[list[MemoryTypeArg] | None, Field(description="Only these types.")] = None,
+    tags: Strings = None,
+    symbols: Strings = None,
+    limit: Annotated[int, Field(ge=1, le=500)] = 50,
+) -> Annotated[CallToolResult, MemoryList]:
+    """Memories newest first, with ids and the code they are about (dangling: gone)."""
+    rec = _current_call("memory_list")
+    rec.filters = {"types": types, "tags": tags, "symbols": symbols, "limit": limit}
+
+    def work(engine: Engine) -> MemoryList:
+        items = engine.memory.entries(
+            types=types or (), tags=tags or (), symbols=symbols or (), limit=limit
+        )
+        return MemoryList(memories=items)
+
+    return await _state(ctx).serve("memory_list", work, lambda r: (len(r.memories), None))
+
+
+async def memory_forget(
+    ids: Annotated[list[str], Field(min_length=1, max_length=100, description="Memory ids.")],
+    ctx: Context[ServerState, Any],
+) -> Annotated[CallToolResult, Forgotten]:
+    """Delete memories that are wrong or obsolete (every id must exist)."""
+    rec = _current_call("memory_forget")
+    rec.filters = {"ids": ids}
+
+    def work(engine: Engine) -> Forgotten:
+        return Forgotten(forgotten=engine.memory.forget(ids))
+
+    return await _state(ctx).serve("memory_forget", work, lambda r: (len(r.forgotten), None))
+
+
+async def capture_sample(
+    transcript: str, ctx: Context[ServerState, Any]
+) -> Sample | _Sampled | None:
+    try:
+        turns = read_transcript(transcript.splitlines())
+    except ValueError:
+        return None  # the tool reports the bad line
+    if not turns:
+        return None
+    system, user = capture_prompt(turns, max_chars=_state(ctx).settings.llm.context_tokens * 4)
+    return await sample(ctx, system, user)
+
+
+async def memory_capture(
+    transcript: Annotated[
+        str, Field(description="The session as JSON Lines (Claude Code, OpenCode or chat).")
+    ],
+    sampled: Annotated[CreateMessageResult | _Sampled | None, Resolve(capture_sample)],
+    ctx: Context[ServerState, Any],
+    dry_run: bool = False,
+) -> Annotated[CallToolResult, CaptureResult]:
+    """Keep the durable facts of a finished session's transcript as memories."""
+    rec = _current_call("memory_capture")
+    rec.filters = {"dry_run": dry_run}
+    result = sampled.result if isinstance(sampled, _Sampled) else sampled
+    reply = (
+        (result.content.text, result.model)
+        if result is not None and isinstance(result.content, TextContent)
+        else None
+    )
+
+    def work(engine: Engine) -> CaptureResult:
+        if reply is None:  # no sampling: the server's [llm] model, or its rules
+            return engine.capture_memories(transcript.splitlines(), dry_run=dry_run)
+        return engine.capture_memories(
+            transcript.splitlines(),
+            dry_run=dry_run,
+            complete=lambda system, user: reply,
+            extractor="sampling",
+        )
+
+    return await _state(ctx).serve("memory_capture", work, lambda r: (len(r.items), None))
+
+
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)
+DELETES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True)
+# Recall notes a use of each memory it returns; nothing an agent would call a write.
+READS = ToolAnnotations(read_only_hint=True)
+
+
+def memory_tools() -> list[Tool]:
+    return [
+        Tool.from_function(memory_remember, annotations=WRITES),
+        Tool.from_function(memory_recall, annotations=READS),
+        Tool.from_function(memory_list, annotations=READS),
+        Tool.from_function(memory_forget, annotations=DELETES),
+        Tool.from_function(memory_capture, annotations=WRITES),
+    ]
+
+
+def add_memory_context(server: MCPServer[ServerState], state: ServerState) -> None:
+    """The session-start context as a resource and as a prompt."""
+
+    async def context_text() -> str:
+        return await state.run(lambda engine: engine.memory.context().text)
+
+    @server.resource(
+        CONTEXT_URI,
+        name="project_memory",
+        description="What earlier sessions recorded about this project (Markdown).",
+        mime_type="text/markdown",
+    )
+    async def memory_resource() -> str:
+        return await context_text() or "## Project Memory\n(nothing remembered yet)\n"
+
+    @server.prompt(
+        name="project_memory",
+        description="Load what earlier sessions recorded about this project.",
+    )
+    async def memory_prompt() -> str:
+        text = await context_text()
+        if not text:
+            return "Code Compass has no project memory yet; use memory_remember to add some."
+        return text + "\nKeep these in mind; check them with memory_recall when relevant."
+
+    del memory_resource, memory_prompt  # registered by the decorators
+
+
 TOOLS: tuple[Callable[..., Any], ...] = (
     search_code,
     ask_code,
@@ -841,7 +1057,7 @@ def build_server(state: ServerState) -> MCPServer[ServerState]:
         finally:
             await anyio.to_thread.run_sync(state.close)
 
-    tools = [Tool.from_function(fn, annotations=READ_ONLY) for fn in TOOLS]
+    tools = _tools()
     for tool in tools:
         tool.parameters = compact_schema(tool.parameters)
         if tool.fn_metadata.output_schema is not None:
@@ -866,6 +1082,7 @@ def build_server(state: ServerState) -> MCPServer[ServerState]:
     async def healthz(_: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
+    add_memory_context(server, state)
     server.custom_route("/metrics", methods=["GET"])(metrics)
     server.custom_route("/healthz", methods=["GET"])(healthz)
 

@@ -455,3 +455,43 @@ class OrphanCounts:
             "cache": self.cache,
             "cache_waiting": self.cache_waiting,
         }
+
+
+# -- semantic memory ----------------------------------------------------------------------
+MemoryType = Literal["decision", "pattern", "error", "spec", "context"]
+MEMORY_TYPES: tuple[MemoryType, ...] = ("decision", "pattern", "error", "spec", "context")
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRecord:
+    """One memory as stored. `links` are what it is about: symbol node ids
+    (`repo/path#Qualified.name`) or files (`repo/path`). Times are ISO 8601 UTC (as
+    `utc_now`). `vector` is the content's embedding (same model as the code); a record
+    read without vectors, or written to keep the stored vector, has none."""
+
+    id: str
+    type: MemoryType
+    content: str
+    content_hash: str
+    tags: tuple[str, ...] = ()
+    source: str = ""
+    links: tuple[str, ...] = ()
+    created: str = ""
+    updated: str = ""
+    last_accessed: str | None = None
+    access_count: int = 0
+    salience: float = 1.0
+    expires_at: str | None = None  # None: never
+    vector: Any = field(default=None, compare=False, repr=False)  # float32 (dim,) or None
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryQuery:
+    """Which memories to read; every field set must hold (none set: all of them).
+    `ids=()` is set and matches nothing; empty `types` or `linked_to` are not set."""
+
+    ids: tuple[str, ...] | None = None
+    types: tuple[str, ...] = ()  # any of these types
+    content_hash: str | None = None
+    linked_to: tuple[str, ...] = ()  # any of these link targets, exactly
+    with_vectors: bool = False

@@ -8,7 +8,8 @@ the conformance suite compares the real backends with.
 
 Writes that must be atomic are single calls taking a typed unit of work: the files of
 an index run (`FileCatalog.write_files`), one graph update (`EdgeStore.write_links`),
-one batch of vectors (`VectorWriter.write`).
+one batch of vectors (`VectorWriter.write`), memories written and deleted together
+(`MemoryStore.write_memories`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from codecompass.models import (
     FileWrite,
     HttpFact,
     LinkUpdate,
+    MemoryQuery,
+    MemoryRecord,
     OrphanCounts,
     RepoRecord,
     RunRecord,
@@ -390,3 +393,33 @@ class AuditStore(Protocol):
     def record(self, entry: AuditEntry) -> None: ...
 
     def entries(self, since: str | None = None) -> list[AuditEntry]: ...
+
+
+# -- semantic memory ----------------------------------------------------------------------
+class MemoryStore(Protocol):
+    """Agents' memories of the workspace, each with its vector. A workspace holds a few
+    thousand at most (caps), so the vectors live beside the records, written in the same
+    transaction, and recall scores them exactly (no ANN index to keep in step)."""
+
+    def memories(self, query: MemoryQuery) -> list[MemoryRecord]:
+        """The memories matching the query, oldest first (by `created`, then id); with
+        their vectors when `query.with_vectors`."""
+        ...
+
+    def write_memories(self, records: Sequence[MemoryRecord], delete: Sequence[str] = ()) -> None:
+        """In one transaction: delete these ids (an id not stored is ignored), then
+        insert or replace each record by id, every field as given (its links replaced
+        too). A record without a vector keeps the vector stored under its id.
+
+        All or nothing: ValueError, with nothing changed, for an id given twice in
+        `records`, a vector that is not a non-empty 1-D array of finite numbers, or a
+        record without a vector where none is stored (a new id, or one this call
+        deletes). Vectors are stored as float32; their dimension is the caller's to
+        keep (the index's embedder)."""
+        ...
+
+    def touch_memories(self, ids: Sequence[str], at: str) -> None:
+        """Note one access of each of these memories at `at`: `access_count` + 1 and
+        `last_accessed` = at, nothing else changed. An id not stored is ignored; an id
+        given several times in one call counts once (a call is one access)."""
+        ...

@@ -135,6 +135,7 @@ class GraphResult(Result):
     # As in `Answer`: the index generation, and the nodes' files changed on disk since.
     generation: int | None = None
     stale: list[str] = Field(default_factory=list)
+    memories: list[MemoryNote] = Field(default_factory=list)  # about the nodes shown
 
 
 class OverviewSymbol(Result):
@@ -168,6 +169,7 @@ class SearchCodeResult(Result):
     generation: int | None = None  # the index generation (newest index run) answering
     # Share of the active chunks each signal saw: `dense` below 1.0 while vectors fill in.
     coverage: dict[str, float] = Field(default_factory=dict)
+    memories: list[MemoryNote] = Field(default_factory=list)  # about the code found
 
 
 class FileContent(Result):
@@ -256,3 +258,113 @@ class IndexStatus(Result):
     generation: int | None = None  # the newest index run; answers name theirs
     # Vectors stored and active chunks: fewer vectors while they fill in after a run.
     vectors: dict[str, int] = Field(default_factory=dict)
+
+
+# -- semantic memory ------------------------------------------------------------------------
+MemoryTypeName = Literal["decision", "pattern", "error", "spec", "context"]
+
+
+class MemoryItem(Result):
+    """One memory as an agent sees it. `links` are what it is about (symbol node ids or
+    files); `dangling` are the links whose symbol or file is no longer in the index."""
+
+    id: str
+    type: MemoryTypeName
+    content: str
+    tags: list[str]
+    source: str
+    links: list[str]
+    dangling: list[str] = Field(default_factory=list)
+    created: str
+    updated: str
+    last_accessed: str | None
+    access_count: int
+    salience: float
+    expires_at: str | None
+    expired: bool = False
+
+
+class RememberResult(Result):
+    """What `remember` did: `created` a memory, found an exact `duplicate` (same
+    normalized text), `merged` a paraphrase into a stored memory (its text, tags or
+    links were extended), or `skipped` a paraphrase that added nothing."""
+
+    status: Literal["created", "duplicate", "merged", "skipped"]
+    id: str
+    similar_to: str | None = None  # the stored memory a paraphrase matched
+    similarity: float | None = None  # their cosine
+    links: list[str] = Field(default_factory=list)
+    evicted: list[str] = Field(default_factory=list)  # weakest memories dropped by a cap
+    message: str
+
+
+class RecallHit(Result):
+    memory: MemoryItem
+    score: float
+    why: dict[str, float] = Field(default_factory=dict)  # dense, lexical, salience, recency
+
+
+class RecallResult(Result):
+    """Memories recalled within a token budget, best first, and the text to show."""
+
+    query: str
+    hits: list[RecallHit]
+    tokens: int  # of `text`
+    budget: int
+    matched: int  # memories that passed the filters and the relevance floor
+    omitted: int  # matched but left out by the budget or the limit
+    detail: Literal["compact", "full", "context"]
+    text: str
+
+
+class MemoryNote(Result):
+    """A memory about a piece of code, shown beside search and graph results."""
+
+    id: str
+    type: MemoryTypeName
+    content: str  # the first line, at most 200 characters
+    about: list[str]  # the result's symbols or files this memory links to
+
+
+class MemoryStatus(Result):
+    total: int
+    by_type: dict[str, int]
+    by_source: dict[str, int]
+    expired: int
+    prunable: int  # what `memory prune` would delete now
+    dangling: list[dict[str, str]]  # {"id", "target"}: links whose code left the index
+    caps: dict[str, int]
+    over_cap: dict[str, int]  # types (and "project") holding more than their cap
+    budget_tokens: int
+    oldest: str | None
+    newest: str | None
+
+
+class PruneResult(Result):
+    dry_run: bool
+    deleted: list[MemoryItem]  # (with `dry_run`: would be deleted)
+    reasons: dict[str, str]  # id → why
+    remaining: int
+
+
+class CaptureItem(Result):
+    """One statement a capture proposed, and what became of it."""
+
+    type: MemoryTypeName
+    content: str
+    tags: list[str]
+    reason: str  # which rule or model proposed it
+    status: Literal[
+        "created", "duplicate", "merged", "skipped", "refused", "rejected", "would_keep"
+    ]
+    id: str | None = None
+    detail: str = ""  # why it was refused or rejected
+
+
+class CaptureResult(Result):
+    extractor: Literal["sampling", "llm", "rules"]
+    model: str | None
+    dry_run: bool
+    turns: int
+    items: list[CaptureItem]
+    provider_error: str | None = None  # why a model could not be used (rules ran instead)

@@ -160,6 +160,30 @@ class GCSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class MemorySettings:
+    """Semantic memory: what agents told the index to remember. See docs/memory.md."""
+
+    # Cosine at or above which a new memory counts as a paraphrase of a stored one (it
+    # is merged into it or skipped); measured on hand-written pairs, docs/memory.md.
+    near_duplicate: float = 0.7
+    budget_tokens: int = 2000  # recall and `memory context` stay within this
+    # Days a memory of each type lives unless it is used (0: never expires).
+    decision_days: int = 90
+    pattern_days: int = 180
+    error_days: int = 30
+    spec_days: int = 365
+    context_days: int = 0
+    max_per_project: int = 500  # writing past a cap evicts the weakest memory first
+    max_per_type: int = 100
+    # `prune` deletes expired memories used at most this many times (0: never used).
+    min_access_count: int = 0
+    prune_threshold: float = 0.3  # with decay: prune below this salience as well
+    decay: bool = False  # salience halves every `half_life_days` without use
+    half_life_days: int = 30
+    capture_min_words: int = 6  # automatic capture drops shorter statements
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     data_dir: Path
     embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
@@ -170,6 +194,7 @@ class Settings:
     graph: GraphSettings = field(default_factory=GraphSettings)
     storage: StorageSettings = field(default_factory=StorageSettings)
     gc: GCSettings = field(default_factory=GCSettings)
+    memory: MemorySettings = field(default_factory=MemorySettings)
 
     @property
     def config_path(self) -> Path:
@@ -185,6 +210,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "graph": GraphSettings,
     "storage": StorageSettings,
     "gc": GCSettings,
+    "memory": MemorySettings,
 }
 
 

@@ -48,6 +48,11 @@ TOOLS = [
     "git_blame",
     "git_log",
     "index_status",
+    "memory_capture",
+    "memory_forget",
+    "memory_list",
+    "memory_recall",
+    "memory_remember",
     "open_file",
     "repo_overview",
     "search_code",
@@ -55,8 +60,9 @@ TOOLS = [
 ]
 # Tool definitions are read by the agent's model on every turn. Estimated as
 # characters / 4 of the compact JSON of tools/list.
-TOOL_LIST_TOKEN_BUDGET = 3500  # everything: names, descriptions, input and output schemas
-MODEL_FACING_TOKEN_BUDGET = 1500  # name + description + inputSchema (what most clients send)
+# 11 code tools took 3,500 and 1,500; the 5 memory tools (issue 15) add about 1,800 and 600.
+TOOL_LIST_TOKEN_BUDGET = 5400  # everything: names, descriptions, input and output schemas
+MODEL_FACING_TOKEN_BUDGET = 2100  # name + description + inputSchema (what most clients send)
 
 
 def state_for(shop: Shop, onnx: Embedder, **sections: Any) -> ServerState:
@@ -88,8 +94,10 @@ def test_tool_list_is_read_only_and_fits_the_token_budget(shop: Shop, onnx: Embe
     tools = run_client(state_for(shop, onnx), body)
     assert sorted(t.name for t in tools) == TOOLS
     dumped = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
+    writes = {"memory_remember", "memory_forget", "memory_capture"}
     for tool in dumped:
-        assert tool["annotations"] == {"readOnlyHint": True}, tool["name"]
+        if tool["name"] not in writes:
+            assert tool["annotations"] == {"readOnlyHint": True}, tool["name"]
         assert "outputSchema" in tool and len(tool["description"]) <= 90, tool["name"]
         assert '"title"' not in json.dumps(tool), tool["name"]
     total = approx_tokens(json.dumps(dumped, separators=(",", ":")))
@@ -298,6 +306,11 @@ def test_no_index_yet(tmp_path: Path, onnx: Embedder) -> None:
         ("git_log", {"path": "."}),
         ("git_blame", {"path": "a.py", "start": 1, "end": 2}),
         ("index_status", {}),
+        ("memory_remember", {"content": "x"}),
+        ("memory_recall", {"query": "x"}),
+        ("memory_list", {}),
+        ("memory_forget", {"ids": ["mem_x"]}),
+        ("memory_capture", {"transcript": ""}),
     ]
     results = call_all(state, calls)
     assert sorted(name for name, _ in calls) == TOOLS

@@ -30,7 +30,7 @@ def over_stdio(
     async def main() -> list[CallToolResult]:
         async with Client(serve_params(data), read_timeout_seconds=60, mode=mode) as client:
             names = sorted(t.name for t in (await client.list_tools()).tools)
-            assert len(names) == 11
+            assert len(names) == 16
             return [await client.call_tool(name, args) for name, args in calls]
 
     return anyio.run(main)

@@ -34,6 +34,8 @@ from codecompass.models import (
     ImportanceRow,
     LexicalRow,
     LinkUpdate,
+    MemoryQuery,
+    MemoryRecord,
     OwnedEdges,
     RepoRecord,
     Scope,
@@ -912,6 +914,212 @@ def case_orphans_and_audit(b: Backend) -> Any:
         "facts_guide": [r.path for r in b.facts.facts(FactsQuery("api", paths=["docs/guide.md"]))],
         "audit": [old, gone, [e.query_id for e in b.audit.entries()]],
         "again": plain(h.orphans(_at(41), _at(5))),
+    }
+
+
+# -- memories ---------------------------------------------------------------------------
+TOKEN = "api/auth/token.py#verify_token"
+MODELS = "api/auth/models.py"
+
+
+def memory_vector(seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def memory(
+    n: int, type: Any = "decision", *, created: str | None = None, **fields: Any
+) -> MemoryRecord:
+    """Memory `mem_<n>` with every field set (vector from seed n)."""
+    values: dict[str, Any] = {
+        "id": f"mem_{n}",
+        "type": type,
+        "content": f"Memory {n}: tokens are checked in verify_token.",
+        "content_hash": f"h{n}",
+        "tags": ("zeta", f"t{n}", "alpha"),
+        "source": "test",
+        "links": (TOKEN, f"api/auth/file{n}.py"),
+        "created": created or f"2026-11-2{n % 10}T10:00:00.000+00:00",
+        "updated": f"2026-11-2{n % 10}T11:00:00.000+00:00",
+        "last_accessed": None,
+        "access_count": n,
+        "salience": 0.1 * n + 0.05,
+        "expires_at": None,
+        "vector": memory_vector(n),
+    }
+    values.update(fields)
+    return MemoryRecord(**values)
+
+
+def memory_state(b: Backend) -> Any:
+    """Every memory with its vector, as plain values."""
+    return plain(b.memories.memories(MemoryQuery(with_vectors=True)))
+
+
+def same_vectors(read: list[MemoryRecord], written: list[MemoryRecord]) -> bool:
+    """The vectors read back are exactly the float32 vectors written."""
+    by_id = {r.id: r.vector for r in read}
+    return all(
+        by_id[w.id] is not None
+        and by_id[w.id].dtype == np.float32
+        and np.array_equal(by_id[w.id], np.asarray(w.vector, np.float32))
+        for w in written
+    )
+
+
+def case_memories_written_and_read(b: Backend) -> Any:
+    written = [
+        # Written out of order: two share a creation time (then by id), one has every
+        # optional time set and a link in common with the others.
+        memory(3, "pattern", created="2026-11-20T09:00:00.000+00:00"),
+        memory(
+            1,
+            "error",
+            last_accessed="2026-11-22T08:00:00.000+00:00",
+            expires_at="2027-01-01T00:00:00.000+00:00",
+            links=(MODELS, TOKEN, MODELS),
+            tags=(),
+        ),
+        memory(2, "decision", created="2026-11-20T09:00:00.000+00:00", links=()),
+        memory(4, "spec", content_hash="h1", source="", salience=1.0),
+    ]
+    b.memories.write_memories(written)
+    everything = b.memories.memories(MemoryQuery(with_vectors=True))
+
+    def ids(query: MemoryQuery) -> list[str]:
+        return [r.id for r in b.memories.memories(query)]
+
+    return {
+        "all": plain(everything),
+        "read_back_exactly": sorted(everything, key=lambda r: r.id)
+        == sorted(written, key=lambda r: r.id),
+        "vectors_exact": same_vectors(everything, written),
+        "order": [r.id for r in everything],
+        "without_vectors": [r.vector for r in b.memories.memories(MemoryQuery())],
+        "without_vectors_same_fields": b.memories.memories(MemoryQuery()) == everything,
+        "by_ids": ids(MemoryQuery(ids=("mem_4", "mem_1", "absent"))),
+        "by_no_ids": ids(MemoryQuery(ids=())),
+        "by_types": ids(MemoryQuery(types=("error", "pattern"))),
+        "by_hash": ids(MemoryQuery(content_hash="h1")),
+        "by_absent_hash": ids(MemoryQuery(content_hash="nope")),
+        "linked_to_models": ids(MemoryQuery(linked_to=(MODELS,))),
+        "linked_to_any": ids(MemoryQuery(linked_to=("api/auth/file4.py", MODELS, "nowhere"))),
+        "linked_to_token": ids(MemoryQuery(linked_to=(TOKEN,))),
+        "linked_to_nothing": ids(MemoryQuery(linked_to=("nowhere",))),
+        "combined": plain(
+            b.memories.memories(
+                MemoryQuery(
+                    ids=("mem_1", "mem_3", "mem_4"),
+                    types=("error", "spec"),
+                    content_hash="h1",
+                    linked_to=(TOKEN,),
+                    with_vectors=True,
+                )
+            )
+        ),
+    }
+
+
+def case_memories_replaced_and_deleted(b: Backend) -> Any:
+    populate(b)
+    b.memories.write_memories([memory(1), memory(2), memory(3), memory(4)])
+    out: dict[str, Any] = {}
+    # Replaced by id with other links and a new vector: the old links are gone.
+    b.memories.write_memories(
+        [memory(1, "pattern", content="New wording.", links=(MODELS,), vector=memory_vector(11))]
+    )
+    out["old_link"] = [
+        r.id for r in b.memories.memories(MemoryQuery(linked_to=("api/auth/file1.py",)))
+    ]
+    out["new_link"] = [r.id for r in b.memories.memories(MemoryQuery(linked_to=(MODELS,)))]
+    out["replaced"] = plain(b.memories.memories(MemoryQuery(ids=("mem_1",), with_vectors=True)))
+    # Written without a vector: every field changes but the vector stays.
+    kept = memory(2, tags=("new",), links=(), salience=0.5, vector=None, updated="later")
+    b.memories.write_memories([kept])
+    [stored] = b.memories.memories(MemoryQuery(ids=("mem_2",), with_vectors=True))
+    out["kept_fields"] = stored == kept
+    out["kept_vector"] = same_vectors([stored], [memory(2)])
+    out["kept_links"] = [r.id for r in b.memories.memories(MemoryQuery(linked_to=(TOKEN,)))]
+    # Deletes (an unknown id among them) and inserts in one call, one id deleted and
+    # written again.
+    b.memories.write_memories(
+        [memory(5, "context"), memory(3, content="Again.", vector=memory_vector(33))],
+        delete=["mem_3", "mem_4", "absent"],
+    )
+    out["after_delete"] = memory_state(b)
+    out["mem_4_links"] = [
+        r.id for r in b.memories.memories(MemoryQuery(linked_to=("api/auth/file4.py",)))
+    ]
+    b.memories.write_memories([], delete=["mem_5"])
+    b.memories.write_memories([])
+    out["after_delete_only"] = [r.id for r in b.memories.memories(MemoryQuery())]
+    # Memories belong to the workspace, not to a repository.
+    kept_state = memory_state(b)
+    out["repo_deleted"] = b.repos.delete_repo("api")
+    out["repos_left"] = [r.id for r in b.repos.repos()]
+    out["kept_after_repo_delete"] = memory_state(b) == kept_state
+    return out
+
+
+def case_memories_touched(b: Backend) -> Any:
+    b.memories.write_memories([memory(1, access_count=0), memory(2, access_count=5), memory(3)])
+    b.memories.touch_memories(["mem_1", "mem_2", "absent"], "2026-12-01T00:00:00.000+00:00")
+    # An id repeated in one call counts once; a second call counts again.
+    b.memories.touch_memories(["mem_1", "mem_1", "mem_1"], "2026-12-02T00:00:00.000+00:00")
+    b.memories.touch_memories([], "2026-12-03T00:00:00.000+00:00")
+    found = b.memories.memories(MemoryQuery(with_vectors=True))
+    return {
+        "touched": [(r.id, r.access_count, r.last_accessed) for r in found],
+        "vectors_untouched": same_vectors(found, [memory(1), memory(2), memory(3)]),
+        "others_untouched": [(r.updated, r.created) for r in found],
+    }
+
+
+def case_memories_are_copies(b: Backend) -> Any:
+    """Changing a vector after writing it, or one read back, changes nothing stored."""
+    record = memory(1, links=[TOKEN], tags=["a"])  # lists where tuples are due, too
+    b.memories.write_memories([record])
+    record.vector[:] = 0.0
+    record.links.append("changed")
+    [read] = b.memories.memories(MemoryQuery(with_vectors=True))
+    read.vector[:] = 5.0
+    [again] = b.memories.memories(MemoryQuery(with_vectors=True))
+    return {
+        "vector": same_vectors([again], [memory(1)]),
+        "links": again.links,
+        "tags": again.tags,
+    }
+
+
+def case_memory_writes_are_all_or_nothing(b: Backend) -> Any:
+    b.memories.write_memories([memory(1), memory(2), memory(3)])
+    before = memory_state(b)
+
+    def attempt(records: list[MemoryRecord], delete: tuple[str, ...] = ()) -> Any:
+        try:
+            b.memories.write_memories(records, delete=delete)
+        except ValueError as exc:
+            return [str(exc), memory_state(b) == before]
+        return "written"
+
+    replaced = memory(1, content="Changed.", links=(), vector=memory_vector(9))
+    return {
+        # Fails midway: the deletion, the new memory and the replacement before the bad
+        # record are undone with it.
+        "new_without_vector": attempt(
+            [memory(4), replaced, memory(5, vector=None)], delete=("mem_2",)
+        ),
+        # Deleted by the same call, so no vector is stored any more.
+        "deleted_without_vector": attempt([memory(2, vector=None)], delete=("mem_2",)),
+        "same_id_twice": attempt([memory(4), replaced, memory(4)]),
+        "vector_not_1d": attempt(
+            [memory(4), memory(5, vector=np.ones((2, DIM), np.float32))], delete=("mem_3",)
+        ),
+        "vector_not_finite": attempt(
+            [memory(4, vector=np.full(DIM, np.nan, np.float32))], delete=("mem_3",)
+        ),
+        "empty_vector": attempt([memory(4, vector=np.zeros(0, np.float32))]),
+        "state": memory_state(b),
     }
 
 

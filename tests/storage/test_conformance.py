@@ -13,10 +13,20 @@ from collections.abc import Iterator
 
 import pytest
 
+from codecompass.models import MemoryQuery
 from codecompass.storage import Backend
 from codecompass.storage.memory import open_memory
 from tests.storage.backends import BACKENDS, open_backend_for_test, opener
-from tests.storage.conformance import CASES, DIM, close, plain
+from tests.storage.conformance import (
+    CASES,
+    DIM,
+    TOKEN,
+    close,
+    memory,
+    memory_state,
+    plain,
+    same_vectors,
+)
 
 # Scores computed two ways (SQL against Python, float32 SIMD against numpy) agree to here.
 TOLERANCE = {"lexical": 1e-9, "lexical_after_changes": 1e-9, "vectors": 1e-5}
@@ -56,5 +66,43 @@ def test_reopening_applies_no_migration_and_keeps_everything(
     try:
         assert second.chunks.counts("api") == reference["counts_after"][0]
         assert sorted(second.vectors(DIM).ids()) == ids and len(ids) == 9  # populate() wrote nine
+    finally:
+        second.close()
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_reopening_keeps_memories(
+    name: str, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> None:
+    """Memories (vectors, links, use counts) written by one process are there, exactly,
+    for the next one."""
+
+    def fill(b: Backend) -> None:
+        b.memories.write_memories([memory(1), memory(2, "error", links=()), memory(3)])
+        b.memories.write_memories([memory(3, content="Later.", vector=None)], delete=["mem_2"])
+        b.memories.touch_memories(["mem_1"], "2026-12-01T00:00:00.000+00:00")
+
+    reference = open_memory()
+    fill(reference)
+    expected = memory_state(reference)
+    assert [m["id"] for m in expected] == ["mem_1", "mem_3"]
+    open_again = opener(name, tmp_path_factory, request)
+    first = open_again()
+    try:
+        fill(first)
+        assert memory_state(first) == expected
+    finally:
+        first.close()
+    second = open_again()
+    try:
+        assert memory_state(second) == expected
+        found = second.memories.memories(MemoryQuery(linked_to=(TOKEN,), with_vectors=True))
+        assert [r.id for r in found] == ["mem_1", "mem_3"]
+        assert same_vectors(found, [memory(1), memory(3)])
+        assert (found[0].access_count, found[0].last_accessed) == (
+            2,
+            "2026-12-01T00:00:00.000+00:00",
+        )
+        assert found[1].content == "Later."
     finally:
         second.close()

@@ -21,6 +21,8 @@ def test_blank_database_gets_every_migration(tmp_path: Path) -> None:
         "chunks_fts",
         "embeddings",
         "index_runs",
+        "memories",
+        "memory_links",
     } <= tables
     assert migrate(conn) == []
 
@@ -112,3 +114,29 @@ def test_processes_opening_a_new_folder_at_once_migrate_it_once(tmp_path: Path) 
         conn = sqlite3.connect(folder / "index.sqlite")
         assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
         conn.close()
+
+
+def test_an_index_gets_an_empty_memory_store_and_keeps_everything_else(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
+    names = [name for name, _ in MIGRATIONS]
+    before = names.index("0008_memories")
+    for number, (_, sql) in enumerate(MIGRATIONS[:before], start=1):
+        conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;")
+    conn.execute("INSERT INTO meta(key, value) VALUES ('embedder_dim', '8')")
+    conn.execute("INSERT INTO repos(id, root, created_at) VALUES ('r', '/r', 'now')")
+    assert migrate(conn) == ["0008_memories"]
+    assert conn.execute("SELECT key, value FROM meta").fetchall() == [("embedder_dim", "8")]
+    assert conn.execute("SELECT id FROM repos").fetchall() == [("r",)]
+    assert conn.execute("SELECT count(*) FROM memories").fetchone() == (0,)
+    indexes = {
+        str(r[0]): str(r[1])
+        for r in conn.execute(
+            "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
+            "AND tbl_name IN ('memories', 'memory_links')"
+        )
+    }
+    assert indexes == {
+        "memories_by_hash": "memories",
+        "memories_by_type": "memories",
+        "memory_links_by_target": "memory_links",
+    }

@@ -18,7 +18,7 @@ from typing import Any
 
 from codecompass.errors import InputError
 from codecompass.models import FileRecord
-from codecompass.schemas import FileHit, Hit, SymbolHit
+from codecompass.schemas import FileHit, Hit, MemoryNote, SymbolHit
 from codecompass.search import candidates, features, results
 from codecompass.search.context import SearchContext, SearchOptions, SearchSources
 from codecompass.search.format import check_detail
@@ -49,6 +49,7 @@ class SearchResult:
     generation: int | None = None
     # The catalog's records of the cited files (read once per search, in its snapshot).
     cited: dict[tuple[str, str], FileRecord] = field(default_factory=dict)
+    memories: list[MemoryNote] = field(default_factory=list)  # agents' notes on the hits
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -60,6 +61,7 @@ class SearchResult:
             "files": [f.as_dict() for f in self.files],
             "symbols": [f.as_dict() for f in self.symbols],
             **({"subgraph": self.subgraph} if self.subgraph is not None else {}),
+            **({"memories": [m.as_dict() for m in self.memories]} if self.memories else {}),
         }
 
 

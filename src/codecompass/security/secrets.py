@@ -1,4 +1,5 @@
-"""Which files hold credentials, and how to blank credentials found inside other text.
+"""Which files hold credentials, how to blank credentials inside other text, and how to
+tell that a memory holds one.
 
 `is_secret_path` decides from the file name alone (no I/O), case-insensitively, on the
 last path component. A path is secret when its name is one of:
@@ -61,14 +62,62 @@ So UUIDs and hashes are redacted only when assigned to a secret name (a client s
 may be a UUID; a lockfile's `integrity`/`hash` is not a secret). Known gaps: a password
 in a URL's placeholder spelling (`user:password@`), an unquoted password that reads as
 a name (`password: supersecret` in YAML), values split over lines, XML elements.
+
+`find_secrets` decides whether a memory (a short note, mostly prose) may be stored: it
+runs the same rules through the same walk (`_run`) and returns a `SecretFinding(kind,
+line, hint)` per secret, in line order, whose hint names the shape and never the value.
+It adds memory-only rules, which redaction leaves out because they would misread code
+("the password is hashed" in a comment) and change what the index stores:
+
+* more token shapes: Slack `xapp-`, GitLab `glrt-`/`gldt-`/... and runner tokens, Google
+  `GOCSPX-` client secrets and `ya29.` access tokens, Shopify `shpat_`, DigitalOcean
+  `dop_v1_`, age secret keys, PuTTY key files;
+* parameters of connection URLs and strings (`?user=app&passwd=...`, `;Password=...;`,
+  an Azure SAS `&sig=...`), `curl -u user:PASSWORD`, `--password VALUE`, `.netrc` lines;
+* a secret name and its value anywhere in a sentence: "the staging DB password is X",
+  "API key: X", "the bot's password was changed to `X`", `PGPASSWORD=X psql`. Up to three
+  words before the secret word make the name ("AWS secret access key", but "public key",
+  "primary key" and "boarding pass" are none); values are judged as above, so an
+  unquoted word or name is talk ("the token is checked in ...", "password is required"),
+  and a version, a date or an `arn:`-style reference is no value.
+
+Kinds: `private_key`, `aws_access_key_id`, `aws_secret_access_key`, `github_token`,
+`gitlab_token`, `slack_token`, `slack_webhook`, `discord_webhook`, `stripe_key`,
+`stripe_webhook_secret`, `api_key` (OpenAI, Anthropic), `google_api_key`,
+`google_oauth_secret`, `google_oauth_token`, `npm_token`, `pypi_token`,
+`huggingface_token`, `sendgrid_key`, `shopify_token`, `digitalocean_token`,
+`django_secret_key`, `jwt`, `azure_storage_key`, `azure_sas_token`, `bearer_token`,
+`basic_auth`, `connection_string` (a URL's or connection string's password), `password`,
+`secret`.
+
+Examples and fixtures are not reported (redaction still blanks them, it costs nothing):
+
+* documented values: any holding `example`, `sample`, `dummy`, `placeholder` or `notreal`
+  in one case (`EXAMPLE`, `Example`, `example`; so AWS's `AKIAIOSFODNN7EXAMPLE` and
+  `wJalr...EXAMPLEKEY`), Stripe's published `sk_test_` keys, jwt.io's sample token;
+* fixtures: a value that, after a token prefix such as `ghp_` or `sk_live_`, is made only
+  of `test`, `testing`, `fake`, `dummy`, `example`, `sample`, `foo`, `bar`, `baz`, `demo`,
+  digits and `-_.` with one of those words (`test1234`, `sk_live_fakefake...`), or is a
+  filler under 2 bits of entropy per character (`ghp_xxxx...`, `aaaa1111`);
+* credentials for a documentation host (`example.com`, `*.example`, `*.test`,
+  `*.invalid`), local defaults whose password is the user name
+  (`postgres:postgres@localhost`, `curl -u admin:admin`), and `Basic` credentials whose
+  password is a placeholder (`username:password`).
+
+`test` alone is no marker: Stripe's `sk_test_` keys are live credentials for an account's
+test mode and are reported unless published, and `Test!2024` is a real password.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import itertools
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 
 _ENV_TEMPLATE_PARTS = frozenset({"example", "sample", "template", "dist"})
@@ -292,6 +341,40 @@ _MIN_RANDOM = 16
 _MIN_ENTROPY = 3.0  # bits per character
 
 
+@dataclass(frozen=True, slots=True)
+class SecretFinding:
+    """A secret in a text: its kind, its 1-based line and a hint naming its shape (never
+    its value), e.g. `SecretFinding("aws_access_key_id", 2, "an AWS access key id (AKIA…)")`.
+    """
+
+    kind: str
+    line: int
+    hint: str
+
+
+class _Scan:
+    """One run of the rules over a text: counts what is redacted and, for `find_secrets`
+    (`memory`), also runs the memory-only rules and records findings, leaving out
+    documented examples and fixtures."""
+
+    __slots__ = ("count", "findings", "memory")
+
+    def __init__(self, *, memory: bool) -> None:
+        self.memory = memory
+        self.count = 0
+        self.findings: list[SecretFinding] = []
+
+    def found(self, m: re.Match[str], kind: str, value: str, *, example: bool = False) -> None:
+        self.count += 1
+        if self.memory and not example and not _is_example(kind, value):
+            line = m.string.count("\n", 0, m.start()) + 1
+            self.findings.append(SecretFinding(kind, line, _HINTS[kind]))
+
+
+_WordHandler = Callable[[re.Match[str], _Scan], str | None]
+_WordRules = tuple[tuple[tuple[bytes, ...], re.Pattern[str], _WordHandler], ...]
+
+
 def redact_secrets(text: str) -> tuple[str, int]:
     """Replace each secret in `text` by `[REDACTED:<kind>]`; see the module docstring.
 
@@ -299,34 +382,62 @@ def redact_secrets(text: str) -> tuple[str, int]:
     so line numbers of redacted text are those of the original; redacting twice changes
     nothing more.
     """
-    found = [0]
+    scan = _Scan(memory=False)
+    return _run(text, scan), scan.count
+
+
+def find_secrets(text: str) -> list[SecretFinding]:
+    """The secrets in `text` (a memory, a note: prose rather than code), in line order.
+
+    The rules of `redact_secrets` plus the memory-only ones; documented example values and
+    obvious fixtures are left out (see the module docstring). An empty list means `text`
+    may be stored.
+    """
+    scan = _Scan(memory=True)
+    _run(text, scan)
+    return sorted(scan.findings, key=lambda finding: finding.line)
+
+
+def _run(text: str, scan: _Scan) -> str:
+    """Apply every rule in order, each to the text as redacted by the rules before it, so
+    that a secret is reported once: a later rule sees `[REDACTED:…]`, a placeholder."""
     for kind, pattern in _SHAPES:
-        text = pattern.sub(partial(_replace_shape, kind=kind, found=found), text)
+        text = pattern.sub(partial(_replace_shape, kind=kind, scan=scan), text)
     for kind, hints, pattern in _HINTED_SHAPES:
         if any(hint in text for hint in hints):
-            text = pattern.sub(partial(_replace_shape, kind=kind, found=found), text)
+            text = pattern.sub(partial(_replace_shape, kind=kind, scan=scan), text)
+    if scan.memory:
+        for kind, pattern in _MEMORY_SHAPES:
+            text = pattern.sub(partial(_replace_shape, kind=kind, scan=scan), text)
     if "://" in text:
-        text = _URL_PASSWORD.sub(partial(_replace_url_password, found=found), text)
-    return _redact_at_words(text, found), found[0]
+        text = _URL_PASSWORD.sub(partial(_replace_url_password, scan=scan), text)
+    text = _redact_at_words(text, scan, _CODE_WORD_RULES)
+    if scan.memory:
+        for pattern, handler in _MEMORY_RULES:
+            text = pattern.sub(partial(handler, scan=scan), text)
+        text = _redact_at_words(text, scan, _PROSE_WORD_RULES)
+    return text
 
 
-def _replace_shape(m: re.Match[str], *, kind: str, found: list[int]) -> str:
-    found[0] += 1
+def _replace_shape(m: re.Match[str], *, kind: str, scan: _Scan) -> str:
     marker = f"[REDACTED:{kind}]"
     if "s" in m.re.groupindex:
+        scan.found(m, kind, m.group("s"))
         return _splice(m, "s", marker)
+    scan.found(m, kind, m.group(0))
     return marker + "\n" * m.group(0).count("\n")
 
 
-def _replace_url_password(m: re.Match[str], *, found: list[int]) -> str:
-    if _is_placeholder(m.group("s")):
+def _replace_url_password(m: re.Match[str], *, scan: _Scan) -> str:
+    password = m.group("s")
+    if _is_placeholder(password):
         return m.group(0)
-    found[0] += 1
+    scan.found(m, "connection_string", password, example=scan.memory and _is_url_example(m))
     return _splice(m, "s", "[REDACTED:password]")
 
 
-def _redact_at_words(text: str, found: list[int]) -> str:
-    """Redact auth-header tokens and secret-named assignments.
+def _redact_at_words(text: str, scan: _Scan, rules: _WordRules) -> str:
+    """Redact what `rules` find: each rule's pattern is tried where one of its words starts.
 
     `re` has no fast search for these patterns (they start with a set or an alternation),
     so candidates are found with `bytes.find` on a lowered one-byte-per-character copy and
@@ -335,47 +446,43 @@ def _redact_at_words(text: str, found: list[int]) -> str:
     # ASCII-lowered bytes keep every position (a non-Latin-1 character becomes one "?"),
     # at a sixth of the cost of str.lower() on non-ASCII text.
     haystack = text.encode("latin-1", "replace").lower()
-    starts: list[tuple[int, re.Pattern[str]]] = []
-    for words, pattern in ((_AUTH_WORDS, _AUTH_SCHEME), (_NAME_ENDINGS, _ASSIGNMENT)):
+    starts: list[tuple[int, re.Pattern[str], _WordHandler]] = []
+    for words, pattern, handler in rules:
         for word in words:
             at = haystack.find(word)
             while at >= 0:
-                starts.append((at, pattern))
+                starts.append((at, pattern, handler))
                 at = haystack.find(word, at + 1)
     if not starts:
         return text
     pieces: list[str] = []
     done = 0
-    for start, pattern in sorted(starts, key=lambda item: item[0]):
+    for start, pattern, handler in sorted(starts, key=lambda item: item[0]):
         if start < done:
             continue
         m = pattern.match(text, start)
         if m is None:
             continue
-        if pattern is _AUTH_SCHEME:
-            replaced = _replace_auth(m, found)
-        else:
-            replaced = _replace_assignment(m, found)
+        replaced = handler(m, scan)
         if replaced is not None:
             pieces += (text[done:start], replaced)
             done = m.end()
     return "".join((*pieces, text[done:])) if pieces else text
 
 
-def _replace_auth(m: re.Match[str], found: list[int]) -> str | None:
+def _replace_auth(m: re.Match[str], scan: _Scan) -> str | None:
     if m.start() > 0 and m.string[m.start() - 1].isalpha():
         return None
     token = m.group("s").rstrip(".")  # a sentence's full stop, not part of the token
     if not _looks_random(token, quoted=True, min_length=12):
         return None
-    found[0] += 1
     kind = "basic_auth" if m.group(0)[1] in "aA" else "bearer_token"  # bAsic / bEarer
-    offset = m.start("s") - m.start()
-    whole = m.group(0)
-    return f"{whole[:offset]}[REDACTED:{kind}]{whole[offset + len(token) :]}"
+    example = scan.memory and kind == "basic_auth" and _is_basic_example(token)
+    scan.found(m, kind, token, example=example)
+    return _mark(m, "s", token, kind)
 
 
-def _replace_assignment(m: re.Match[str], found: list[int]) -> str | None:
+def _replace_assignment(m: re.Match[str], scan: _Scan) -> str | None:
     group = next(g for g in ("dq", "sq", "bq", "uv") if m.group(g) is not None)
     value = m.group(group)
     text = m.string
@@ -399,7 +506,12 @@ def _replace_assignment(m: re.Match[str], found: list[int]) -> str | None:
         secret = _looks_random(value, quoted=quoted, min_length=_MIN_RANDOM)
     if not secret:
         return None
-    found[0] += 1
+    scan.found(m, kind, value)
+    return _mark(m, group, value, kind)
+
+
+def _mark(m: re.Match[str], group: str, value: str, kind: str) -> str:
+    """`m`'s text with `value`, at the start of `group`, replaced by a marker."""
     offset = m.start(group) - m.start()
     whole = m.group(0)
     return f"{whole[:offset]}[REDACTED:{kind}]{whole[offset + len(value) :]}"
@@ -497,3 +609,279 @@ def _entropy(value: str) -> float:
     """Shannon entropy of `value`, in bits per character."""
     size = len(value)
     return -sum(n / size * math.log2(n / size) for n in Counter(value).values())
+
+
+_CODE_WORD_RULES: _WordRules = (
+    (_AUTH_WORDS, _AUTH_SCHEME, _replace_auth),
+    (_NAME_ENDINGS, _ASSIGNMENT, _replace_assignment),
+)
+
+
+# -- memories -----------------------------------------------------------------------------
+#
+# Rules that only `find_secrets` runs: memories are short, so speed does not matter, and
+# these would misread code (a comment's "the password is hashed") or change what the index
+# stores. Token shapes here have no literal-first trick; a lookbehind guards the prefix.
+_MEMORY_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern))
+    for kind, pattern in (
+        ("slack_token", r"(?<![\w-])xapp-[0-9]-[A-Za-z0-9-]{20,}"),
+        (
+            "gitlab_token",
+            r"(?<![\w-])(?:gl(?:dt|rt|ptt|cbt|ft|soat|agent)-[A-Za-z0-9_-]{20,}"
+            r"|GR1348941[A-Za-z0-9_-]{20,})",
+        ),
+        ("google_oauth_secret", r"(?<![\w-])GOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])"),
+        ("google_oauth_token", r"(?<![\w-])ya29\.[A-Za-z0-9_-]{30,}"),
+        ("shopify_token", r"(?<![\w-])shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![A-Za-z0-9])"),
+        ("digitalocean_token", r"(?<![\w-])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])"),
+        ("private_key", r"(?<![\w-])AGE-SECRET-KEY-1[0-9A-Z]{58}(?![0-9A-Z])"),
+        ("private_key", r"PuTTY-User-Key-File-[23]:[^\n]*"),  # the header of a .ppk file
+    )
+)
+
+# `?user=app&passwd=…` in a JDBC or database URL, `;Password=…;` in an ADO.NET or ODBC
+# connection string, `&sig=…` in an Azure SAS URL.
+_CONN_PARAM = re.compile(
+    r"[?&;][ \t]*(?P<name>[A-Za-z][A-Za-z0-9 _.-]{0,30}?)[ \t]*=[ \t]*(?P<s>[^&;\s\"'`]+)"
+)
+# `--password hunter2`, `--api-key "…"` (the `=` form is prose's `name=value`).
+_CLI_FLAG = re.compile(
+    r"(?<![\w-])--?(?P<name>[A-Za-z][\w-]*)[ \t]+"
+    r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<uv>[^\s\"'`]+))"
+)
+# `curl -u user:password`.
+_CLI_USER = re.compile(r"(?<![\w-])(?:-u|--user)[ \t]+[\"']?(?P<user>[^\s:\"'@]+):(?P<s>[^\s\"']+)")
+# A `.netrc` line.
+_NETRC = re.compile(r"\bmachine[ \t]+\S+(?:[ \t]+login[ \t]+\S+)?[ \t]+password[ \t]+(?P<s>\S+)")
+# A secret word followed by a value, as prose says it: "the staging DB password is X",
+# "API key: X", "the password for the bot was changed to `X`", "PGPASSWORD=X psql".
+# `_replace_prose` reads back the words before the secret word ("API key", "AWS secret
+# access key") and judges the value.
+_PROSE = re.compile(
+    r"""(?P<kw>pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?)
+    (?:["'`]\]?)?
+    (?:[ \t]+(?:for|of|on|in|at)(?:[ \t]+[\w.@'-]+){1,3}?)?
+    (?:
+        [ \t]*(?:=|:(?!:)|->)
+      | [ \t]+(?:is|was|are|were)(?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to))?[ \t]*:?
+    )
+    [ \t]*
+    (?:
+        "(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`
+      | (?P<uv><[^>\n]*>|\$\{[^}\n]*\}|\{\{[^}\n]*\}\}|[^\s"'`]+)
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_WORDS_BEFORE = re.compile(r"(?:[A-Za-z][\w'-]*[ \t]+){1,3}$")
+# Unquoted values prose puts after "is"/":" that are not secrets: a version, a date, a
+# reference such as `arn:aws:…` or `vault:secret/…`.
+_PROSE_NOT_A_VALUE = re.compile(
+    r"v?[0-9]+(?:\.[0-9]+)+\b|[0-9]{4}-[0-9]{2}-[0-9]{2}|[a-z][a-z0-9+.-]{2,}:"
+)
+
+
+def _replace_conn_param(m: re.Match[str], *, scan: _Scan) -> str:
+    name, value = m.group("name"), m.group("s")
+    kind: str | None
+    if name.lower() == "sig":
+        kind = "azure_sas_token"
+        secret = _looks_random(value, quoted=True, min_length=_MIN_RANDOM)
+    else:
+        kind = _name_kind(name)
+        if kind == "password":
+            kind = "connection_string"
+            secret = _looks_like_password(value, quoted=True)
+        else:
+            secret = kind is not None and _looks_random(value, quoted=True, min_length=_MIN_RANDOM)
+    if kind is None or not secret:
+        return m.group(0)
+    scan.found(m, kind, value)
+    return _splice(m, "s", f"[REDACTED:{kind}]")
+
+
+def _replace_cli_flag(m: re.Match[str], *, scan: _Scan) -> str:
+    kind = _name_kind(m.group("name"))
+    if kind is None:
+        return m.group(0)
+    group = next(g for g in ("dq", "sq", "uv") if m.group(g) is not None)
+    replaced = _judged(m, scan, kind, group, m.group(group), quoted=group != "uv")
+    return m.group(0) if replaced is None else replaced
+
+
+def _replace_cli_user(m: re.Match[str], *, scan: _Scan) -> str:
+    password = m.group("s")
+    if not _looks_like_password(password, quoted=True):
+        return m.group(0)
+    scan.found(m, "basic_auth", password, example=password.lower() == m.group("user").lower())
+    return _splice(m, "s", "[REDACTED:basic_auth]")
+
+
+def _replace_netrc(m: re.Match[str], *, scan: _Scan) -> str:
+    replaced = _judged(m, scan, "password", "s", m.group("s"), quoted=True)
+    return m.group(0) if replaced is None else replaced
+
+
+def _replace_prose(m: re.Match[str], scan: _Scan) -> str | None:
+    kind = _prose_name_kind(m)
+    if kind is None:
+        return None
+    group = next(g for g in ("dq", "sq", "bq", "uv") if m.group(g) is not None)
+    value = m.group(group)
+    quoted = group != "uv"
+    if not quoted:
+        value = value.rstrip(".,;:!?)")  # the end of the sentence
+        if _PROSE_NOT_A_VALUE.match(value):
+            return None
+    return _judged(m, scan, kind, group, value, quoted=quoted)
+
+
+def _judged(
+    m: re.Match[str], scan: _Scan, kind: str, group: str, value: str, *, quoted: bool
+) -> str | None:
+    """`m` with `value` marked when it looks like a secret of `kind`, else None."""
+    if kind == "password":
+        secret = _looks_like_password(value, quoted=quoted)
+    else:
+        secret = _looks_random(value, quoted=quoted, min_length=_MIN_RANDOM)
+    if not secret:
+        return None
+    scan.found(m, kind, value)
+    return _mark(m, group, value, kind)
+
+
+def _prose_name_kind(m: re.Match[str]) -> str | None:
+    """The kind of the name that ends with `m`'s secret word, with up to three words
+    before it when they make it one ("API key", "AWS secret access key")."""
+    text = m.string
+    start = m.start()
+    while start > 0 and text[start - 1] in _NAME_CHARS:
+        start -= 1
+    name = text[start : m.end("kw")]
+    narrow = _name_kind(name)
+    before = _WORDS_BEFORE.search(text, max(0, start - 80), start)
+    wide = _name_kind(before.group(0) + name) if before else narrow
+    # Words before may qualify a bare `key`, or say `public`; a "boarding pass" is no
+    # password.
+    if wide is None or (narrow is None and not name.lower().endswith("key")):
+        return None
+    return wide
+
+
+_MEMORY_RULES: tuple[tuple[re.Pattern[str], Callable[..., str]], ...] = (
+    (_CONN_PARAM, _replace_conn_param),
+    (_CLI_USER, _replace_cli_user),
+    (_CLI_FLAG, _replace_cli_flag),
+    (_NETRC, _replace_netrc),
+)
+_PROSE_WORD_RULES: _WordRules = ((_NAME_ENDINGS, _PROSE, _replace_prose),)
+
+
+# -- examples and fixtures ----------------------------------------------------------------
+#
+# Values published in official documentation, split so that this file does not look like
+# it holds them. AWS's documented keys end in EXAMPLE and are caught by the marker rule.
+_DOCUMENTED_EXAMPLES = (
+    "sk_test_4eC39HqLyjWDarjtT1zdp7dc",  # Stripe API reference
+    "sk_test_BQokikJOvBiI2HlWgH4olfQ2",  # Stripe docs, earlier
+    "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",  # the signature of jwt.io's sample token
+)
+# Words that mark a value as made up wherever they stand, in one case (`EXAMPLE`,
+# `Example`, `example`); 5+ letters, so that they hardly occur in random text by chance.
+_EXAMPLE_MARKERS = re.compile(r"example|sample|dummy|placeholder|notreal", re.IGNORECASE)
+# A fixture: only these words, digits and separators (`test1234`, `fake-token-1`).
+_FIXTURE = re.compile(
+    r"(?:test(?:ing)?|fake|dummy|example|sample|foo|bar|baz|demo|[0-9._-])+", re.I
+)
+_FIXTURE_WORD = re.compile(r"test|fake|dummy|example|sample|foo|bar|baz|demo", re.IGNORECASE)
+_TOKEN_PREFIX = re.compile(
+    r"gh[pousr]_|github_pat_|gl[a-z]{2,5}-|xox[a-z]-|xapp-|[rs]k_(?:live|test)_|whsec_"
+    r"|sk-(?:(?:proj|ant|svcacct|admin)-)?|AIza|AKIA|ASIA|npm_|pypi-|hf_|SG\.|GOCSPX-|ya29\."
+    r"|shp[a-z]{2}_|do[opr]_v1_|django-insecure-"
+)
+_PEM_ARMOR = re.compile(r"-----[A-Z0-9 ]+-----")
+_MIN_FILLER_ENTROPY = 2.0  # bits per character; `aaaa1111`, `xoxoxoxo`
+# Hosts that only exist in documentation (RFC 2606, RFC 6761), and this machine's.
+_DOC_HOSTS = re.compile(
+    r"(?:[\w-]+\.)*example\.(?:com|org|net)|(?:[\w-]+\.)+(?:example|test|invalid)"
+)
+_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "0.0.0.0", "host.docker.internal"})
+_URL_HOST = re.compile(r"[^\s:/?#\"'`<>]*")
+
+
+def _is_example(kind: str, value: str) -> bool:
+    """A documented example, a made-up value or a filler rather than a real secret."""
+    if any(doc in value for doc in _DOCUMENTED_EXAMPLES):
+        return True
+    body = _PEM_ARMOR.sub("", value) if kind == "private_key" else value
+    for marker in _EXAMPLE_MARKERS.finditer(body):
+        word = marker.group(0)
+        if word.islower() or word.isupper() or word.istitle():
+            return True
+    prefix = _TOKEN_PREFIX.match(body)
+    if prefix:
+        body = body[prefix.end() :]
+    if _FIXTURE.fullmatch(body) and _FIXTURE_WORD.search(body):
+        return True
+    letters = "".join(c for c in body if c.isalnum())
+    return not letters or _entropy(letters) < _MIN_FILLER_ENTROPY
+
+
+def _is_url_example(m: re.Match[str]) -> bool:
+    """Credentials for a documentation host, or a local default (`postgres:postgres@localhost`)."""
+    host = _URL_HOST.match(m.string, m.end())
+    name = host.group(0).lower() if host else ""
+    if _DOC_HOSTS.fullmatch(name):
+        return True
+    return name in _LOCAL_HOSTS and m.group("user").lower() == m.group("s").lower()
+
+
+def _is_basic_example(token: str) -> bool:
+    """`Basic <base64>` of `user:password` whose password is a placeholder or example."""
+    try:
+        decoded = base64.b64decode(token, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    user, colon, password = decoded.partition(":")
+    if not colon:
+        return False
+    return (
+        _is_placeholder(password)
+        or password.lower() == user.lower()
+        or _is_example("password", password)
+    )
+
+
+_HINTS = {
+    "private_key": "a private key (-----BEGIN … PRIVATE KEY-----, OpenSSH, PuTTY or age)",
+    "aws_access_key_id": "an AWS access key id (AKIA…/ASIA…)",
+    "aws_secret_access_key": "an AWS secret access key given by name",
+    "github_token": "a GitHub token (ghp_…, gho_…, ghs_…, github_pat_…)",
+    "gitlab_token": "a GitLab token (glpat-…, glrt-…, …)",
+    "slack_token": "a Slack token (xoxb-…, xoxp-…, xapp-…)",
+    "slack_webhook": "a Slack webhook URL (hooks.slack.com/services/…)",
+    "discord_webhook": "a Discord webhook URL (discord.com/api/webhooks/…)",
+    "stripe_key": "a Stripe secret or restricted key (sk_live_…, rk_live_…, sk_test_…)",
+    "stripe_webhook_secret": "a Stripe webhook signing secret (whsec_…)",
+    "api_key": "an OpenAI or Anthropic API key (sk-…, sk-proj-…, sk-ant-…)",
+    "google_api_key": "a Google API key (AIza…)",
+    "google_oauth_secret": "a Google OAuth client secret (GOCSPX-…)",
+    "google_oauth_token": "a Google OAuth access token (ya29.…)",
+    "npm_token": "an npm access token (npm_…)",
+    "pypi_token": "a PyPI API token (pypi-AgE…)",
+    "huggingface_token": "a Hugging Face token (hf_…)",
+    "sendgrid_key": "a SendGrid API key (SG.…)",
+    "shopify_token": "a Shopify access token (shpat_…)",
+    "digitalocean_token": "a DigitalOcean token (dop_v1_…)",
+    "django_secret_key": "a Django secret key (django-insecure-…)",
+    "jwt": "a JSON Web Token (eyJ….eyJ….…)",
+    "azure_storage_key": "an Azure storage account key (AccountKey=…)",
+    "azure_sas_token": "an Azure SAS signature (sig=… in a URL)",
+    "connection_string": (
+        "a password in a connection URL or string (scheme://user:…@host, Password=…)"
+    ),
+    "bearer_token": "a bearer token (Authorization: Bearer …)",
+    "basic_auth": "basic-auth credentials (Authorization: Basic …, curl -u user:…)",
+    "password": "a password value (password=…, 'the … password is …')",
+    "secret": "a random-looking value given for a secret, token or key name",
+}

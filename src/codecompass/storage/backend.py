@@ -18,6 +18,7 @@ from codecompass.protocols import (
     IndexRuns,
     LexicalIndex,
     LinkIndex,
+    MemoryStore,
     RepoCatalog,
     Snapshots,
     SymbolCatalog,
@@ -46,6 +47,7 @@ class Backend:
     edges: EdgeStore
     links: LinkIndex
     audit: AuditStore
+    memories: MemoryStore
     tombstones: TombstoneStore
     housekeeping: Housekeeping
     snapshots: Snapshots

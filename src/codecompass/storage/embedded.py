@@ -13,6 +13,7 @@ from codecompass.storage.sqlite.db import Database
 from codecompass.storage.sqlite.graph import SQLiteGraph
 from codecompass.storage.sqlite.lexical import SQLiteLexical
 from codecompass.storage.sqlite.lifecycle import SQLiteLifecycle
+from codecompass.storage.sqlite.memories import SQLiteMemories
 
 
 def open_embedded(data_dir: Path) -> Backend:
@@ -45,6 +46,7 @@ def open_embedded(data_dir: Path) -> Backend:
         edges=graph,
         links=graph,
         audit=audit,
+        memories=SQLiteMemories(db),
         tombstones=lifecycle,
         housekeeping=lifecycle,
         snapshots=lifecycle,

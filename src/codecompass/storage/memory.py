@@ -36,6 +36,8 @@ from codecompass.models import (
     FileWrite,
     HttpFact,
     LinkUpdate,
+    MemoryQuery,
+    MemoryRecord,
     OrphanCounts,
     RepoRecord,
     RunRecord,
@@ -48,7 +50,12 @@ from codecompass.models import (
 from codecompass.protocols import VectorRow, Vectors
 from codecompass.storage.backend import Backend
 from codecompass.storage.matrix import VectorMatrix
-from codecompass.storage.rows import apply_file_writes, postings
+from codecompass.storage.rows import (
+    apply_file_writes,
+    memory_vectors,
+    missing_vector,
+    postings,
+)
 
 K1, B = 1.2, 0.75
 
@@ -584,6 +591,53 @@ class MemoryVectorStore:
         return {cid: self.rows[cid][1] for cid in ids if cid in self.rows}
 
 
+class MemoryMemories:
+    """Agents' memories in a dict by id, each record holding its own float32 vector;
+    records and vectors are copied in and out, so callers never share stored state."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, MemoryRecord] = {}
+
+    def memories(self, query: MemoryQuery) -> list[MemoryRecord]:
+        q = query
+        found = [
+            r
+            for r in self.rows.values()
+            if (q.ids is None or r.id in q.ids)
+            and (not q.types or r.type in q.types)
+            and (q.content_hash is None or r.content_hash == q.content_hash)
+            and (not q.linked_to or any(link in q.linked_to for link in r.links))
+        ]
+        found.sort(key=lambda r: (r.created, r.id))
+        return [replace(r, vector=r.vector.copy() if q.with_vectors else None) for r in found]
+
+    def write_memories(self, records: Sequence[MemoryRecord], delete: Sequence[str] = ()) -> None:
+        vectors = memory_vectors(records)
+        # All or nothing: the new state is built aside and kept only if every record fits.
+        gone = set(delete)
+        rows = {i: r for i, r in self.rows.items() if i not in gone}
+        for record, vector in zip(records, vectors, strict=True):
+            if vector is None:
+                if record.id not in rows:
+                    raise missing_vector(record.id)
+                vector = rows[record.id].vector
+            rows[record.id] = replace(
+                record,
+                tags=tuple(record.tags),
+                links=tuple(record.links),
+                access_count=int(record.access_count),
+                salience=float(record.salience),
+                vector=vector,
+            )
+        self.rows = rows
+
+    def touch_memories(self, ids: Sequence[str], at: str) -> None:
+        for i in set(ids):
+            if i in self.rows:
+                r = self.rows[i]
+                self.rows[i] = replace(r, access_count=r.access_count + 1, last_accessed=at)
+
+
 def open_memory() -> Backend:
     store = MemoryStore()
     lifecycle = MemoryLifecycle(store)
@@ -606,6 +660,7 @@ def open_memory() -> Backend:
         edges=store,
         links=store,
         audit=store,
+        memories=MemoryMemories(),
         tombstones=lifecycle,
         housekeeping=lifecycle,
         snapshots=lifecycle,

@@ -7,7 +7,9 @@ import dataclasses
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
+
+import numpy as np
 
 from codecompass.models import (
     ChunkRecord,
@@ -17,8 +19,11 @@ from codecompass.models import (
     FileRemoval,
     FileWrite,
     LexicalRow,
+    MemoryRecord,
+    MemoryType,
     SymbolRecord,
 )
+from codecompass.protocols import Vectors
 
 CHUNK_FIELDS = [f.name for f in dataclasses.fields(ChunkRecord)]
 CHUNK_COLUMNS = ", ".join(CHUNK_FIELDS)
@@ -28,6 +33,11 @@ FILE_COLUMNS = (
     "repo, path, language, size, mtime_ns, file_hash, line_count, parse_error, indexed_at, "
     "decode_error"
 )
+MEMORY_FIELDS = [
+    "id", "type", "content", "content_hash", "tags", "source", "created", "updated",
+    "last_accessed", "access_count", "salience", "expires_at",
+]  # fmt: skip
+MEMORY_COLUMNS = ", ".join(MEMORY_FIELDS)
 FACTS_COLUMNS = (
     "repo, path, file_hash, version, language, defines, interface, facts, linked, "
     "prev_defines, prev_interface"
@@ -111,3 +121,74 @@ def postings(row: LexicalRow) -> tuple[dict[str, float], int]:
         for token, n in Counter(tokens).items():
             freqs[token] = freqs.get(token, 0.0) + weight * n
     return freqs, length
+
+
+# -- memories ---------------------------------------------------------------------------
+def memory_row(r: MemoryRecord) -> tuple[Any, ...]:
+    """The values of `MEMORY_COLUMNS` (tags as JSON text)."""
+    return (
+        r.id,
+        r.type,
+        r.content,
+        r.content_hash,
+        json.dumps(list(r.tags)),
+        r.source,
+        r.created,
+        r.updated,
+        r.last_accessed,
+        int(r.access_count),
+        float(r.salience),
+        r.expires_at,
+    )
+
+
+def memory_record(row: Sequence[Any], links: Sequence[str], vector: Any) -> MemoryRecord:
+    """A record from the values of `MEMORY_COLUMNS`, its links in order, and its vector
+    (float32 bytes, or None)."""
+    return MemoryRecord(
+        id=str(row[0]),
+        type=cast(MemoryType, str(row[1])),
+        content=str(row[2]),
+        content_hash=str(row[3]),
+        tags=tuple(json.loads(row[4])),
+        source=str(row[5]),
+        links=tuple(links),
+        created=str(row[6]),
+        updated=str(row[7]),
+        last_accessed=row[8],
+        access_count=int(row[9]),
+        salience=float(row[10]),
+        expires_at=row[11],
+        vector=None if vector is None else np.frombuffer(bytes(vector), dtype=np.float32).copy(),
+    )
+
+
+def memory_vectors(records: Sequence[MemoryRecord]) -> list[Vectors | None]:
+    """Each record's vector as a new float32 array (None: keep the stored one), checked
+    before anything is written: ValueError for an id given twice or a vector that is not
+    a non-empty 1-D array of finite numbers."""
+    seen: set[str] = set()
+    out: list[Vectors | None] = []
+    for r in records:
+        if r.id in seen:
+            raise ValueError(f"Memory {r.id!r} is written twice in one call; write it once.")
+        seen.add(r.id)
+        if r.vector is None:
+            out.append(None)
+            continue
+        vector = np.array(r.vector, dtype=np.float32)
+        if vector.ndim != 1 or not vector.size or not np.isfinite(vector).all():
+            raise ValueError(
+                f"The vector of memory {r.id!r} must be a non-empty 1-D array of finite "
+                f"numbers (got shape {vector.shape})."
+            )
+        out.append(vector)
+    return out
+
+
+def missing_vector(memory_id: str) -> ValueError:
+    """The error of a record written without a vector where none is stored."""
+    return ValueError(
+        f"Memory {memory_id!r} has no vector and none is stored under its id (it is new, "
+        "or deleted by the same write); write it with its vector."
+    )

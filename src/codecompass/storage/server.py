@@ -15,6 +15,7 @@ from codecompass.storage.postgres.db import PgDatabase
 from codecompass.storage.postgres.graph import PgGraph
 from codecompass.storage.postgres.lexical import PgLexical
 from codecompass.storage.postgres.lifecycle import PgLifecycle
+from codecompass.storage.postgres.memories import PgMemories
 from codecompass.storage.postgres.vectors import PgVectorStore
 
 
@@ -54,6 +55,7 @@ def open_server(storage: StorageSettings) -> Backend:
         edges=graph,
         links=graph,
         audit=PgAudit(db),
+        memories=PgMemories(db),
         tombstones=lifecycle,
         housekeeping=lifecycle,
         snapshots=lifecycle,

@@ -53,7 +53,7 @@ _DUE = (
 _TABLES = (
     "chunks", "lexical_terms", "embeddings", "embedding_unused", "files", "symbols",
     "graph_facts", "graph_deps", "graph_http", "graph_nodes", "edges", "audit_log",
-    "vectors",
+    "vectors", "memories", "memory_links",
 )  # fmt: skip
 
 

@@ -253,6 +253,40 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # As SQLite's 0008: agents' memories with their vector (float32 bytes) in the
+        # row, and their links in order, found by target. Never in Qdrant.
+        "0004_memories",
+        """
+        CREATE TABLE memories (
+            workspace TEXT COLLATE "C" NOT NULL,
+            id TEXT COLLATE "C" NOT NULL,
+            type TEXT COLLATE "C" NOT NULL,
+            content TEXT COLLATE "C" NOT NULL,
+            content_hash TEXT COLLATE "C" NOT NULL,
+            tags TEXT COLLATE "C" NOT NULL,
+            source TEXT COLLATE "C" NOT NULL,
+            created TEXT COLLATE "C" NOT NULL,
+            updated TEXT COLLATE "C" NOT NULL,
+            last_accessed TEXT COLLATE "C",
+            access_count INTEGER NOT NULL,
+            salience DOUBLE PRECISION NOT NULL,
+            expires_at TEXT COLLATE "C",
+            vector BYTEA NOT NULL,
+            PRIMARY KEY (workspace, id)
+        );
+        CREATE INDEX memories_by_hash ON memories (workspace, content_hash);
+        CREATE INDEX memories_by_type ON memories (workspace, type);
+        CREATE TABLE memory_links (
+            workspace TEXT COLLATE "C" NOT NULL,
+            memory_id TEXT COLLATE "C" NOT NULL,
+            position INTEGER NOT NULL,
+            target TEXT COLLATE "C" NOT NULL,
+            PRIMARY KEY (workspace, memory_id, position)
+        );
+        CREATE INDEX memory_links_by_target ON memory_links (workspace, target);
+        """,
+    ),
 ]
 
 # pg_advisory_lock key under which migrations run (two processes opening a new

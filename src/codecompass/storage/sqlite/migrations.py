@@ -238,6 +238,38 @@ MIGRATIONS: list[tuple[str, str]] = [
         ) WITHOUT ROWID;
         """,
     ),
+    (
+        # Agents' memories of the workspace (storage/sqlite/memories.py): the vector is a
+        # float32 BLOB in the row, written in the record's own transaction; links keep
+        # their order (position) and are found by target.
+        "0008_memories",
+        """
+        CREATE TABLE memories (
+            id TEXT PRIMARY KEY,
+            type TEXT NOT NULL,
+            content TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            tags TEXT NOT NULL,
+            source TEXT NOT NULL,
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL,
+            last_accessed TEXT,
+            access_count INTEGER NOT NULL,
+            salience REAL NOT NULL,
+            expires_at TEXT,
+            vector BLOB NOT NULL
+        );
+        CREATE INDEX memories_by_hash ON memories(content_hash);
+        CREATE INDEX memories_by_type ON memories(type);
+        CREATE TABLE memory_links (
+            memory_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            target TEXT NOT NULL,
+            PRIMARY KEY (memory_id, position)
+        ) WITHOUT ROWID;
+        CREATE INDEX memory_links_by_target ON memory_links(target);
+        """,
+    ),
 ]
 
 

@@ -1,0 +1,94 @@
+"""What every `codecompass` command shares: the consoles, the common options, JSON
+output and the error reporting (exit code 1 with a line saying what to fix)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from codecompass.errors import CodeCompassError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """The reader stopped early (`| head`, `| grep -q`): not a failure."""
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(0)
+
+
+# Soft wrap: long lines are left to the terminal, never broken or padded by us.
+console = _Console(soft_wrap=True)
+err_console = _Console(stderr=True, soft_wrap=True)
+
+data_dir_option: Callable[[F], F] = click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Index folder (default: .codecompass/ at the repository root, or $CODECOMPASS_DATA_DIR).",
+)
+json_option: Callable[[F], F] = click.option(
+    "--json", "as_json", is_flag=True, help="Print JSON for programs."
+)
+
+
+class ReportedError(click.ClickException):
+    """A Code Compass error for people (one line on stderr) or, with --json, for
+    programs (`{"error": {"code", "message"}}` on stdout); exit code 1 either way."""
+
+    def __init__(self, code: str, message: str, as_json: bool) -> None:
+        super().__init__(message)
+        self.code, self.as_json = code, as_json
+
+    def show(self, file: Any = None) -> None:
+        if self.as_json:
+            emit_json({"error": {"code": self.code, "message": self.message}})
+        else:
+            super().show(file)
+
+
+def reports_errors(func: F) -> F:
+    """Turn errors into one clear line (or a JSON error object) and exit code 1. An
+    unexpected exception keeps its traceback only with CODECOMPASS_DEBUG=1."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        as_json = bool(kwargs.get("as_json"))
+        try:
+            return func(*args, **kwargs)
+        except CodeCompassError as exc:
+            raise ReportedError(exc.code, exc.for_cli(), as_json) from exc
+        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+            raise
+        except BrokenPipeError:
+            # The reader stopped early (`| head`, `| grep -q`): not an error of ours.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise SystemExit(0) from None
+        except Exception as exc:
+            if os.environ.get("CODECOMPASS_DEBUG"):
+                raise
+            from codecompass.storage import damage_of
+
+            damage = damage_of(exc)
+            if damage is not None:
+                raise ReportedError(damage.code, damage.for_cli(), as_json) from exc
+            message = (
+                f"Unexpected error: {type(exc).__name__}: {exc}. This is a bug; please "
+                "report it with the output of the same command run with CODECOMPASS_DEBUG=1."
+            )
+            raise ReportedError("internal_error", message, as_json) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
