@@ -500,14 +500,7 @@ def _replace_assignment(m: re.Match[str], scan: _Scan) -> str | None:
         if not _LINE_START.fullmatch(text, line_start, start):
             return None
         value = value.rstrip(",;")
-    if kind == "password":
-        secret = _looks_like_password(value, quoted=quoted)
-    else:
-        secret = _looks_random(value, quoted=quoted, min_length=_MIN_RANDOM)
-    if not secret:
-        return None
-    scan.found(m, kind, value)
-    return _mark(m, group, value, kind)
+    return _judged(m, scan, kind, group, value, quoted=quoted)
 
 
 def _mark(m: re.Match[str], group: str, value: str, kind: str) -> str:
