@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,8 +47,6 @@ symbol_option = click.option(
 
 def _data_dir(data_dir: Path | None) -> Path | None:
     """--data-dir, $CODECOMPASS_DATA_DIR, or the nearest `.codecompass/`; None if none."""
-    import os
-
     if data_dir is not None or os.environ.get(f"{ENV_PREFIX}DATA_DIR"):
         return data_dir or Path(os.environ[f"{ENV_PREFIX}DATA_DIR"])
     return find_data_dir(Path.cwd().resolve())

@@ -514,8 +514,10 @@ class MemoryBank:
         ranked = ranking.rank(
             records, now=clock, half_life_days=self._half_life(), cosines=cosines, lexical=lexical
         )
-        items = {i.id: i for i in self._items([s.record for s in ranked])}
-        shown = self._fit(ranked[: max(limit * 4, limit)], items, budget, detail)[:limit]
+        # Only the best few can be shown: build items (and check links) for those alone.
+        candidates = ranked[: limit * 4]
+        items = {i.id: i for i in self._items([s.record for s in candidates])}
+        shown = self._fit(candidates, items, budget, detail)[:limit]
         if detail == "context":
             shown.sort(key=lambda s: MEMORY_TYPES.index(s.record.type))
         hits = [RecallHit(memory=items[s.record.id], score=s.score, why=s.why) for s in shown]
