@@ -22,8 +22,6 @@ token is mandatory off loopback (`serve` refuses to start otherwise).
 
 # No `from __future__ import annotations`: the SDK reads the tools' annotations at run time.
 import contextvars
-import hmac
-import ipaddress
 import json
 import logging
 import os
@@ -56,16 +54,14 @@ from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from codecompass.answer import Gathered, build_prompt, finish
 from codecompass.answer import answer_locally as _answer_locally
-from codecompass.audit import CallRecord, render_prometheus
+from codecompass.audit import CallRecord
 from codecompass.engine import Engine, find_data_dir
 from codecompass.errors import (
-    AccessDeniedError,
     CodeCompassError,
-    ConfigError,
     NotIndexedError,
     OutOfRangeError,
 )
@@ -89,8 +85,16 @@ from codecompass.schemas import (
     SearchCodeResult,
     SymbolMatches,
 )
-from codecompass.security.access import Access, PrincipalFile, authenticate, principals_path
-from codecompass.security.secrets import redact_secrets
+from codecompass.security.access import Access
+from codecompass.service import (
+    LOCAL,
+    PRINCIPAL_KEY,
+    BearerTokenAuth,
+    Service,
+    check_http_binding,
+    error_code,
+    redact_all,
+)
 from codecompass.settings import ENV_PREFIX, Settings
 from codecompass.storage import damage_of, index_exists
 
@@ -117,10 +121,7 @@ M = TypeVar("M", bound=BaseModel)
 _CALL: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar(
     "codecompass_call", default=None
 )
-# Who is calling: LOCAL over stdio and unauthenticated loopback HTTP, ADMIN with the
-# server token, else the name of the principal whose token the request carried.
-LOCAL, ADMIN = "local", "admin"
-PRINCIPAL_KEY = "codecompass_principal"  # where BearerTokenAuth leaves it in the ASGI scope
+# The principal of the call being served (see codecompass.service).
 _PRINCIPAL: contextvars.ContextVar[str] = contextvars.ContextVar(
     "codecompass_principal", default=LOCAL
 )
@@ -145,28 +146,12 @@ class SearchFilters(BaseModel):
 
 
 # -- errors -------------------------------------------------------------------------
-def error_code(exc: BaseException) -> str:
-    return exc.code if isinstance(exc, CodeCompassError) else "internal_error"
-
-
 def error_result(tool: str, code: str, message: str) -> CallToolResult:
     return CallToolResult(
         content=[TextContent(type="text", text=f"{code}: {message}")],
         structured_content={"error": {"code": code, "message": message, "tool": tool}},
         is_error=True,
     )
-
-
-def redact_all(value: Any) -> Any:
-    """Every string of a result with secret shapes blanked: a last line of defence for
-    text that reaches a tool from stores that do not redact (signatures of constants)."""
-    if isinstance(value, str):
-        return redact_secrets(value)[0]
-    if isinstance(value, list):
-        return [redact_all(item) for item in value]
-    if isinstance(value, dict):
-        return {key: redact_all(item) for key, item in value.items()}
-    return value
 
 
 def ok_result(model: BaseModel) -> CallToolResult:
@@ -178,75 +163,16 @@ def ok_result(model: BaseModel) -> CallToolResult:
 
 
 # -- server state -------------------------------------------------------------------
-class ServerState:
-    """What one server process holds: settings, the engine (and through it the audit
-    store), the limiter that serialises engine calls."""
-
-    def __init__(
-        self, settings: Settings, *, embedder: Embedder | None = None, transport: str = "stdio"
-    ) -> None:
-        self.settings = settings
-        self.transport = transport
-        self._embedder = embedder
-        self._engine: Engine | None = None
-        self._opening = threading.Lock()
-        self.principals = PrincipalFile(principals_path(settings))
-        # The engine's connections and caches are not made for concurrent callers.
-        self.limiter = anyio.CapacityLimiter(1)
-
-    def engine(self) -> Engine:
-        """The engine, opened on first use once an index exists."""
-        with self._opening:
-            return self._open_engine()
-
-    def _open_engine(self) -> Engine:
-        if self._engine is None:
-            if not index_exists(self.settings):
-                raise NotIndexedError(
-                    f"No index in {self.settings.data_dir} yet; run `codecompass index PATH "
-                    f"--data-dir {self.settings.data_dir}`, then call again (no restart needed)."
-                )
-            self._engine = Engine(self.settings, embedder=self._embedder)
-        return self._engine
-
-    def open(self) -> None:
-        """Open the index now if there is one; a problem is reported by each tool call
-        (not_indexed, data_dir, …) rather than stopping the server."""
-        try:
-            self.engine().backend  # noqa: B018  (opens storage and applies migrations once)
-        except NotIndexedError:
-            pass
-        except CodeCompassError as exc:
-            log.warning("The index is not usable yet: %s", exc)
-            self.close()
-
-    def close(self) -> None:
-        if self._engine is not None:
-            self._engine.close()
-            self._engine = None
-
-    def audit(self, rec: CallRecord) -> None:
-        """Keep the call's record once the index exists (calls before it go unrecorded)."""
-        if self._engine is None and not index_exists(self.settings):
-            return
-        entry = rec.entry(log_queries=self.settings.server.log_queries)
-        self.engine().backend.audit.record(entry)
+class ServerState(Service):
+    """The service as the MCP tools reach it: the principal comes from the call being
+    served, and each tool's result or error is shaped as a tool result."""
 
     def access(self) -> Access:
         """What the principal of the call being served may read."""
-        name = _PRINCIPAL.get()
-        if name in (LOCAL, ADMIN):
-            return Access(name)
-        principal = self.principals.named(name)
-        if principal is None:  # removed from the file since the request was authenticated
-            raise AccessDeniedError(f"The principal {name!r} no longer exists; ask for a token.")
-        return principal.access()
+        return self.access_of(_PRINCIPAL.get())
 
     async def run(self, work: Callable[[Engine], T]) -> T:
-        access = self.access()
-        return await anyio.to_thread.run_sync(
-            lambda: work(self.engine().scoped(access)), limiter=self.limiter
-        )
+        return await self.run_as(self.access(), work)
 
     async def serve(
         self,
@@ -276,27 +202,10 @@ class ServerState:
         rec.result_count, rec.evidence_count = count(model)
         return ok_result(model)
 
-    def metrics_text(self) -> str:
-        if not index_exists(self.settings):
-            return render_prometheus(_EMPTY_STATS)
-        return render_prometheus(self.engine().usage_stats())
-
 
 def _state(ctx: Context[Any, Any]) -> ServerState:
     state: ServerState = ctx.request_context.lifespan_context
     return state
-
-
-_EMPTY_STATS: dict[str, Any] = {
-    "tools": {},
-    "no_hit_rate": None,
-    "evidence_rate": None,
-    "provider_errors": {},
-    "indexing": {
-        "runs_by_status": {},
-        "totals": {"files_indexed": 0, "chunks_added": 0, "texts_embedded": 0},
-    },
-}
 
 
 # -- audit middleware ---------------------------------------------------------------
@@ -350,7 +259,7 @@ def audit_middleware(state: ServerState, tools: dict[str, frozenset[str]]) -> An
                 f"are: {', '.join(sorted(tools[name]))}."
             )
             rec.fail("invalid_arguments", message)
-            await _write_audit(state, rec)
+            await state.write_audit(rec)
             return {
                 "content": [{"type": "text", "text": f"invalid_arguments: {message}"}],
                 "structuredContent": {
@@ -365,7 +274,7 @@ def audit_middleware(state: ServerState, tools: dict[str, frozenset[str]]) -> An
             result = await call_next(ctx)
         except Exception as exc:
             rec.fail("protocol_error", str(exc) or type(exc).__name__)
-            await _write_audit(state, rec)
+            await state.write_audit(rec)
             raise
         finally:
             _CALL.reset(token)
@@ -397,17 +306,10 @@ def audit_middleware(state: ServerState, tools: dict[str, frozenset[str]]) -> An
                 "content": [{"type": "text", "text": f"{code}: {message}"}],
                 "structuredContent": {"error": {"code": code, "message": message, "tool": name}},
             }
-        await _write_audit(state, rec)
+        await state.write_audit(rec)
         return result
 
     return middleware
-
-
-async def _write_audit(state: ServerState, rec: CallRecord) -> None:
-    try:
-        await anyio.to_thread.run_sync(state.audit, rec)
-    except Exception:  # the audit must never fail a call
-        log.exception("could not write the audit record")
 
 
 # -- tools --------------------------------------------------------------------------
@@ -1099,56 +1001,6 @@ def _package_version() -> str:
 
 
 # -- transports ---------------------------------------------------------------------
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-class BearerTokenAuth:
-    """ASGI wrapper: every HTTP request but /healthz must carry `Authorization: Bearer
-    <token>`: the server's own token (full access, principal "admin") or a principal's
-    (its scopes). The principal's name goes to the request's state for the tools."""
-
-    def __init__(self, app: ASGIApp, token: str, principals: PrincipalFile) -> None:
-        self.app = app
-        self.expected = f"Bearer {token}".encode() if token else None
-        self.principals = principals
-
-    def principal(self, header: bytes) -> str | None:
-        if self.expected is not None and hmac.compare_digest(header, self.expected):
-            return ADMIN
-        scheme, _, given = header.decode("latin-1").partition(" ")
-        if scheme.lower() != "bearer" or not given:
-            return None
-        found = authenticate(given.strip(), self.principals.principals())
-        return found.name if found is not None else None
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope.get("path") != "/healthz":
-            given = next((v for k, v in scope.get("headers", []) if k == b"authorization"), b"")
-            principal = self.principal(given)
-            if principal is None:
-                response = JSONResponse(
-                    {
-                        "error": {
-                            "code": "unauthorized",
-                            "message": "Missing or wrong bearer token; send "
-                            "'Authorization: Bearer <token>' with your token.",
-                        }
-                    },
-                    status_code=401,
-                    headers={"WWW-Authenticate": 'Bearer realm="codecompass"'},
-                )
-                await response(scope, receive, send)
-                return
-            scope.setdefault("state", {})[PRINCIPAL_KEY] = principal
-        await self.app(scope, receive, send)
-
-
 def http_app(
     server: MCPServer[ServerState], state: ServerState, *, host: str, token: str
 ) -> ASGIApp:
@@ -1160,17 +1012,6 @@ def http_app(
     if token or state.principals.principals():
         return BearerTokenAuth(app, token, state.principals)
     return app
-
-
-def check_http_binding(host: str, token: str, principals: bool = False) -> None:
-    if not is_loopback(host) and not token and not principals:
-        raise ConfigError(
-            f"Binding to {host} exposes the index beyond this machine, so a bearer token is "
-            "required: set CODECOMPASS_SERVER_TOKEN to a long random secret (e.g. the output "
-            "of `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)."
-        )
-    if token and len(token) < 16:
-        raise ConfigError("The server token is shorter than 16 characters; use a longer one.")
 
 
 def serve(

@@ -25,8 +25,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from codecompass.cli import main
 from codecompass.errors import ConfigError
-from codecompass.mcp_server import check_http_binding, is_loopback
 from codecompass.security.access import add_principal
+from codecompass.service import check_http_binding, is_loopback
 from tests.mcp.conftest import Shop, error_of
 
 pytestmark = pytest.mark.slow
