@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 from codecompass.audit import CallRecord, percentile, render_prometheus, usage_stats
@@ -83,6 +84,55 @@ def test_records_and_stats(tmp_path: Path) -> None:
     assert 'codecompass_provider_errors_total{provider="llm"} 1' in text
     assert "codecompass_chunks_added_total 40" in text
     assert text.endswith("\n")
+    backend.close()
+
+
+def test_per_day_series(tmp_path: Path) -> None:
+    backend = open_embedded(tmp_path)
+
+    def record(day: str, ms: float, r: CallRecord) -> None:
+        entry = r.entry(log_queries=False)
+        backend.audit.record(replace(entry, ts=f"{day}T12:00:00+00:00", elapsed_ms=ms))
+
+    failed_search = rec("search_code", 0, result_count=0)
+    failed_search.fail("internal", "boom")
+    denied = rec("open_file", 0)
+    denied.fail("access_denied", ".env is a secrets file")
+    # A later day first: the series is ordered by day, not by insertion.
+    record("2024-05-02", 7.5, rec("open_file", 0))
+    record("2024-05-01", 10, rec("search_code", 0, result_count=3))
+    record("2024-05-01", 30, rec("search_code", 0, result_count=0))
+    record("2024-05-01", 50, rec("ask_code", 0, result_count=2))
+    record("2024-05-01", 20, failed_search)  # an error: not a search, even with a count
+    record("2024-05-01", 5, rec("list_files", 0, result_count=0))  # not a search tool
+    record("2024-05-02", 12.3456, denied)
+    record("2024-05-02", 3, rec("search_code", 0))  # no result count: not a search
+
+    day1 = {
+        "calls": 5,
+        "errors": 1,
+        "searches": 3,
+        "no_hit": 1,
+        "no_hit_rate": 0.3333,
+        "p50_ms": 20.0,
+        "p95_ms": 50.0,
+    }
+    day2 = {
+        "calls": 3,
+        "errors": 1,
+        "searches": 0,
+        "no_hit": 0,
+        "no_hit_rate": None,
+        "p50_ms": 7.5,
+        "p95_ms": 12.35,
+    }
+    stats = usage_stats(backend.audit, backend.runs)
+    assert list(stats["per_day"]) == ["2024-05-01", "2024-05-02"]
+    assert stats["per_day"] == {"2024-05-01": day1, "2024-05-02": day2}
+    assert stats["calls"] == 8 and stats["no_hit_rate"] == 0.3333
+    since = usage_stats(backend.audit, backend.runs, since="2024-05-02")
+    assert since["per_day"] == {"2024-05-02": day2}
+    assert usage_stats(backend.audit, backend.runs, since="2999-01-01")["per_day"] == {}
     backend.close()
 
 

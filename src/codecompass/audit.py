@@ -5,7 +5,8 @@ audit store: time, tool, client, principal, query id, filters, result and eviden
 counts, elapsed time, status and error. File contents are never stored; query text only when
 `[server] log_queries` is on. `usage_stats` turns the rows (plus the index runs) into
 the figures `codecompass stats` prints and `/metrics` exports: p50/p95 latency per tool,
-no-hit rate, evidence rate, indexing volumes and provider errors.
+no-hit rate, evidence rate, indexing volumes and provider errors, plus a per-day series of
+calls, errors, no-hit rate and latency (`stats --json` only).
 """
 
 from __future__ import annotations
@@ -99,23 +100,31 @@ def usage_stats(audit: AuditStore, runs: IndexRuns, since: str | None = None) ->
     latencies: dict[str, list[float]] = defaultdict(list)
     tools: dict[str, dict[str, Any]] = {}
     provider_errors: dict[str, int] = defaultdict(int)
+    days: dict[str, dict[str, int]] = {}
+    day_latencies: dict[str, list[float]] = defaultdict(list)
     searched = no_hit = evidence_calls = with_evidence = 0
     for e in entries:
         entry = tools.setdefault(
             e.tool, {"calls": 0, "errors": 0, "no_hit": 0, "with_evidence": 0, "answered": 0}
         )
+        day = days.setdefault(e.ts[:10], {"calls": 0, "errors": 0, "searches": 0, "no_hit": 0})
         entry["calls"] += 1
+        day["calls"] += 1
         latencies[e.tool].append(float(e.elapsed_ms))
+        day_latencies[e.ts[:10]].append(float(e.elapsed_ms))
         if e.status != "ok":
             entry["errors"] += 1
+            day["errors"] += 1
         if e.provider_error:  # "<provider>: <message>"
             provider_errors[e.provider_error.partition(":")[0]] += 1
         if e.status == "ok" and e.result_count is not None and e.tool in SEARCH_TOOLS:
             searched += 1
             entry["answered"] += 1
+            day["searches"] += 1
             if e.result_count == 0:
                 no_hit += 1
                 entry["no_hit"] += 1
+                day["no_hit"] += 1
         if e.status == "ok" and e.evidence_count is not None:
             evidence_calls += 1
             if e.evidence_count > 0:
@@ -134,7 +143,25 @@ def usage_stats(audit: AuditStore, runs: IndexRuns, since: str | None = None) ->
         "evidence_rate": round(with_evidence / evidence_calls, 4) if evidence_calls else None,
         "provider_errors": dict(sorted(provider_errors.items())),
         "indexing": _indexing_volumes(runs, since),
+        "per_day": _per_day(days, day_latencies),
     }
+
+
+def _per_day(
+    days: dict[str, dict[str, int]], latencies: dict[str, list[float]]
+) -> dict[str, dict[str, Any]]:
+    """The day counters with their no-hit rate and p50/p95 latency, days ascending."""
+    series: dict[str, dict[str, Any]] = {}
+    for day, counts in sorted(days.items()):
+        values = sorted(latencies[day])
+        searches = counts["searches"]
+        series[day] = {
+            **counts,
+            "no_hit_rate": round(counts["no_hit"] / searches, 4) if searches else None,
+            "p50_ms": round(percentile(values, 0.5), 2),
+            "p95_ms": round(percentile(values, 0.95), 2),
+        }
+    return series
 
 
 def _indexing_volumes(runs: IndexRuns, since: str | None) -> dict[str, Any]:
