@@ -687,14 +687,44 @@ def serve(
       codecompass serve --watch    # and keep the index current as files change (stderr logs)
     See docs/mcp.md for each client's configuration.
     """
-    from codecompass.mcp_server import data_dir_for_serve
     from codecompass.mcp_server import serve as run_server
+    from codecompass.service import data_dir_for_serve
     from codecompass.settings import load_settings
 
     if (host or port is not None) and not use_http:
         raise click.UsageError("--host and --port apply to --http only.")
     settings = load_settings(data_dir_for_serve(data_dir))
     run_server(settings, http=use_http, host=host, port=port, watch=watch)
+
+
+@main.command()
+@data_dir_option
+@click.option(
+    "--host",
+    default=None,
+    help="Bind address (default 127.0.0.1). Any other needs CODECOMPASS_SERVER_TOKEN.",
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=None, help="Port ([ui] port, 8766).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in the browser.")
+@reports_errors
+def ui(data_dir: Path | None, host: str | None, port: int | None, open_browser: bool) -> None:
+    """Run the web UI: search with why each result came back, the graph that explains
+    the results, a symbol explorer, and the index's status.
+
+    \b
+    Examples:
+      codecompass ui --open                       # http://127.0.0.1:8766/ in your browser
+      codecompass ui --data-dir ~/src/app/.codecompass --port 9000
+      CODECOMPASS_SERVER_TOKEN=$(openssl rand -hex 32) codecompass ui --host 0.0.0.0
+    Keys: / focuses the query, ↑/↓ (or j/k) move through results, Enter opens one.
+    See docs/web.md for the page and its JSON endpoints.
+    """
+    from codecompass.service import data_dir_for_serve
+    from codecompass.settings import load_settings
+    from codecompass.web import serve_ui
+
+    settings = load_settings(data_dir_for_serve(data_dir))
+    serve_ui(settings, host=host, port=port, open_browser=open_browser)
 
 
 @main.command(name="mcp-config")

@@ -75,6 +75,7 @@ from codecompass.schemas import (
     GraphResult,
     Hit,
     MemoryNote,
+    NodeDetails,
     Overview,
     SymbolHit,
     SymbolMatch,
@@ -528,6 +529,12 @@ class Engine:
             if (st.st_size, st.st_mtime_ns) != (record.size, record.mtime_ns):
                 changed.append(f"{repo}/{path}")
         return changed
+
+    def changed_on_disk(self, repo: str, path: str) -> bool:
+        """Whether an indexed file changed (size or mtime) or left the disk since it was
+        indexed: what it shows may be out of date."""
+        record = self.graph.file_record(repo, path)
+        return record is not None and bool(self._changed_since_indexed({(repo, path): record}))
 
     def search(
         self,
@@ -1008,10 +1015,19 @@ class Engine:
         node = graph.resolve_node(start, repo=self._repo_name(repo))
         return self._fresh(graph.traverse(node, repo=repo, **options), graph)
 
-    def subgraph(self, ids: list[str], *, limit: int = 200) -> GraphResult:
-        """These nodes and the edges between them (at most `limit` nodes)."""
+    def subgraph(
+        self, ids: list[str], *, limit: int = 200, skip_unknown: bool = False
+    ) -> GraphResult:
+        """These nodes and the edges between them (at most `limit` nodes); with
+        `skip_unknown`, ids that name no node are left out instead of refused."""
         graph = self.graph
-        return self._fresh(graph.subgraph(ids, limit=limit), graph)
+        return self._fresh(graph.subgraph(ids, limit=limit, skip_unknown=skip_unknown), graph)
+
+    def node_details(self, node: str, *, limit: int = 50) -> NodeDetails:
+        """A node up close: signature, doc, location, its strongest edges in and out and
+        the memories about it."""
+        details = self.graph.details(node, limit=limit)
+        return details.model_copy(update={"memories": self._memory_notes([details.node.id])})
 
     def repo_overview(self, *, repo: str | None = None, budget_tokens: int = 2000) -> Overview:
         """A map of the repository: its most important files and symbols, with their

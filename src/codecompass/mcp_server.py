@@ -24,7 +24,6 @@ token is mandatory off loopback (`serve` refuses to start otherwise).
 import contextvars
 import json
 import logging
-import os
 import re
 import signal
 import sys
@@ -32,7 +31,6 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
@@ -59,7 +57,7 @@ from starlette.types import ASGIApp
 from codecompass.answer import Gathered, build_prompt, finish
 from codecompass.answer import answer_locally as _answer_locally
 from codecompass.audit import CallRecord
-from codecompass.engine import Engine, find_data_dir
+from codecompass.engine import Engine
 from codecompass.errors import (
     CodeCompassError,
     NotIndexedError,
@@ -95,7 +93,7 @@ from codecompass.service import (
     error_code,
     redact_all,
 )
-from codecompass.settings import ENV_PREFIX, Settings
+from codecompass.settings import Settings
 from codecompass.storage import damage_of, index_exists
 
 log = logging.getLogger("codecompass.mcp")
@@ -1136,11 +1134,3 @@ def _serve(
             )
 
     anyio.run(run)
-
-
-def data_dir_for_serve(data_dir: Path | None) -> Path | None:
-    """--data-dir, else $CODECOMPASS_DATA_DIR (left to the settings), else the nearest
-    index from the current folder up, else `.codecompass/` here (indexed later)."""
-    if data_dir is not None or os.environ.get(f"{ENV_PREFIX}DATA_DIR"):
-        return data_dir
-    return find_data_dir(Path.cwd().resolve())

@@ -138,6 +138,22 @@ class GraphResult(Result):
     memories: list[MemoryNote] = Field(default_factory=list)  # about the nodes shown
 
 
+class NodeDetails(Result):
+    """One node of the graph up close: what it is, where, and its edges both ways (the
+    strongest first, up to a limit; the totals count them all)."""
+
+    node: GraphNode
+    signature: str
+    doc: str
+    in_edges: list[Edge]
+    out_edges: list[Edge]
+    in_total: int
+    out_total: int
+    # Names of the nodes at the other end of the edges shown.
+    neighbours: dict[str, str] = Field(default_factory=dict)
+    memories: list[MemoryNote] = Field(default_factory=list)  # about this node
+
+
 class OverviewSymbol(Result):
     id: str
     name: str

@@ -13,8 +13,10 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import logging
+import os
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
@@ -22,12 +24,12 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from codecompass.audit import CallRecord, render_prometheus
-from codecompass.engine import Engine
+from codecompass.engine import Engine, find_data_dir
 from codecompass.errors import AccessDeniedError, CodeCompassError, ConfigError, NotIndexedError
 from codecompass.protocols import Embedder
 from codecompass.security.access import Access, PrincipalFile, authenticate, principals_path
 from codecompass.security.secrets import redact_secrets
-from codecompass.settings import Settings
+from codecompass.settings import ENV_PREFIX, Settings
 from codecompass.storage import index_exists
 
 log = logging.getLogger("codecompass.service")
@@ -218,3 +220,11 @@ class BearerTokenAuth:
                 return
             scope.setdefault("state", {})[PRINCIPAL_KEY] = principal
         await self.app(scope, receive, send)
+
+
+def data_dir_for_serve(data_dir: Path | None) -> Path | None:
+    """--data-dir, else $CODECOMPASS_DATA_DIR (left to the settings), else the nearest
+    index from the current folder up, else `.codecompass/` here (indexed later)."""
+    if data_dir is not None or os.environ.get(f"{ENV_PREFIX}DATA_DIR"):
+        return data_dir
+    return find_data_dir(Path.cwd().resolve())

@@ -184,6 +184,19 @@ class MemorySettings:
 
 
 @dataclass(frozen=True, slots=True)
+class UISettings:
+    """`codecompass ui`: the local web app (it binds like `serve --http`, [server] host
+    and token). See docs/web.md."""
+
+    port: int = 8766
+    # The "open in editor" link: {path} is the absolute file path, {line} the first line,
+    # {repo} and {rel} the repository and the repository-relative path.
+    editor: str = "vscode://file/{path}:{line}"
+    max_nodes: int = 5000  # the graph view's hard caps
+    max_edges: int = 10_000
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     data_dir: Path
     embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
@@ -195,6 +208,7 @@ class Settings:
     storage: StorageSettings = field(default_factory=StorageSettings)
     gc: GCSettings = field(default_factory=GCSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
+    ui: UISettings = field(default_factory=UISettings)
 
     @property
     def config_path(self) -> Path:
@@ -211,6 +225,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "storage": StorageSettings,
     "gc": GCSettings,
     "memory": MemorySettings,
+    "ui": UISettings,
 }
 
 

@@ -16,6 +16,7 @@ from codecompass.models import Edge, EdgeQuery, FileRecord, SymbolQuery, SymbolR
 from codecompass.schemas import (
     GraphNode,
     GraphResult,
+    NodeDetails,
     Overview,
     OverviewFile,
     OverviewSymbol,
@@ -372,9 +373,12 @@ class GraphReader:
             EdgeQuery(types=list(types), min_confidence=min_confidence, **ends)  # type: ignore[arg-type]
         )
 
-    def subgraph(self, ids: Sequence[str], *, limit: int = DEFAULT_LIMIT) -> GraphResult:
-        """The given nodes (up to `limit`) and every edge between them."""
-        resolved = list(dict.fromkeys(self.resolve_node(i) for i in ids))
+    def subgraph(
+        self, ids: Sequence[str], *, limit: int = DEFAULT_LIMIT, skip_unknown: bool = False
+    ) -> GraphResult:
+        """The given nodes (up to `limit`) and every edge between them; with
+        `skip_unknown`, ids that name no node are left out instead of refused."""
+        resolved = list(dict.fromkeys(self._resolved(ids, skip_unknown)))
         truncated = len(resolved) > limit
         kept = resolved[:limit]
         members = set(kept)
@@ -384,6 +388,45 @@ class GraphReader:
         return GraphResult(
             root=root, nodes=[nodes[n] for n in kept], edges=edges, paths=[], truncated=truncated
         )
+
+    def details(self, node: str, *, limit: int = 50) -> NodeDetails:
+        """A node with its signature, doc and edges in and out (the `limit` strongest
+        each way; unresolved references and keyword edges included, as they are
+        evidence too)."""
+        node_id = self.resolve_node(node)
+        symbol = next(iter(self._symbols(SymbolQuery(ids=[node_id]))), None)
+        visible = [
+            [e for e in self._edges(column, [node_id], EDGE_TYPES, 0.0) if self._shows(e)]
+            for column in ("target", "source")
+        ]
+        strongest = [
+            sorted(edges, key=lambda e: (-e.confidence * e.weight, e.type, e.source, e.target))[
+                :limit
+            ]
+            for edges in visible
+        ]
+        ends = {e.source for e in strongest[0]} | {e.target for e in strongest[1]}
+        return NodeDetails(
+            node=self.nodes([node_id])[node_id],
+            signature=symbol.signature if symbol else "",
+            doc=symbol.doc if symbol else "",
+            in_edges=strongest[0],
+            out_edges=strongest[1],
+            in_total=len(visible[0]),
+            out_total=len(visible[1]),
+            neighbours={n.id: n.name for n in self.nodes(sorted(ends)).values()},
+        )
+
+    def _shows(self, edge: Edge) -> bool:
+        return self.access.allows_node(edge.source) and self.access.allows_node(edge.target)
+
+    def _resolved(self, ids: Sequence[str], skip_unknown: bool) -> Iterable[str]:
+        for node in ids:
+            try:
+                yield self.resolve_node(node)
+            except (InputError, NotFoundError):
+                if not skip_unknown:
+                    raise
 
     # -- search's view ------------------------------------------------------------------
     def neighbors(self, node_ids: Sequence[str], edge_types: Sequence[str]) -> list[Edge]:

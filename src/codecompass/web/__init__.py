@@ -1,0 +1,72 @@
+"""`codecompass ui`: a local web app over the engine — search with why each result came
+back, the graph that explains the results, a symbol explorer and the index's status.
+
+The page is plain HTML, CSS and JavaScript shipped in the package (`static/`), with
+Cytoscape.js vendored in `static/vendor/` (no CDN: it works offline); the JSON endpoints
+it calls are in `app.py` and documented in docs/web.md.
+"""
+
+from __future__ import annotations
+
+import sys
+import webbrowser
+
+import anyio
+
+from codecompass.protocols import Embedder
+from codecompass.service import Service, check_http_binding
+from codecompass.settings import Settings
+from codecompass.web.app import create_app
+
+__all__ = ["create_app", "serve_ui"]
+
+
+def serve_ui(
+    settings: Settings,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    open_browser: bool = False,
+    embedder: Embedder | None = None,
+) -> None:
+    """Run the web app until the process is stopped."""
+    import uvicorn
+
+    bind = host or settings.server.host
+    token = settings.server.token
+    service = Service(settings, embedder=embedder, transport="web")
+    check_http_binding(bind, token, bool(service.principals.principals()))
+    app = create_app(service, token=token)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host=bind,
+            port=settings.ui.port if port is None else port,
+            log_level="warning",
+            lifespan="on",
+        )
+    )
+
+    async def run() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server.serve)
+            while not server.started:
+                if server.should_exit:
+                    return
+                await anyio.sleep(0.05)
+            sockets = [s for srv in server.servers for s in (srv.sockets or [])]
+            where_host, where_port = sockets[0].getsockname()[:2]
+            shown = f"[{where_host}]" if ":" in where_host else where_host
+            url = f"http://{shown}:{where_port}/"
+            needs_token = token or service.principals.principals()
+            print(
+                f"Code Compass UI on {url}"
+                + (" (append #token=<your token> to the address)" if needs_token else "")
+                + f". Data: {settings.data_dir}. Ctrl-C stops it.",
+                file=sys.stderr,
+                flush=True,
+            )
+            if open_browser:
+                webbrowser.open(url)
+
+    anyio.run(run)

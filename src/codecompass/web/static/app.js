@@ -1,0 +1,610 @@
+/* Code Compass web UI: search with why, the graph behind the results, a symbol explorer
+   and the index's status. Plain JavaScript over the JSON endpoints of docs/web.md.
+   Text from the index is always set as text; only the server's highlighted code (escaped
+   by Pygments) is set as HTML. */
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "text") node.textContent = value;
+    else if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+};
+
+const FEATURE_WORDS = {
+  cosine: "meaning", bm25: "keywords", keywords: "shared words", name: "name",
+  path: "path", frame: "stack frame", member: "member of a match", dispatch: "dispatch",
+  edge: "graph link", importance: "importance", freshness: "recent change",
+  test: "test file", doc: "docs",
+};
+const FEATURE_COLOURS = {
+  cosine: "#0550ae", bm25: "#8250df", keywords: "#bf3989", name: "#953800", path: "#1a7f37",
+  frame: "#cf222e", member: "#6639ba", dispatch: "#0a3069", edge: "#116329",
+  importance: "#4d5661", freshness: "#9a6700", test: "#57606a", doc: "#1b7c83",
+};
+const ROLE_COLOURS = { seed: "#0550ae", brought: "#116329", path: "#6e7781" };
+
+const state = {
+  config: null,
+  token: null,
+  results: [],
+  selected: -1,
+  stale: new Set(),
+  graph: { nodes: new Map(), edges: new Map(), capped: false },
+  hiddenTypes: new Set(["keyword", "similar"]),
+  cy: null,
+  xcy: null,
+};
+
+/* -- calls ---------------------------------------------------------------------------- */
+function takeToken() {
+  const match = location.hash.match(/(?:^#|[&?])token=([^&]+)/);
+  if (match) {
+    sessionStorage.setItem("codecompass-token", decodeURIComponent(match[1]));
+    history.replaceState(null, "", location.pathname + "#/search");
+  }
+  state.token = sessionStorage.getItem("codecompass-token");
+}
+
+async function api(path, params = {}) {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== "" && value !== null && value !== undefined) query.set(key, value);
+  }
+  const headers = state.token ? { Authorization: `Bearer ${state.token}` } : {};
+  const response = await fetch(`${path}?${query}`, { headers });
+  const data = await response.json();
+  if (!response.ok) {
+    const err = data.error || { code: String(response.status), message: response.statusText };
+    throw new Error(`${err.code}: ${err.message}`);
+  }
+  return data;
+}
+
+function showError(error) {
+  const box = $("#error");
+  if (!error) { box.hidden = true; box.textContent = ""; return; }
+  box.textContent = error.message || String(error);
+  box.hidden = false;
+}
+
+/* -- pages ---------------------------------------------------------------------------- */
+const PAGES = ["search", "graph", "explore", "status"];
+
+function route() {
+  const name = (location.hash.match(/^#\/(\w+)/) || [])[1];
+  const page = PAGES.includes(name) ? name : "search";
+  for (const p of PAGES) $(`#page-${p}`).hidden = p !== page;
+  document.querySelectorAll(".top nav a").forEach((a) => {
+    if (a.dataset.page === page) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  });
+  if (page === "graph") renderGraph();
+  if (page === "status") loadStatus().catch(showError);
+  if (page === "explore" && state.xcy) state.xcy.resize();
+}
+
+/* -- search --------------------------------------------------------------------------- */
+function fillSelect(select, values) {
+  for (const value of values) select.append(el("option", { value, text: value }));
+}
+
+async function loadConfig() {
+  state.config = await api("/api/config");
+  fillSelect($("#f-repo"), state.config.repos);
+  fillSelect($("#f-language"), state.config.languages);
+  fillSelect($("#f-kind"), state.config.kinds);
+  $("#repos-line").textContent = state.config.repos.length
+    ? `${state.config.repos.length} repositor${state.config.repos.length === 1 ? "y" : "ies"}: ${state.config.repos.join(", ")}`
+    : "nothing indexed yet";
+  const fieldset = $("#edge-filter");
+  for (const type of state.config.edge_types) {
+    const box = el("input", { type: "checkbox", value: type, checked: !state.hiddenTypes.has(type) });
+    box.addEventListener("change", () => {
+      if (box.checked) state.hiddenTypes.delete(type); else state.hiddenTypes.add(type);
+      renderGraph();
+    });
+    fieldset.append(el("label", {}, box, ` ${type}`));
+  }
+}
+
+async function search(event) {
+  if (event) event.preventDefault();
+  const q = $("#q").value.trim();
+  if (!q) return;
+  showError(null);
+  $("#search-status").textContent = "Searching…";
+  const started = performance.now();
+  try {
+    const data = await api("/api/search", {
+      q, repo: $("#f-repo").value, language: $("#f-language").value,
+      path: $("#f-path").value.trim(), kind: $("#f-kind").value, detail: $("#f-detail").value,
+    });
+    state.results = data.results;
+    state.stale = new Set(data.stale);
+    renderResults();
+    renderMemories(data.memories || []);
+    const ms = Math.round(performance.now() - started);
+    $("#search-status").textContent =
+      `${data.results.length} result${data.results.length === 1 ? "" : "s"} in ${ms} ms` +
+      (data.stale.length ? ` · ${data.stale.length} file(s) changed on disk since indexing` : "") +
+      (data.coverage && data.coverage.dense < 1 ? ` · vectors cover ${Math.round(data.coverage.dense * 100)}%` : "");
+    loadGraph(data.graph);
+    if (data.results.length) { select(0); openHit(0); }
+    document.body.dataset.searched = String(Date.now());
+  } catch (error) {
+    $("#search-status").textContent = "";
+    showError(error);
+  }
+}
+
+function location_(hit) { return `${hit.path}:${hit.start_line}-${hit.end_line}`; }
+
+function whyWords(hit) {
+  const why = hit.why || {};
+  const parts = [];
+  const found = [];
+  if (why.dense) found.push(`meaning #${why.dense.rank}`);
+  if (why.lexical) found.push(`keywords #${why.lexical.rank}`);
+  if (found.length) parts.push(`found by ${found.join(", ")}`);
+  if (why.matched_terms && why.matched_terms.length) parts.push(`matched: ${why.matched_terms.slice(0, 8).join(", ")}`);
+  if (why.graph_path && why.graph_path.length) parts.push(`via graph: ${why.graph_path.map(shortName).join(" ")}`);
+  return parts.join(" · ");
+}
+
+function whyBar(hit) {
+  const features = (hit.why && hit.why.features) || {};
+  const positive = Object.entries(features).filter(([, f]) => f.contribution > 0);
+  const total = positive.reduce((sum, [, f]) => sum + f.contribution, 0) || 1;
+  const bar = el("div", { class: "bar", role: "img",
+    "aria-label": "Score parts: " + positive.map(([n, f]) => `${FEATURE_WORDS[n] || n} ${f.contribution.toFixed(3)}`).join(", ") });
+  for (const [name, f] of positive) {
+    const part = el("span", { title: `${FEATURE_WORDS[name] || name}: ${f.value} × ${f.weight} = ${f.contribution}` });
+    part.style.width = `${(100 * f.contribution) / total}%`;
+    part.style.background = FEATURE_COLOURS[name] || "#57606a";
+    bar.append(part);
+  }
+  return bar;
+}
+
+function renderResults() {
+  const list = $("#results");
+  list.replaceChildren();
+  state.selected = -1;
+  state.results.forEach((hit, i) => {
+    const stale = state.stale.has(`${hit.repo}/${hit.path}`);
+    const item = el("li", { role: "option", id: `result-${i}`, "aria-selected": "false", "data-index": i },
+      el("span", { class: "score", text: hit.score.toFixed(3) }),
+      el("span", { class: "loc", text: location_(hit) }),
+      hit.symbol ? el("span", { class: "sym", text: hit.symbol }) : null,
+      stale ? el("span", { class: "badge", text: "changed on disk" }) : null,
+      whyBar(hit),
+      el("div", { class: "why", text: whyWords(hit) }),
+    );
+    item.addEventListener("click", () => { select(i); openHit(i); });
+    list.append(item);
+  });
+  if (!state.results.length) list.append(el("li", { class: "muted", text: "No results. Try other words or fewer filters." }));
+}
+
+function renderMemories(memories) {
+  const box = $("#memories");
+  box.replaceChildren();
+  box.hidden = !memories.length;
+  if (!memories.length) return;
+  box.append(el("strong", { text: "Project memory about these results: " }));
+  const list = el("ul");
+  for (const m of memories) list.append(el("li", { text: `[${m.type}] ${m.content}` }));
+  box.append(list);
+}
+
+function select(i) {
+  const items = $("#results").querySelectorAll("li[role=option]");
+  if (!items.length) return;
+  const index = Math.max(0, Math.min(items.length - 1, i));
+  items.forEach((item, n) => item.setAttribute("aria-selected", n === index ? "true" : "false"));
+  state.selected = index;
+  $("#results").setAttribute("aria-activedescendant", `result-${index}`);
+  items[index].scrollIntoView({ block: "nearest" });
+}
+
+async function openHit(i) {
+  const hit = state.results[i];
+  if (!hit) return;
+  await openCode(hit.repo, hit.path, hit.start_line, hit.end_line);
+}
+
+async function openCode(repo, path, start, end) {
+  $("#code-title").textContent = `${repo}/${path}:${start}-${end}`;
+  try {
+    const file = await api("/api/file", { repo, path, line: start });
+    const code = $("#code");
+    code.replaceChildren();
+    file.html.forEach((html, n) => {
+      const number = file.start_line + n;
+      const src = el("span", { class: "src" });
+      src.innerHTML = html || " ";
+      const line = el("div", { class: `line${number >= start && number <= end ? " hit" : ""}`, "data-line": number },
+        el("span", { class: "ln", text: String(number) }), src);
+      code.append(line);
+    });
+    const link = $("#open-editor");
+    link.href = file.editor_url;
+    link.hidden = false;
+    const stale = $("#code-stale");
+    stale.hidden = !file.stale;
+    stale.textContent = file.stale
+      ? "This file changed on disk after it was indexed: the lines shown are today's, the results may be out of date. Run codecompass index to refresh."
+      : "";
+    const first = code.querySelector(`[data-line="${start}"]`);
+    if (first) code.scrollTop = first.offsetTop - code.offsetTop - 40;
+    $("#code-view").dataset.loaded = `${repo}/${path}:${start}`;
+  } catch (error) {
+    showError(error);
+  }
+}
+
+function onKey(event) {
+  const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName);
+  if (event.key === "/" && !typing) {
+    event.preventDefault();
+    location.hash = "#/search";
+    $("#q").focus();
+    $("#q").select();
+    return;
+  }
+  if ($("#page-search").hidden) return;
+  const inResults = document.activeElement === $("#results");
+  if (event.key === "ArrowDown" && document.activeElement === $("#q") && state.results.length) {
+    event.preventDefault();
+    $("#results").focus();
+    select(Math.max(0, state.selected));
+    return;
+  }
+  if (!inResults) return;
+  if (event.key === "ArrowDown" || event.key === "j") { event.preventDefault(); select(state.selected + 1); }
+  else if (event.key === "ArrowUp" || event.key === "k") { event.preventDefault(); select(state.selected - 1); }
+  else if (event.key === "Home") { event.preventDefault(); select(0); }
+  else if (event.key === "End") { event.preventDefault(); select(state.results.length - 1); }
+  else if (event.key === "Enter") { event.preventDefault(); openHit(state.selected); }
+  else if (event.key === "o") {
+    const link = $("#open-editor");
+    if (!link.hidden) window.open(link.href, "_self");
+  }
+}
+
+/* -- graph ---------------------------------------------------------------------------- */
+function shortName(id) {
+  if (id.startsWith("-") || id.startsWith("<-")) return id;  // an arrow of a graph path
+  if (id.includes("#")) return id.split("#").pop();
+  const parts = id.split("/");
+  return parts[parts.length - 1] || id;
+}
+
+function edgeKey(e) { return `${e.source}|${e.type}|${e.target}`; }
+
+function loadGraph(graph) {
+  state.graph = { nodes: new Map(), edges: new Map(), capped: false };
+  mergeGraph(graph.nodes, graph.edges, graph.truncated);
+  if ($("#page-graph").hidden === false) renderGraph();
+}
+
+function mergeGraph(nodes, edges, truncated = false) {
+  const g = state.graph;
+  const { max_nodes: maxNodes, max_edges: maxEdges } = state.config;
+  let added = 0;
+  for (const n of nodes) {
+    if (g.nodes.has(n.id)) continue;
+    if (g.nodes.size >= maxNodes) { g.capped = true; continue; }
+    g.nodes.set(n.id, { role: "path", ...n });
+    added += 1;
+  }
+  for (const e of edges) {
+    const key = edgeKey(e);
+    if (g.edges.has(key) || !g.nodes.has(e.source) || !g.nodes.has(e.target)) continue;
+    if (g.edges.size >= maxEdges) { g.capped = true; continue; }
+    g.edges.set(key, e);
+  }
+  if (truncated) g.capped = true;
+  return added;
+}
+
+function groupOf(node, level) {
+  if (level === "symbols") return node.id;
+  const file = node.repo && node.path ? `${node.repo}/${node.path}` : node.id.split("#")[0];
+  if (level === "files") return file;
+  const cut = file.lastIndexOf("/");
+  return cut > 0 ? file.slice(0, cut) + "/" : file;
+}
+
+function visibleElements() {
+  const g = state.graph;
+  const minConf = Number($("#min-conf").value);
+  let level = $("#lod").value;
+  if (level === "auto") level = g.nodes.size > 300 ? "files" : "symbols";
+  const edges = [...g.edges.values()].filter((e) => !state.hiddenTypes.has(e.type) && e.confidence >= minConf);
+  const groups = new Map();
+  for (const n of g.nodes.values()) {
+    const id = groupOf(n, level);
+    const group = groups.get(id);
+    if (!group) groups.set(id, { id, members: [n], role: n.role, label: level === "symbols" ? n.name : shortName(id.replace(/\/$/, "")) || id });
+    else { group.members.push(n); if (n.role === "seed" || (n.role === "brought" && group.role === "path")) group.role = n.role; }
+  }
+  const merged = new Map();
+  for (const e of edges) {
+    const source = groupOf(g.nodes.get(e.source), level);
+    const target = groupOf(g.nodes.get(e.target), level);
+    if (source === target && level !== "symbols") continue;
+    const key = `${source}|${e.type}|${target}`;
+    const m = merged.get(key);
+    if (m) { m.count += 1; m.confidence = Math.max(m.confidence, e.confidence); }
+    else merged.set(key, { id: key, source, target, type: e.type, confidence: e.confidence, count: 1 });
+  }
+  return { level, groups: [...groups.values()], edges: [...merged.values()] };
+}
+
+function graphStyle() {
+  return [
+    { selector: "node", style: {
+      label: "data(label)", "font-size": 10, "text-valign": "bottom", "text-margin-y": 3,
+      "background-color": "data(colour)", width: "data(size)", height: "data(size)", color: "#1b1f24",
+      "text-wrap": "ellipsis", "text-max-width": 140 } },
+    { selector: "node:selected", style: { "border-width": 3, "border-color": "#bf3989" } },
+    { selector: "edge", style: {
+      width: "mapData(confidence, 0, 1, 0.5, 3)", "line-color": "#8c959f", "target-arrow-color": "#8c959f",
+      "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(label)", "font-size": 8,
+      color: "#4d5661", "text-rotation": "autorotate" } },
+  ];
+}
+
+function renderGraph() {
+  if (!state.config || typeof cytoscape === "undefined") return;
+  const { level, groups, edges } = visibleElements();
+  const elements = [
+    ...groups.map((g) => ({ data: {
+      id: g.id, label: g.members.length > 1 ? `${g.label} (${g.members.length})` : g.label,
+      colour: ROLE_COLOURS[g.role] || ROLE_COLOURS.path, size: g.role === "path" ? 16 : 26,
+      members: g.members.length } })),
+    ...edges.map((e) => ({ data: { ...e, label: e.count > 1 ? `${e.type} ×${e.count}` : `${e.type} ${e.confidence.toFixed(2)}` } })),
+  ];
+  if (!state.cy) {
+    state.cy = cytoscape({ container: $("#cy"), style: graphStyle() });
+    state.cy.on("tap", "node", (event) => showDetails(event.target.id()));
+    state.cy.on("dbltap", "node", (event) => expandNode(event.target.id()));
+    window.codecompassGraph = state.cy;
+  }
+  const cy = state.cy;
+  cy.batch(() => { cy.elements().remove(); cy.add(elements); });
+  const layout = groups.length > 400 ? { name: "grid" } : { name: "cose", animate: false, randomize: false, idealEdgeLength: 90, nodeRepulsion: 20000, nodeOverlap: 20, padding: 30 };
+  cy.resize();
+  cy.layout(layout).run();
+  cy.fit(undefined, 30);
+  const g = state.graph;
+  $("#cy").dataset.nodes = String(groups.length);
+  $("#cy").dataset.edges = String(edges.length);
+  $("#cy").dataset.level = level;
+  $("#graph-info").textContent = g.nodes.size
+    ? `${groups.length} ${level === "symbols" ? "nodes" : level} · ${edges.length} edges shown (${g.nodes.size} nodes, ${g.edges.size} edges loaded). Click a node for details; double-click to expand.`
+    : "Run a search: its results and the edges that brought them appear here.";
+  const cap = $("#cap-message");
+  cap.hidden = !g.capped;
+  cap.textContent = g.capped
+    ? `The graph reached its limit of ${state.config.max_nodes.toLocaleString()} nodes / ${state.config.max_edges.toLocaleString()} edges; some nodes or edges were left out. Filter by edge type or collapse to files or folders.`
+    : "";
+}
+
+async function showDetails(id) {
+  const panel = $("#details");
+  const node = state.graph.nodes.get(id);
+  if (!node) {  // a file or folder group: list its members
+    const members = [...state.graph.nodes.values()].filter((n) => groupOf(n, visibleElements().level) === id);
+    panel.replaceChildren(el("h2", { text: id }), el("p", { class: "muted", text: `${members.length} nodes; choose "symbols" to see them one by one.` }));
+    return;
+  }
+  panel.replaceChildren(el("p", { class: "muted", text: "Loading…" }));
+  try {
+    const d = await api("/api/node", { id });
+    const where = d.node.path ? `${d.node.repo}/${d.node.path}:${d.node.start_line}-${d.node.end_line}` : d.node.id;
+    const edgeList = (edges, total, incoming) => {
+      const list = el("ul");
+      for (const e of edges) {
+        const other = incoming ? e.source : e.target;
+        const evidence = e.evidence_line ? ` (line ${e.evidence_line})` : "";
+        list.append(el("li", { text: `${incoming ? "←" : "→"} ${e.type} ${d.neighbours[other] || shortName(other)} · confidence ${e.confidence.toFixed(2)}${e.via ? `, via ${e.via}` : ""}${evidence}` }));
+      }
+      if (total > edges.length) list.append(el("li", { class: "muted", text: `… ${total - edges.length} more` }));
+      return list;
+    };
+    const open = el("button", { type: "button", text: "Open code" });
+    open.addEventListener("click", () => { location.hash = "#/search"; openCode(d.node.repo, d.node.path, d.node.start_line || 1, d.node.end_line || 1); });
+    const expand = el("button", { type: "button", id: "expand-node", text: "Expand neighbours" });
+    expand.addEventListener("click", () => expandNode(id));
+    panel.replaceChildren(
+      el("h2", { text: d.node.name }),
+      el("p", { class: "muted", text: `${d.node.kind} · ${node.role === "seed" ? "search hit" : node.role === "brought" ? "brought by the graph" : "on a path"}${node.rank ? ` · rank ${node.rank}` : ""}` }),
+      el("p", { text: where }),
+      d.signature ? el("pre", { text: d.signature }) : null,
+      d.doc ? el("p", { text: d.doc }) : null,
+      el("p", {}, expand, " ", d.node.path ? open : null),
+      el("h3", { text: `In (${d.in_total})` }), edgeList(d.in_edges, d.in_total, true),
+      el("h3", { text: `Out (${d.out_total})` }), edgeList(d.out_edges, d.out_total, false),
+      d.memories.length ? el("h3", { text: "Memories" }) : null,
+      d.memories.length ? el("ul", {}, ...d.memories.map((m) => el("li", { text: `[${m.type}] ${m.content}` }))) : null,
+    );
+    panel.dataset.node = id;
+  } catch (error) {
+    panel.replaceChildren(el("p", { text: error.message }));
+  }
+}
+
+async function expandNode(id) {
+  if (!state.graph.nodes.has(id)) return;
+  const room = state.config.max_nodes - state.graph.nodes.size;
+  if (room <= 0) { state.graph.capped = true; renderGraph(); return; }
+  try {
+    const types = state.config.edge_types.filter((t) => !state.hiddenTypes.has(t)).join(",");
+    const limit = Math.min(200, room + 1);  // the node itself comes back too
+    const data = await api("/api/expand", { id, direction: "both", types, limit });
+    mergeGraph(data.nodes, data.edges, data.truncated && limit < 200);
+    renderGraph();
+  } catch (error) {
+    showError(error);
+  }
+}
+
+/* -- symbol explorer ------------------------------------------------------------------ */
+async function explore(event) {
+  if (event) event.preventDefault();
+  const name = $("#x-symbol").value.trim();
+  if (!name) return;
+  showError(null);
+  const matchesBox = $("#x-matches");
+  matchesBox.hidden = true;
+  try {
+    const { matches } = await api("/api/symbols", { q: name, limit: 10 });
+    // The symbol the words name exactly (its id or qualified name) wins; else the
+    // only exact match; else the reader chooses.
+    const named = matches.filter((m) => m.id === name || m.qualified_name === name);
+    const exact = matches.filter((m) => m.exact);
+    const pick = named.length === 1 ? named[0] : exact.length === 1 ? exact[0] : matches.length === 1 ? matches[0] : null;
+    if (pick) return exploreNode(pick.id);
+    if (!matches.length) { $("#x-status").textContent = `No symbol named ${name}.`; return; }
+    $("#x-status").textContent = `${matches.length} symbols match; choose one:`;
+    matchesBox.replaceChildren(...matches.map((m) => el("li", {}, el("button", {
+      type: "button", text: `${m.qualified_name} — ${m.repo}/${m.path}:${m.start_line}`, onclick: () => exploreNode(m.id) }))));
+    matchesBox.hidden = false;
+  } catch (error) {
+    showError(error);
+  }
+}
+
+async function exploreNode(id) {
+  $("#x-matches").hidden = true;
+  const relation = $("#x-relation").value;
+  const depth = $("#x-depth").value;
+  const data = await api("/api/explore", { id, relation, depth }).catch((error) => { showError(error); return null; });
+  if (!data) return;
+  const names = new Map(data.nodes.map((n) => [n.id, n]));
+  const edgeTo = new Map();
+  for (const e of data.edges) {
+    const [from, to] = ["in", "dependents", "callers"].includes(relation) ? [e.target, e.source] : [e.source, e.target];
+    if (!edgeTo.has(`${from}|${to}`)) edgeTo.set(`${from}|${to}`, e);
+  }
+  const children = new Map();
+  for (const path of data.paths) {
+    if (path.length < 2) continue;
+    const parent = path[path.length - 2];
+    const child = path[path.length - 1];
+    if (!children.has(parent)) children.set(parent, []);
+    if (!children.get(parent).includes(child)) children.get(parent).push(child);
+  }
+  const item = (id, parent) => {
+    const n = names.get(id) || { name: id, kind: "", path: null };
+    const e = parent ? edgeTo.get(`${parent}|${id}`) : null;
+    const label = el("span", {}, el("strong", { text: n.name }), ` ${n.kind}`,
+      n.path ? el("span", { class: "muted", text: ` ${n.path}:${n.start_line}` }) : null,
+      e ? el("span", { class: "edge", text: ` ${e.type} ${e.confidence.toFixed(2)}${e.evidence_line ? ` @${e.evidence_line}` : ""}` }) : null);
+    const li = el("li", { role: "treeitem", "aria-expanded": children.has(id) ? "true" : null }, label);
+    if (children.has(id)) li.append(el("ul", { role: "group" }, ...children.get(id).map((c) => item(c, id))));
+    return li;
+  };
+  $("#x-tree").replaceChildren(el("ul", { role: "tree", "aria-label": `${relation} of ${data.root}` }, item(data.root, null)));
+  $("#x-status").textContent = `${relation} of ${names.get(data.root)?.name || data.root}: ${data.nodes.length - 1} node(s) within depth ${depth}${data.truncated ? " (truncated)" : ""}.`;
+  const elements = [
+    ...data.nodes.map((n) => ({ data: { id: n.id, label: n.name, colour: n.id === data.root ? ROLE_COLOURS.seed : ROLE_COLOURS.path, size: n.id === data.root ? 26 : 18 } })),
+    ...data.edges.filter((e) => names.has(e.source) && names.has(e.target)).map((e) => ({ data: { id: edgeKey(e), source: e.source, target: e.target, confidence: e.confidence, label: e.type } })),
+  ];
+  if (!state.xcy) state.xcy = cytoscape({ container: $("#x-cy"), style: graphStyle() });
+  state.xcy.batch(() => { state.xcy.elements().remove(); state.xcy.add(elements); });
+  state.xcy.resize();
+  state.xcy.layout({ name: "breadthfirst", directed: true, roots: [data.root], spacingFactor: 1.1 }).run();
+  state.xcy.fit(undefined, 30);
+  $("#x-cy").dataset.nodes = String(data.nodes.length);
+}
+
+/* -- status --------------------------------------------------------------------------- */
+function barChart(title, series, format) {
+  const days = Object.keys(series).sort();
+  const width = Math.max(240, days.length * 14 + 20);
+  const height = 90;
+  const values = days.map((d) => series[d] ?? 0);
+  const max = Math.max(...values, 1e-9);
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("width", width); svg.setAttribute("height", height + 16);
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `${title}: ` + days.map((d, i) => `${d} ${format(values[i])}`).join(", "));
+  days.forEach((day, i) => {
+    const h = Math.max(1, (values[i] / max) * height);
+    const rect = document.createElementNS(ns, "rect");
+    rect.setAttribute("x", 10 + i * 14); rect.setAttribute("y", height - h);
+    rect.setAttribute("width", 10); rect.setAttribute("height", h);
+    const tip = document.createElementNS(ns, "title");
+    tip.textContent = `${day}: ${format(values[i])}`;
+    rect.append(tip);
+    svg.append(rect);
+  });
+  const label = document.createElementNS(ns, "text");
+  label.setAttribute("x", 10); label.setAttribute("y", height + 12);
+  label.textContent = days.length ? `${days[0]} … ${days[days.length - 1]} · max ${format(max)}` : "no calls yet";
+  svg.append(label);
+  return el("figure", { class: "chart" }, el("h3", { text: title }), svg);
+}
+
+async function loadStatus() {
+  const data = await api("/api/status");
+  const index = data.index;
+  $("#status-days").textContent = String(data.days);
+  $("#status-summary").replaceChildren(el("p", { text:
+    `Index ${index.data_dir} · backend ${index.backend} · model ${index.model || "?"} (${index.dim} dims) · generation ${index.generation ?? "–"} · vectors ${index.vectors.stored}/${index.vectors.active_chunks}` }));
+  const rows = index.repos.map((r) => {
+    const c = r.changed_on_disk || {};
+    const changed = c.error || c.note || `${c.added || 0} added, ${c.changed || 0} changed, ${c.removed || 0} removed`;
+    const fresh = !c.error && !c.note && !(c.added || c.changed || c.removed);
+    return el("tr", {}, el("td", { text: r.id }), el("td", { text: String(r.files) }), el("td", { text: String(r.symbols) }),
+      el("td", { text: String(r.chunks) }), el("td", { text: r.last_indexed_at || "never" }),
+      el("td", { text: r.last_run ? `${r.last_run.status} (${r.last_run.started_at})` : "–" }),
+      el("td", { text: fresh ? "up to date" : changed }));
+  });
+  $("#repos-table tbody").replaceChildren(...rows);
+  const perDay = data.usage.per_day || {};
+  const pick = (key) => Object.fromEntries(Object.entries(perDay).map(([d, v]) => [d, v[key]]));
+  $("#charts").replaceChildren(
+    barChart("Latency p50 (ms) per day", pick("p50_ms"), (v) => `${Number(v).toFixed(0)} ms`),
+    barChart("Searches per day", pick("searches"), (v) => String(v)),
+    barChart("No-hit rate per day", pick("no_hit_rate"), (v) => `${Math.round((v || 0) * 100)}%`),
+  );
+  const tools = Object.entries(data.usage.tools || {}).map(([name, t]) => el("tr", {},
+    el("td", { text: name }), el("td", { text: String(t.calls) }), el("td", { text: String(t.errors) }),
+    el("td", { text: String(t.p50_ms) }), el("td", { text: String(t.p95_ms) })));
+  $("#tools-table tbody").replaceChildren(...tools);
+  $("#page-status").dataset.loaded = "1";
+}
+
+/* -- start ---------------------------------------------------------------------------- */
+async function start() {
+  takeToken();
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("hashchange", route);
+  $("#search-form").addEventListener("submit", search);
+  $("#explore-form").addEventListener("submit", explore);
+  $("#min-conf").addEventListener("input", () => { $("#min-conf-out").textContent = Number($("#min-conf").value).toFixed(2); renderGraph(); });
+  $("#lod").addEventListener("change", renderGraph);
+  $("#fit").addEventListener("click", () => state.cy && state.cy.fit(undefined, 30));
+  try {
+    await loadConfig();
+  } catch (error) {
+    showError(error);
+  }
+  route();
+  document.body.dataset.ready = "1";
+}
+
+start();

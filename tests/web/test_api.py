@@ -1,0 +1,222 @@
+"""The JSON endpoints behind the page, over HTTP: answers, errors with codes and fixes,
+the path guard, redaction, the token off loopback, the audit, and `codecompass ui`."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from codecompass.cli import main
+from codecompass.engine import Engine
+from codecompass.protocols import Embedder
+from codecompass.web.app import STATIC
+from tests.web.conftest import GITHUB_TOKEN, Running, Site, free_port, settings_for, start
+
+pytestmark = pytest.mark.slow
+
+TOKEN = "web-test-token-0123456789abcdef"
+
+
+def q(**params: object) -> str:
+    return urllib.parse.urlencode(params)
+
+
+def test_search_answers_hits_with_why_and_the_graph_behind_them(web: Running) -> None:
+    status, data = web.get("/api/search?" + q(q="check the bearer token", k=5))
+    assert status == 200
+    assert 1 <= len(data["results"]) <= 5
+    symbols = [h["symbol"] for h in data["results"]]
+    rank = symbols.index("verify_token") + 1
+    hit = data["results"][rank - 1]
+    assert hit["path"] == "auth/tokens.py"
+    assert set(hit["why"]) >= {"features", "sources", "matched_terms"}
+    nodes = {n["id"]: n for n in data["graph"]["nodes"]}
+    node = nodes["authsvc/auth/tokens.py#verify_token"]
+    assert (node["role"], node["rank"], node["score"]) == ("seed", rank, hit["score"])
+    # a hit without a symbol is its file's node
+    for h in data["results"]:
+        if h["symbol"] is None:
+            assert f"authsvc/{h['path']}" in nodes
+    assert all(e["resolved"] for e in data["graph"]["edges"])
+
+
+@pytest.mark.parametrize(
+    ("path", "code", "status", "fix"),
+    [
+        ("/api/search?" + q(q="token", k=0), "invalid_argument", 400, "between 1 and 50"),
+        ("/api/search?" + q(q="token", k="ten"), "invalid_argument", 400, "whole number"),
+        ("/api/search?" + q(q="token", language="cobol"), "invalid_argument", 400, "python"),
+        ("/api/search?" + q(q="token", repo="nope"), "unknown_repo", 404, "authsvc"),
+        ("/api/search", "invalid_argument", 400, "'q'"),
+        ("/api/file?" + q(path="../../etc/passwd"), "access_denied", 403, ""),
+        ("/api/file?" + q(path="auth/tokens.py", start=30), "out_of_range", 400, "(1-20)"),
+        ("/api/node?" + q(id="authsvc/auth/tokens.py#nothing"), "not_found", 404, "find_symbol"),
+        ("/api/explore?" + q(id="verify_token", relation="cousins"), "invalid_argument", 400, ""),
+        (
+            "/api/expand?" + q(id="verify_token", types="calls,friendship"),
+            "invalid_argument",
+            400,
+            "",
+        ),
+    ],
+)
+def test_bad_input_is_a_structured_error(
+    web: Running, path: str, code: str, status: int, fix: str
+) -> None:
+    got, data = web.get(path)
+    assert (got, data["error"]["code"]) == (status, code), data
+    assert fix in data["error"]["message"]
+
+
+def test_file_is_redacted_highlighted_and_linked(web: Running, site: Site) -> None:
+    status, data = web.get("/api/file?" + q(path="config/settings.py"))
+    assert status == 200
+    assert GITHUB_TOKEN not in data["content"]
+    assert not any(GITHUB_TOKEN in line for line in data["html"])
+    assert len(data["html"]) == data["total_lines"] == 3
+    status, data = web.get("/api/file?" + q(path="auth/tokens.py", line=18))
+    assert data["html"][17].startswith('<span class="k">def</span>')
+    assert data["editor_url"] == f"vscode://file/{(site.repo / 'auth/tokens.py').as_posix()}:18"
+    assert data["stale"] is False
+
+
+def test_a_file_changed_on_disk_is_stale(site: Site, onnx: Embedder, tmp_path: Path) -> None:
+    import shutil
+
+    repo = tmp_path / "authsvc"
+    shutil.copytree(site.repo, repo)
+    engine, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=onnx)
+    with engine:
+        engine.index(root)
+    with (repo / "auth/tokens.py").open("a", encoding="utf-8") as handle:
+        handle.write("\n# changed after indexing\n")
+    for running in start(settings_for(tmp_path / "data"), onnx):
+        _, found = running.get("/api/search?" + q(q="verify the bearer token"))
+        assert "authsvc/auth/tokens.py" in found["stale"]
+        _, data = running.get("/api/file?" + q(path="auth/tokens.py"))
+        assert data["stale"] is True
+
+
+def test_node_details(web: Running) -> None:
+    status, data = web.get("/api/node?" + q(id="Handler.authorize"))
+    assert status == 200
+    assert data["node"]["id"] == "authsvc/api/handlers.py#Handler.authorize"
+    assert data["signature"].startswith("def authorize(self, header: str, expected: str)")
+    outgoing = {(e["type"], e["target"]) for e in data["out_edges"]}
+    assert ("calls", "authsvc/auth/tokens.py#verify_token") in outgoing
+    assert ("calls", "authsvc/auth/tokens.py#parse_header") in outgoing
+    callers = {e["source"] for e in data["in_edges"] if e["type"] == "calls"}
+    assert callers == {
+        "authsvc/api/handlers.py#get_user",
+        "authsvc/api/admin.py#AdminHandler.delete_user",
+    }
+    assert data["neighbours"]["authsvc/auth/tokens.py#verify_token"] == "verify_token"
+
+
+def test_web_calls_are_audited_as_web(web: Running) -> None:
+    web.get("/api/search?" + q(q="admin handlers delete a user"))
+    engine = Engine(web.settings)
+    try:
+        entries = engine.backend.audit.entries()
+    finally:
+        engine.close()
+    mine = [e for e in entries if e.query == "admin handlers delete a user"]
+    assert [(e.tool, e.transport, e.client) for e in mine] == [
+        ("search_code", "web", "codecompass-ui")
+    ]
+    assert mine[0].result_count is not None and mine[0].result_count > 0
+
+
+@pytest.fixture(scope="module")
+def guarded(site: Site, onnx: Embedder) -> Iterator[Running]:
+    import dataclasses
+
+    settings = settings_for(site.data)
+    server = dataclasses.replace(settings.server, token=TOKEN)
+    yield from start(dataclasses.replace(settings, server=server), onnx, token=TOKEN)
+
+
+def test_a_token_guards_the_data_but_not_the_page(guarded: Running) -> None:
+    status, data = guarded.get("/api/search?" + q(q="token"))
+    assert (status, data["error"]["code"]) == (401, "unauthorized")
+    status, data = guarded.get("/api/search?" + q(q="token"), token="wrong-" + TOKEN)
+    assert status == 401
+    status, data = guarded.get("/api/search?" + q(q="token"), token=TOKEN)
+    assert status == 200 and data["results"]
+    for public in ("/", "/static/app.js", "/static/vendor/cytoscape.min.js"):
+        with urllib.request.urlopen(guarded.url + public, timeout=30) as response:
+            assert response.status == 200
+            policy = response.headers["Content-Security-Policy"]
+            assert "default-src 'self'" in policy
+
+
+def test_the_vendored_cytoscape_matches_its_recorded_hash() -> None:
+    vendor = STATIC / "vendor"
+    record = (vendor / "VENDORED.md").read_text(encoding="utf-8")
+    row = next(line for line in record.splitlines() if line.startswith("| `cytoscape.min.js`"))
+    version = row.split("|")[3].strip()
+    digest = re.findall(r"`([0-9a-f]{64})`", row)[0]
+    body = (vendor / "cytoscape.min.js").read_bytes()
+    assert hashlib.sha256(body).hexdigest() == digest
+    assert f"cytoscape v{version}".encode() in body[:300] or version.encode() in body
+    assert "Permission is hereby granted" in (vendor / "cytoscape.LICENSE").read_text(
+        encoding="utf-8"
+    )
+
+
+def test_ui_refuses_a_public_address_without_a_token(site: Site) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CODECOMPASS_")}
+    result = CliRunner().invoke(
+        main, ["ui", "--data-dir", str(site.data), "--host", "0.0.0.0"], env=env
+    )
+    assert result.exit_code != 0
+    assert "CODECOMPASS_SERVER_TOKEN" in result.output
+
+
+def test_codecompass_ui_serves_the_page(site: Site) -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CODECOMPASS_")}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "codecompass",
+            "ui",
+            "--data-dir",
+            str(site.data),
+            "--port",
+            str(port),
+        ],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+                    page = response.read().decode("utf-8")
+                    break
+            except (urllib.error.URLError, ConnectionError):
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        assert '<script src="/static/vendor/cytoscape.min.js"' in page
+        assert '<label for="q">Search the code</label>' in page
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=30)
+    assert f"Code Compass UI on http://127.0.0.1:{port}/" in err

@@ -1,0 +1,289 @@
+"""The page in a real headless chromium: search → results → code, the graph (node count,
+expand, edge filter, the cap), the symbol explorer, the status page, offline loading,
+the keyboard, labels, contrast and the layout at 1024 px."""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codecompass.protocols import Embedder
+from tests.web.conftest import Running, Site, settings_for, start
+
+pytestmark = pytest.mark.slow
+
+QUERY = "check the bearer token"
+
+
+def api_search(web: Running, query: str = QUERY) -> dict[str, Any]:
+    status, data = web.get("/api/search?" + urllib.parse.urlencode({"q": query}))
+    assert status == 200, data
+    return data
+
+
+def search(page: Any, web: Running, query: str = QUERY) -> None:
+    page.goto(web.url + "/")
+    page.wait_for_selector("body[data-ready]")
+    page.fill("#q", query)
+    page.press("#q", "Enter")
+    page.wait_for_selector("#results li[role=option]")
+    page.wait_for_selector("#code .line")
+
+
+def show_graph(page: Any, level: str = "symbols") -> None:
+    page.click("nav a[data-page=graph]")
+    page.select_option("#lod", level)
+    page.wait_for_function("l => document.querySelector('#cy').dataset.level === l", arg=level)
+
+
+def test_search_then_click_shows_the_code(page: Any, web: Running, site: Site) -> None:
+    expected = api_search(web)["results"]
+    search(page, web)
+    items = page.locator("#results li[role=option]")
+    assert items.count() == len(expected) >= 2
+    assert items.nth(0).locator(".loc").inner_text() == (
+        f"{expected[0]['path']}:{expected[0]['start_line']}-{expected[0]['end_line']}"
+    )
+    assert "found by" in items.nth(0).locator(".why").inner_text()
+    second = expected[1]
+    items.nth(1).click()
+    title = f"{second['repo']}/{second['path']}:{second['start_line']}-{second['end_line']}"
+    page.wait_for_function(
+        "t => document.querySelector('#code-title').textContent === t", arg=title
+    )
+    page.wait_for_selector(
+        f"#code-view[data-loaded='{second['repo']}/{second['path']}:{second['start_line']}']"
+    )
+    hit_lines = [
+        int(n)
+        for n in page.locator("#code .line.hit").evaluate_all(
+            "lines => lines.map(l => l.dataset.line)"
+        )
+    ]
+    assert hit_lines == list(range(second["start_line"], second["end_line"] + 1))
+    assert page.locator("#code .line.hit .k").count() >= 1  # highlighted keywords
+    link = page.get_attribute("#open-editor", "href")
+    assert link == f"vscode://file/{(site.repo / second['path']).as_posix()}:{second['start_line']}"
+
+
+def test_graph_renders_the_subgraph_of_the_results(page: Any, web: Running) -> None:
+    graph = api_search(web)["graph"]
+    shown_types = {e["type"] for e in graph["edges"]} - {"keyword", "similar"}
+    edges = [e for e in graph["edges"] if e["type"] in shown_types]
+    assert len(graph["nodes"]) >= 3 and edges
+    search(page, web)
+    show_graph(page)
+    assert page.get_attribute("#cy", "data-nodes") == str(len(graph["nodes"]))
+    assert page.evaluate("window.codecompassGraph.nodes().length") == len(graph["nodes"])
+    assert page.evaluate("window.codecompassGraph.edges().length") == len(edges)
+    roles = {n["role"] for n in graph["nodes"]}
+    assert "seed" in roles
+
+
+def click_node(page: Any, node_id: str) -> None:
+    """A real mouse click on the node where the canvas drew it."""
+    x, y = page.evaluate(
+        "id => { const p = window.codecompassGraph.getElementById(id).renderedPosition();"
+        " return [p.x, p.y]; }",
+        node_id,
+    )
+    box = page.locator("#cy").bounding_box()
+    page.mouse.click(box["x"] + x, box["y"] + y)
+    page.wait_for_selector(f"#details[data-node='{node_id}']")
+
+
+def test_click_a_node_then_expand_its_neighbours(page: Any, web: Running) -> None:
+    graph = api_search(web)["graph"]
+    target = next(n for n in graph["nodes"] if n["id"].endswith("#verify_token"))
+    status, expanded = web.get(
+        "/api/expand?" + urllib.parse.urlencode({"id": target["id"], "types": TYPES})
+    )
+    assert status == 200
+    union = {n["id"] for n in graph["nodes"]} | {n["id"] for n in expanded["nodes"]}
+    assert len(union) > len(graph["nodes"])  # expanding brings someone new
+    search(page, web)
+    show_graph(page)
+    click_node(page, target["id"])
+    details = page.locator("#details")
+    assert details.locator("h2").inner_text() == "verify_token"
+    assert "def verify_token(token: str, expected: str) -> bool" in details.inner_text()
+    assert "calls" in details.inner_text()
+    page.click("#expand-node")
+    page.wait_for_function(
+        "n => document.querySelector('#cy').dataset.nodes === String(n)", arg=len(union)
+    )
+
+
+TYPES = "contains,imports,calls,extends,implements,references,http,package"
+
+
+def test_filter_by_edge_type(page: Any, web: Running) -> None:
+    graph = api_search(web)["graph"]
+    visible = [e for e in graph["edges"] if e["type"] in TYPES.split(",")]
+    without_calls = [e for e in visible if e["type"] != "calls"]
+    assert len(without_calls) < len(visible)
+    search(page, web)
+    show_graph(page)
+    assert page.get_attribute("#cy", "data-edges") == str(len(visible))
+    page.uncheck("#edge-filter input[value=calls]")
+    page.wait_for_function(
+        "n => document.querySelector('#cy').dataset.edges === String(n)", arg=len(without_calls)
+    )
+    assert (
+        page.evaluate(
+            "window.codecompassGraph.edges().filter(e => e.data('type') === 'calls').length"
+        )
+        == 0
+    )
+
+
+@pytest.fixture(scope="module")
+def capped(site: Site, onnx: Embedder) -> Iterator[Running]:
+    yield from start(settings_for(site.data, max_nodes=3, max_edges=2), onnx)
+
+
+def test_a_graph_over_the_cap_says_so(page: Any, capped: Running) -> None:
+    assert len(api_search(capped)["graph"]["nodes"]) == 3  # the server keeps to the cap too
+    search(page, capped)
+    show_graph(page)
+    message = page.locator("#cap-message")
+    assert message.is_visible()
+    assert "limit of 3 nodes / 2 edges" in message.inner_text()
+    assert int(page.get_attribute("#cy", "data-nodes")) <= 3
+    assert int(page.get_attribute("#cy", "data-edges")) <= 2
+
+
+def test_symbol_explorer_shows_callers_as_tree_and_graph(page: Any, web: Running) -> None:
+    page.goto(web.url + "/#/explore")
+    page.wait_for_selector("body[data-ready]")
+    page.fill("#x-symbol", "verify_token")
+    page.select_option("#x-relation", "callers")
+    page.fill("#x-depth", "2")
+    page.click("#explore-form button[type=submit]")
+    page.wait_for_selector("#x-tree [role=treeitem]")
+    names = page.locator("#x-tree [role=treeitem] > span > strong").all_inner_texts()
+    # verify_token ← Handler.authorize ← get_user and AdminHandler.delete_user
+    assert names[0] == "verify_token"
+    assert "Handler.authorize" in names
+    assert {"get_user", "AdminHandler.delete_user"} <= set(names)
+    assert page.get_attribute("#x-cy", "data-nodes") == str(len(names))
+
+
+def test_status_page(page: Any, web: Running, site: Site) -> None:
+    api_search(web)  # at least one search in the log
+    status, data = web.get("/api/status")
+    assert status == 200
+    repo = data["index"]["repos"][0]
+    page.goto(web.url + "/#/status")
+    page.wait_for_selector("#page-status[data-loaded]")
+    row = page.locator("#repos-table tbody tr").first.locator("td").all_inner_texts()
+    assert row[:4] == [repo["id"], str(repo["files"]), str(repo["symbols"]), str(repo["chunks"])]
+    assert page.locator("#charts figure.chart").count() == 3
+    tools = page.locator("#tools-table tbody td:first-child").all_inner_texts()
+    assert "search_code" in tools
+
+
+def test_the_page_loads_with_the_network_blocked(page: Any, web: Running) -> None:
+    leaving: list[str] = []
+
+    def guard(route: Any) -> None:
+        if route.request.url.startswith(web.url + "/"):
+            route.continue_()
+        else:
+            leaving.append(route.request.url)
+            route.abort()
+
+    page.context.route("**/*", guard)
+    search(page, web)
+    show_graph(page)
+    assert page.evaluate("typeof cytoscape") == "function"
+    assert int(page.get_attribute("#cy", "data-nodes")) >= 3
+    assert leaving == []
+
+
+def test_keyboard_search_move_and_open(page: Any, web: Running) -> None:
+    expected = api_search(web)["results"]
+    page.goto(web.url + "/")
+    page.wait_for_selector("body[data-ready]")
+    page.locator("body").press("/")
+    assert page.evaluate("document.activeElement.id") == "q"
+    page.keyboard.type(QUERY)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#results li[role=option]")
+    page.keyboard.press("ArrowDown")  # from the query box into the results
+    assert page.evaluate("document.activeElement.id") == "results"
+    page.keyboard.press("ArrowDown")
+    assert page.get_attribute("#result-1", "aria-selected") == "true"
+    assert page.get_attribute("#result-0", "aria-selected") == "false"
+    page.keyboard.press("Enter")
+    hit = expected[1]
+    page.wait_for_selector(
+        f"#code-view[data-loaded='{hit['repo']}/{hit['path']}:{hit['start_line']}']"
+    )
+
+
+def contrast(page: Any, selector: str) -> float:
+    """WCAG contrast ratio of an element's text colour on its (nearest opaque) background."""
+    return float(
+        page.evaluate(
+            """sel => {
+              const el = document.querySelector(sel);
+              const rgb = s => s.match(/[\\d.]+/g).map(Number);
+              const lum = ([r, g, b]) => {
+                const c = [r, g, b].map(v => { v /= 255;
+                  return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+                return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+              };
+              let bg = el, colour;
+              while (bg) { colour = getComputedStyle(bg).backgroundColor;
+                if (rgb(colour).length < 4 || rgb(colour)[3] > 0) break; bg = bg.parentElement; }
+              const fg = lum(rgb(getComputedStyle(el).color));
+              const back = bg ? lum(rgb(colour)) : 1;
+              return (Math.max(fg, back) + 0.05) / (Math.min(fg, back) + 0.05);
+            }""",
+            selector,
+        )
+    )
+
+
+def test_labels_contrast_and_no_layout_break_at_1024(browser: Any, web: Running) -> None:
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    page = context.new_page()
+    try:
+        search(page, web)
+        unlabelled = page.evaluate(
+            "[...document.querySelectorAll('input, select')]"
+            ".filter(e => !e.labels.length && !e.getAttribute('aria-label')).map(e => e.id)"
+        )
+        assert unlabelled == []
+        for selector in (
+            "#results li[role=option] .loc",
+            "#results li[role=option] .why",
+            "#search-status",
+            "nav a[aria-current=page]",
+            "form button[type=submit]",
+            "#code .line .ln",
+        ):
+            assert contrast(page, selector) >= 4.5, selector
+        for route in ("search", "graph", "explore", "status"):
+            page.goto(f"{web.url}/#/{route}")
+            page.wait_for_selector("body[data-ready]")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 1024, (route, width)
+    finally:
+        context.close()
+
+
+def test_screenshots_of_search_and_graph(page: Any, web: Running, tmp_path: Path) -> None:
+    search(page, web)
+    page.screenshot(path=str(tmp_path / "search.png"))
+    show_graph(page)
+    page.screenshot(path=str(tmp_path / "graph.png"))
+    for name in ("search.png", "graph.png"):
+        head = (tmp_path / name).read_bytes()[:24]
+        assert head[:8] == b"\x89PNG\r\n\x1a\n"
+        assert int.from_bytes(head[16:20], "big") == 1280  # the viewport's width
