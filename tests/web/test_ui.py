@@ -112,6 +112,12 @@ def test_click_a_node_then_expand_its_neighbours(page: Any, web: Running) -> Non
     assert details.locator("h2").inner_text() == "verify_token"
     assert "def verify_token(token: str, expected: str) -> bool" in details.inner_text()
     assert "calls" in details.inner_text()
+    # A node with no docstring shows none (not "null"), and nothing shows "undefined".
+    click_node(page, "authsvc/api/handlers.py#Handler.authorize")
+    text = details.inner_text()
+    assert details.locator("h2").inner_text() == "Handler.authorize"
+    assert "null" not in text and "undefined" not in text
+    click_node(page, target["id"])
     page.click("#expand-node")
     page.wait_for_function(
         "n => document.querySelector('#cy').dataset.nodes === String(n)", arg=len(union)

@@ -17,6 +17,8 @@ const el = (tag, attrs = {}, ...children) => {
   for (const child of children) if (child) node.append(child);
   return node;
 };
+/* Replace a node's children, leaving out the empty ones (null, false, ""). */
+const fill = (node, ...children) => node.replaceChildren(...children.filter(Boolean));
 
 const FEATURE_WORDS = {
   cosine: "meaning", bm25: "keywords", keywords: "shared words", name: "name",
@@ -353,7 +355,7 @@ function visibleElements() {
 function graphStyle() {
   return [
     { selector: "node", style: {
-      label: "data(label)", "font-size": 10, "text-valign": "bottom", "text-margin-y": 3,
+      label: "data(label)", "font-size": 12, "text-valign": "bottom", "text-margin-y": 3,
       "background-color": "data(colour)", width: "data(size)", height: "data(size)", color: "#1b1f24",
       "text-wrap": "ellipsis", "text-max-width": 140 } },
     { selector: "node:selected", style: { "border-width": 3, "border-color": "#bf3989" } },
@@ -372,17 +374,16 @@ function renderGraph() {
       id: g.id, label: g.members.length > 1 ? `${g.label} (${g.members.length})` : g.label,
       colour: ROLE_COLOURS[g.role] || ROLE_COLOURS.path, size: g.role === "path" ? 16 : 26,
       members: g.members.length } })),
-    ...edges.map((e) => ({ data: { ...e, label: e.count > 1 ? `${e.type} ×${e.count}` : `${e.type} ${e.confidence.toFixed(2)}` } })),
+    ...edges.map((e) => ({ data: { ...e, label: edges.length > 24 ? "" : e.count > 1 ? `${e.type} ×${e.count}` : `${e.type} ${e.confidence.toFixed(2)}` } })),
   ];
   if (!state.cy) {
     state.cy = cytoscape({ container: $("#cy"), style: graphStyle() });
     state.cy.on("tap", "node", (event) => showDetails(event.target.id()));
-    state.cy.on("dbltap", "node", (event) => expandNode(event.target.id()));
     window.codecompassGraph = state.cy;
   }
   const cy = state.cy;
   cy.batch(() => { cy.elements().remove(); cy.add(elements); });
-  const layout = groups.length > 400 ? { name: "grid" } : { name: "cose", animate: false, randomize: false, idealEdgeLength: 90, nodeRepulsion: 20000, nodeOverlap: 20, padding: 30 };
+  const layout = groups.length > 400 ? { name: "grid" } : { name: "cose", animate: false, randomize: false, idealEdgeLength: 140, nodeRepulsion: 400000, nodeOverlap: 20, gravity: 0.25, padding: 30, componentSpacing: 100 };
   cy.resize();
   cy.layout(layout).run();
   cy.fit(undefined, 30);
@@ -391,7 +392,7 @@ function renderGraph() {
   $("#cy").dataset.edges = String(edges.length);
   $("#cy").dataset.level = level;
   $("#graph-info").textContent = g.nodes.size
-    ? `${groups.length} ${level === "symbols" ? "nodes" : level} · ${edges.length} edges shown (${g.nodes.size} nodes, ${g.edges.size} edges loaded). Click a node for details; double-click to expand.`
+    ? `${groups.length} ${level === "symbols" ? "nodes" : level} · ${edges.length} edges shown (${g.nodes.size} nodes, ${g.edges.size} edges loaded). Click a node for its details and to expand it.`
     : "Run a search: its results and the edges that brought them appear here.";
   const cap = $("#cap-message");
   cap.hidden = !g.capped;
@@ -426,7 +427,7 @@ async function showDetails(id) {
     open.addEventListener("click", () => { location.hash = "#/search"; openCode(d.node.repo, d.node.path, d.node.start_line || 1, d.node.end_line || 1); });
     const expand = el("button", { type: "button", id: "expand-node", text: "Expand neighbours" });
     expand.addEventListener("click", () => expandNode(id));
-    panel.replaceChildren(
+    fill(panel,
       el("h2", { text: d.node.name }),
       el("p", { class: "muted", text: `${d.node.kind} · ${node.role === "seed" ? "search hit" : node.role === "brought" ? "brought by the graph" : "on a path"}${node.rank ? ` · rank ${node.rank}` : ""}` }),
       el("p", { text: where }),
