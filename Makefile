@@ -36,6 +36,7 @@ demo: install
 	@$(CC) ask "how does a table measure its columns?" --data-dir $(DEMO)/rich -k 4
 	@echo '== codecompass status'
 	@$(CC) status --data-dir $(DEMO)/self
+	@echo '== Next: browse it in the web UI (search, why, graph): $(CC) ui --data-dir $(DEMO)/rich --open'
 
 lint: install
 	$(BIN)/ruff check src tests benchmarks scripts

@@ -220,3 +220,45 @@ def test_codecompass_ui_serves_the_page(site: Site) -> None:
         process.terminate()
         _, err = process.communicate(timeout=30)
     assert f"Code Compass UI on http://127.0.0.1:{port}/" in err
+
+
+def test_node_details_carry_the_memories_about_the_node(
+    site: Site, onnx: Embedder, tmp_path: Path
+) -> None:
+    import shutil
+
+    shutil.copytree(site.data, tmp_path / "data")
+    engine = Engine(settings_for(tmp_path / "data"), embedder=onnx)
+    with engine:
+        stored = engine.memory.remember(
+            "Tokens are compared with hmac.compare_digest to avoid timing leaks.",
+            type="decision",
+            symbols=["verify_token"],
+        )
+    for running in start(settings_for(tmp_path / "data"), onnx):
+        _, data = running.get("/api/node?" + q(id="verify_token"))
+        assert [(m["id"], m["type"]) for m in data["memories"]] == [(stored.id, "decision")]
+        assert data["memories"][0]["about"] == ["authsvc/auth/tokens.py#verify_token"]
+        _, other = running.get("/api/node?" + q(id="parse_header"))
+        assert other["memories"] == []
+
+
+def test_a_principal_sees_only_its_scopes(site: Site, onnx: Embedder, tmp_path: Path) -> None:
+    import dataclasses
+    import shutil
+
+    from codecompass.security.access import add_principal
+
+    shutil.copytree(site.data, tmp_path / "data")
+    settings = settings_for(tmp_path / "data")
+    principals = tmp_path / "principals.toml"
+    token = add_principal(principals, "auth-team", ["authsvc:auth/"])
+    server = dataclasses.replace(settings.server, principals=str(principals))
+    for running in start(dataclasses.replace(settings, server=server), onnx):
+        _, found = running.get("/api/search?" + q(q="handlers authorize the token"), token=token)
+        assert found["results"] and {h["path"] for h in found["results"]} == {"auth/tokens.py"}
+        assert all(n["path"] in (None, "auth/tokens.py") for n in found["graph"]["nodes"])
+        status, denied = running.get("/api/file?" + q(path="api/handlers.py"), token=token)
+        assert (status, denied["error"]["code"]) == (403, "access_denied")
+        status, _ = running.get("/api/search?" + q(q="token"))
+        assert status == 401  # principals exist: no token, no data

@@ -293,3 +293,15 @@ def test_screenshots_of_search_and_graph(page: Any, web: Running, tmp_path: Path
         head = (tmp_path / name).read_bytes()[:24]
         assert head[:8] == b"\x89PNG\r\n\x1a\n"
         assert int.from_bytes(head[16:20], "big") == 1280  # the viewport's width
+
+
+def test_level_of_detail_collapses_to_files_and_folders(page: Any, web: Running) -> None:
+    nodes = api_search(web)["graph"]["nodes"]
+    files = {f"{n['repo']}/{n['path']}" for n in nodes}
+    folders = {f.rsplit("/", 1)[0] for f in files}
+    assert len(files) < len(nodes)
+    search(page, web)
+    show_graph(page, "files")
+    assert page.get_attribute("#cy", "data-nodes") == str(len(files))
+    show_graph(page, "modules")
+    assert page.get_attribute("#cy", "data-nodes") == str(len(folders))
