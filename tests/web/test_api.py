@@ -262,3 +262,33 @@ def test_a_principal_sees_only_its_scopes(site: Site, onnx: Embedder, tmp_path: 
         assert (status, denied["error"]["code"]) == (403, "access_denied")
         status, _ = running.get("/api/search?" + q(q="token"))
         assert status == 401  # principals exist: no token, no data
+
+
+def test_editor_links_are_quoted_and_bad_patterns_refused() -> None:
+    from codecompass.errors import ConfigError
+    from codecompass.web.app import check_editor, editor_url
+
+    url = editor_url("vscode://file/{path}:{line}", Path("/src/my app/a#b.py"), 7, "r", "x")
+    assert url == "vscode://file//src/my%20app/a%23b.py:7"
+    pattern = "idea://open?file={path}&line={line}"
+    assert editor_url(pattern, Path("/a.py"), 3, "r", "a.py") == "idea://open?file=/a.py&line=3"
+    with pytest.raises(ConfigError, match=r"\{path\}, \{line\}, \{repo\} and \{rel\}"):
+        check_editor("vscode://file/{file}:{line}")
+
+
+def test_explorer_relations_follow_the_cli(web: Running) -> None:
+    def explored(relation: str) -> set[str]:
+        status, data = web.get("/api/explore?" + q(id="verify_token", relation=relation))
+        assert status == 200, data
+        return {n["id"] for n in data["nodes"]} - {data["root"]}
+
+    callers = explored("callers")
+    assert callers == {
+        "authsvc/api/handlers.py#Handler.authorize",
+        "authsvc/api/handlers.py#get_user",
+        "authsvc/api/admin.py#AdminHandler.delete_user",
+    }
+    dependents = explored("dependents")
+    assert "authsvc/auth/tokens.py" not in dependents  # no `contains` edges
+    assert callers <= dependents
+    assert explored("callees") == {"?hmac.compare_digest"}  # a library call, unresolved

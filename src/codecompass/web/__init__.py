@@ -66,7 +66,7 @@ def serve_ui(
                 file=sys.stderr,
                 flush=True,
             )
-            if open_browser:
-                webbrowser.open(url)
+            if open_browser:  # the server's own token rides in the fragment, never sent
+                webbrowser.open(url + (f"#/search&token={token}" if token else ""))
 
     anyio.run(run)

@@ -19,6 +19,7 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 from pydantic import BaseModel
@@ -31,7 +32,7 @@ from starlette.types import ASGIApp
 
 from codecompass.audit import CallRecord
 from codecompass.engine import Engine
-from codecompass.errors import CodeCompassError, InputError
+from codecompass.errors import CodeCompassError, ConfigError, InputError
 from codecompass.graph.models import EDGE_TYPES
 from codecompass.indexing.chunk import CHUNK_KINDS
 from codecompass.indexing.languages import LANGUAGES
@@ -57,13 +58,7 @@ MAX_DEPTH = 5
 MAX_EXPAND = 200  # nodes one expansion may add
 FILE_MAX_LINES = 2000  # the code view reads at most this many lines
 STATUS_DAYS = 30
-DIRECTIONS = {
-    # explorer direction → (graph direction, default edge types)
-    "callers": ("in", ["calls"]),
-    "callees": ("out", ["calls"]),
-    "dependencies": ("out", None),
-    "dependents": ("in", None),
-}
+RELATIONS = ("callers", "callees", "dependencies", "dependents")
 HTTP_STATUS = {
     "invalid_argument": 400,
     "out_of_range": 400,
@@ -99,16 +94,6 @@ class Params:
             raise InputError(f"{name} must be between {low} and {high}, not {value}.")
         return value
 
-    def number(self, name: str, default: float) -> float:
-        raw = self.text(name)
-        try:
-            value = default if raw is None else float(raw)
-        except ValueError:
-            raise InputError(f"{name} must be a number, not {raw!r}.") from None
-        if not 0.0 <= value <= 1.0:
-            raise InputError(f"{name} must be between 0 and 1, not {value}.")
-        return value
-
     def choice(self, name: str, options: list[str], default: str | None = None) -> str | None:
         value = self.text(name) or default
         if value is not None and value not in options:
@@ -118,6 +103,25 @@ class Params:
     def types(self) -> list[str] | None:
         raw = self.text("types")
         return [t.strip() for t in raw.split(",") if t.strip()] if raw else None
+
+
+def editor_url(pattern: str, path: Path, line: int, repo: str, rel: str) -> str:
+    """The "open in editor" link: the [ui] editor pattern with the file's absolute path,
+    line, repository and relative path filled in (paths URL-quoted)."""
+    return pattern.format(
+        path=quote(path.as_posix(), safe="/:"), line=line, repo=quote(repo), rel=quote(rel)
+    )
+
+
+def check_editor(pattern: str) -> None:
+    """Refuse an editor pattern that could not be filled in, at start-up."""
+    try:
+        editor_url(pattern, Path("/x"), 1, "r", "x")
+    except (KeyError, IndexError, ValueError) as exc:
+        raise ConfigError(
+            f"[ui] editor {pattern!r} is not a valid pattern ({exc!r}); use the placeholders "
+            "{path}, {line}, {repo} and {rel}, e.g. vscode://file/{path}:{line}."
+        ) from None
 
 
 def _json(data: Any, status: int = 200) -> JSONResponse:
@@ -203,7 +207,14 @@ class WebApp:
             k = params.integer("k", 10, 1, MAX_TOP_K)
             detail = params.choice("detail", ["compact", "preview", "full"], "preview")
             rec.query = query
-            rec.filters = {"repo": where.repo, "language": where.language, "k": k}
+            rec.filters = {
+                "repo": where.repo,
+                "language": where.language,
+                "path": where.path_prefix,
+                "kind": where.kind,
+                "k": k,
+                "detail": detail,
+            }
             began = time.perf_counter()
             found = engine.retrieve(query, engine.search_options(k=k, where=where, detail=detail))
             rec.result_count = rec.evidence_count = len(found.hits)
@@ -250,8 +261,8 @@ class WebApp:
                 **content,
                 "html": highlight_lines(view.path, view.text),
                 "stale": engine.changed_on_disk(view.repo, view.path),
-                "editor_url": self.settings.ui.editor.format(
-                    path=(root / view.path).as_posix(), line=line, repo=view.repo, rel=view.path
+                "editor_url": editor_url(
+                    self.settings.ui.editor, root / view.path, line, view.repo, view.path
                 ),
             }
 
@@ -301,17 +312,20 @@ class WebApp:
         def work(engine: Engine, params: Params, rec: CallRecord) -> Any:
             node = params.text("id", required=True)
             assert node is not None
-            relation = params.choice("relation", list(DIRECTIONS), "callers") or "callers"
-            direction, default_types = DIRECTIONS[relation]
+            relation = params.choice("relation", list(RELATIONS), "callers") or "callers"
+            depth = params.integer("depth", 2, 1, MAX_DEPTH)
+            types = params.types()
             rec.query = node
-            rec.filters = {"relation": relation}
-            result = engine.traverse(
-                node,
-                depth=params.integer("depth", 2, 1, MAX_DEPTH),
-                types=params.types() or default_types,
-                direction=direction,
-                limit=MAX_EXPAND,
-            )
+            rec.filters = {"relation": relation, "depth": depth, "types": types}
+            if relation == "callees":  # what it calls: its dependencies along calls
+                result = engine.dependencies(node, types=types or ["calls"], depth=depth)
+            else:
+                walk = {
+                    "callers": engine.callers,
+                    "dependencies": engine.dependencies,
+                    "dependents": engine.dependents,
+                }[relation]
+                result = walk(node, types=types, depth=depth)
             rec.result_count = len(result.nodes)
             return result
 
@@ -367,6 +381,7 @@ def create_app(service: Service, *, token: str = "", warm: bool = True) -> ASGIA
     """The web app over `service`; behind a bearer-token check when there is a token or
     principals. With `warm`, the index and the embedding model load at start-up, so the
     first search answers as fast as the next."""
+    check_editor(service.settings.ui.editor)
     web = WebApp(service)
 
     @asynccontextmanager

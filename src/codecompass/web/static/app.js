@@ -122,6 +122,9 @@ async function search(event) {
   const q = $("#q").value.trim();
   if (!q) return;
   showError(null);
+  if (!state.config) {  // the page opened before anything was indexed
+    try { await loadConfig(); } catch (error) { showError(error); return; }
+  }
   $("#search-status").textContent = "Searching…";
   const started = performance.now();
   try {
@@ -226,7 +229,8 @@ async function openHit(i) {
 async function openCode(repo, path, start, end) {
   $("#code-title").textContent = `${repo}/${path}:${start}-${end}`;
   try {
-    const file = await api("/api/file", { repo, path, line: start });
+    // A window of the file around the lines (the server sends at most 2,000 lines).
+    const file = await api("/api/file", { repo, path, start: Math.max(1, start - 500), line: start });
     const code = $("#code");
     code.replaceChildren();
     file.html.forEach((html, n) => {
