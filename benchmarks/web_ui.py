@@ -27,17 +27,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+from index_rich import QUERIES  # benchmarks/ is on the path when run as a script
 from playwright.sync_api import sync_playwright
 
 from codecompass.engine import Engine
-
-QUERIES = [
-    "render a table with borders",
-    "progress bar with time remaining",
-    "syntax highlighting of source code",
-    "parse console markup tags",
-    "measure the width of text in cells",
-]
 
 
 def free_port() -> int:

@@ -92,6 +92,7 @@ from codecompass.service import (
     check_http_binding,
     error_code,
     redact_all,
+    run_http,
 )
 from codecompass.settings import Settings
 from codecompass.storage import damage_of, index_exists
@@ -370,15 +371,7 @@ async def search_code(
 
     def work(engine: Engine) -> SearchCodeResult:
         options = engine.search_options(k=top_k, where=f.where(), detail=detail)
-        found = engine.retrieve(query, options)
-        return SearchCodeResult(
-            query_id=rec.query_id,
-            results=found.hits,
-            stale=found.stale,
-            generation=found.generation,
-            coverage=found.coverage,
-            memories=found.memories,
-        )
+        return engine.retrieve(query, options).code_result(rec.query_id)
 
     return await _state(ctx).serve("search_code", work, lambda r: (len(r.results), len(r.results)))
 
@@ -1104,33 +1097,19 @@ def _serve(
     if not http:
         anyio.run(server.run_stdio_async)
         return
-    import uvicorn
+    auth = (
+        "bearer token required"
+        if token or state.principals.principals()
+        else "no token (loopback only)"
+    )
+
+    def started(host: str, port: int) -> None:
+        print(
+            f"Code Compass MCP server on http://{host}:{port}/mcp ({auth}); "
+            f"metrics at /metrics. Data: {settings.data_dir}",
+            file=sys.stderr,
+            flush=True,
+        )
 
     app = http_app(server, state, host=bind, token=token)
-    config = uvicorn.Config(
-        app, host=bind, port=port or settings.server.port, log_level="warning", lifespan="on"
-    )
-    uv = uvicorn.Server(config)
-
-    async def run() -> None:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(uv.serve)
-            while not uv.started:
-                if uv.should_exit:
-                    return
-                await anyio.sleep(0.05)
-            sockets = [s for srv in uv.servers for s in (srv.sockets or [])]
-            where = sockets[0].getsockname() if sockets else (bind, port)
-            auth = (
-                "bearer token required"
-                if token or state.principals.principals()
-                else "no token (loopback only)"
-            )
-            print(
-                f"Code Compass MCP server on http://{where[0]}:{where[1]}/mcp ({auth}); "
-                f"metrics at /metrics. Data: {settings.data_dir}",
-                file=sys.stderr,
-                flush=True,
-            )
-
-    anyio.run(run)
+    run_http(app, bind, settings.server.port if port is None else port, started)

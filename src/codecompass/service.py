@@ -170,6 +170,29 @@ def check_http_binding(host: str, token: str, principals: bool = False) -> None:
         raise ConfigError("The server token is shorter than 16 characters; use a longer one.")
 
 
+def run_http(app: ASGIApp, host: str, port: int, started: Callable[[str, int], None]) -> None:
+    """Serve `app` with uvicorn until the process is stopped; `started(host, port)` runs
+    once the socket listens (port 0 takes a free port, which it names)."""
+    import uvicorn
+
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    )
+
+    async def run() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server.serve)
+            while not server.started:
+                if server.should_exit:
+                    return
+                await anyio.sleep(0.05)
+            sockets = [s for srv in server.servers for s in (srv.sockets or [])]
+            bound = sockets[0].getsockname() if sockets else (host, port)
+            started(str(bound[0]), int(bound[1]))
+
+    anyio.run(run)
+
+
 def only_healthz(path: str) -> bool:
     return path == "/healthz"
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from codecompass.errors import InputError
 from codecompass.models import FileRecord
-from codecompass.schemas import FileHit, Hit, MemoryNote, SymbolHit
+from codecompass.schemas import FileHit, Hit, MemoryNote, SearchCodeResult, SymbolHit
 from codecompass.search import candidates, features, results
 from codecompass.search.context import SearchContext, SearchOptions, SearchSources
 from codecompass.search.format import check_detail
@@ -50,6 +50,17 @@ class SearchResult:
     # The catalog's records of the cited files (read once per search, in its snapshot).
     cited: dict[tuple[str, str], FileRecord] = field(default_factory=dict)
     memories: list[MemoryNote] = field(default_factory=list)  # agents' notes on the hits
+
+    def code_result(self, query_id: str) -> SearchCodeResult:
+        """The answer as the search_code tool (and the web UI) return it."""
+        return SearchCodeResult(
+            query_id=query_id,
+            results=self.hits,
+            stale=self.stale,
+            generation=self.generation,
+            coverage=self.coverage,
+            memories=self.memories,
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {

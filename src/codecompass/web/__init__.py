@@ -11,10 +11,8 @@ from __future__ import annotations
 import sys
 import webbrowser
 
-import anyio
-
 from codecompass.protocols import Embedder
-from codecompass.service import Service, check_http_binding
+from codecompass.service import Service, check_http_binding, run_http
 from codecompass.settings import Settings
 from codecompass.web.app import create_app
 
@@ -30,43 +28,23 @@ def serve_ui(
     embedder: Embedder | None = None,
 ) -> None:
     """Run the web app until the process is stopped."""
-    import uvicorn
-
     bind = host or settings.server.host
     token = settings.server.token
     service = Service(settings, embedder=embedder, transport="web")
     check_http_binding(bind, token, bool(service.principals.principals()))
     app = create_app(service, token=token)
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app,
-            host=bind,
-            port=settings.ui.port if port is None else port,
-            log_level="warning",
-            lifespan="on",
+    needs_token = bool(token or service.principals.principals())
+
+    def started(where: str, bound: int) -> None:
+        url = f"http://{f'[{where}]' if ':' in where else where}:{bound}/"
+        print(
+            f"Code Compass UI on {url}"
+            + (" (append #token=<your token> to the address)" if needs_token else "")
+            + f". Data: {settings.data_dir}. Ctrl-C stops it.",
+            file=sys.stderr,
+            flush=True,
         )
-    )
+        if open_browser:  # the server's own token rides in the fragment, never sent
+            webbrowser.open(url + (f"#/search&token={token}" if token else ""))
 
-    async def run() -> None:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(server.serve)
-            while not server.started:
-                if server.should_exit:
-                    return
-                await anyio.sleep(0.05)
-            sockets = [s for srv in server.servers for s in (srv.sockets or [])]
-            where_host, where_port = sockets[0].getsockname()[:2]
-            shown = f"[{where_host}]" if ":" in where_host else where_host
-            url = f"http://{shown}:{where_port}/"
-            needs_token = token or service.principals.principals()
-            print(
-                f"Code Compass UI on {url}"
-                + (" (append #token=<your token> to the address)" if needs_token else "")
-                + f". Data: {settings.data_dir}. Ctrl-C stops it.",
-                file=sys.stderr,
-                flush=True,
-            )
-            if open_browser:  # the server's own token rides in the fragment, never sent
-                webbrowser.open(url + (f"#/search&token={token}" if token else ""))
-
-    anyio.run(run)
+    run_http(app, bind, settings.ui.port if port is None else port, started)

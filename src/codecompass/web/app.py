@@ -37,7 +37,7 @@ from codecompass.graph.models import EDGE_TYPES
 from codecompass.indexing.chunk import CHUNK_KINDS
 from codecompass.indexing.languages import LANGUAGES
 from codecompass.models import ChunkFilter
-from codecompass.schemas import FileContent, SearchCodeResult
+from codecompass.schemas import FileContent
 from codecompass.service import (
     LOCAL,
     PRINCIPAL_KEY,
@@ -218,14 +218,7 @@ class WebApp:
             began = time.perf_counter()
             found = engine.retrieve(query, engine.search_options(k=k, where=where, detail=detail))
             rec.result_count = rec.evidence_count = len(found.hits)
-            answer = SearchCodeResult(
-                query_id=rec.query_id,
-                results=found.hits,
-                stale=found.stale,
-                generation=found.generation,
-                coverage=found.coverage,
-                memories=found.memories,
-            ).as_dict()
+            answer = found.code_result(rec.query_id).as_dict()
             answer["graph"] = explain_graph(engine, found.hits, limit=self.settings.ui.max_nodes)
             answer["elapsed_ms"] = round((time.perf_counter() - began) * 1000, 1)
             return answer
