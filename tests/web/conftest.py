@@ -177,7 +177,9 @@ def chromium_path() -> str | None:
     return os.environ.get("CODECOMPASS_TEST_CHROMIUM") or shutil.which("chromium")
 
 
-@pytest.fixture(scope="session")
+# Module scope: Playwright's sync API keeps an event loop running in the main thread
+# while it is open, which would break any later test that starts one (anyio.run).
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     reason = None
     path = chromium_path()
