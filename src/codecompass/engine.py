@@ -533,8 +533,10 @@ class Engine:
     def changed_on_disk(self, repo: str, path: str) -> bool:
         """Whether an indexed file changed (size or mtime) or left the disk since it was
         indexed: what it shows may be out of date."""
-        record = self.graph.file_record(repo, path)
-        return record is not None and bool(self._changed_since_indexed({(repo, path): record}))
+        record = self.backend.files.files(repo).get((repo, path))
+        if record is None or not self.access.allows(repo, path):
+            return False
+        return bool(self._changed_since_indexed({(repo, path): record}))
 
     def search(
         self,
@@ -1015,13 +1017,10 @@ class Engine:
         node = graph.resolve_node(start, repo=self._repo_name(repo))
         return self._fresh(graph.traverse(node, repo=repo, **options), graph)
 
-    def subgraph(
-        self, ids: list[str], *, limit: int = 200, skip_unknown: bool = False
-    ) -> GraphResult:
-        """These nodes and the edges between them (at most `limit` nodes); with
-        `skip_unknown`, ids that name no node are left out instead of refused."""
+    def subgraph(self, ids: list[str], *, limit: int = 200) -> GraphResult:
+        """These nodes and the edges between them (at most `limit` nodes)."""
         graph = self.graph
-        return self._fresh(graph.subgraph(ids, limit=limit, skip_unknown=skip_unknown), graph)
+        return self._fresh(graph.subgraph(ids, limit=limit), graph)
 
     def node_details(self, node: str, *, limit: int = 50) -> NodeDetails:
         """A node up close: signature, doc, location, its strongest edges in and out and

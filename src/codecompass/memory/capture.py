@@ -130,16 +130,12 @@ def _message(entry: dict[str, Any]) -> tuple[Role, str] | None:
     if isinstance(info, dict) and isinstance(parts, list):  # OpenCode
         if info.get("role") == "assistant" and info.get("summary") is True:
             return None
-        texts = [
-            part["text"]
+        shown = [
+            part
             for part in parts
-            if isinstance(part, dict)
-            and part.get("type") == "text"
-            and isinstance(part.get("text"), str)
-            and not part.get("synthetic")
-            and not part.get("ignored")
+            if not (isinstance(part, dict) and (part.get("synthetic") or part.get("ignored")))
         ]
-        return _role_text(info.get("role"), "\n\n".join(texts))
+        return _role_text(info.get("role"), shown)
     if "role" in entry:  # generic chat
         return _role_text(entry.get("role"), entry.get("content"))
     return None

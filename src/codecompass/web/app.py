@@ -76,11 +76,14 @@ class Params:
     def __init__(self, request: Request) -> None:
         self.values = request.query_params
 
-    def text(self, name: str, *, required: bool = False) -> str | None:
-        value = (self.values.get(name) or "").strip()
-        if required and not value:
+    def text(self, name: str) -> str | None:
+        return (self.values.get(name) or "").strip() or None
+
+    def required(self, name: str) -> str:
+        value = self.text(name)
+        if value is None:
             raise InputError(f"Give the {name!r} parameter.")
-        return value or None
+        return value
 
     def integer(self, name: str, default: int, low: int, high: int) -> int:
         raw = self.text(name)
@@ -196,8 +199,7 @@ class WebApp:
 
     async def search(self, request: Request) -> Response:
         def work(engine: Engine, params: Params, rec: CallRecord) -> dict[str, Any]:
-            query = params.text("q", required=True)
-            assert query is not None
+            query = params.required("q")
             where = ChunkFilter(
                 repo=params.text("repo"),
                 language=params.text("language"),
@@ -227,8 +229,7 @@ class WebApp:
 
     async def file(self, request: Request) -> Response:
         def work(engine: Engine, params: Params, rec: CallRecord) -> dict[str, Any]:
-            path = params.text("path", required=True)
-            assert path is not None
+            path = params.required("path")
             repo = params.text("repo")
             start = params.integer("start", 1, 1, 10_000_000)
             end = params.integer("end", start + FILE_MAX_LINES - 1, 1, 10_000_000)
@@ -263,8 +264,7 @@ class WebApp:
 
     async def node(self, request: Request) -> Response:
         def work(engine: Engine, params: Params, rec: CallRecord) -> Any:
-            node = params.text("id", required=True)
-            assert node is not None
+            node = params.required("id")
             rec.query = node
             return engine.node_details(node)
 
@@ -272,8 +272,7 @@ class WebApp:
 
     async def expand(self, request: Request) -> Response:
         def work(engine: Engine, params: Params, rec: CallRecord) -> Any:
-            node = params.text("id", required=True)
-            assert node is not None
+            node = params.required("id")
             direction = params.choice("direction", ["in", "out", "both"], "both")
             limit = params.integer("limit", MAX_EXPAND, 1, MAX_EXPAND)
             rec.query = node
@@ -287,8 +286,7 @@ class WebApp:
 
     async def symbols(self, request: Request) -> Response:
         def work(engine: Engine, params: Params, rec: CallRecord) -> dict[str, Any]:
-            name = params.text("q", required=True)
-            assert name is not None
+            name = params.required("q")
             rec.query = name
             matches = engine.find_symbol(
                 name,
@@ -303,8 +301,7 @@ class WebApp:
 
     async def explore(self, request: Request) -> Response:
         def work(engine: Engine, params: Params, rec: CallRecord) -> Any:
-            node = params.text("id", required=True)
-            assert node is not None
+            node = params.required("id")
             relation = params.choice("relation", list(RELATIONS), "callers") or "callers"
             depth = params.integer("depth", 2, 1, MAX_DEPTH)
             types = params.types()

@@ -38,7 +38,8 @@ def explain_graph(engine: Engine, hits: list[Hit], *, limit: int) -> dict[str, A
             roles.setdefault(on_path, ON_PATH)
     if not roles:
         return {"nodes": [], "edges": [], "truncated": False}
-    found = engine.subgraph(list(roles), limit=limit, skip_unknown=True)
+    # The reader's cut alone: the search already named stale files and memories.
+    found = engine.graph.subgraph(list(roles), limit=limit, skip_unknown=True)
     nodes = []
     for found_node in found.nodes:
         hit_rank, hit_score = ranks.get(found_node.id, (None, None))
