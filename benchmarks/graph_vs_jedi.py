@@ -11,7 +11,9 @@ Reported, at confidence ≥ 0.8 and overall:
   jedi points (an edge into the package where jedi says "external" is wrong);
 - recall: of the sites jedi resolves into the package, the share where one of our edges
   points to jedi's symbol;
-and the kinds of failures, with examples.
+and the kinds of failures, with examples. A call of a class has two edges, to the class
+and to the constructor it runs (`__init__`); jedi names the class, so the constructor edge
+is left out here (benchmarks/pycg_micro.py checks those).
 
     .venv/bin/python benchmarks/graph_vs_jedi.py [--package requests] [--sites 100] [--seed 7]
 """
@@ -147,7 +149,7 @@ def main() -> None:
                 ours: list[Found] = [
                     (e.target, e.confidence, int(e.resolved), e.via, e.name)
                     for e in calls.get((site.path, site.line), [])
-                    if _last_name(e.name) == site.name
+                    if _last_name(e.name) == site.name and e.via != "constructor"
                 ]
                 rows.append((site, verdict, truth, ours))
             report(rows, args, version, len(sites))

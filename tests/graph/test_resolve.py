@@ -82,6 +82,8 @@ JAVASCRIPT: set[Edge] = {
     (f"{JS}/app.js", f"{JS}/cart.js#Cart", "imports", 1.0, 1),
     (f"{JS}/app.js", f"{JS}/util.js#formatPrice", "imports", 1.0, 1),
     (f"{JS}/app.js", f"{JS}/cart.js#Cart", "calls", 1.0, 3),
+    # `new Cart()` runs its constructor.
+    (f"{JS}/app.js", f"{JS}/cart.js#Cart.constructor", "calls", 1.0, 3),
     # `add` returns `this`, so `.total()` is on a Cart too.
     (f"{JS}/app.js", f"{JS}/cart.js#Cart.add", "calls", 0.8, 4),
     (f"{JS}/app.js", f"{JS}/cart.js#Cart.total", "calls", 0.8, 4),
@@ -114,6 +116,7 @@ TYPESCRIPT: set[Edge] = {
     (f"{TS}/repo.ts#UserRepo", f"{TS}/models.ts#Repository", "implements", 1.0, 3),
     (f"{TS}/repo.ts#UserRepo.find", f"{TS}/models.ts#User", "references", 1.0, 4),
     (f"{TS}/repo.ts#UserRepo.find", f"{TS}/models.ts#User", "calls", 1.0, 5),
+    (f"{TS}/repo.ts#UserRepo.find", f"{TS}/models.ts#User.constructor", "calls", 1.0, 5),
     (f"{TS}/service.ts", f"{TS}/repo.ts", "imports", 1.0, 1),
     (f"{TS}/service.ts", f"{TS}/repo.ts#UserRepo", "imports", 1.0, 1),
     (f"{TS}/service.ts", f"{TS}/models.ts", "imports", 1.0, 2),
@@ -123,6 +126,7 @@ TYPESCRIPT: set[Edge] = {
     (f"{TS}/service.ts#UserService.hello", f"{TS}/models.ts#User.greet", "calls", 0.8, 9),
     (f"{TS}/service.ts#UserService.make", f"{TS}/models.ts#User", "references", 0.9, 12),
     (f"{TS}/service.ts#UserService.make", f"{TS}/models.ts#User", "calls", 0.9, 13),
+    (f"{TS}/service.ts#UserService.make", f"{TS}/models.ts#User.constructor", "calls", 0.9, 13),
     (f"{TS}/service.ts#UserService.untyped", f"{TS}/models.ts#User.greet", "calls", 0.4, 17),
     (f"{TS}/service.ts#UserService.untyped", "?lookup", "calls", 0.0, 18),
 }

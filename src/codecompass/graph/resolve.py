@@ -29,12 +29,14 @@ from __future__ import annotations
 import builtins
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from codecompass.graph.index import Package, SymbolIndex
 from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT
 from codecompass.indexing.extract import DEEP_LANGUAGES, ECMA_LANGUAGES
-from codecompass.indexing.facts import FileFacts, Ref
+from codecompass.indexing.facts import FileFacts, FunctionFacts, Ref
 from codecompass.models import Edge, HttpFact, SymbolRecord
 
 CONF_EXACT = 1.0
@@ -46,6 +48,7 @@ CONF_UNIQUE = 0.5
 CONF_AMBIGUOUS = 0.4
 MAX_CANDIDATES = 3
 MAX_DEPTH = 12
+FLOW_DEPTH = 3  # calls deep that an argument is followed into function bodies
 END = 10**9  # "after every line": module-level names as seen from a function body
 
 # Functions every program of a language can call without importing them: a call to one
@@ -91,30 +94,70 @@ TYPING_ROOTS = frozenset({"typing", "typing_extensions", "collections", "abc"})
 HTTP_VERBS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
 CLIENT_ROOTS = frozenset({"requests", "httpx", "aiohttp", "axios"})
 ROUTE_ROOTS = frozenset({"flask", "fastapi", "starlette", "django", "express"})
-_SEGMENT = re.compile(r"^([^()\[\]]*)((?:\(\)|\[\])*)$")
+_SEGMENT = re.compile(r"^([^()\[\]]*)((?:\(\)|\[[^\[\]]*\])*)$")
+_OP = re.compile(r"\(\)|\[([^\[\]]*)\]")
 
 
 @dataclass(frozen=True, slots=True)
 class Value:
-    """What an expression evaluates to, as far as static reading can tell."""
+    """What an expression evaluates to, as far as static reading can tell.
 
-    kind: str  # module, sym, inst, ext, builtin, super, unknown, unbound
+    Kinds: module, sym (a definition), inst (an instance of a class), ext (something from
+    outside the workspace), builtin, super, cont (a container literal: its elements are
+    bound to the pseudo name ``name[]`` in scope ``scope`` of ``path``), gen (a
+    generator of what function ``sym`` yields), union (any of ``alts``), unknown,
+    unbound.
+    """
+
+    kind: str
     conf: float = 1.0
     via: str = ""
     sym: SymbolRecord | None = None
     repo: str = ""
     path: str = ""
-    name: str = ""  # external dotted name, builtin name, unbound name
+    name: str = ""  # external dotted name, builtin name, unbound name, container name
+    scope: int = 0  # a container's scope
+    alts: tuple[Value, ...] = ()
+    bound: bool = False  # a method reached through an instance: `self` is passed
 
     @property
     def known(self) -> bool:
         return self.kind not in ("unknown", "unbound")
 
+    @property
+    def each(self) -> tuple[Value, ...]:
+        return self.alts if self.kind == "union" else (self,)
+
     def weaker(self, conf: float, via: str | None = None) -> Value:
+        if self.kind == "union":
+            alts = tuple(a.weaker(conf, via) for a in self.alts)
+            return replace(self, conf=min(self.conf, conf), alts=alts)
         return replace(self, conf=min(self.conf, conf), via=via or self.via)
 
 
 UNKNOWN = Value("unknown", conf=0.0)
+_T = TypeVar("_T")
+MAX_VALUES = 8  # alternatives a name may hold before it counts as unknown
+
+
+def union(values: list[Value]) -> Value:
+    """One value for several alternatives: unknown ones dropped, duplicates merged."""
+    seen: dict[tuple[str, str], Value] = {}
+    for value in values:
+        for alt in value.each:
+            if not alt.known:
+                continue
+            key = _identity(alt)
+            if key not in seen or alt.conf > seen[key].conf:
+                seen[key] = alt
+    if not seen:
+        return UNKNOWN
+    if len(seen) == 1:
+        return next(iter(seen.values()))
+    if len(seen) > MAX_VALUES:
+        return UNKNOWN
+    alts = tuple(seen.values())
+    return Value("union", conf=max(a.conf for a in alts), alts=alts)
 
 
 @dataclass(slots=True)
@@ -148,6 +191,51 @@ class Ctx:
     @property
     def file_id(self) -> str:
         return f"{self.repo}/{self.path}"
+
+    def call_source(self, ref: Ref, innermost: str) -> str:
+        """Who makes a call: the innermost symbol around its line, except on the lines
+        of a definition's decorators, which the scope around the definition runs."""
+        symbol = self.innermost(ref.line, sections=False)
+        if symbol is None or symbol.id != innermost:
+            return innermost
+        facts = self.facts.functions.get(symbol.qualified_name) or self.facts.classes.get(
+            symbol.qualified_name
+        )
+        if facts is None or ref.line >= self.facts.scopes[facts.scope].line:
+            return innermost
+        if 0 < ref.scope < len(self.facts.scopes):
+            s = self.facts.scopes[ref.scope]
+            found = self.symbol(s.name, s.line)
+            return found.id if found is not None else innermost
+        return self.file_id
+
+    def param_uses(self, function: FunctionFacts, names: set[str]) -> list[Ref]:
+        """Calls and loops in a function's body (nested functions included) that start
+        from one of its parameters `names` (the called chain or an argument)."""
+        inside = {function.scope}
+        for index, scope in enumerate(self.facts.scopes):
+            if scope.parent in inside:
+                inside.add(index)  # scopes are listed parents first
+        uses: list[Ref] = []
+        for ref in self.facts.refs:
+            if ref.kind not in ("call", "iterate") or ref.scope not in inside:
+                continue
+            heads = [_head(ref.name)] + [
+                _head(v[5:]) for _, v in ref.values or () if v[:5] in ("expr:", "cont:")
+            ]
+            if any(h in names and self.reaches(h, ref.scope, function.scope) for h in heads):
+                uses.append(ref)
+        return uses
+
+    def reaches(self, name: str, scope: int, target: int) -> bool:
+        """Whether `name` looked up from `scope` is found in scope `target`."""
+        index = scope
+        while 0 <= index < len(self.facts.scopes):
+            s = self.facts.scopes[index]
+            if name in s.bindings:
+                return index == target
+            index = s.parent
+        return False
 
     def symbol(self, qualified: str, line: int | None = None) -> SymbolRecord | None:
         found = self.by_qualified.get(qualified)
@@ -186,14 +274,22 @@ class Resolver:
         self._ctx: dict[tuple[str, str], Ctx | None] = {}
         # Facts do not change during a run: a binding evaluates to the same value every
         # time (module-level imports are looked up from every function).
-        self._bindings: dict[tuple[str, str, int, str, int], Value] = {}
+        self._bindings: dict[tuple[str, str, int, str, int, int], Value] = {}
         # …and the look-ups it made, so a file using a cached value records them too.
-        self._binding_deps: dict[tuple[str, str, int, str, int], frozenset[tuple[str, str]]] = {}
+        self._binding_deps: dict[
+            tuple[str, str, int, str, int, int], frozenset[tuple[str, str]]
+        ] = {}
         # A binding that came out unknown at some depth stays unknown from any deeper
         # start (less budget), and one under evaluation is unknown to itself: without
         # these, `x = x.f()` repeated in one function re-evaluates exponentially.
-        self._unknown_at: dict[tuple[str, str, int, str, int], int] = {}
-        self._in_progress: set[tuple[str, str, int, str, int]] = set()
+        self._unknown_at: dict[tuple[str, str, int, str, int, int], int] = {}
+        self._in_progress: set[tuple[str, str, int, str, int, int]] = set()
+        # What parameters hold while a call is followed into a function body (see
+        # `follow_arguments`): (repo, path, scope, name) → value. Bindings evaluated
+        # under it are cached apart (per `_env_id`).
+        self._env: dict[tuple[str, str, int, str], Value] = {}
+        self._env_id = 0
+        self._env_count = 0
 
     def ctx(self, repo: str, path: str) -> Ctx | None:
         key = (repo, path)
@@ -244,19 +340,33 @@ class Resolver:
     def deep_edges(self, ctx: Ctx, ref: Ref, out: FileResolution) -> list[Edge]:
         if ref.kind == "import":
             return self.import_edges(ctx, ref)
-        source = ctx.source_id(ref.line)
+        innermost = source = ctx.source_id(ref.line)
+        if ref.kind in ("call", "decorate") and ctx.language == "python":
+            source = ctx.call_source(ref, innermost)
         value = self.eval_chain(ctx, ref.name, ref.scope, ref.line, 0)
         if ref.kind == "call":
             if ref.args:
-                fact = self.http_fact(ctx, ref, value, source)
+                # a route decorator's handler is the definition it decorates
+                fact = self.http_fact(ctx, ref, value, innermost)
                 if fact is not None:
                     out.http.append(fact)
-            return self.call_edges(ctx, ref, value, source)
+            rows = self.call_edges(ctx, ref, value, source)
+            return rows + self.follow_arguments(ctx, ref, value, 0, frozenset())
+        if ref.kind == "decorate":
+            # Only decorators of the workspace are worth an edge: `@property`,
+            # `@app.route(…)` are everywhere and say nothing.
+            rows = [
+                e for e in self.call_edges(ctx, ref, value, source) if e.resolved and e.target_repo
+            ]
+            for row in rows:
+                row.via = "decorator"
+            return rows + self.follow_arguments(ctx, ref, value, 0, frozenset())
+        if ref.kind == "iterate":
+            return self.iteration_edges(ctx, ref, value, source)
         edge_type = {
             "inherit": "extends",
             "implement": "implements",
             "type": "references",
-            "decorator": "references",
         }.get(ref.kind, "references")
         if value.kind == "sym" and value.sym is not None:
             if edge_type in ("extends", "implements"):
@@ -276,8 +386,19 @@ class Resolver:
 
     def call_edges(self, ctx: Ctx, ref: Ref, value: Value, source: str) -> list[Edge]:
         kind = value.kind
+        if kind == "union":
+            rows = [row for alt in value.alts for row in self.call_edges(ctx, ref, alt, source)]
+            return [row for row in rows if row.resolved] or rows[:1]
         if kind == "sym" and value.sym is not None:
-            return [self._to_sym(source, value.sym, "calls", value.conf, ref, value.via)]
+            rows = [self._to_sym(source, value.sym, "calls", value.conf, ref, value.via)]
+            constructor = self.constructor(value.sym)
+            if constructor is not None:
+                rows.append(
+                    self._to_sym(source, constructor, "calls", value.conf, ref, "constructor")
+                )
+            return rows
+        if kind in ("cont", "gen"):
+            return []
         if kind == "super" and value.sym is not None:
             base = self.first_base(value.sym, 0)
             if base is not None:
@@ -297,6 +418,152 @@ class Resolver:
         if kind == "module":
             return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
         return self.guess_method(ctx, ref, source)
+
+    def constructor(self, cls: SymbolRecord) -> SymbolRecord | None:
+        """The method a call of class `cls` runs first (`__init__`, `constructor`),
+        inherited or its own; None for a function or a class without one."""
+        if cls.kind not in TYPE_KINDS:
+            return None
+        name = "__init__" if cls.path.endswith((".py", ".pyi")) else "constructor"
+        found = self.member_lookup(cls, name, False, 0, frozenset())
+        return found.sym if found is not None and found.kind == "sym" else None
+
+    def iteration_edges(self, ctx: Ctx, ref: Ref, value: Value, source: str) -> list[Edge]:
+        """`for x in obj`: `obj.__iter__()`, then `__next__` of what it returns, for
+        objects of workspace classes (containers and generators call nothing of ours)."""
+        rows: list[Edge] = []
+        for alt in value.each:
+            if alt.kind != "inst" or alt.sym is None:
+                continue
+            iterator = self.attribute(alt, "__iter__", 0)
+            for method, held in ((iterator, alt), (None, self.call_result(iterator, 0))):
+                step = method if method is not None else self.attribute(held, "__next__", 0)
+                for found in step.each:
+                    if found.kind == "sym" and found.sym is not None:
+                        rows.append(
+                            self._to_sym(source, found.sym, "calls", found.conf, ref, "iteration")
+                        )
+        return rows
+
+    # -- following arguments into a function ---------------------------------------------
+    def follow_arguments(
+        self, ctx: Ctx, ref: Ref, callee: Value, depth: int, seen: frozenset[str]
+    ) -> list[Edge]:
+        """Calls a function makes through what this call passes it: `run(handler)` with
+        `def run(cb): cb()` is a call of `handler` by `run`. The body's references that
+        use a parameter are resolved again with the parameter holding the argument (and
+        so on into the functions they pass it to, `FLOW_DEPTH` deep). The edges come
+        from the body's file, owned by this one (which read that file's facts)."""
+        if not ref.values or depth >= FLOW_DEPTH:
+            return []
+        args = [
+            (key, self.binding(ctx, ref.scope, value, ref.line, 1)) for key, value in ref.values
+        ]
+        if not any(_flows(v) for _, v in args):
+            return []
+        rows: list[Edge] = []
+        for alt in callee.each:
+            target = self.called_function(alt)
+            if target is None or target.sym is None or target.sym.id in seen:
+                continue
+            function = target.sym
+            fctx = self.ctx(function.repo, function.path)
+            facts = fctx.facts.functions.get(function.qualified_name) if fctx else None
+            if fctx is None or facts is None:
+                continue
+            env = self.parameter_env(fctx, facts, target.bound, args)
+            if not env:
+                continue
+            uses = fctx.param_uses(facts, {name for *_, name in env})
+            if not uses:
+                continue
+
+            def replay(
+                fctx: Ctx = fctx,
+                uses: list[Ref] = uses,
+                function: SymbolRecord = function,
+                names: frozenset[str] = frozenset(name for *_, name in env),
+                scope: int = facts.scope,
+            ) -> list[Edge]:
+                found: list[Edge] = []
+                for use in uses:
+                    value = self.eval_chain(fctx, use.name, use.scope, use.line, 0)
+                    head = _head(use.name)
+                    # Only what the parameter's value decides is new: a call of another
+                    # function that merely passes the parameter on is the body's own
+                    # edge, and a guess by name does not come from the argument.
+                    if head in names and fctx.reaches(head, use.scope, scope):
+                        source = fctx.source_id(use.line)
+                        if use.kind == "iterate":
+                            edges = self.iteration_edges(fctx, use, value, source)
+                        else:
+                            edges = self.call_edges(fctx, use, value, source)
+                        for edge in edges:
+                            if edge.resolved and edge.via != "name":
+                                edge.confidence = round(min(edge.confidence, CONF_SCOPE), 4)
+                                edge.via = "argument"
+                                found.append(edge)
+                    if use.kind == "call":
+                        found += self.follow_arguments(
+                            fctx, use, value, depth + 1, seen | {function.id}
+                        )
+                return found
+
+            rows += self.with_env(env, replay)
+        return rows
+
+    def called_function(self, value: Value) -> Value | None:
+        """The function a call of `value` runs: itself, a class's constructor (with
+        `self` filled in), an object's `__call__`."""
+        if value.kind == "sym" and value.sym is not None:
+            if value.sym.kind in ("function", "method"):
+                return value
+            constructor = self.constructor(value.sym)
+            if constructor is not None:
+                return Value("sym", conf=value.conf, sym=constructor, bound=True)
+        if value.kind == "inst" and value.sym is not None:
+            call = self.member_lookup(value.sym, "__call__", True, 0, frozenset())
+            if call is not None and call.kind == "sym":
+                return replace(call, bound=True)
+        return None
+
+    def parameter_env(
+        self, fctx: Ctx, facts: FunctionFacts, bound: bool, args: list[tuple[str, Value]]
+    ) -> dict[tuple[str, str, int, str], Value]:
+        params = facts.params[1:] if bound else facts.params
+        plain = [p for p in params if not p.startswith("*")]
+        env: dict[tuple[str, str, int, str], Value] = {}
+        position = 0
+        for key, value in args:
+            if key:
+                name = key if key in plain else None
+            else:
+                name = params[position] if position < len(params) else None
+                if name is not None and name.startswith("*"):
+                    name = None
+                position += 1
+            if name is not None and _flows(value):
+                env[(fctx.repo, fctx.path, facts.scope, name)] = value
+        return env
+
+    def with_env(self, env: dict[tuple[str, str, int, str], Value], work: Callable[[], _T]) -> _T:
+        saved = (self._env, self._env_id)
+        self._env = {**self._env, **env}
+        self._env_count += 1
+        self._env_id = self._env_count
+        try:
+            return work()
+        finally:
+            self._env, self._env_id = saved
+
+    def binds_class(self, method: SymbolRecord) -> bool:
+        """Whether a method's first parameter is its class (a classmethod)."""
+        ctx = self.ctx(method.repo, method.path)
+        facts = ctx.facts.functions.get(method.qualified_name) if ctx is not None else None
+        if ctx is None or facts is None or not facts.params:
+            return False
+        first = ctx.facts.scopes[facts.scope].bindings.get(facts.params[0], [])
+        return any(v.startswith("cls:") for _, v in first)
 
     def guess_method(self, ctx: Ctx, ref: Ref, source: str) -> list[Edge]:
         """The receiver's type is unknown: methods of that name, if there are few."""
@@ -323,7 +590,7 @@ class Resolver:
         if module.repo != ctx.repo:
             rows.append(self.package_edge(ctx, module, spec, ref))
         if sep and name != "*":
-            found = self.module_attr(module, name, 0)
+            found = self.module_attr(module, name, 0, defined=True)
             if found is not None and found.kind == "sym" and found.sym is not None:
                 rows.append(self._to_sym(source, found.sym, "imports", 1.0, ref, "import"))
             elif found is not None and found.kind == "module":
@@ -371,12 +638,39 @@ class Resolver:
         return value
 
     def apply_ops(self, value: Value, ops: str, depth: int) -> Value:
-        for i in range(0, len(ops), 2):
-            if ops[i : i + 2] == "()":
+        for op in _OP.finditer(ops):
+            if op.group(0) == "()":
                 value = self.call_result(value, depth)
-            elif value.kind not in ("ext", "builtin"):
-                value = UNKNOWN
+            else:
+                value = self.element(value, op.group(1), depth)
         return value
+
+    def element(self, value: Value, key: str, depth: int) -> Value:
+        """An element of a container (the one at literal `key` when it was bound with
+        that key: the latest such binding), of a generator, or what `value[…]` gives."""
+        if value.kind == "union":
+            return union([self.element(alt, key, depth) for alt in value.alts])
+        if value.kind in ("ext", "builtin"):
+            return value
+        if depth > MAX_DEPTH:
+            return UNKNOWN
+        if value.kind == "cont":
+            ctx = self.ctx(value.repo, value.path)
+            if ctx is None or not 0 <= value.scope < len(ctx.facts.scopes):
+                return UNKNOWN
+            entries = ctx.facts.scopes[value.scope].bindings.get(value.name + "[]", [])
+            keyed = [(n, v) for n, v in entries if key and v.startswith(f"key:{key}:")]
+            if keyed:
+                last = max(n for n, _ in keyed)
+                entries = [(n, v) for n, v in keyed if n == last]
+            found = union([self.binding(ctx, value.scope, v, n, depth + 1) for n, v in entries])
+            return found.weaker(value.conf) if found.known else UNKNOWN
+        if value.kind == "gen" and value.sym is not None:
+            return self.function_output(value.sym, "<yield>", value.conf, depth)
+        if value.kind == "inst" and value.sym is not None:  # what iterating it gives
+            iterator = self.call_result(self.attribute(value, "__iter__", depth + 1), depth + 1)
+            return self.call_result(self.attribute(iterator, "__next__", depth + 1), depth + 1)
+        return UNKNOWN
 
     def lookup(self, ctx: Ctx, name: str, scope: int, line: int, depth: int) -> Value | None:
         """A name as Python/JS scoping sees it: the enclosing function scopes (not class
@@ -391,18 +685,10 @@ class Resolver:
                 continue
             entries = s.bindings.get(name)
             if entries:
-                if own:
-                    before = [e for e in entries if e[0] <= line]
-                    ordered = list(reversed(before)) + [e for e in reversed(entries) if e[0] > line]
-                else:
-                    ordered = list(reversed(entries))
-                for bound_line, value in ordered:
-                    found = self.binding(ctx, index, value, bound_line, depth + 1)
-                    if found.known and not _is_none(found):
-                        if self.rebound(ctx, index, entries, found, depth):
-                            return found.weaker(CONF_REBOUND, "rebound")
-                        return found
-                return UNKNOWN
+                held = self._env.get((ctx.repo, ctx.path, index, name)) if self._env else None
+                if held is not None:
+                    return held
+                return self.bound_value(ctx, index, entries, line if own else END, depth)
             own = False
             index = s.parent
         if ctx.language == "python":
@@ -418,6 +704,32 @@ class Resolver:
         elif name in JS_GLOBALS:
             return Value("builtin", name=name)
         return None
+
+    def bound_value(
+        self, ctx: Ctx, scope: int, entries: list[tuple[int, str]], line: int, depth: int
+    ) -> Value:
+        """What a name holds at `line`: its latest binding up to that line (all the
+        alternatives bound on that line: `a if c else b`, a parameter's default), or
+        else the first binding after it (a function reads module names bound later)."""
+        lines = sorted({n for n, _ in entries}, key=lambda n: (n > line, -n))
+        for bound_line in lines:
+            values = [
+                self.binding(ctx, scope, value, bound_line, depth + 1)
+                for n, value in entries
+                if n == bound_line
+            ]
+            known = [v for v in values if v.known and not _is_none(v)]
+            if not known:
+                continue
+            found = union(known)
+            if not found.known:
+                return found
+            if len(known) < len([v for v in values if not _is_none(v)]):
+                return found.weaker(CONF_REBOUND, "rebound")  # or a value we cannot see
+            if self.rebound(ctx, scope, entries, found, depth):
+                return found.weaker(CONF_REBOUND, "rebound")
+            return found
+        return UNKNOWN
 
     def rebound(
         self,
@@ -442,7 +754,7 @@ class Resolver:
         return False
 
     def binding(self, ctx: Ctx, scope: int, value: str, line: int, depth: int) -> Value:
-        key = (ctx.repo, ctx.path, scope, value, line)
+        key = (ctx.repo, ctx.path, scope, value, line, self._env_id)
         cached = self._bindings.get(key)
         if cached is None and depth >= self._unknown_at.get(key, MAX_DEPTH + 1):
             cached = UNKNOWN
@@ -471,6 +783,8 @@ class Resolver:
         kind, _, rest = value.partition(":")
         if depth > MAX_DEPTH:
             return UNKNOWN
+        if kind == "key":  # an element of a container, with its key: `key:'a:expr:f`
+            return self.binding(ctx, scope, rest.partition(":")[2], line, depth)
         if kind == "def":
             sym = ctx.symbol(rest, line)
             if sym is None:
@@ -513,7 +827,50 @@ class Resolver:
             return Value("builtin", name="str")
         if kind == "lit":
             return Value("builtin", name=rest)
+        if kind == "cont":
+            return Value(
+                "cont", via="literal", repo=ctx.repo, path=ctx.path, name=rest, scope=scope
+            )
+        if kind == "wrap":
+            qualified, *decorators = rest.split("|")
+            sym = ctx.symbol(qualified, line)
+            if sym is None:
+                return UNKNOWN
+            held = Value("sym", conf=CONF_EXACT, via="scope", sym=sym)
+            for chain in reversed(decorators):
+                decorator = self.eval_chain(ctx, chain, scope, line, depth + 1)
+                held = self.decorated(decorator, held, depth + 1)
+            return held
         return UNKNOWN
+
+    def decorated(self, decorator: Value, held: Value, depth: int) -> Value:
+        """What a decorator returns for `held`; `held` itself when the decorator is not
+        a function of the workspace we can follow (most keep the function callable)."""
+        out: list[Value] = []
+        for alt in decorator.each:
+            if alt.kind == "sym" and alt.sym is not None and alt.sym.kind in TYPE_KINDS:
+                out.append(Value("inst", conf=alt.conf, via="decorator", sym=alt.sym))
+                continue
+            if alt.kind != "sym" or alt.sym is None:
+                out.append(held)
+                continue
+            function = alt.sym
+            fctx = self.ctx(function.repo, function.path)
+            facts = fctx.facts.functions.get(function.qualified_name) if fctx else None
+            if fctx is None or facts is None:
+                out.append(held)
+                continue
+            env = self.parameter_env(fctx, facts, alt.bound, [("", held)])
+
+            def output(function: SymbolRecord = function, conf: float = alt.conf) -> Value:
+                return self.returned(function, conf, depth)
+
+            result = self.with_env(env, output)
+            # Only code of the workspace replaces the definition: a return annotation
+            # such as `Callable[…]` says nothing about which function comes back.
+            follows = result.kind in ("sym", "inst", "union", "gen")
+            out.append(result.weaker(alt.conf, "decorator") if follows else held)
+        return union(out) if out else held
 
     def module_value(self, ctx: Ctx, spec: str) -> Value:
         if ctx.language == "python":
@@ -536,8 +893,12 @@ class Resolver:
             return UNKNOWN
         return Value("ext", conf=CONF_EXACT, via="external", name=spec)
 
-    def module_attr(self, module: Value, name: str, depth: int) -> Value | None:
-        """`name` looked up in a module of the workspace; None when it has no such name."""
+    def module_attr(
+        self, module: Value, name: str, depth: int, *, defined: bool = False
+    ) -> Value | None:
+        """`name` looked up in a module of the workspace; None when it has no such name.
+        `defined`: a decorated definition is itself, not what its decorators return (an
+        import names the definition)."""
         if depth > MAX_DEPTH:
             return None
         target = self.ctx(module.repo, module.path)
@@ -548,11 +909,15 @@ class Resolver:
             if exported is not None:
                 found = self.binding(target, 0, exported, END, depth + 1)
                 return found.weaker(module.conf) if found.known else found
-        defined = target.top.get(name)
-        if defined:
-            return Value("sym", conf=module.conf, via=module.via or "import", sym=defined[-1])
         module_scope = target.facts.scopes[0] if target.facts.scopes else None
         entries = module_scope.bindings.get(name) if module_scope is not None else None
+        if entries and entries[-1][1].startswith("wrap:") and not defined:
+            wrapped = self.binding(target, 0, entries[-1][1], entries[-1][0], depth + 1)
+            if wrapped.known:
+                return wrapped.weaker(module.conf)
+        top = target.top.get(name)
+        if top:
+            return Value("sym", conf=module.conf, via=module.via or "import", sym=top[-1])
         if entries:
             for bound_line, value in reversed(entries):
                 if value.startswith("def:"):
@@ -575,6 +940,8 @@ class Resolver:
         return None
 
     def attribute(self, value: Value, name: str, depth: int, *, final: bool = False) -> Value:
+        if value.kind == "union":
+            return union([self.attribute(alt, name, depth, final=final) for alt in value.alts])
         kind = value.kind
         if kind == "module":
             found = self.module_attr(value, name, depth + 1)
@@ -597,7 +964,14 @@ class Resolver:
                 # `__dict__`, `__class__`, … come from `object` when not defined here.
                 dunder = name.startswith("__") and name.endswith("__")
                 return Value("builtin", name=name) if dunder else UNKNOWN
-            return found.weaker(min(value.conf, CONF_SCOPE)) if found.known else found
+            if not found.known:
+                return found
+            found = found.weaker(min(value.conf, CONF_SCOPE))
+            if found.kind == "sym" and found.via == "member" and found.sym is not None:
+                # a method through an instance (or a classmethod through its class)
+                # is called with its first parameter filled in
+                return replace(found, bound=kind == "inst" or self.binds_class(found.sym))
+            return found
         if kind == "super" and value.sym is not None:
             found = self.member_lookup(value.sym, name, True, depth + 1, frozenset(), skip=True)
             if found is None:
@@ -615,55 +989,90 @@ class Resolver:
         *,
         skip: bool = False,
     ) -> Value | None:
-        """An attribute of a class through its hierarchy; None when nowhere defined,
-        UNKNOWN when defined without a type we can follow."""
+        """An attribute of a class through its method resolution order (C3, as Python
+        computes it); None when nowhere defined, UNKNOWN when defined without a type we
+        can follow. `skip` starts after the class itself (`super()`)."""
         if depth > MAX_DEPTH or cls.id in seen:
             return None
-        seen = seen | {cls.id}
+        order, outside = self.linearize(cls, depth + 1)
+        for n, owner in enumerate(order):
+            if skip and n == 0:
+                continue
+            found = self.own_member(owner, name, instance, depth)
+            if found is not None:
+                return found
+        if outside is None:
+            return None
+        if outside.kind == "ext":
+            if outside.name.split(".")[0] in TYPING_ROOTS:
+                return UNKNOWN  # a generic container's method: its element type
+            return Value("ext", conf=CONF_SCOPE, via="external", name=f"{outside.name}.{name}")
+        return UNKNOWN
+
+    def own_member(self, cls: SymbolRecord, name: str, instance: bool, depth: int) -> Value | None:
+        """An attribute a class defines itself: a member, a class-level binding, or an
+        attribute its methods set on instances."""
         ctx = self.ctx(cls.repo, cls.path)
         if ctx is None:
             return None
+        members = ctx.members.get((cls.qualified_name, name))
+        if members:
+            member = members[-1]
+            found = Value("sym", conf=CONF_SCOPE, via="member", sym=member)
+            if instance and self.is_property(ctx, member):
+                return self.call_result(found, depth + 1)
+            return found
         facts = ctx.facts.classes.get(cls.qualified_name)
-        if not skip:
-            members = ctx.members.get((cls.qualified_name, name))
-            if members:
-                member = members[-1]
-                found = Value("sym", conf=CONF_SCOPE, via="member", sym=member)
-                if instance and self.is_property(ctx, member):
-                    return self.call_result(found, depth + 1)
-                return found
-            if facts is not None:
-                entries = ctx.facts.scopes[facts.scope].bindings.get(name)
-                if entries:
-                    for bound_line, value in reversed(entries):
-                        if value.startswith("def:"):
-                            continue
-                        found = self.binding(ctx, facts.scope, value, bound_line, depth + 1)
-                        if found.known and not _is_none(found):
-                            return found.weaker(CONF_SCOPE, "attribute")
-                    return UNKNOWN
-                if instance and name in facts.attrs:
-                    for scope, value in reversed(facts.attrs[name]):
-                        found = self.binding(ctx, scope, value, END, depth + 1)
-                        if found.known and not _is_none(found):
-                            return found.weaker(CONF_SCOPE, "attribute")
-                    return UNKNOWN
         if facts is None:
             return None
+        entries = ctx.facts.scopes[facts.scope].bindings.get(name)
+        if entries:
+            for bound_line, value in reversed(entries):
+                if value.startswith("def:"):
+                    continue
+                found = self.binding(ctx, facts.scope, value, bound_line, depth + 1)
+                if found.known and not _is_none(found):
+                    return found.weaker(CONF_SCOPE, "attribute")
+            return UNKNOWN
+        if instance and name in facts.attrs:
+            for scope, value in reversed(facts.attrs[name]):
+                found = self.binding(ctx, scope, value, END, depth + 1)
+                if found.known and not _is_none(found):
+                    return found.weaker(CONF_SCOPE, "attribute")
+            return UNKNOWN
+        return None
+
+    def linearize(
+        self, cls: SymbolRecord, depth: int, seen: frozenset[str] = frozenset()
+    ) -> tuple[list[SymbolRecord], Value | None]:
+        """The classes of the workspace in `cls`'s method resolution order, and the
+        first base that is not one of them (external or unknown: None when all are)."""
+        if depth > MAX_DEPTH or cls.id in seen:
+            return [cls], None
+        seen = seen | {cls.id}
+        ctx = self.ctx(cls.repo, cls.path)
+        facts = ctx.facts.classes.get(cls.qualified_name) if ctx is not None else None
+        if ctx is None or facts is None:
+            return [cls], None
         parent_scope = ctx.facts.scopes[facts.scope].parent
+        chains: list[list[SymbolRecord]] = []
+        direct: list[SymbolRecord] = []
+        outside: Value | None = None
         for base_chain in facts.bases:
             base = self.eval_chain(ctx, base_chain, parent_scope, END, depth + 1)
             if base.kind == "sym" and base.sym is not None and base.sym.kind in TYPE_KINDS:
-                inherited = self.member_lookup(base.sym, name, instance, depth + 1, seen)
-                if inherited is not None:
-                    return inherited
-            elif base.kind == "ext":
-                if base.name.split(".")[0] in TYPING_ROOTS:
-                    return UNKNOWN  # a generic container's method: its element type
-                return Value("ext", conf=CONF_SCOPE, via="external", name=f"{base.name}.{name}")
-            elif base.kind != "builtin":
-                return UNKNOWN
-        return None
+                order, base_outside = self.linearize(base.sym, depth + 1, seen)
+                chains.append(order)
+                direct.append(base.sym)
+                outside = outside or base_outside
+            elif base.kind != "builtin" and outside is None:
+                outside = base if base.kind == "ext" else UNKNOWN
+        merged = _c3_merge([*chains, direct])
+        if merged is None:  # an inconsistent hierarchy: depth first, as Python 2 did
+            merged = []
+            for order in chains:
+                merged += [c for c in order if c not in merged]
+        return [cls, *merged], outside
 
     def is_property(self, ctx: Ctx, member: SymbolRecord) -> bool:
         facts = ctx.facts.functions.get(member.qualified_name)
@@ -687,6 +1096,8 @@ class Resolver:
         return None
 
     def call_result(self, value: Value, depth: int) -> Value:
+        if value.kind == "union":
+            return union([self.call_result(alt, depth) for alt in value.alts])
         kind = value.kind
         if kind == "ext" and value.name.split(".")[0] in TYPING_ROOTS:
             return UNKNOWN
@@ -705,11 +1116,19 @@ class Resolver:
         return UNKNOWN
 
     def returned(self, function: SymbolRecord, conf: float, depth: int) -> Value:
-        """What calling a function gives, from its return annotation."""
+        """What calling a function gives: an instance of its return annotation, else
+        what its `return` statements give, or a generator when it yields."""
         ctx = self.ctx(function.repo, function.path)
         facts = ctx.facts.functions.get(function.qualified_name) if ctx is not None else None
-        if ctx is None or facts is None or not facts.returns or depth > MAX_DEPTH:
+        if ctx is None or facts is None or depth > MAX_DEPTH:
             return UNKNOWN
+        bindings = ctx.facts.scopes[facts.scope].bindings
+        if "<yield>" in bindings:
+            return Value("gen", conf=min(conf, CONF_SCOPE), via="return", sym=function)
+        if not facts.returns:
+            if "<return>" not in bindings:
+                return UNKNOWN
+            return self.function_output(function, "<return>", conf, depth)
         returns = facts.returns
         if returns.split(".")[-1] in ("Self", "this") and function.parent is not None:
             owner = ctx.symbol(function.parent)
@@ -722,6 +1141,19 @@ class Resolver:
         if found.kind in ("ext", "builtin"):
             return found
         return UNKNOWN
+
+    def function_output(
+        self, function: SymbolRecord, pseudo: str, conf: float, depth: int
+    ) -> Value:
+        """What a function's `return` (or `yield`) statements give, all of them."""
+        ctx = self.ctx(function.repo, function.path)
+        facts = ctx.facts.functions.get(function.qualified_name) if ctx is not None else None
+        if ctx is None or facts is None or depth > MAX_DEPTH:
+            return UNKNOWN
+        entries = ctx.facts.scopes[facts.scope].bindings.get(pseudo, [])
+        values = [self.binding(ctx, facts.scope, v, n, depth + 1) for n, v in entries]
+        found = union([v for v in values if not _is_none(v)])
+        return found.weaker(min(conf, CONF_SCOPE), "return") if found.known else UNKNOWN
 
     def enclosing_class(self, ctx: Ctx, scope: int) -> SymbolRecord | None:
         scopes = ctx.facts.scopes
@@ -1088,9 +1520,18 @@ _PLACEHOLDERS = frozenset({"expr:None", "lit:None", "expr:?"})
 def _identity(value: Value) -> tuple[str, str]:
     """What a value is, for comparing two bindings (an instance of a class is not a
     different thing from another instance of it)."""
+    if value.kind == "union":
+        return ("union", "|".join(sorted("/".join(_identity(a)) for a in value.alts)))
+    if value.kind == "cont":
+        return ("cont", f"{value.repo}/{value.path}:{value.scope}:{value.name}")
     if value.sym is not None:
-        return ("inst" if value.kind == "inst" else value.kind, value.sym.id)
+        return (value.kind, value.sym.id)
     return (value.kind, value.name or value.path)
+
+
+def _flows(value: Value) -> bool:
+    """Whether an argument is worth following into a body: code, or an object of it."""
+    return value.kind in ("sym", "inst", "cont", "gen", "union")
 
 
 def _is_none(value: Value) -> bool:
@@ -1105,6 +1546,27 @@ def _dedupe(rows: list[Edge]) -> list[Edge]:
         if kept is None or row.confidence > kept.confidence:
             best[key] = row
     return list(best.values())
+
+
+def _c3_merge(sequences: list[list[SymbolRecord]]) -> list[SymbolRecord] | None:
+    """C3 linearization's merge: None when the orders cannot be reconciled."""
+    pending = [list(seq) for seq in sequences if seq]
+    out: list[SymbolRecord] = []
+    while pending:
+        for seq in pending:
+            head = seq[0]
+            if not any(head in other[1:] for other in pending):
+                break
+        else:
+            return None
+        out.append(head)
+        pending = [[c for c in seq if c != head] for seq in pending]
+        pending = [seq for seq in pending if seq]
+    return out
+
+
+def _head(chain: str) -> str:
+    return chain.split(".", 1)[0].split("(", 1)[0].split("[", 1)[0]
 
 
 def _segments(chain: str) -> list[tuple[str, str]]:

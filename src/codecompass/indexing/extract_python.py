@@ -3,8 +3,11 @@
 Scopes follow Python: modules, classes and functions open a scope (lambdas and
 comprehensions too, so their parameters shadow outer names); blocks (`if`, `try`,
 `with`, loops) do not. Bindings record every way a name gets a value that resolution can
-use: definitions, imports, assignments, annotated parameters, `with … as`, the first
-parameter of a method. Instance attributes (`self.x = …`) are recorded on the class.
+use: definitions (through their decorators), imports, assignments (chained, tuple and
+starred ones too), parameters and their defaults, `with … as`, loop variables, the first
+parameter of a method, what a function returns or yields, and the elements of list,
+tuple, set and dict literals. Instance attributes (`self.x = …`) are recorded on the
+class; the arguments of a call are kept when one of them can hold code.
 """
 
 from __future__ import annotations
@@ -37,6 +40,19 @@ _LITERALS = {
     "concatenated_string": "str",
     "binary_operator": "object",
 }
+# Decorators that hand the definition back (or make a descriptor of it): the name keeps
+# the definition itself.
+_TRANSPARENT_DECORATORS = frozenset(
+    {"staticmethod", "classmethod", "property", "cached_property", "setter", "getter"}
+    | {"deleter", "abstractmethod", "override", "overload", "final", "wraps", "lru_cache"}
+    | {"cache", "total_ordering", "dataclass", "contextmanager", "asynccontextmanager"}
+)
+# A container reached by literal keys from a name: `d`, `d['a']`, `d['a'][0]`.
+_CONTAINER_CHAIN = re.compile(r"[A-Za-z_]\w*(?:\[[^\[\]]+\])*")
+_KEY = re.compile(r"[\w.-]{0,40}")
+_ADDERS = frozenset({"append", "add", "insert", "extend", "update", "setdefault"})
+_CONTAINERS = frozenset({"list", "tuple", "set", "dictionary"})
+_PATTERNS = frozenset({"pattern_list", "tuple_pattern", "list_pattern", "tuple", "list"})
 _COMPREHENSIONS = frozenset(
     {"list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"}
 )
@@ -84,10 +100,26 @@ class PythonExtractor:
         if t == "subscript":
             value = node.child_by_field_name("value")
             inner = self._chain(value) if value is not None else None
-            return f"{inner or '?'}[]"
+            index = node.child_by_field_name("subscript")
+            if index is not None and index.type == "slice":
+                return "?"  # a slice: a new list, its elements shifted
+            return f"{inner or '?'}[{self.key(index)}]"
         if t == "await" and node.named_children:
             return self._chain(node.named_children[0])
         return "?"
+
+    def key(self, node: Node | None) -> str:
+        """A subscript or dict key as chains write it: `'name` for a string, digits for
+        an integer, "" when not a literal (or an unwieldy one)."""
+        if node is None:
+            return ""
+        if node.type == "integer":
+            text = self.text(node)
+            return text if text.isdigit() and len(text) <= 12 else ""
+        if node.type == "string" and not any(c.type == "interpolation" for c in node.children):
+            text = "".join(self.text(c) for c in node.named_children if c.type == "string_content")
+            return "'" + text if _KEY.fullmatch(text) else ""
+        return ""
 
     def value_of(self, node: Node | None, scope: int) -> str:
         """The binding value an expression gives a name."""
@@ -103,6 +135,50 @@ class PythonExtractor:
         if node.type in _LITERALS:
             return f"lit:{_LITERALS[node.type]}"
         return "expr:?"
+
+    def bind_value(
+        self, name: str, node: Node | None, scope: int, line: int, key: str = ""
+    ) -> None:
+        """Bind `name` to each value `node` may have; a container literal also binds its
+        elements to `name[]`. An element of a container is bound with its `key`
+        (`key:K:value`); a nested container is named after its key, `d['a']`."""
+        target = self.facts.scopes[scope]
+        tag = f"key:{key}:" if key else ""
+        for part in _alternatives(node):
+            if part is not None and part.type in _CONTAINERS:
+                inner = f"{name.removesuffix('[]')}[{key}]" if name.endswith("[]") else name
+                target.bind(name, line, f"{tag}cont:{inner}")
+                self.bind_elements(f"{inner}[]", part, scope, line)
+            else:
+                target.bind(name, line, tag + self.value_of(part, scope))
+
+    def bind_elements(self, pseudo: str, node: Node, scope: int, line: int) -> None:
+        """Elements of a container literal, each tagged with its key or position (a
+        dict's literal keys, a list's or tuple's indexes; none after a splat)."""
+        position: int | None = 0
+        for element in node.named_children:
+            if element.type == "comment":
+                continue
+            if element.type in ("list_splat", "dictionary_splat"):
+                position = None
+                continue
+            key = str(position) if position is not None and node.type != "set" else ""
+            if element.type == "pair":
+                key = self.key(element.child_by_field_name("key"))
+                element = element.child_by_field_name("value") or element
+            self.bind_value(pseudo, element, scope, line, key)
+            if position is not None:
+                position += 1
+
+    def owner_scope(self, name: str, scope: int) -> int:
+        """The scope where `name` is bound, seen from `scope` (its own when unbound)."""
+        index = scope
+        while index >= 0:
+            s = self.facts.scopes[index]
+            if name in s.bindings:
+                return index
+            index = s.parent
+        return scope
 
     def string_pattern(self, node: Node, scope: int) -> str | None:
         """A string literal's text, `{}` standing for each f-string interpolation."""
@@ -175,13 +251,26 @@ class PythonExtractor:
         if t == "call":
             self.call(node, scope)
             return
+        if t == "raise_statement" and node.named_children:
+            raised = node.named_children[0]
+            if raised.type in ("identifier", "attribute"):  # `raise Error` instantiates it
+                chain = self.chain(raised)
+                if chain is not None and chain != "?":
+                    self.ref("call", chain, _line(raised), scope)
         if t == "with_item":
             self.with_item(node, scope)
             return
+        if t == "lambda" or t in _COMPREHENSIONS:
+            scope = self.pseudo_scope(node, scope)
         if t == "for_statement" or t == "for_in_clause":
             left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            chain = self.chain(right) if right is not None else None
+            if chain is not None and chain != "?" and right is not None:
+                self.ref("iterate", chain, _line(right), scope)
             if left is not None:
-                self.bind_targets(left, scope, "expr:?")
+                element = f"expr:{chain}[]" if chain is not None and chain != "?" else "expr:?"
+                self.bind_targets(left, scope, element)
         if t == "named_expression":
             name = node.child_by_field_name("name")
             value = node.child_by_field_name("value")
@@ -195,8 +284,6 @@ class PythonExtractor:
                     alias = child.child_by_field_name("alias")
                     if alias is not None:
                         self.bind_targets(alias, scope, "expr:?")
-        if t == "lambda" or t in _COMPREHENSIONS:
-            scope = self.pseudo_scope(node, scope)
         for child in node.named_children:
             self.visit(child, scope)
 
@@ -239,29 +326,44 @@ class PythonExtractor:
         parent = self.facts.scopes[scope]
         qualified = f"{parent.name}.{name}" if parent.name else name
         line = _line(node)
-        parent.bind(name, line, f"def:{qualified}")
         is_class = node.type == "class_definition"
         index = len(self.facts.scopes)
         self.facts.scopes.append(Scope(qualified, "class" if is_class else "function", scope, line))
-        decorator_chains: list[str] = []
+        decorator_chains: list[tuple[str, int]] = []
         for decorator in decorators:
             expr = decorator.named_children[0] if decorator.named_children else None
             if expr is None:
                 continue
             if expr.type == "call":
                 self.call(expr, scope)
-                chain = self.chain(expr.child_by_field_name("function"))
+                inner = self.chain(expr.child_by_field_name("function"))
+                chain = f"{inner}()" if inner is not None and inner != "?" else None
             else:
                 chain = self.chain(expr)
-                if chain is not None:
-                    self.ref("decorator", chain, _line(decorator), scope)
                 self.visit_children_except(expr, scope)
-            if chain is not None:
-                decorator_chains.append(chain)
+            if chain is not None and chain != "?":
+                decorator_chains.append((chain, _line(decorator)))
+        # Applying a decorator calls it with what the decorators below it returned.
+        for n, (chain, decorator_line) in enumerate(decorator_chains):
+            below = [c for c, _ in decorator_chains[n + 1 :]]
+            argument = "wrap:" + "|".join([qualified, *below]) if below else f"def:{qualified}"
+            self.ref("decorate", chain, decorator_line, scope, None, [("", argument)])
+        applied = [
+            c
+            for c, _ in decorator_chains
+            if c.split(".")[-1].rstrip("()") not in _TRANSPARENT_DECORATORS
+        ]
+        # A class decorator hands the class back (registries, dataclasses, reprs): the
+        # name keeps the class.
+        if applied and parent.kind != "class" and not is_class:
+            parent.bind(name, line, "wrap:" + "|".join([qualified, *applied]))
+        else:
+            parent.bind(name, line, f"def:{qualified}")
+        chains = [c for c, _ in decorator_chains]
         if is_class:
             self.class_body(node, qualified, scope, index)
         else:
-            self.function(node, qualified, scope, index, decorator_chains, parent.kind == "class")
+            self.function(node, qualified, scope, index, chains, parent.kind == "class")
 
     def visit_children_except(self, node: Node, scope: int) -> None:
         for child in node.named_children:
@@ -310,10 +412,15 @@ class PythonExtractor:
             if name_node is None:
                 continue
             pname = self.text(name_node)
+            star = {"list_splat_pattern": "*", "dictionary_splat_pattern": "**"}.get(param.type, "")
+            facts.params.append(star + pname)
             annotation = param.child_by_field_name("type")
             default = param.child_by_field_name("value")
             if default is not None:
                 self.visit(default, scope)
+                if annotation is None and default.type in ("identifier", "attribute"):
+                    # `def f(callback=handler)`: the default, unless a caller passes another
+                    own.bind(pname, _line(param), self.value_of(default, scope))
             value = "expr:?"
             if annotation is not None:
                 chain = self.annotation(annotation, scope)
@@ -337,22 +444,26 @@ class PythonExtractor:
         body = node.child_by_field_name("body")
         for child in body.named_children if body is not None else []:
             self.visit(child, index)
-        if is_method and not facts.returns and body is not None and self.returns_self(body):
-            facts.returns = "Self"
+        if body is not None:
+            self.results(body, index)
+        returned = [v for _, v in own.bindings.get("<return>", [])]
+        if is_method and not facts.returns and "expr:self" in returned:
+            facts.returns = "Self"  # a fluent method
 
-    def returns_self(self, body: Node) -> bool:
-        """Whether a method has `return self` (a fluent method), nested defs left out."""
-        stack = list(body.named_children)
+    def results(self, body: Node, scope: int) -> None:
+        """Bind `<return>` and `<yield>` to what the function returns and yields (nested
+        definitions left out), once the body's own names are bound."""
+        stack = list(reversed(body.named_children))
         while stack:
             node = stack.pop()
             if node.type in ("function_definition", "class_definition", "lambda"):
                 continue
-            if node.type == "return_statement":
+            if node.type in ("return_statement", "yield"):
                 value = node.named_children[0] if node.named_children else None
-                if value is not None and self.text(value) == "self":
-                    return True
-            stack.extend(node.named_children)
-        return False
+                if value is not None and value.type != "expression_list":
+                    pseudo = "<return>" if node.type == "return_statement" else "<yield>"
+                    self.bind_value(pseudo, value, scope, _line(node))
+            stack.extend(reversed(node.named_children))
 
     def annotation(self, node: Node, scope: int) -> str | None:
         """Record type references inside an annotation; return its main type as a chain."""
@@ -443,34 +554,89 @@ class PythonExtractor:
                 self.ref("import", f"{spec}:{name}", line, scope)
 
     def assignment(self, node: Node, scope: int) -> None:
-        left = node.child_by_field_name("left")
-        right = node.child_by_field_name("right")
+        # `a = b = f` nests: every left side gets the innermost right side.
+        targets: list[Node] = []
+        right: Node | None = node
         annotation = node.child_by_field_name("type")
+        while right is not None and right.type == "assignment":
+            left = right.child_by_field_name("left")
+            if left is not None:
+                targets.append(left)
+            right = right.child_by_field_name("right")
         if right is not None:
             self.visit(right, scope)
-        if left is None:
-            return
         line = _line(node)
-        values = [self.value_of(part, scope) for part in _alternatives(right)]
-        if annotation is not None:
-            chain = self.annotation(annotation, scope)
-            if chain:
-                values = [f"type:{chain}"]
-        if left.type == "identifier":
-            for value in values:
-                self.facts.scopes[scope].bind(self.text(left), line, value)
+        declared = self.annotation(annotation, scope) if annotation is not None else None
+        for left in targets:
+            if declared and left.type == "identifier":
+                self.facts.scopes[scope].bind(self.text(left), line, f"type:{declared}")
+                self.router_prefix(self.text(left), right)
+            elif declared and left.type == "attribute":
+                self.instance_attribute(left, f"type:{declared}", scope)
+            else:
+                self.assign(left, right, scope, line)
+
+    def assign(self, left: Node, right: Node | None, scope: int, line: int) -> None:
+        t = left.type
+        if t == "identifier":
+            self.bind_value(self.text(left), right, scope, line)
             self.router_prefix(self.text(left), right)
-        elif left.type == "attribute":
-            for value in values:
-                self.instance_attribute(left, value, scope)
+        elif t == "attribute":
+            for part in _alternatives(right):
+                self.instance_attribute(left, self.value_of(part, scope), scope)
             obj = left.child_by_field_name("object")
             if obj is not None and obj.type != "identifier":
                 self.visit(obj, scope)
-        else:
-            self.bind_targets(left, scope, "expr:?")
+        elif t == "subscript":  # d["k"] = f, l[0] = f: one more element of the container
+            container = self.chain(left.child_by_field_name("value"))
+            key = self.key(left.child_by_field_name("subscript"))
+            if container is not None and _CONTAINER_CHAIN.fullmatch(container):
+                owner = self.owner_scope(container.split("[", 1)[0], scope)
+                self.bind_value(f"{container}[]", right, owner, line, key)
             for child in left.named_children:
-                if child.type in ("subscript", "attribute", "call"):
-                    self.visit(child, scope)
+                self.visit(child, scope)
+        elif t in _PATTERNS:
+            self.unpack(left, right, scope, line)
+
+    def unpack(self, left: Node, right: Node | None, scope: int, line: int) -> None:
+        """`a, (b, c), *d = f, (g, h), i, j`: pair targets and values by position when
+        the right side is a literal of the same shape, else each target gets an element
+        of the right side."""
+        targets = [c for c in left.named_children if c.type != "comment"]
+        values = (
+            [c for c in right.named_children if c.type != "comment"]
+            if right is not None and right.type in ("expression_list", "tuple", "list")
+            else None
+        )
+        starred = [i for i, c in enumerate(targets) if c.type == "list_splat_pattern"]
+        if (
+            values is not None
+            and len(starred) <= 1
+            and not any(v.type in ("list_splat", "dictionary_splat") for v in values)
+        ):
+            fixed = len(targets) - len(starred)
+            if (starred and len(values) >= fixed) or len(values) == len(targets):
+                star = starred[0] if starred else len(targets)
+                rest = len(values) - fixed
+                for i, target in enumerate(targets):
+                    if i < star:
+                        self.assign(target, values[i], scope, line)
+                    elif i == star:
+                        inner = target.named_children[0] if target.named_children else None
+                        if inner is not None and inner.type == "identifier":
+                            name = self.text(inner)
+                            self.facts.scopes[scope].bind(name, line, f"cont:{name}")
+                            for j, value in enumerate(values[star : star + rest]):
+                                self.bind_value(f"{name}[]", value, scope, line, str(j))
+                    else:
+                        self.assign(target, values[i - 1 + rest], scope, line)
+                return
+        chain = self.chain(right) if right is not None else None
+        element = f"expr:{chain}[]" if chain is not None and chain != "?" else "expr:?"
+        self.bind_targets(left, scope, element)
+        for child in left.named_children:
+            if child.type in ("subscript", "attribute", "call"):
+                self.visit(child, scope)
 
     def instance_attribute(self, left: Node, value: str, scope: int) -> None:
         """`self.x = …` inside a method: an attribute of the method's class."""
@@ -530,11 +696,54 @@ class PythonExtractor:
             # lines, `.save()` is where the call is.
             named = func.child_by_field_name("attribute") if func is not None else None
             line = _line(named or func or node)
-            self.ref("call", chain, line, scope, self.call_args(args_node, scope))
+            values = self.argument_values(args_node, scope)
+            self.ref("call", chain, line, scope, self.call_args(args_node, scope), values)
+            self.container_update(chain, args_node, scope, line)
         if func is not None and func.type != "identifier":
             self.visit(func, scope)
         if args_node is not None:
             self.visit(args_node, scope)
+
+    def argument_values(self, args: Node | None, scope: int) -> list[tuple[str, str]] | None:
+        """The arguments as binding values, when one may hold code (a name, a call)."""
+        if args is None or args.type != "argument_list":
+            return None
+        out: list[tuple[str, str]] = []
+        for arg in args.named_children:
+            if arg.type == "keyword_argument":
+                key = arg.child_by_field_name("name")
+                value = arg.child_by_field_name("value")
+                if key is not None:
+                    out.append((self.text(key), self.value_of(value, scope)))
+            elif arg.type in ("list_splat", "dictionary_splat", "parenthesized_expression"):
+                break  # positions after a splat are unknown
+            elif arg.type != "comment":
+                out.append(("", self.value_of(arg, scope)))
+        if not any(v.startswith("expr:") and v != "expr:?" for _, v in out):
+            return None
+        return out
+
+    def container_update(self, chain: str, args: Node | None, scope: int, line: int) -> None:
+        """`l.append(f)`, `d.update({...})`, `d.setdefault(k, f)`: elements of the
+        container bound to a name."""
+        head, _, method = chain.rpartition(".")
+        if args is None or not head.isidentifier() or method not in _ADDERS:
+            return
+        items = [a for a in args.named_children if a.type != "comment"]
+        if method in ("setdefault", "insert"):
+            items = items[1:2]
+        owner = self.owner_scope(head, scope)
+        for item in items[:1]:
+            if method == "update" and item.type == "dictionary":
+                self.bind_elements(f"{head}[]", item, owner, line)
+            elif method == "extend" and item.type in _CONTAINERS:
+                for element in item.named_children:
+                    self.bind_value(f"{head}[]", element, owner, line)
+            elif method == "setdefault":
+                key = self.key(args.named_children[0]) if args.named_children else ""
+                self.bind_value(f"{head}[]", item, owner, line, key)
+            elif method not in ("update", "extend"):
+                self.bind_value(f"{head}[]", item, owner, line)
 
     def call_args(self, args: Node | None, scope: int) -> list[str] | None:
         """String arguments that may name a URL or an HTTP method: the first two
@@ -567,9 +776,15 @@ class PythonExtractor:
         return out
 
     def ref(
-        self, kind: str, name: str, line: int, scope: int, args: list[str] | None = None
+        self,
+        kind: str,
+        name: str,
+        line: int,
+        scope: int,
+        args: list[str] | None = None,
+        values: list[tuple[str, str]] | None = None,
     ) -> None:
-        self.facts.refs.append(Ref(kind, name, line, scope, args))
+        self.facts.refs.append(Ref(kind, name, line, scope, args, values))
 
 
 def _alternatives(node: Node | None) -> list[Node | None]:

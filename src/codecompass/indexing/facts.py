@@ -15,7 +15,15 @@ A binding value is a short string:
 - ``type:C`` an instance of the type written ``C`` (annotations);
 - ``self:Q`` / ``cls:Q`` the first parameter of a method of class ``Q``;
 - ``str:S`` a string literal (kept for URL paths of HTTP calls);
-- ``lit:T`` another literal (a list, a number, …): a builtin object.
+- ``lit:T`` another literal (a number, a comprehension, …): a builtin object;
+- ``cont:N`` a list, tuple, set or dict literal whose elements are bound to the pseudo
+  name ``N[]`` in the same scope (``d = {"a": f}`` binds ``d`` to ``cont:d`` and ``d[]`` to
+  ``expr:f``; ``d["b"] = g`` and ``d.update(…)`` add to ``d[]``);
+- ``wrap:Q|C1|C2`` the definition ``Q`` passed through its decorators ``C1``, ``C2`` (in
+  source order; applied bottom-up): the name holds what the decorators return.
+
+Pseudo names in a function's own scope: ``<return>`` (each returned expression) and
+``<yield>`` (each yielded one: calling a generator function gives a generator of them).
 
 A chain is a reference written the way ``parse.py`` writes names: dotted segments, each
 a name followed by ``()`` for a call or ``[]`` for a subscript (``self.repo.get().save``);
@@ -29,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # Bumped whenever extraction changes: stored facts of another version are re-extracted.
-FACTS_VERSION = 1
+FACTS_VERSION = 2
 
 REF_KINDS = (
     "call",  # a call of the chain
@@ -37,7 +45,8 @@ REF_KINDS = (
     "inherit",  # a base class / extends / embedding
     "implement",  # TS/Java `implements`
     "type",  # a type annotation or type use
-    "decorator",  # a decorator without arguments
+    "decorate",  # a decorator applied to a definition (a call, whose argument is the def)
+    "iterate",  # `for x in <chain>`: calls `__iter__` / `__next__` of a workspace class
     "doc",  # a mention in a doc comment or a Markdown section (backticks)
     "link",  # an explicit link: @see, {@link}, a Sphinx role, a Markdown link to code
     "file",  # a Markdown link to a file of the repository (name = repo-relative path)
@@ -63,6 +72,9 @@ class Ref:
     line: int
     scope: int  # the scope whose names the reference is looked up in
     args: list[str] | None = None  # string literal arguments of a call (URL paths, methods)
+    # the arguments of a call as binding values: ("", value) positional, ("name", value)
+    # keyword; only kept when one of them can hold code (a name, a container)
+    values: list[tuple[str, str]] | None = None
 
 
 @dataclass(slots=True)
@@ -80,6 +92,7 @@ class FunctionFacts:
     scope: int
     returns: str = ""  # the return annotation as a chain, "" when absent
     decorators: list[str] = field(default_factory=list)
+    params: list[str] = field(default_factory=list)  # in order; `*args`, `**kwargs` marked
 
 
 @dataclass(slots=True)
@@ -97,13 +110,13 @@ class FileFacts:
         data: dict[str, Any] = {
             "language": self.language,
             "scopes": [[s.name, s.kind, s.parent, s.line, s.bindings] for s in self.scopes],
-            "refs": [
-                [r.kind, r.name, r.line, r.scope] + ([r.args] if r.args else []) for r in self.refs
-            ],
+            "refs": [_ref_row(r) for r in self.refs],
             "classes": {
                 q: [c.scope, c.bases, c.implements, c.attrs] for q, c in self.classes.items()
             },
-            "functions": {q: [f.scope, f.returns, f.decorators] for q, f in self.functions.items()},
+            "functions": {
+                q: [f.scope, f.returns, f.decorators, f.params] for q, f in self.functions.items()
+            },
             "stars": self.stars,
             "exports": self.exports,
             "prefixes": self.prefixes,
@@ -123,14 +136,24 @@ class FileFacts:
             )
             for name, kind, parent, line, bindings in data["scopes"]
         ]
-        refs = [Ref(r[0], r[1], r[2], r[3], r[4] if len(r) > 4 else None) for r in data["refs"]]
+        refs = [
+            Ref(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4] if len(r) > 4 else None,
+                [(str(k), str(v)) for k, v in r[5]] if len(r) > 5 else None,
+            )
+            for r in data["refs"]
+        ]
         classes = {
             q: ClassFacts(
                 c[0], c[1], c[2], {k: [(int(a), str(b)) for a, b in v] for k, v in c[3].items()}
             )
             for q, c in data["classes"].items()
         }
-        functions = {q: FunctionFacts(f[0], f[1], f[2]) for q, f in data["functions"].items()}
+        functions = {q: FunctionFacts(f[0], f[1], f[2], f[3]) for q, f in data["functions"].items()}
         return cls(
             language=data["language"],
             scopes=scopes,
@@ -143,17 +166,69 @@ class FileFacts:
         )
 
     def interface_key(self) -> str:
-        """What other files can see of this one: a change here re-resolves importers."""
+        """What other files can see of this one: a change here re-resolves importers.
+
+        Of a function body, callers see what it returns and yields, and the uses of its
+        parameters (a call passing a function or an object follows it into the body),
+        without their lines: a one-function edit elsewhere in the body costs nothing.
+        """
         visible = {
             "scopes": [
                 [s.name, s.kind, {k: [v for _, v in b] for k, b in s.bindings.items()}]
                 for s in self.scopes
                 if s.kind != "function"
             ],
+            "bodies": [
+                [
+                    s.name,
+                    {k: [v for _, v in s.bindings[k]] for k in _BODY_OUT if k in s.bindings},
+                ]
+                for s in self.scopes
+                if s.kind == "function"
+            ],
+            "uses": sorted({(r.kind, r.name) for r in self.refs if self._uses_param(r)}),
             "classes": {q: [c.bases, c.implements, c.attrs] for q, c in self.classes.items()},
-            "functions": {q: [f.returns, f.decorators] for q, f in self.functions.items()},
+            "functions": {
+                q: [f.returns, f.decorators, f.params] for q, f in self.functions.items()
+            },
             "stars": self.stars,
             "exports": self.exports,
             "prefixes": self.prefixes,
         }
         return json.dumps(visible, sort_keys=True, separators=(",", ":"))
+
+    def _uses_param(self, ref: Ref) -> bool:
+        """A reference in a function body that starts from a name the function does not
+        bind itself but a parameter may hold (its head or one of its arguments)."""
+        if ref.scope <= 0 or ref.scope >= len(self.scopes):
+            return False
+        heads = [ref.name.split(".", 1)[0].split("(", 1)[0].split("[", 1)[0]]
+        heads += [v[5:].split(".", 1)[0].split("(", 1)[0] for _, v in ref.values or []]
+        return any(self._param_scope(h, ref.scope) for h in heads if h)
+
+    def _param_scope(self, name: str, scope: int) -> bool:
+        index = scope
+        while 0 < index < len(self.scopes):
+            s = self.scopes[index]
+            if name in s.bindings:
+                function = self.functions.get(s.name)
+                return (
+                    function is not None
+                    and function.scope == index
+                    and any(p.lstrip("*") == name for p in function.params)
+                )
+            index = s.parent
+        return False
+
+
+# Pseudo names of a function scope that callers read (see the module docstring).
+_BODY_OUT = ("<return>", "<yield>")
+
+
+def _ref_row(ref: Ref) -> list[Any]:
+    row: list[Any] = [ref.kind, ref.name, ref.line, ref.scope]
+    if ref.args or ref.values:
+        row.append(ref.args)
+    if ref.values:
+        row.append([list(pair) for pair in ref.values])
+    return row

@@ -1,0 +1,121 @@
+"""Python value flow on tests/fixtures/graph/pyflow: what a name holds through
+assignments, containers, returns, arguments, decorators, iteration and the MRO, each
+edge with its confidence and where its target came from (`via`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codecompass.engine import Engine
+from codecompass.indexing.extract_python import PythonExtractor
+from codecompass.indexing.facts import FileFacts
+from codecompass.indexing.treesitter import parse_tree
+from codecompass.models import EdgeQuery
+from tests.graph.helpers import add_fixture, edges, workspace
+from tests.graph.test_link import edit
+
+F = "pf/app/flow.py"
+H = "pf/app/handlers.py"
+CallEdge = tuple[str, str, float, int]  # source, target, confidence, evidence line
+
+CALLS: set[CallEdge] = {
+    # `first = second = on_start; first()`
+    (F, f"{H}#on_start", 1.0, 5),
+    # `left, (middle, right), *rest = on_start, (on_stop, on_start), on_stop, on_start`
+    (F, f"{H}#on_stop", 1.0, 6),  # middle()
+    (F, f"{H}#on_stop", 1.0, 7),  # rest[0]()
+    # `run(on_stop, then=on_start)`: the call, and what `run` calls through them
+    (F, f"{H}#run", 1.0, 9),
+    (f"{H}#run", f"{H}#on_stop", 0.8, 14),
+    (f"{H}#run", f"{H}#on_start", 0.8, 15),
+    (f"{H}#run", "?callback", 0.0, 14),  # seen from `run` alone: a parameter
+    (f"{H}#run", f"{H}#fallback", 0.6, 15),  # the default, unless a caller passes one
+    # `@twice def hello`: applying the decorator calls it; `hello` is now its wrapper,
+    # and the wrapper calls what it was given.
+    (F, f"{H}#twice", 1.0, 12),
+    (F, f"{H}#twice.wrapper", 0.8, 17),
+    (f"{H}#twice.wrapper", f"{F}#hello", 0.8, 20),
+    (f"{H}#twice.wrapper", f"{F}#hello", 0.8, 21),
+    (f"{H}#twice.wrapper", "?fn", 0.0, 20),
+    (f"{H}#twice.wrapper", "?fn", 0.0, 21),
+    # `pick("start")()`: what `pick` returns, an element of a dict keyed by a parameter
+    (F, f"{H}#pick", 1.0, 18),
+    (F, f"{H}#on_start", 0.8, 18),
+    (F, f"{H}#on_stop", 0.8, 18),
+    # `hooks["a"] = on_stop; hooks["a"]()`: the latest value at that key
+    (F, f"{H}#on_stop", 1.0, 21),
+    # `Both().step()`: the constructor it inherits, and C3's order (Right before Base)
+    (F, f"{F}#Both", 1.0, 45),
+    (F, f"{F}#Base.__init__", 1.0, 45),
+    (F, f"{F}#Right.step", 0.8, 45),
+    # `for item in Numbers(): item()`: the iterator protocol, then what `__next__` gives
+    (F, f"{F}#Numbers", 1.0, 56),
+    (F, f"{F}#Numbers.__iter__", 0.8, 56),
+    (F, f"{F}#Numbers.__next__", 0.8, 56),
+    (F, f"{H}#on_stop", 0.8, 57),
+    # a generator: its elements are what it yields
+    (F, f"{F}#produce", 1.0, 64),
+    (F, f"{H}#on_start", 0.8, 65),
+    # `raise Failure` instantiates it
+    (f"{F}#fail", f"{F}#Failure", 1.0, 74),
+    (f"{F}#fail", f"{F}#Failure.__init__", 1.0, 74),
+}
+
+
+def calls(engine: Engine) -> set[CallEdge]:
+    return {(s, t, c, line) for s, t, _, c, line in edges(engine, ("calls",))}
+
+
+def test_values_flow_through_python(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        add_fixture(engine, tmp_path, "pyflow", "pf")
+        assert calls(engine) == CALLS
+
+
+def test_evidence_says_where_a_target_came_from(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        add_fixture(engine, tmp_path, "pyflow", "pf")
+        found = {
+            (e.source, e.target, int(e.evidence_line or 0)): e.via
+            for e in engine.backend.edges.edges(EdgeQuery(types=["calls"]))
+        }
+        assert found[(f"{H}#run", f"{H}#on_stop", 14)] == "argument"
+        assert found[(F, f"{H}#twice.wrapper", 17)] == "decorator"
+        assert found[(F, f"{F}#Base.__init__", 45)] == "constructor"
+        assert found[(F, f"{F}#Numbers.__next__", 56)] == "iteration"
+        assert found[(F, f"{H}#on_start", 65)] == "return"
+
+
+def test_a_callee_body_edit_updates_the_edges_its_callers_own(tmp_path: Path) -> None:
+    """`run`'s call of its parameter is an edge run→on_stop that flow.py's resolution
+    made; when run stops calling it, flow.py is resolved again and the edge goes."""
+    with workspace(tmp_path) as engine:
+        repo = add_fixture(engine, tmp_path, "pyflow", "pf")
+        edit(repo / "app/handlers.py", "    callback()\n", "    print(callback)\n")
+        stats = engine.index(repo, name="pf")
+        assert stats.graph["resolved"] == 2  # handlers.py, and flow.py that follows into it
+        after = calls(engine)
+        assert (f"{H}#run", f"{H}#on_stop", 0.8, 14) not in after
+        assert (f"{H}#run", f"{H}#on_start", 0.8, 15) in after
+        # an edit that leaves what the body does with its parameters alone costs one file
+        edit(repo / "app/handlers.py", "def fallback():\n    pass", "def fallback():\n    x = 1")
+        stats = engine.index(repo, name="pf")
+        assert (stats.graph["resolved"], stats.graph["dependents"]) == (1, 0)
+
+
+def test_facts_keep_arguments_parameters_and_results_through_json() -> None:
+    source = (
+        "def run(cb, *rest, then=None, **options):\n"
+        "    cb(then, key=options)\n"
+        "    return {'a': cb}\n"
+    )
+    data = source.encode("utf-8")
+    facts = PythonExtractor(data).run(parse_tree("python", data, 5.0))
+    again = FileFacts.from_json(facts.to_json())
+    assert again == facts
+    assert again.functions["run"].params == ["cb", "*rest", "then", "**options"]
+    call = next(r for r in again.refs if r.name == "cb")
+    assert call.values == [("", "expr:then"), ("key", "expr:options")]
+    body = again.scopes[again.functions["run"].scope].bindings
+    assert body["<return>"] == [(3, "cont:<return>")]
+    assert body["<return>[]"] == [(3, "key:'a:expr:cb")]
