@@ -73,6 +73,49 @@ def test_overview_and_errors(data: Path) -> None:
     assert "codecompass symbol nope" in unknown.output
 
 
+def test_symbols_as_people_write_them(data: Path) -> None:
+    module_func = run("callers", "util.render", "--data-dir", str(data), "--json")
+    assert module_func.exit_code == 0
+    result = json.loads(module_func.output)
+    assert result["root"] == f"{P}/util.py#render"
+    assert [(e["source"], e["evidence_line"]) for e in result["edges"]] == [
+        (f"{P}/service.py#OrderService.place", 20)
+    ]
+    at_line = run("deps", "shop/service.py:18", "--data-dir", str(data), "--json")
+    assert json.loads(at_line.output)["root"] == f"{P}/service.py#OrderService.place"
+    ambiguous = CliRunner().invoke(main, ["callers", "util.notify", "--data-dir", str(data)])
+    assert ambiguous.exit_code == 1
+    assert ambiguous.output.splitlines() == [
+        "Error: 'util.notify' is ambiguous; 2 symbols match equally well (best first):",
+        f"  {P}/util.py#Mailer.notify  (method, line 6, score 0.95)",
+        f"  {P}/util.py#Pager.notify  (method, line 11, score 0.95)",
+        "Run the command again with one of these ids, or a longer name such as "
+        "util.Mailer.notify or shop/util.py:6.",
+    ]
+    as_json = CliRunner().invoke(main, ["deps", "notify", "--data-dir", str(data), "--json"])
+    assert as_json.exit_code == 1
+    error = json.loads(as_json.output)["error"]
+    assert error["code"] == "ambiguous_symbol"
+    assert error["candidates"] == [
+        {
+            "id": f"{P}/util.py#Mailer.notify",
+            "kind": "method",
+            "repo": "shop",
+            "path": "shop/util.py",
+            "line": 6,
+            "score": 0.95,
+        },
+        {
+            "id": f"{P}/util.py#Pager.notify",
+            "kind": "method",
+            "repo": "shop",
+            "path": "shop/util.py",
+            "line": 11,
+            "score": 0.95,
+        },
+    ]
+
+
 def test_repo_add_list_remove(tmp_path: Path) -> None:
     data = tmp_path / "ws"
     repo = tmp_path / "go"

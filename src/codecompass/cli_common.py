@@ -42,16 +42,26 @@ json_option: Callable[[F], F] = click.option(
 
 
 class ReportedError(click.ClickException):
-    """A Code Compass error for people (one line on stderr) or, with --json, for
-    programs (`{"error": {"code", "message"}}` on stdout); exit code 1 either way."""
+    """A Code Compass error for people (on stderr) or, with --json, for programs
+    (`{"error": {"code", "message"}}` on stdout, with `candidates` when the error offers
+    some: an ambiguous symbol's); exit code 1 either way."""
 
-    def __init__(self, code: str, message: str, as_json: bool) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        as_json: bool,
+        candidates: list[dict[str, Any]] | None = None,
+    ) -> None:
         super().__init__(message)
-        self.code, self.as_json = code, as_json
+        self.code, self.as_json, self.candidates = code, as_json, candidates
 
     def show(self, file: Any = None) -> None:
         if self.as_json:
-            emit_json({"error": {"code": self.code, "message": self.message}})
+            error: dict[str, Any] = {"code": self.code, "message": self.message}
+            if self.candidates:
+                error["candidates"] = self.candidates
+            emit_json({"error": error})
         else:
             super().show(file)
 
@@ -66,7 +76,8 @@ def reports_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except CodeCompassError as exc:
-            raise ReportedError(exc.code, exc.for_cli(), as_json) from exc
+            offered = [c.as_dict() for c in exc.candidates]
+            raise ReportedError(exc.code, exc.for_cli(), as_json, offered) from exc
         except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
             raise
         except BrokenPipeError:

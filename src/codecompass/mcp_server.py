@@ -5,8 +5,10 @@ the typed arguments, call the engine (in a worker thread, one call at a time), r
 pydantic model as structured content (its JSON also as text). Failures come back as
 tool errors whose structured content is `{"error": {"code", "message", "tool"}}`, the
 message saying what to fix; codes: not_indexed, unknown_repo, access_denied, not_found,
-out_of_range, invalid_argument, invalid_arguments, unknown_tool, provider_error,
-model_mismatch, config_error, data_dir, index_damaged, internal_error.
+out_of_range, ambiguous_symbol, invalid_argument, invalid_arguments, unknown_tool,
+provider_error, model_mismatch, config_error, data_dir, index_damaged, internal_error.
+An ambiguous or unknown symbol adds `candidates` (best first) and a `hint` (the call to
+make next).
 
 The engine opens once per process, in the server's lifespan (streamable HTTP enters it
 once for all sessions). Searches re-read the vector table and SQLite on every call, so
@@ -145,10 +147,19 @@ class SearchFilters(BaseModel):
 
 
 # -- errors -------------------------------------------------------------------------
-def error_result(tool: str, code: str, message: str) -> CallToolResult:
+def error_result(
+    tool: str, code: str, message: str, offered: CodeCompassError | None = None
+) -> CallToolResult:
+    """The tool error; an error that offers candidates (an ambiguous or unknown symbol)
+    adds them, best first, and its hint (the next call to make)."""
+    error: dict[str, Any] = {"code": code, "message": message, "tool": tool}
+    if offered is not None and offered.candidates:
+        error["candidates"] = [c.as_dict() for c in offered.candidates]
+        if offered.hint is not None:
+            error["hint"] = offered.hint.mcp
     return CallToolResult(
         content=[TextContent(type="text", text=f"{code}: {message}")],
-        structured_content={"error": {"code": code, "message": message, "tool": tool}},
+        structured_content={"error": error},
         is_error=True,
     )
 
@@ -188,7 +199,7 @@ class ServerState(Service):
             rec.fail(code, exc.for_mcp())
             if code == "provider_error":
                 rec.provider_error = f"embedder: {exc}"
-            return error_result(tool, code, exc.for_mcp())
+            return error_result(tool, code, exc.for_mcp(), exc)
         except Exception as exc:
             damage = damage_of(exc)
             if damage is not None:
@@ -345,7 +356,7 @@ def compact_schema(schema: Any, *, output: bool = False) -> Any:
 
 
 Repo = Annotated[str | None, Field(description="Repository name (needed when several).")]
-SymbolArg = Annotated[str, Field(description="Symbol name, qualified name or node id.")]
+SymbolArg = Annotated[str, Field(description="Name, module.func, path:line or node id.")]
 Depth = Annotated[int, Field(ge=1, le=MAX_DEPTH)]
 MinConfidence = Annotated[float, Field(ge=0.0, le=1.0)]
 EdgeTypes = Annotated[

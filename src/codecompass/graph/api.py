@@ -9,7 +9,23 @@ import difflib
 import math
 from collections.abc import Callable, Iterable, Sequence
 
-from codecompass.errors import Hint, InputError, NotFoundError
+from codecompass.errors import Candidate, Hint, InputError, NotFoundError, OutOfRangeError
+from codecompass.graph.lookup import (
+    COMPLETE,
+    SIMPLE_NAME,
+    TRAILING,
+    Match,
+    choose,
+    dotted_parts,
+    file_match,
+    file_splits,
+    innermost,
+    module_rooted,
+    normalize,
+    path_rooted,
+    qualified_tails,
+    symbol_match,
+)
 from codecompass.graph.models import EDGE_TYPES
 from codecompass.indexing.languages import is_declaration_path, is_test_path
 from codecompass.models import Edge, EdgeQuery, FileRecord, SymbolQuery, SymbolRecord
@@ -31,10 +47,14 @@ DEFAULT_LIMIT = 200
 # qualified name, and is far below what would make a lookup slow (fuzzy matching is
 # quadratic in the length) or a storage pattern too long.
 MAX_SYMBOL_CHARS = 2000
-MAX_CANDIDATES_SHOWN = 8
+MAX_CLOSE = 5  # names offered when a symbol argument names nothing
 # A traversal leaves keyword and similarity edges out unless asked: they connect
 # everything to everything a little.
 TRAVERSE_TYPES: tuple[str, ...] = tuple(t for t in EDGE_TYPES if t not in ("keyword", "similar"))
+
+
+# A find_symbol candidate: score, exact, written from the repository root, the symbol.
+_Scored = tuple[float, bool, bool, SymbolRecord]
 
 
 def check_types(types: Sequence[str] | None, default: Sequence[str]) -> tuple[str, ...]:
@@ -93,6 +113,10 @@ class GraphReader:
     def file_record(self, repo: str, path: str) -> FileRecord | None:
         """The indexed record of a file the caller may see (all are read once per reader)."""
         return self._all_files().get((repo, path))
+
+    def _line_count(self, key: tuple[str, str]) -> int:
+        record = self.file_record(*key)
+        return record.line_count if record is not None else 0
 
     def _symbols(self, query: SymbolQuery) -> list[SymbolRecord]:
         return [
@@ -171,49 +195,209 @@ class GraphReader:
         return bool(self.backend.edges.edges(EdgeQuery(limit=1)))
 
     # -- finding symbols ----------------------------------------------------------
+    def lookup(
+        self,
+        text: str,
+        *,
+        repo: str | None = None,
+        kind: str | None = None,
+        files: bool = False,
+        every: bool = False,
+    ) -> list[Match]:
+        """Every node `text` names as written (the readings of `graph.lookup`), best
+        first. Files and paths are read only when no name reads (they cost a pass over
+        the file list); with `files`, files are candidates too (`markup.py`,
+        `rich.markup`, a line above every symbol). The ends of qualified names are read
+        only when nothing else reads, unless `every`. A line outside every file named is
+        an OutOfRangeError."""
+        found: dict[str, Match] = {}
+
+        def keep(match: Match) -> None:
+            held = found.get(match.id)
+            if held is None or match.rank() > held.rank():
+                found[match.id] = match
+
+        for s in self._symbols(SymbolQuery(ids=[text], repo=repo, kind=kind)):
+            keep(symbol_match(s, COMPLETE, True))
+        written = normalize(text)
+        parts = dotted_parts(written)
+        if parts is not None:
+            self._read_dotted(parts, repo, kind, keep)
+        if not found and parts is not None and len(parts) > 1:
+            # `console.print`: a simple name in a module (`Console.print` in console.py).
+            module = "/".join(parts[:-1])
+            for s in self._symbols(SymbolQuery(names=[parts[-1]], repo=repo, kind=kind)):
+                rooted = module_rooted(module, s.repo, s.path)
+                if rooted is not None:
+                    keep(symbol_match(s, SIMPLE_NAME, rooted))
+        if not found:
+            for left, right in file_splits(written):
+                if "/" in left or "." in left:
+                    self._read_in_files(left, right, repo, kind, files, keep)
+        if not found and files and kind is None:
+            self._read_files(written, parts, repo, keep)
+        if parts is not None and len(parts) > 1 and (every or not found):
+            suffix = "." + ".".join(parts)
+            for s in self._symbols(SymbolQuery(qualified_suffix=suffix, repo=repo, kind=kind)):
+                if s.qualified_name.endswith(suffix):  # the stores may fold case here
+                    keep(symbol_match(s, TRAILING, False))
+        importance = self.importance(list(found))
+        return sorted(
+            found.values(),
+            key=lambda m: (-m.score, not m.rooted, -importance.get(m.id, 0.0), m.id),
+        )
+
+    def _read_dotted(
+        self,
+        parts: list[str],
+        repo: str | None,
+        kind: str | None,
+        keep: Callable[[Match], None],
+    ) -> None:
+        """`Class.method`, `module.func`, `pkg.module.Class.method`, `name`."""
+        tails = qualified_tails(parts)
+        for s in self._symbols(SymbolQuery(qualified_names=list(tails), repo=repo, kind=kind)):
+            start = tails[s.qualified_name]
+            rooted = False if start == 0 else module_rooted("/".join(parts[:start]), s.repo, s.path)
+            if rooted is not None:
+                keep(symbol_match(s, COMPLETE, rooted))
+        for s in self._symbols(SymbolQuery(names=[".".join(parts)], repo=repo, kind=kind)):
+            keep(symbol_match(s, SIMPLE_NAME, False))
+
+    def _read_files(
+        self,
+        written: str,
+        parts: list[str] | None,
+        repo: str | None,
+        keep: Callable[[Match], None],
+    ) -> None:
+        """A file by its path (`markup.py`, `rich/markup.py`) or its module (`rich.markup`)."""
+        for (r, path), rooted in self._files_written(written, repo).items():
+            keep(file_match(r, path, rooted))
+        if parts is None or len(parts) < 2:
+            return
+        module, last = "/".join(parts), parts[-1]
+        for r, path in self._all_files():
+            if last not in path or repo not in (None, r):
+                continue  # cheap first: a module's last part is in its path
+            at_root = module_rooted(module, r, path)
+            if at_root is not None:
+                keep(file_match(r, path, at_root))
+
+    def _files_written(self, written: str, repo: str | None) -> dict[tuple[str, str], bool]:
+        """The files `written` names as a path → whether it is written from the root.
+        Only its last parts count when they hold a `/` or a `.` (`markup.py`): a bare
+        word is a symbol's name, not a file's."""
+        whole = written.removeprefix("./").strip("/")
+        bare = "/" not in whole and "." not in whole
+        out: dict[tuple[str, str], bool] = {}
+        for r, path in self._all_files():
+            if repo not in (None, r) or (bare and path != whole):
+                continue
+            rooted = path_rooted(whole, r, path)
+            if rooted is not None:
+                out[(r, path)] = rooted
+        return out
+
+    def _read_in_files(
+        self,
+        left: str,
+        right: str,
+        repo: str | None,
+        kind: str | None,
+        files: bool,
+        keep: Callable[[Match], None],
+    ) -> None:
+        """`path#name`, `path:name`, `path:line`."""
+        where = self._files_written(left, repo)
+        if not where:
+            return
+        if right.isdigit():
+            line = int(right)
+            counts = {key: self._line_count(key) for key in where}
+            # An empty file has a line 1 (and nothing on it).
+            inside = {key: where[key] for key, n in counts.items() if 1 <= line <= max(1, n)}
+            if not inside:
+                sizes = ", ".join(f"{r}/{p} has {n}" for (r, p), n in sorted(counts.items()))
+                raise OutOfRangeError(
+                    f"Line {line} is outside the file ({sizes} lines); give a line inside it."
+                )
+            by_file: dict[tuple[str, str], list[SymbolRecord]] = {}
+            for s in self._symbols(SymbolQuery(files=list(inside), kind=kind)):
+                by_file.setdefault((s.repo, s.path), []).append(s)
+            for (r, path), rooted in inside.items():
+                symbol = innermost(by_file.get((r, path), []), line)
+                if symbol is not None:
+                    keep(symbol_match(symbol, COMPLETE, rooted))
+                elif files and kind is None:
+                    keep(file_match(r, path, rooted))
+            return
+        name = normalize(right).replace("#", ".")
+        for s in self._symbols(SymbolQuery(files=list(where), kind=kind)):
+            rooted = where[(s.repo, s.path)]
+            if s.qualified_name == name:
+                keep(symbol_match(s, COMPLETE, rooted))
+            elif s.name == name or s.qualified_name.endswith("." + name):
+                keep(symbol_match(s, SIMPLE_NAME, rooted))
+
     def find_symbol(
         self, name: str, *, kind: str | None = None, repo: str | None = None, limit: int = 20
     ) -> list[SymbolMatch]:
-        """Exact matches (id, qualified name, simple name) first, then case-insensitive,
-        then fuzzy ones; each with a score in [0, 1]."""
+        """The symbols `name` names as written (see `graph.lookup`: 1.0 for an id, a
+        qualified name, a module or file and a qualified name, a file and a line; 0.95 a
+        simple name; 0.9 the end of a qualified name), then case-insensitive (0.85) and
+        fuzzy ones; `exact` from 0.95 up. Ties go to a module or path written from the
+        repository root, then to importance."""
         query = _symbol_text(name)
         if not query:
             raise InputError("Give a symbol name, e.g. Console.print.")
-        scored: dict[str, tuple[float, bool, SymbolRecord]] = {}
+        scored: dict[str, _Scored] = {
+            m.id: (m.score, m.score >= SIMPLE_NAME, m.rooted, m.symbol)
+            for m in self.lookup(query, repo=repo, kind=kind, every=True)
+            if m.symbol is not None
+        }
+        self._add_close(query, kind, repo, limit, scored)
+        return self._ranked(scored, limit)
 
-        def add(
-            found: Iterable[SymbolRecord], score_of: Callable[[SymbolRecord], tuple[float, bool]]
-        ) -> None:
+    def _add_close(
+        self,
+        query: str,
+        kind: str | None,
+        repo: str | None,
+        limit: int,
+        scored: dict[str, _Scored],
+    ) -> None:
+        """Names equal but for case (0.85), then names holding the last part or close to
+        it (fuzzy, below 0.8, by likeness to the whole name as written), into `scored`."""
+
+        def add(found: Iterable[SymbolRecord], score_of: Callable[[SymbolRecord], float]) -> None:
             for s in found:
-                score, exact = score_of(s)
-                if score > scored.get(s.id, (-1.0, False, s))[0]:
-                    scored[s.id] = (score, exact, s)
+                score = score_of(s)
+                if s.id not in scored or score > scored[s.id][0]:
+                    scored[s.id] = (score, False, False, s)
 
         def rows(**where: object) -> list[SymbolRecord]:
             return self._symbols(
                 SymbolQuery(kind=kind, repo=repo, limit=2000, **where)  # type: ignore[arg-type]
             )
 
-        add(rows(ids=[query]), lambda s: (1.0, True))
-        add(rows(qualified_names=[query]), lambda s: (1.0, True))
-        add(rows(names=[query]), lambda s: (0.95, True))
-        if "." in query:
-            add(rows(qualified_suffix="." + query), lambda s: (0.9, False))
-        add(rows(name_folded=query), lambda s: (0.85, False))
+        def likeness(s: SymbolRecord) -> float:
+            return _ratio(query, s.qualified_name) if "." in query else _ratio(query, s.name)
+
+        add(rows(name_folded=query), lambda s: 0.85)
         tail = query.rsplit(".", 1)[-1]
         if len(scored) < limit:
-            add(
-                rows(name_contains=tail),
-                lambda s: (round(0.8 * _ratio(tail, s.name), 4), False),
-            )
+            add(rows(name_contains=tail), lambda s: round(0.8 * likeness(s), 4))
         if len(scored) < limit:
             names = self.backend.symbols.symbol_names(repo=repo, kind=kind)
-            close = difflib.get_close_matches(tail, names, n=limit, cutoff=0.6)
-            for match in close:
-                add(rows(names=[match]), lambda s: (round(0.7 * _ratio(tail, s.name), 4), False))
+            for match in difflib.get_close_matches(tail, names, n=limit, cutoff=0.6):
+                add(rows(names=[match]), lambda s: round(0.7 * likeness(s), 4))
+
+    def _ranked(self, scored: dict[str, _Scored], limit: int) -> list[SymbolMatch]:
         importance = self.importance(list(scored))
         ordered = sorted(
-            scored.values(), key=lambda x: (-x[0], -importance.get(x[2].id, 0.0), x[2].id)
+            scored.values(),
+            key=lambda x: (-x[0], not x[2], -importance.get(x[3].id, 0.0), x[3].id),
         )
         return [
             SymbolMatch(
@@ -229,11 +413,14 @@ class GraphReader:
                 score=score,
                 exact=exact,
             )
-            for score, exact, s in ordered[:limit]
+            for score, exact, _, s in ordered[:limit]
         ]
 
     def resolve_node(self, symbol: str, *, repo: str | None = None) -> str:
-        """A node id from a node id, a qualified name, a simple name or a file path."""
+        """The node id a symbol argument means, written any way `graph.lookup` reads
+        (node id, repository, file path, qualified or simple name, module and name, file
+        and name or line). Several equally good candidates raise AmbiguousSymbolError
+        listing them; none raises NotFoundError offering the closest names."""
         text = _symbol_text(symbol)
         if not text:
             raise InputError("Give a symbol: a node id, a qualified name or a name.")
@@ -244,35 +431,22 @@ class GraphReader:
         split = self.split_file_id(text)
         if split is not None and repo in (None, split[0]):
             return text
-        for found in (
-            self._symbols(SymbolQuery(qualified_names=[text], repo=repo)),
-            self._symbols(SymbolQuery(names=[text], repo=repo)),
-        ):
-            ids = [s.id for s in found]
-            if len(ids) == 1:
-                return ids[0]
-            if len(ids) > 1:
-                shown = "\n  ".join(ids[:MAX_CANDIDATES_SHOWN])
-                more = (
-                    f"\n  … {len(ids) - MAX_CANDIDATES_SHOWN} more"
-                    if len(ids) > MAX_CANDIDATES_SHOWN
-                    else ""
-                )
-                raise InputError(
-                    f"{text!r} is ambiguous; {len(ids)} symbols match:\n  {shown}{more}\n"
-                    "Pass one of these ids, or a qualified name."
-                )
-        files = [key for key in self._all_files() if key[1] == text and repo in (None, key[0])]
-        if len(files) == 1:
-            return f"{files[0][0]}/{files[0][1]}"
-        if len(files) > 1:
-            listed = ", ".join(f"{r}/{p}" for r, p in files)
-            raise InputError(f"{text!r} is a file of several repositories ({listed}); name one.")
+        ranked = [m for m in self.lookup(text, repo=repo, files=True) if m.score >= TRAILING]
+        chosen = choose(text, ranked)
+        if chosen is not None:
+            return chosen.id
+        scored: dict[str, _Scored] = {}
+        self._add_close(text, None, repo, MAX_CLOSE, scored)
+        close = self._ranked(scored, MAX_CLOSE)
+        offered = f" Closest: {', '.join(m.id for m in close)}." if close else ""
         raise NotFoundError(
-            f"Unknown symbol {text!r}.",
+            f"Unknown symbol {text!r}.{offered}",
             Hint(
                 cli=f"Find its exact name with `codecompass symbol {text}`.",
                 mcp=f"Find its exact name with find_symbol (name={text!r}).",
+            ),
+            candidates=tuple(
+                Candidate(m.id, m.kind, m.repo, m.path, m.start_line, m.score) for m in close
             ),
         )
 

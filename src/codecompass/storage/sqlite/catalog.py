@@ -331,8 +331,11 @@ class SQLiteCatalog:
             return []
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         limit = f" LIMIT {int(query.limit)}" if query.limit is not None else ""
+        # With a score of files, SQLite would rather walk the id index than look each file
+        # up (590k symbols, 500 files: 15 s instead of 10 ms); `+id` takes that walk away.
+        order = "+id" if query.files is not None else "id"
         cur = self.db.execute(
-            f"SELECT {SYMBOL_COLUMNS} FROM symbols {where} ORDER BY id{limit}", params
+            f"SELECT {SYMBOL_COLUMNS} FROM symbols {where} ORDER BY {order}{limit}", params
         )
         return [symbol_record(row) for row in cur]
 

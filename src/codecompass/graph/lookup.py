@@ -1,0 +1,216 @@
+"""Symbol arguments as people write them: the readings of a written name, how each
+reading scores, and how one candidate is chosen or the name called ambiguous.
+
+Everything that takes a symbol (the CLI's `symbol`, `callers`, `deps`, `graph`; the MCP
+tools; `Engine.find_symbol`, `Engine.callers` …) goes through `GraphReader.lookup`,
+which tries each reading against the index:
+
+| written                                        | read as                              | score |
+| ---------------------------------------------- | ------------------------------------ | ----- |
+| `rich/markup.py#render`                        | a node id                            | 1.0   |
+| `Console.print`                                | a qualified name                     | 1.0   |
+| `markup.render`, `rich.console.Console.print`  | a module, then a qualified name      | 1.0   |
+| `markup.py#render`, `rich/markup.py:render`    | a file, then a qualified name in it  | 1.0   |
+| `markup.py:50`                                 | the innermost symbol at that line    | 1.0   |
+| `markup.py:escape_backslashes`, `console.print`| a file or module, then a simple name | 0.95  |
+| `render`                                       | a simple name                        | 0.95  |
+| `Inner.method`                                 | the end of `Outer.Inner.method`      | 0.9   |
+
+`Class::method`, `Class#method` and `module:func` read as `Class.method` and
+`module.func`; a trailing `()` is dropped. A *module* is a file's path without its
+extension, `.` for `/` (`rich.markup` is `rich/markup.py`, and as well `.js`, `.ts`,
+`.go` … files); a package's `__init__`, `index` or `mod` file also answers to its folder,
+and a Go, Java, Kotlin or Scala file to its folder (the package). A *file* is a path
+relative to the repository root (with or without the repository's name in front) or
+only its last parts (`markup.py`). `path:line` names the file itself when no symbol
+contains the line. Resolving (not `find_symbol`) also reads a whole path or a dotted
+module name (`rich.markup`) as a file. A simple name in a module, the readings that
+need the file list (a path, a module as a file) and the ends of qualified names are
+tried, in that order, only when no earlier reading answers.
+
+Choosing: candidates rank by score, then by whether the written module or path reaches
+the repository root (`rich.markup.render` is `rich/markup.py#render` rather than a
+vendored `pip/_vendor/rich/markup.py#render`), then by importance. The first is chosen
+when no other candidate has its score and rootedness; otherwise the name is ambiguous
+and the error lists every candidate, best first. Case-insensitive and fuzzy matches
+(below 0.9, from `find_symbol`) are offered when nothing else matches, never chosen.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from codecompass.errors import AmbiguousSymbolError, Candidate, Hint
+from codecompass.models import SymbolRecord
+
+COMPLETE = 1.0  # the name, as written, names the node completely
+SIMPLE_NAME = 0.95
+TRAILING = 0.9  # the least a reading needs to be chosen without being asked
+MAX_QUALIFIED_PARTS = 10  # `a.b.….z`: at most this many trailing parts are a qualified name
+MAX_CANDIDATES_SHOWN = 8
+MAX_CANDIDATES = 20
+INDEX_STEMS = frozenset({"__init__", "index", "mod"})
+# Go, Java, Kotlin, Scala: a file belongs to the package its folder names.
+FOLDER_PACKAGE_EXTENSIONS = frozenset({".go", ".java", ".kt", ".kts", ".scala"})
+_LINE_AND_COLUMN = re.compile(r"(.+):(\d+):\d+")
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A node a written name may mean. `rooted`: the module or path written reaches the
+    repository root (a node id counts as rooted)."""
+
+    id: str
+    kind: str  # a symbol kind, or "file"
+    repo: str
+    path: str
+    line: int | None
+    score: float
+    rooted: bool
+    symbol: SymbolRecord | None = None
+
+    def rank(self) -> tuple[float, bool]:
+        return (self.score, self.rooted)
+
+    def candidate(self) -> Candidate:
+        return Candidate(self.id, self.kind, self.repo, self.path, self.line, self.score)
+
+
+def symbol_match(symbol: SymbolRecord, score: float, rooted: bool) -> Match:
+    s = symbol
+    return Match(s.id, s.kind, s.repo, s.path, s.start_line, score, rooted, s)
+
+
+def file_match(repo: str, path: str, rooted: bool) -> Match:
+    return Match(f"{repo}/{path}", "file", repo, path, None, COMPLETE, rooted)
+
+
+def normalize(text: str) -> str:
+    """Other languages' separators as dots; no call parentheses."""
+    return text.replace("::", ".").removesuffix("()")
+
+
+def file_splits(text: str) -> list[tuple[str, str]]:
+    """(file, name or line) pairs the text may be: at its first `#`, at its last `:`
+    (`path:line:column` keeps the line)."""
+    splits: list[tuple[str, str]] = []
+    if "#" in text:
+        left, right = text.split("#", 1)
+        splits.append((left, right))
+    column = _LINE_AND_COLUMN.fullmatch(text)
+    if column is not None:
+        splits.append((column[1], column[2]))
+    elif ":" in text:
+        left, right = text.rsplit(":", 1)
+        splits.append((left, right))
+    return [(left, right) for left, right in splits if left and right]
+
+
+def dotted_parts(text: str) -> list[str] | None:
+    """`a.b.c` → its parts; None when the text cannot be a dotted name."""
+    name = text.replace("#", ".").replace(":", ".")
+    parts = name.split(".")
+    if "/" in name or not all(parts):
+        return None
+    return parts
+
+
+def qualified_tails(parts: Sequence[str]) -> dict[str, int]:
+    """Each trailing run of parts that may be a qualified name → where it starts (0: the
+    whole name, which needs no module)."""
+    first = max(0, len(parts) - MAX_QUALIFIED_PARTS)
+    tails = {".".join(parts[i:]): i for i in range(max(first, 1), len(parts))}
+    tails[".".join(parts)] = 0
+    return tails
+
+
+def path_rooted(written: str, repo: str, path: str) -> bool | None:
+    """Whether `written` names the file `repo/path`: True from the repository root (with
+    or without the repository's name), False by its last parts, None not at all."""
+    written = written.removeprefix("./").strip("/")
+    full = f"{repo}/{path}"
+    if written in (path, full):
+        return True
+    if full.endswith("/" + written):
+        return False
+    return None
+
+
+def module_forms(path: str) -> list[str]:
+    """The module paths (`/`-separated, from the repository root; "" for the root
+    folder) a file answers to."""
+    folder, _, base = path.rpartition("/")
+    dot = base.rfind(".")
+    stem, extension = (base[:dot], base[dot:]) if dot > 0 else (base, "")
+    forms = [f"{folder}/{stem}" if folder else stem]
+    if stem in INDEX_STEMS or extension in FOLDER_PACKAGE_EXTENSIONS:
+        forms.append(folder)
+    return forms
+
+
+def module_rooted(module: str, repo: str, path: str) -> bool | None:
+    """Whether the module written `module` (`/`-separated) is the file `repo/path`: True
+    from the repository root, False by its last parts, None not at all."""
+    found: bool | None = None
+    for form in module_forms(path):
+        full = f"{repo}/{form}" if form else repo
+        if module in (form, full):
+            return True
+        if full.endswith("/" + module):
+            found = False
+    return found
+
+
+def innermost(symbols: Sequence[SymbolRecord], line: int) -> SymbolRecord | None:
+    """The smallest symbol whose lines hold `line` (the later one on a tie)."""
+    around = [s for s in symbols if s.start_line <= line <= s.end_line]
+    return min(around, key=lambda s: (s.end_line - s.start_line, -s.start_line), default=None)
+
+
+def choose(text: str, ranked: Sequence[Match]) -> Match | None:
+    """The candidate `text` means, from candidates best first: the first, unless another
+    has its score and rootedness (then AmbiguousSymbolError lists them all). None when
+    there is none."""
+    if not ranked:
+        return None
+    best = ranked[0]
+    tied = [m for m in ranked if m.rank() == best.rank()]
+    if len(tied) == 1:
+        return best
+    raise ambiguous(text, tied, ranked)
+
+
+def ambiguous(text: str, tied: Sequence[Match], ranked: Sequence[Match]) -> AmbiguousSymbolError:
+    kinds = {"file" if m.kind == "file" else "symbol" for m in tied}
+    noun = "files" if kinds == {"file"} else "symbols" if kinds == {"symbol"} else "nodes"
+    shown = [_describe(m) for m in ranked[:MAX_CANDIDATES_SHOWN]]
+    if len(ranked) > MAX_CANDIDATES_SHOWN:
+        shown.append(f"… {len(ranked) - MAX_CANDIDATES_SHOWN} more")
+    example = _longer_names(tied[0])
+    return AmbiguousSymbolError(
+        f"{text!r} is ambiguous; {len(tied)} {noun} match equally well (best first):\n  "
+        + "\n  ".join(shown),
+        Hint(
+            cli=f"Run the command again with one of these ids, or a longer name such as {example}.",
+            mcp=f"Call again with one of these ids, or a longer name such as {example}.",
+        ),
+        candidates=tuple(m.candidate() for m in ranked[:MAX_CANDIDATES]),
+    )
+
+
+def _describe(m: Match) -> str:
+    where = "file" if m.line is None else f"{m.kind}, line {m.line}"
+    return f"{m.id}  ({where}, score {m.score:.2f})"
+
+
+def _longer_names(m: Match) -> str:
+    """How to write `m` so that it is told apart: its module and qualified name, or its
+    path and line."""
+    if m.symbol is None:
+        return f"{m.repo}/{m.path}"
+    folder, _, stem = module_forms(m.path)[0].rpartition("/")
+    if stem in INDEX_STEMS:  # a package: named after its folder
+        stem = folder.rpartition("/")[2] or m.repo
+    return f"{stem}.{m.symbol.qualified_name} or {m.path}:{m.line}"

@@ -1,0 +1,223 @@
+"""Symbol arguments as people write them (`graph.lookup`): module and qualified name,
+file and name or line, other languages' separators, and what an ambiguous or unknown
+name answers. Two repositories: `lookup` (tests/fixtures/graph/lookup: a package, a
+legacy copy of one module, a JS index file, a Go package) and the Python `shop`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from codecompass.engine import Engine
+from codecompass.errors import (
+    AmbiguousSymbolError,
+    Candidate,
+    NotFoundError,
+    OutOfRangeError,
+)
+from codecompass.graph.lookup import file_splits, module_forms, module_rooted, path_rooted
+from tests.graph.helpers import add_fixture, workspace
+
+L = "lookup"
+RENDER = f"{L}/app/util.py#render"
+LEGACY_RENDER = f"{L}/legacy/app/util.py#render"
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    tmp = tmp_path_factory.mktemp("lookup")
+    with workspace(tmp) as e:
+        add_fixture(e, tmp, "lookup", L)
+        add_fixture(e, tmp, "python", "shop")
+        yield e
+
+
+@pytest.mark.parametrize(
+    ("written", "node"),
+    [
+        # a module, then a qualified name; written from the root wins over a suffix
+        ("app.util.render", RENDER),
+        ("lookup.app.util.render", RENDER),
+        ("legacy.app.util.render", LEGACY_RENDER),
+        ("app.util.Page.render", f"{L}/app/util.py#Page.render"),
+        ("util.Page.render", f"{L}/app/util.py#Page.render"),
+        ("app.main", f"{L}/app/__init__.py#main"),  # a package's __init__
+        ("web.render", f"{L}/web/index.js#render"),  # a JS index file
+        ("store.Get", f"{L}/store/cache.go#Get"),  # a Go package is its folder
+        ("store.Cache.Put", f"{L}/store/cache.go#Cache.Put"),
+        ("cache.Get", f"{L}/store/cache.go#Get"),
+        ("shop.util.render", "shop/shop/util.py#render"),
+        ("app.util:render", RENDER),  # an entry point
+        # a module, then a simple name
+        ("util.run", f"{L}/app/util.py#Outer.Inner.run"),
+        ("store.Put", f"{L}/store/cache.go#Cache.Put"),
+        # qualified and simple names, other separators
+        ("Page.render", f"{L}/app/util.py#Page.render"),
+        ("Page::render", f"{L}/app/util.py#Page.render"),
+        ("Page#render", f"{L}/app/util.py#Page.render"),
+        ("run", f"{L}/app/util.py#Outer.Inner.run"),
+        ("Inner.run", f"{L}/app/util.py#Outer.Inner.run"),  # the end of a qualified name
+        ("Outer.Inner.run()", f"{L}/app/util.py#Outer.Inner.run"),
+        # a file, then a name
+        ("app/util.py#render", RENDER),
+        ("app/util.py:render", RENDER),
+        ("lookup/app/util.py:render", RENDER),
+        ("legacy/app/util.py#render", LEGACY_RENDER),
+        ("app/util.py:Inner.run", f"{L}/app/util.py#Outer.Inner.run"),
+        ("index.js#render", f"{L}/web/index.js#render"),
+        # a file and a line: the innermost symbol, else the file
+        ("app/util.py:10", f"{L}/app/util.py#Page.render"),
+        ("app/util.py:8", f"{L}/app/util.py#Page"),
+        ("app/util.py:10:5", f"{L}/app/util.py#Page.render"),
+        ("cache.go:8", f"{L}/store/cache.go#Get"),
+        ("app/util.py:3", f"{L}/app/util.py"),
+        # files and modules as files
+        ("app/util.py", f"{L}/app/util.py"),
+        ("app.util", f"{L}/app/util.py"),
+        ("lookup/app/util.py", f"{L}/app/util.py"),
+        (RENDER, RENDER),
+        (L, L),
+    ],
+)
+def test_each_written_form_names_one_node(engine: Engine, written: str, node: str) -> None:
+    assert engine.graph.resolve_node(written) == node
+
+
+def test_an_ambiguous_name_lists_ranked_candidates_and_how_to_pick(engine: Engine) -> None:
+    with pytest.raises(AmbiguousSymbolError) as info:
+        engine.callers("render")
+    error = info.value
+    # Four functions named exactly `render` tie; importance orders them (the one `main`
+    # and `Page.render` call first; ids break a tie), then the method only named so.
+    assert error.candidates == (
+        Candidate(RENDER, "function", L, "app/util.py", 4, 1.0),
+        Candidate(LEGACY_RENDER, "function", L, "legacy/app/util.py", 1, 1.0),
+        Candidate(f"{L}/web/index.js#render", "function", L, "web/index.js", 1, 1.0),
+        Candidate("shop/shop/util.py#render", "function", "shop", "shop/util.py", 1, 1.0),
+        Candidate(f"{L}/app/util.py#Page.render", "method", L, "app/util.py", 9, 0.95),
+    )
+    assert str(error).splitlines() == [
+        "'render' is ambiguous; 4 symbols match equally well (best first):",
+        f"  {RENDER}  (function, line 4, score 1.00)",
+        f"  {LEGACY_RENDER}  (function, line 1, score 1.00)",
+        f"  {L}/web/index.js#render  (function, line 1, score 1.00)",
+        "  shop/shop/util.py#render  (function, line 1, score 1.00)",
+        f"  {L}/app/util.py#Page.render  (method, line 9, score 0.95)",
+    ]
+    assert error.code == "ambiguous_symbol"
+    assert error.for_cli().endswith(
+        "\nRun the command again with one of these ids, or a longer name such as "
+        "util.render or app/util.py:4."
+    )
+    assert error.for_mcp().endswith(
+        "\nCall again with one of these ids, or a longer name such as util.render or app/util.py:4."
+    )
+
+
+@pytest.mark.parametrize(
+    ("written", "ranked"),
+    [
+        # Three modules end in `util`, none written from its root: a tie.
+        ("util.render", [RENDER, LEGACY_RENDER, "shop/shop/util.py#render"]),
+        (
+            "util.py#render",
+            [RENDER, LEGACY_RENDER, "shop/shop/util.py#render", f"{L}/app/util.py#Page.render"],
+        ),
+        ("util.py", [f"{L}/app/util.py", "shop/shop/util.py", f"{L}/legacy/app/util.py"]),
+    ],
+)
+def test_equally_good_readings_are_never_picked(
+    engine: Engine, written: str, ranked: list[str]
+) -> None:
+    with pytest.raises(AmbiguousSymbolError, match=f"^'{written}' is ambiguous; 3 ") as info:
+        engine.graph.resolve_node(written)
+    assert [c.id for c in info.value.candidates] == ranked
+    assert [c.score for c in info.value.candidates[:3]] == [1.0, 1.0, 1.0]
+
+
+def test_a_repository_narrows_the_candidates(engine: Engine) -> None:
+    graph = engine.graph
+    assert graph.resolve_node("util.render", repo="shop") == "shop/shop/util.py#render"
+    assert graph.resolve_node("util.py", repo="shop") == "shop/shop/util.py"
+    with pytest.raises(AmbiguousSymbolError):
+        graph.resolve_node("util.render", repo=L)
+
+
+def test_a_misspelt_name_offers_close_names_and_picks_none(engine: Engine) -> None:
+    with pytest.raises(NotFoundError) as info:
+        engine.dependencies("Page.rendr")
+    error = info.value
+    assert [c.id for c in error.candidates][:1] == [f"{L}/app/util.py#Page.render"]
+    assert all(c.score < 0.9 for c in error.candidates)
+    assert str(error).startswith(
+        f"Unknown symbol 'Page.rendr'. Closest: {L}/app/util.py#Page.render, "
+    )
+    assert error.for_cli().endswith("Find its exact name with `codecompass symbol Page.rendr`.")
+    # Folded case is offered, not chosen.
+    with pytest.raises(NotFoundError) as folded:
+        engine.graph.resolve_node("PAGE.RENDER")
+    assert folded.value.candidates[0] == Candidate(
+        f"{L}/app/util.py#Page.render", "method", L, "app/util.py", 9, 0.85
+    )
+
+
+def test_a_line_outside_the_file_is_out_of_range(engine: Engine) -> None:
+    with pytest.raises(OutOfRangeError, match=r"^Line 17 is outside the file \(lookup/app/"):
+        engine.graph.resolve_node("app/util.py:17")
+    assert str(pytest.raises(OutOfRangeError, engine.graph.resolve_node, "cache.go:0").value) == (
+        "Line 0 is outside the file (lookup/store/cache.go has 9 lines); give a line inside it."
+    )
+
+
+def test_find_symbol_ranks_the_written_forms_first(engine: Engine) -> None:
+    def top(name: str, n: int = 2) -> list[tuple[str, float, bool]]:
+        return [(m.id, m.score, m.exact) for m in engine.find_symbol(name)[:n]]
+
+    assert top("app.util.render") == [(RENDER, 1.0, True), (LEGACY_RENDER, 1.0, True)]
+    assert top("legacy.app.util.render", 1) == [(LEGACY_RENDER, 1.0, True)]
+    assert top("util.render", 3) == [
+        (RENDER, 1.0, True),
+        (LEGACY_RENDER, 1.0, True),
+        ("shop/shop/util.py#render", 1.0, True),
+    ]
+    assert top("app/util.py:10", 1) == [(f"{L}/app/util.py#Page.render", 1.0, True)]
+    assert top("util.py:render", 1) == [(RENDER, 1.0, True)]
+    assert top("Inner.run", 1) == [(f"{L}/app/util.py#Outer.Inner.run", 0.9, False)]
+    # A simple name inside a file counts as exact; the file narrows it to one.
+    assert top("app/util.py#run", 1) == [(f"{L}/app/util.py#Outer.Inner.run", 0.95, True)]
+    # find_symbol answers symbols only: a line above every symbol names none.
+    assert engine.find_symbol("app/util.py:3") == []
+    assert [m.kind for m in engine.find_symbol("store.Get", kind="method")] == []
+
+
+def test_the_callers_of_a_module_function(engine: Engine) -> None:
+    result = engine.callers("app.util.render")
+    assert result.root == RENDER
+    assert sorted((e.source, e.evidence_line) for e in result.edges) == [
+        (f"{L}/app/__init__.py#main", 7),
+        (f"{L}/app/util.py#Page.render", 10),
+    ]
+
+
+def test_module_and_path_matching_rules() -> None:
+    assert module_forms("rich/markup.py") == ["rich/markup"]
+    assert module_forms("pkg/__init__.py") == ["pkg/__init__", "pkg"]
+    assert module_forms("index.ts") == ["index", ""]
+    assert module_forms("chi/mux.go") == ["chi/mux", "chi"]
+    assert module_forms("Makefile") == ["Makefile"]
+    assert module_forms("src/.hidden") == ["src/.hidden"]
+    # True: written from the root (with or without the repository); False: by its end.
+    assert module_rooted("markup", "rich", "markup.py") is True
+    assert module_rooted("rich/markup", "rich", "markup.py") is True
+    assert module_rooted("markup", "pip", "_vendor/rich/markup.py") is False
+    assert module_rooted("arkup", "rich", "markup.py") is None
+    assert module_rooted("chi", "chi", "mux.go") is True  # Go: the root folder's package
+    assert path_rooted("./rich/markup.py", "rich", "markup.py") is True
+    assert path_rooted("markup.py", "pip", "_vendor/rich/markup.py") is False
+    assert path_rooted("up.py", "rich", "markup.py") is None
+    assert file_splits("a/b.py#C.m") == [("a/b.py", "C.m")]
+    assert file_splits("a/b.py:12:4") == [("a/b.py", "12")]
+    assert file_splits("mod:func") == [("mod", "func")]
+    assert file_splits("a#b:3") == [("a", "b:3"), ("a#b", "3")]
+    assert file_splits(":x") == []
