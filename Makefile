@@ -13,7 +13,7 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[dev,server]'
+	$(BIN)/pip install -q -e '.[dev,server,languages]'
 	touch $(STAMP)
 
 install: $(STAMP)

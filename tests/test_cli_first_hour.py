@@ -93,7 +93,7 @@ def test_filters_that_cannot_match_are_errors_listing_the_valid_values(two_repos
     data = str(two_repos)
     code, _, err = run("search", "charge", "--data-dir", data, "--lang", "cobol")
     assert code == 1
-    assert "Unknown language 'cobol'; use one of: c, cpp, csharp, go, java," in err
+    assert "Unknown language 'cobol'; use one of: bash, c, cmake, cpp, csharp, css," in err
     code, _, err = run("search", "charge", "--data-dir", data, "--kind", "func")
     assert code == 1 and "Unknown kind 'func'; use one of: class, enum, function," in err
     code, _, err = run("search", "charge", "--data-dir", data, "--repo", "nope")

@@ -260,6 +260,27 @@ def _skipped(stats: IndexStats) -> str:
     return "; ".join(parts)
 
 
+def _languages(stats: IndexStats) -> str:
+    """Files parsed per language, those chunked without symbols, and missing grammars."""
+    from codecompass.indexing.languages import EXTRA_INSTALL_HINT, EXTRA_LANGUAGES
+
+    ranked = sorted(stats.languages.items(), key=lambda item: (-sum(item[1].values()), item[0]))
+    parts = []
+    for language, counts in ranked:
+        total = counts["symbols"] + counts["chunked"]
+        chunked = f" ({counts['chunked']} without symbols)" if counts["chunked"] else ""
+        parts.append(f"{language} {total}{chunked}")
+    text = ", ".join(parts)
+    if stats.missing_grammars:
+        extra = set(stats.missing_grammars) & EXTRA_LANGUAGES
+        hint = EXTRA_INSTALL_HINT if extra else "reinstall codecompass"
+        text += (
+            f"; no grammar installed for {', '.join(stats.missing_grammars)}, "
+            f"chunked by lines: {hint}"
+        )
+    return text
+
+
 def _print_summary(stats: IndexStats, data_dir: Path) -> None:
     table = Table(title=f"Indexed {stats.repo} in {stats.wall_seconds:.1f}s", show_header=False)
     table.add_column(style="bold")
@@ -278,6 +299,8 @@ def _print_summary(stats: IndexStats, data_dir: Path) -> None:
     )
     if stats.parse_errors:
         table.add_row("parse errors", f"{stats.parse_errors} files fell back to line windows")
+    if stats.languages:
+        table.add_row("languages", _languages(stats))
     if stats.decode_errors:
         more = ", …" if stats.decode_errors > len(stats.decode_examples) else ""
         table.add_row(

@@ -169,13 +169,15 @@ def test_python_edges(tmp_path: Path) -> None:
 def test_javascript_edges(tmp_path: Path) -> None:
     with workspace(tmp_path) as engine:
         add_fixture(engine, tmp_path, "javascript", "js")
-        assert edges(engine) == JAVASCRIPT
+        # javascript/commonjs is a repository of its own (test_resolve_ecma.py).
+        assert {e for e in edges(engine) if e[0].startswith(f"{JS}/")} == JAVASCRIPT
 
 
 def test_typescript_edges(tmp_path: Path) -> None:
     with workspace(tmp_path) as engine:
         add_fixture(engine, tmp_path, "typescript", "ts")
-        assert edges(engine) == TYPESCRIPT
+        # typescript/fields is a repository of its own (test_resolve_ecma.py).
+        assert {e for e in edges(engine) if e[0].startswith(f"{TS}/")} == TYPESCRIPT
 
 
 def test_go_edges_by_name(tmp_path: Path) -> None:

@@ -602,6 +602,71 @@ def test_javascript_import_forms() -> None:
     ]
 
 
+def test_javascript_commonjs_and_object_symbols() -> None:
+    source = (
+        "var res = Object.create(http.ServerResponse.prototype);\n"  # 1
+        "module.exports = res;\n"
+        "/** Send a body. */\n"
+        "res.send = function send(body) {\n"
+        "  this.json(body);\n"  # 5
+        "};\n"
+        "exports.compileTrust = function (val) {};\n"
+        "module.exports.other = () => 1;\n"
+        "function Foo() {}\n"
+        "Foo.prototype.bar = function () {};\n"  # 10
+        "Foo.prototype = { baz() {} };\n"
+        "const api = { get() {}, post: () => {}, data: 1 };\n"
+        "const plain = { a: 1 };\n"
+        "function setup(app) {\n"
+        "  app.handle = function handle() {};\n"  # 15
+        "}\n"
+        "this.x = function () {};\n"
+        "class A { handler = () => {}; #run = function () {}; repo = new Repo(); }\n"
+    )
+    found = [
+        (s.qualified_name, s.name, s.kind, s.start_line, s.parent, s.exported)
+        for s in parse(source, "javascript").symbols
+    ]
+    assert found == [
+        ("res", "res", "class", 1, None, True),
+        ("res.send", "send", "method", 3, None, True),
+        ("compileTrust", "compileTrust", "function", 7, None, True),
+        ("other", "other", "function", 8, None, True),
+        ("Foo", "Foo", "function", 9, None, False),
+        ("Foo.bar", "bar", "method", 10, None, False),
+        ("Foo.baz", "baz", "method", 11, None, False),
+        ("api", "api", "class", 12, None, False),
+        ("api.get", "get", "method", 12, "api", False),
+        ("api.post", "post", "method", 12, "api", False),
+        ("setup", "setup", "function", 14, None, False),
+        ("setup.app.handle", "handle", "function", 15, "setup", False),
+        ("A", "A", "class", 18, None, False),
+        ("A.handler", "handler", "method", 18, "A", False),
+        ("A.#run", "#run", "method", 18, "A", False),
+    ]
+    send = next(s for s in parse(source, "javascript").symbols if s.name == "send")
+    assert (send.signature, send.doc) == ("res.send = function send(body)", "Send a body.")
+
+
+def test_typescript_function_fields_are_methods() -> None:
+    source = (
+        "export class A {\n"
+        "  private repo: Repo;\n"
+        "  handler = (x: number): void => {};\n"
+        "  private hidden = () => {};\n"
+        "}\n"
+    )
+    found = [
+        (s.qualified_name, s.kind, s.exported, s.signature)
+        for s in parse(source, "typescript").symbols
+    ]
+    assert found == [
+        ("A", "class", True, "export class A"),
+        ("A.handler", "method", True, "handler = (x: number): void =>"),
+        ("A.hidden", "method", False, "private hidden = () =>"),
+    ]
+
+
 def test_call_names_reduce_complex_receivers() -> None:
     source = 'def f():\n    "-".join(x)\n    (a or b).c()\n    items[0].save()\n'
     names = [r.name for r in parse(source, "python").references]
@@ -814,8 +879,9 @@ def test_parse_is_thread_safe() -> None:
         ("docs/INDEX.MD", "markdown"),
         ("docs/guide.rst", "rst"),
         ("notes.txt", "text"),
-        ("Makefile", "text"),
-        (".bashrc", "text"),
+        ("Makefile", "make"),
+        (".bashrc", "bash"),
+        (".gitignore", "text"),
         ("C:\\repo\\src\\main.py", "python"),
     ],
 )

@@ -60,6 +60,7 @@ class SymbolIndex:
         self._modules: dict[str, list[tuple[str, str]]] | None = None
         self._packages: dict[str, list[Package]] | None = None
         self._provided: dict[str, set[str]] = {}
+        self._mains: dict[tuple[str, str], str | None] = {}  # folder package.json "main"
 
     # -- files ----------------------------------------------------------------------
     def files(self) -> dict[str, dict[str, str]]:
@@ -239,15 +240,35 @@ class SymbolIndex:
         return self._js_file(package.repo, "index")
 
     def _js_file(self, repo: str, base: str) -> tuple[str, str] | None:
+        """The file `base` names, Node's way: the file itself, with an extension, then
+        the folder's package.json "main", then its index file. The repository root is
+        `""` (`require('..')` from a top-level folder)."""
+        base = "" if base in (".", "./") else base
+        if base.startswith("../") or base == "..":
+            return None  # above the repository
         self.deps.add(("path", file_key(repo, js_base(base))))
         files = self.repo_files(repo)
-        stem = js_base(base)
-        candidates = [base] if base.endswith(JS_EXTENSIONS) else []
-        candidates += [stem + ext for ext in JS_EXTENSIONS]
-        candidates += [f"{base}/index{ext}" for ext in JS_EXTENSIONS]
+        candidates: list[str] = []
+        if base:
+            stem = js_base(base)
+            candidates = [base] if base.endswith(JS_EXTENSIONS) else []
+            candidates += [stem + ext for ext in JS_EXTENSIONS]
         for candidate in candidates:
             if candidate in files:
                 return repo, candidate
+        folder = f"{base}/" if base else ""
+        manifest = f"{folder}package.json"
+        self.deps.add(("path", file_key(repo, manifest)))
+        if manifest in files:
+            key = (repo, manifest)
+            if key not in self._mains:
+                self._mains[key] = _package_main(self.root(repo), manifest, files)
+            main = self._mains[key]
+            if main is not None:
+                return repo, main
+        for ext in JS_EXTENSIONS:
+            if f"{folder}index{ext}" in files:
+                return repo, f"{folder}index{ext}"
         return None
 
     def npm_package(self, spec: str) -> Package | None:
@@ -346,6 +367,26 @@ def _read_package_json(
             if entry is not None:
                 break
     return Package(repo, name, entry, path, _line_of(text, '"name"'))
+
+
+def _package_main(root: Path | None, manifest: str, files: dict[str, str]) -> str | None:
+    """The file a folder's package.json "main" names, when it is in the index."""
+    if root is None:
+        return None
+    try:
+        data = json.loads((root / manifest).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    main = data.get("main") if isinstance(data, dict) else None
+    if not isinstance(main, str) or not main:
+        return None
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(manifest), main))
+    if target.startswith(".."):
+        return None
+    folder = "" if target == "." else f"{target}/"
+    options = [] if target == "." else [target, *(js_base(target) + e for e in JS_EXTENSIONS)]
+    options += [f"{folder}index{ext}" for ext in JS_EXTENSIONS]
+    return next((option for option in options if option in files), None)
 
 
 def _read_pyproject(root: Path | None) -> tuple[str, int] | None:

@@ -5,10 +5,18 @@ function expressions). Bindings come from ES imports, ``require``, declarations,
 ``const``/``let``/``var`` with their initialiser, typed parameters and ``this`` inside
 methods. Exports are recorded so that other files can follow ``export {a as b}``,
 ``export default``, re-exports (``export … from``) and CommonJS ``module.exports``.
+
+CommonJS and prototype shapes (``commonjs.py``): a function assigned to ``obj.name`` is
+the function ``obj.name``, with ``this`` bound to ``obj``; ``exports.x = …`` and the
+members of the object ``module.exports`` is set to are exports. An object (an object
+literal with functions, or a module-level variable receiving functions) gets class facts
+and its name is bound to ``self:<object>``: its functions are found as its members (the
+assigned ones through ``attrs``). Class fields holding functions are methods.
 """
 
 from __future__ import annotations
 
+from codecompass.indexing import commonjs
 from codecompass.indexing.extract_python import looks_like_url_argument
 from codecompass.indexing.facts import ClassFacts, FileFacts, FunctionFacts, Ref, Scope
 from codecompass.indexing.treesitter import Node
@@ -39,12 +47,14 @@ class EcmaExtractor:
         self.facts = FileFacts(language, scopes=[Scope("", "module", -1, 0)])
         # Generic parameters (`<T>`) declared anywhere in the file: never a reference.
         self.type_params: set[str] = set()
+        self.shapes = commonjs.ModuleShapes(set(), set())
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     def run(self, root: Node) -> FileFacts:
         self.collect_type_params(root)
+        self.shapes = commonjs.module_shapes(self.data, root)
         for child in root.named_children:
             self.visit(child, 0)
         return self.facts
@@ -114,6 +124,8 @@ class EcmaExtractor:
                 return f"from:{spec}:{self.text(prop)}"
         if t in ("as_expression", "satisfies_expression") and node.named_children:
             return self.value_of(node.named_children[0], scope)
+        if t == "assignment_expression":  # `a = b = v`
+            return self.value_of(node.child_by_field_name("right"), scope)
         if t in (
             "identifier",
             "member_expression",
@@ -200,8 +212,8 @@ class EcmaExtractor:
             chain = self.chain(name)
             if chain is not None and chain[:1].isupper():
                 self.ref("call", chain, _line(node), scope)
-        if t == "assignment_expression":
-            self.assignment(node, scope)
+        if t == "assignment_expression" and self.assignment(node, scope):
+            return
         if t == "type_annotation":
             self.type_refs(node, scope)
             return
@@ -405,6 +417,10 @@ class EcmaExtractor:
         name = node.child_by_field_name("name") or node.child_by_field_name("property")
         annotation = node.child_by_field_name("type")
         value = node.child_by_field_name("value")
+        if name is not None and value is not None and value.type in commonjs.FUNCTION_VALUES:
+            # A method; even an arrow function's `this` is the instance here.
+            self.function(value, scope, self.text(name), owner=self.facts.scopes[scope].name)
+            return
         if value is not None:
             self.visit(value, scope)
         if annotation is not None:
@@ -423,14 +439,28 @@ class EcmaExtractor:
                 return f"type:{chain}"
         return None
 
-    def function(self, node: Node, scope: int, given: str | None, owner: str | None = None) -> None:
+    def function(
+        self,
+        node: Node,
+        scope: int,
+        given: str | None,
+        owner: str | None = None,
+        *,
+        bind: bool = True,
+        this: str | None = None,
+    ) -> None:
+        """A function scope. `owner`: the class (or object) it is a member of, `this`
+        being bound to it unless `this` gives another value; `bind=False` for a function
+        stored in a property (`obj.f = function …`), which binds no local name."""
         name_node = node.child_by_field_name("name")
         name = given or (self.text(name_node) if name_node is not None else None)
         line = _line(node)
         parent = self.facts.scopes[scope]
-        if name is not None and (node.type != "method_definition" or owner is not None):
+        member = owner is not None or given is not None
+        if name is not None and (node.type != "method_definition" or member):
             qualified = self.qualified(scope, name)
-            if node.type not in ("function_expression", "arrow_function") or given is not None:
+            named = node.type not in ("function_expression", "arrow_function") or given is not None
+            if named and bind:
                 parent.bind(name, line, f"def:{qualified}")
         else:
             qualified = parent.name
@@ -440,7 +470,9 @@ class EcmaExtractor:
         own = self.facts.scopes[index]
         if name is not None:
             self.facts.functions[qualified] = FunctionFacts(index)
-        if owner is not None:
+        if this is not None:
+            own.bind("this", line, this)
+        elif owner is not None:
             own.bind("this", line, f"self:{owner}")
         returns = node.child_by_field_name("return_type")
         if returns is not None:
@@ -505,6 +537,18 @@ class EcmaExtractor:
             else:
                 self.function(value, scope, self.text(name))
             return
+        if name.type == "identifier" and value is not None and commonjs.holds_functions(value):
+            self.object_literal(value, scope, self.object_class(self.text(name), scope, line))
+            return
+        if (
+            name.type == "identifier"
+            and value is not None
+            and scope == 0
+            and self.text(name) in self.shapes.objects
+        ):
+            self.visit(value, scope)
+            self.object_class(self.text(name), scope, line)
+            return
         if value is not None:
             self.visit(value, scope)
         if name.type == "identifier":
@@ -512,10 +556,12 @@ class EcmaExtractor:
             s.bind(self.text(name), line, bound)
         elif name.type == "object_pattern":
             spec = self.require_spec(value) if value is not None else None
+            imported: list[str] = []  # `const {a, b: c} = require('m')` imports m's a and b
             for child in name.named_children:
                 if child.type == "shorthand_property_identifier_pattern":
                     local = self.text(child)
                     s.bind(local, line, f"from:{spec}:{local}" if spec else "expr:?")
+                    imported.append(local)
                 elif child.type == "pair_pattern":
                     key = child.child_by_field_name("key")
                     val = child.child_by_field_name("value")
@@ -525,21 +571,61 @@ class EcmaExtractor:
                             line,
                             f"from:{spec}:{self.text(key)}" if spec else "expr:?",
                         )
+                        imported.append(self.text(key))
             if spec is not None:
-                self.ref("import", spec, line, scope)
+                for item in imported or [""]:
+                    self.ref("import", f"{spec}:{item}" if item else spec, line, scope)
         else:
             for ident in _identifiers(name):
                 s.bind(self.text(ident), line, "expr:?")
 
-    def assignment(self, node: Node, scope: int) -> None:
+    def object_class(self, name: str, scope: int, line: int) -> str:
+        """Class facts for an object bound to `name`; `name` holds its only instance."""
+        qualified = self.qualified(scope, name)
+        self.facts.scopes[scope].bind(name, line, f"self:{qualified}")
+        index = len(self.facts.scopes)
+        self.facts.scopes.append(Scope(qualified, "class", scope, line))
+        self.facts.classes[qualified] = ClassFacts(index)
+        return qualified
+
+    def object_literal(self, node: Node, scope: int, qualified: str) -> None:
+        facts = self.facts.classes[qualified]
+        for member in node.named_children:
+            if member.type == "method_definition":
+                self.function(member, facts.scope, None, owner=qualified)
+                continue
+            if member.type == "shorthand_property_identifier":
+                name = self.text(member)
+                facts.attrs.setdefault(name, []).append((scope, f"expr:{name}"))
+                continue
+            key = member.child_by_field_name("key") if member.type == "pair" else None
+            value = member.child_by_field_name("value") if member.type == "pair" else None
+            if key is None or value is None or key.type != "property_identifier":
+                self.visit(member, scope)
+            elif value.type in commonjs.FUNCTION_VALUES:
+                # An arrow function's `this` is not the object.
+                arrow = value.type == "arrow_function"
+                self.function(value, facts.scope, self.text(key), None if arrow else qualified)
+            else:
+                self.visit(value, scope)
+                bound = self.value_of(value, scope)
+                facts.attrs.setdefault(self.text(key), []).append((scope, bound))
+
+    def assignment(self, node: Node, scope: int) -> bool:
+        """Facts of `left = right`; True when it visited `right` itself."""
         left = node.child_by_field_name("left")
         right = node.child_by_field_name("right")
-        if left is None or left.type != "member_expression":
-            return
+        if left is None or right is None or left.type != "member_expression":
+            return False
+        if right.type in commonjs.FUNCTION_VALUES:
+            if self.assigned_function(left, right, scope):
+                return True
+        elif right.type == "object" and self.assigned_object(left, right, scope):
+            return True
         obj = left.child_by_field_name("object")
         prop = left.child_by_field_name("property")
         if obj is None or prop is None:
-            return
+            return False
         target = self.text(obj)
         name = self.text(prop)
         if target == "this":
@@ -548,20 +634,104 @@ class EcmaExtractor:
                 cls = self.facts.classes.get(owner[5:])
                 if cls is not None:
                     cls.attrs.setdefault(name, []).append((scope, self.value_of(right, scope)))
-        elif scope == 0 and target == "module" and name == "exports" and right is not None:
-            if right.type == "object":
-                for pair in right.named_children:
-                    if pair.type == "shorthand_property_identifier":
-                        self.facts.exports[self.text(pair)] = f"expr:{self.text(pair)}"
-                    elif pair.type == "pair":
-                        key = pair.child_by_field_name("key")
-                        val = pair.child_by_field_name("value")
-                        if key is not None:
-                            self.facts.exports[self.text(key)] = self.value_of(val, scope)
-            else:
-                self.facts.exports["default"] = self.value_of(right, scope)
-        elif scope == 0 and target in ("exports", "module.exports"):
+        elif scope == 0 and target == "module" and name == "exports":
+            value = self.value_of(right, scope)
+            self.facts.exports["default"] = value
+            if value.startswith("import:"):  # `module.exports = require('./m')` re-exports m
+                self.facts.stars.append(value[7:])
+        elif scope == 0 and (
+            target in ("exports", "module.exports") or target in self.shapes.module_objects
+        ):
             self.facts.exports[name] = self.value_of(right, scope)
+        return False
+
+    def assigned_function(self, left: Node, right: Node, scope: int) -> bool:
+        """`obj.f = function …`, `exports.f = …`, `Foo.prototype.f = …`,
+        `module.exports = function f …`; False for other targets (`this.f = …`)."""
+        found = commonjs.assigned_name(self.data, left)
+        if found is None:
+            if not commonjs.is_module_exports(self.data, left):
+                return False
+            name_node = right.child_by_field_name("name")
+            self.function(right, scope, None)
+            if scope == 0:
+                self.facts.exports["default"] = (
+                    f"def:{self.qualified(scope, self.text(name_node))}"
+                    if name_node is not None
+                    else "expr:?"
+                )
+            return True
+        self.stored_function(right, found, scope)
+        return True
+
+    def assigned_object(self, left: Node, right: Node, scope: int) -> bool:
+        """`module.exports = {…}` and `Foo.prototype = {…}`: their functions are
+        module-level functions and methods of Foo."""
+        qualifier = commonjs.literal_owner(self.data, right)
+        if qualifier is None:
+            return False
+        exported = not qualifier and scope == 0
+        for member in right.named_children:
+            key = member.child_by_field_name("key") if member.type == "pair" else None
+            value = member.child_by_field_name("value") if member.type == "pair" else None
+            if member.type == "method_definition":
+                name_node = member.child_by_field_name("name")
+                function: Node | None = member
+            elif key is not None and value is not None and value.type in commonjs.FUNCTION_VALUES:
+                name_node, function = key, value
+            else:
+                name_node, function = None, None
+            if function is None or name_node is None or name_node.type != "property_identifier":
+                if member.type == "shorthand_property_identifier" and exported:
+                    self.facts.exports[self.text(member)] = f"expr:{self.text(member)}"
+                elif key is not None and exported:
+                    self.facts.exports[self.text(key)] = self.value_of(value, scope)
+                self.visit(value if value is not None else member, scope)
+                continue
+            parts = (*qualifier, self.text(name_node))
+            self.stored_function(
+                function, commonjs.Assigned(parts, bool(qualifier), not qualifier), scope
+            )
+        return True
+
+    def stored_function(self, node: Node, found: commonjs.Assigned, scope: int) -> None:
+        """A function stored in a property: its scope, and where it can be found again —
+        as a member of its object or class, or as an export."""
+        *qualifier, name = found.parts
+        owner, this = self.receiver(qualifier, found.prototype, scope)
+        dotted = ".".join(found.parts)
+        if node.type == "arrow_function":  # its `this` is the enclosing one
+            self.function(node, scope, dotted, bind=False)
+        else:
+            self.function(node, scope, dotted, owner, bind=False, this=this)
+        value = f"def:{self.qualified(scope, dotted)}"
+        member_of = owner
+        if found.prototype and this is not None:
+            member_of = this[5:]
+        cls = self.facts.classes.get(member_of) if member_of is not None else None
+        if cls is not None:
+            cls.attrs.setdefault(name, []).append((scope, value))
+        # A member of the object module.exports is set to is an export too.
+        of_module = len(qualifier) == 1 and qualifier[0] in self.shapes.module_objects
+        if scope == 0 and not found.prototype and (found.exported or of_module):
+            self.facts.exports[name] = value
+
+    def receiver(
+        self, qualifier: list[str], prototype: bool, scope: int
+    ) -> tuple[str | None, str | None]:
+        """For a function stored in a property of `qualifier`: the class or object it is
+        a member of (when the file defines one), and what `this` is inside it."""
+        if not qualifier:
+            return None, None
+        if len(qualifier) == 1:
+            bound = self.lookup_local(qualifier[0], scope)
+            if bound is not None and bound.startswith("self:") and not prototype:
+                return bound[5:], None
+            if bound is not None and bound.startswith("def:") and prototype:
+                return None, f"self:{bound[4:]}"
+        if prototype:
+            return None, None
+        return None, f"expr:{'.'.join(qualifier)}"
 
     def call(self, node: Node, scope: int) -> None:
         func = node.child_by_field_name("function") or node.child_by_field_name("constructor")

@@ -3,33 +3,17 @@
 Detection is by file name first (a few well-known extension-less files), then by
 extension, case-insensitively. Anything unrecognised is ``"text"``, which parses to
 no symbols and is chunked by line windows.
+
+Every language but ``"text"`` has symbols: the ``TREE_SITTER_LANGUAGES`` through a
+grammar wheel and a tag query (``queries/<language>.scm``), the others through a small
+pure-Python reader (``PLAIN_LANGUAGES``). The grammars of ``EXTRA_LANGUAGES`` ship with
+``codecompass[languages]``; without them those files are still chunked, by line windows.
 """
 
 from __future__ import annotations
 
 from pathlib import PurePath
 
-LANGUAGES: frozenset[str] = frozenset(
-    {
-        "python",
-        "javascript",
-        "typescript",
-        "tsx",
-        "go",
-        "java",
-        "rust",
-        "c",
-        "cpp",
-        "csharp",
-        "ruby",
-        "php",
-        "markdown",
-        "rst",
-        "text",
-    }
-)
-
-# Languages parsed with a tree-sitter grammar; markdown and rst use a pure-Python parser.
 # Names people type for a language (lower-cased first): `--lang Go`, `--lang ts`.
 LANGUAGE_ALIASES: dict[str, str] = {
     "py": "python",
@@ -45,9 +29,38 @@ LANGUAGE_ALIASES: dict[str, str] = {
     "rb": "ruby",
     "md": "markdown",
     "txt": "text",
+    "kt": "kotlin",
+    "kts": "kotlin",
+    "scala3": "scala",
+    "ex": "elixir",
+    "exs": "elixir",
+    "hs": "haskell",
+    "ml": "ocaml",
+    "jl": "julia",
+    "sh": "bash",
+    "shell": "bash",
+    "zsh": "bash",
+    "postgres": "sql",
+    "postgresql": "sql",
+    "tf": "hcl",
+    "terraform": "hcl",
+    "yml": "yaml",
+    "proto": "protobuf",
+    "gql": "graphql",
+    "makefile": "make",
+    "docker": "dockerfile",
+    "containerfile": "dockerfile",
+    "objective-c": "objc",
+    "objectivec": "objc",
+    "ps1": "powershell",
+    "pwsh": "powershell",
+    "f90": "fortran",
+    "htm": "html",
 }
 
-TREE_SITTER_LANGUAGES: frozenset[str] = frozenset(
+# Grammars that come with the core install: the config, build and web formats found in
+# most repositories, each under 1.6 MB installed.
+CORE_LANGUAGES: frozenset[str] = frozenset(
     {
         "python",
         "javascript",
@@ -61,10 +74,57 @@ TREE_SITTER_LANGUAGES: frozenset[str] = frozenset(
         "csharp",
         "ruby",
         "php",
+        "bash",
+        "css",
+        "scss",
+        "html",
+        "json",
+        "yaml",
+        "toml",
+        "hcl",
+        "lua",
+        "make",
     }
 )
 
+# Grammars behind the `codecompass[languages]` extra: heavier or rarer ones.
+EXTRA_LANGUAGES: frozenset[str] = frozenset(
+    {
+        "kotlin",
+        "swift",
+        "scala",
+        "elixir",
+        "haskell",
+        "ocaml",
+        "dart",
+        "zig",
+        "julia",
+        "sql",
+        "groovy",
+        "perl",
+        "objc",
+        "powershell",
+        "nix",
+        "fortran",
+    }
+)
+
+TREE_SITTER_LANGUAGES: frozenset[str] = CORE_LANGUAGES | EXTRA_LANGUAGES
+
+EXTRA_INSTALL_HINT = "pip install 'codecompass[languages]'"
+
 MARKUP_LANGUAGES: frozenset[str] = frozenset({"markdown", "rst"})
+
+# Read by pure-Python code: documents, formats with no usable grammar wheel (R,
+# Protobuf, GraphQL, CMake, Dockerfile) and single-file components, whose <script> is
+# parsed with the JavaScript/TypeScript grammar.
+PLAIN_LANGUAGES: frozenset[str] = MARKUP_LANGUAGES | frozenset(
+    {"r", "protobuf", "graphql", "cmake", "dockerfile", "vue", "svelte"}
+)
+
+SYMBOL_LANGUAGES: frozenset[str] = TREE_SITTER_LANGUAGES | PLAIN_LANGUAGES
+
+LANGUAGES: frozenset[str] = SYMBOL_LANGUAGES | {"text"}
 
 _EXTENSIONS: dict[str, str] = {
     ".py": "python",
@@ -106,6 +166,58 @@ _EXTENSIONS: dict[str, str] = {
     ".mkd": "markdown",
     ".rst": "rst",
     ".rest": "rst",
+    ".kt": "kotlin",
+    ".kts": "kotlin",
+    ".swift": "swift",
+    ".scala": "scala",
+    ".sc": "scala",
+    ".lua": "lua",
+    ".ex": "elixir",
+    ".exs": "elixir",
+    ".hs": "haskell",
+    ".ml": "ocaml",
+    ".mli": "ocaml",
+    ".dart": "dart",
+    ".zig": "zig",
+    ".jl": "julia",
+    ".r": "r",
+    ".sh": "bash",
+    ".bash": "bash",
+    ".zsh": "bash",
+    ".sql": "sql",
+    ".tf": "hcl",
+    ".tfvars": "hcl",
+    ".hcl": "hcl",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".json": "json",
+    ".proto": "protobuf",
+    ".graphql": "graphql",
+    ".graphqls": "graphql",
+    ".gql": "graphql",
+    ".vue": "vue",
+    ".svelte": "svelte",
+    ".css": "css",
+    ".scss": "scss",
+    ".html": "html",
+    ".htm": "html",
+    ".mk": "make",
+    ".cmake": "cmake",
+    ".dockerfile": "dockerfile",
+    ".groovy": "groovy",
+    ".gradle": "groovy",
+    ".pl": "perl",
+    ".pm": "perl",
+    ".m": "objc",
+    ".mm": "objc",
+    ".ps1": "powershell",
+    ".psm1": "powershell",
+    ".nix": "nix",
+    ".f90": "fortran",
+    ".f95": "fortran",
+    ".f03": "fortran",
+    ".f08": "fortran",
 }
 
 # Exact file names (lower-cased) that carry no telling extension.
@@ -118,6 +230,16 @@ _FILE_NAMES: dict[str, str] = {
     "brewfile": "ruby",
     "sconstruct": "python",
     "sconscript": "python",
+    "makefile": "make",
+    "gnumakefile": "make",
+    "cmakelists.txt": "cmake",
+    "dockerfile": "dockerfile",
+    "containerfile": "dockerfile",
+    "jenkinsfile": "groovy",
+    ".bashrc": "bash",
+    ".bash_profile": "bash",
+    ".zshrc": "bash",
+    ".profile": "bash",
 }
 
 
@@ -129,9 +251,12 @@ def language_for_path(path: str) -> str:
         return by_name
     dot = name.rfind(".")
     if dot <= 0:
-        # No extension, or a dot-file such as ".bashrc".
+        # No extension, or a dot-file such as ".gitignore".
         return "text"
-    return _EXTENSIONS.get(name[dot:], "text")
+    by_extension = _EXTENSIONS.get(name[dot:])
+    if by_extension is None and name.startswith(("dockerfile.", "containerfile.")):
+        return "dockerfile"  # Dockerfile.dev, Containerfile.prod
+    return by_extension or "text"
 
 
 _TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})

@@ -31,6 +31,10 @@ Conventions:
 - Nested functions are included, qualified through their enclosing function
   (``Repository.save.log``), and never exported. Anonymous functions and class fields are
   not symbols; ``const f = () => …`` and ``const f = function () …`` are functions ``f``.
+  JS/TS (``commonjs.py``): a class field holding a function is a method; ``obj.f =
+  function …`` is ``obj.f`` (``exports.f`` is ``f``, ``Foo.prototype.f`` the method
+  ``Foo.f``); a variable holding an object literal with functions, or a module-level one
+  receiving functions, is a ``class`` whose functions are its methods.
 - Constants (kind ``constant``): module-level ALL_CAPS assignments of two or more
   characters in Python and JS/TS, top-level Go ``const`` and Rust ``const``/``static``,
   every Ruby ``CONSTANT = …`` and C/C++ ``#define`` s.
@@ -56,20 +60,34 @@ Conventions:
   Inheritance (``class A(B)``, ``extends``, ``implements``, Rust ``impl Trait for``, Go
   embedding, Ruby ``include``) has kind ``inherit`` with the subclass as ``scope``.
 
+Languages without a grammar are read in pure Python (``_PLAIN_READERS``: Markdown, reST,
+R, Protobuf, GraphQL, CMake, Dockerfile); a Vue or Svelte component is its ``<script>``
+parsed as JS/TS (``sfc.py``). The grammars added in issue 17 have their ``Rules`` in
+``rules_more.py``, whose ``finish`` pass tidies their symbols.
+
 ``parse`` never raises: any failure returns ``ParsedFile(language, error=...)`` so the
-caller can fall back to line windows. That also happens when tree-sitter exceeds its time
-budget (1 s + 1 s per 500 KB) and when a file yields no symbols and most of its top-level
-nodes are syntax errors (probably not the language its extension claims). Definitions and
-references nested deeper than ``treesitter.MAX_QUERY_DEPTH`` tree levels are skipped.
+caller can fall back to line windows. That also happens when tree-sitter exceeds its
+time budget (1 s + 1 s per 500 KB), when a file yields no symbols and most of its
+top-level nodes are syntax errors (probably not the language its extension claims), when
+a language's grammar wheel is not installed (the error names the extra to install) and
+when its query file is missing. Definitions and references nested deeper than
+``treesitter.MAX_QUERY_DEPTH`` tree levels are skipped.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from codecompass.indexing import treesitter
-from codecompass.indexing.languages import TREE_SITTER_LANGUAGES
+from codecompass.indexing.buildfiles import parse_cmake, parse_dockerfile
+from codecompass.indexing.idl import parse_graphql, parse_protobuf
+from codecompass.indexing.languages import (
+    EXTRA_INSTALL_HINT,
+    EXTRA_LANGUAGES,
+    TREE_SITTER_LANGUAGES,
+)
 from codecompass.indexing.markup import parse_markdown, parse_rst
+from codecompass.indexing.rlang import parse_r
 from codecompass.indexing.rules import (
     FUNCTION_KINDS,
     RULES,
@@ -80,9 +98,11 @@ from codecompass.indexing.rules import (
     collapse,
     end_row,
 )
+from codecompass.indexing.rules_more import MORE_RULES, GrammarRules
+from codecompass.indexing.sfc import parse_component
 from codecompass.models import ParsedFile, Reference, Symbol
 
-__all__ = ["parse"]
+__all__ = ["missing_grammar_message", "parse"]
 
 _MAX_SIGNATURE = 200
 # Time budget for tree-sitter: a fixed allowance plus a floor speed far below normal
@@ -90,18 +110,36 @@ _MAX_SIGNATURE = 200
 _PARSE_SECONDS = 1.0
 _PARSE_BYTES_PER_SECOND = 500_000
 
+# Languages read by pure-Python code, without a grammar.
+_PLAIN_READERS: dict[str, Callable[[str], list[Symbol]]] = {
+    "markdown": parse_markdown,
+    "rst": parse_rst,
+    "r": parse_r,
+    "protobuf": parse_protobuf,
+    "graphql": parse_graphql,
+    "cmake": parse_cmake,
+    "dockerfile": parse_dockerfile,
+}
+_COMPONENT_LANGUAGES = frozenset({"vue", "svelte"})
 
-def parse(text: str, language: str) -> ParsedFile:
+
+def parse(text: str, language: str, path: str = "") -> ParsedFile:
     """Symbols and references of one file, and its tree for fact extraction; never
-    raises (a failure after the tree was built still returns the tree)."""
+    raises (a failure after the tree was built still returns the tree). ``path`` names
+    a Vue or Svelte component."""
     root: treesitter.Node | None = None
     try:
-        if language == "markdown":
-            return ParsedFile(language, symbols=parse_markdown(text))
-        if language == "rst":
-            return ParsedFile(language, symbols=parse_rst(text))
-        if language not in TREE_SITTER_LANGUAGES:
+        reader = _PLAIN_READERS.get(language)
+        if reader is not None:
+            return ParsedFile(language, symbols=reader(text))
+        if language in _COMPONENT_LANGUAGES:
+            return ParsedFile(language, symbols=parse_component(text, path, parse))
+        if language not in TREE_SITTER_LANGUAGES or not text.strip():
             return ParsedFile(language)
+        if not treesitter.grammar_installed(language):
+            return ParsedFile(language, error=missing_grammar_message(language))
+        if not treesitter.has_query(language):
+            return ParsedFile(language, error=f"no tag query for {language}: chunked by lines")
         data = text.encode("utf-8", "surrogatepass")
         root = treesitter.parse_tree(
             language, data, _PARSE_SECONDS + len(data) / _PARSE_BYTES_PER_SECOND
@@ -117,8 +155,14 @@ def parse(text: str, language: str) -> ParsedFile:
         return ParsedFile(language, error=f"{type(exc).__name__}: {exc}"[:300], tree=root)
 
 
+def missing_grammar_message(language: str) -> str:
+    """Why a file of ``language`` has no symbols when its grammar wheel is not installed."""
+    hint = EXTRA_INSTALL_HINT if language in EXTRA_LANGUAGES else "reinstall codecompass"
+    return f"no {language} grammar installed ({hint}): chunked by lines"
+
+
 def _read_tree(data: bytes, root: treesitter.Node, language: str) -> ParsedFile:
-    rules = RULES[language]
+    rules = RULES.get(language) or MORE_RULES[language]
     ctx = FileContext(data, root)
     rules.prepare(ctx)
 
@@ -145,7 +189,10 @@ def _read_tree(data: bytes, root: treesitter.Node, language: str) -> ParsedFile:
         key=lambda d: (d.outer.start_byte, -d.outer.end_byte),
     )
     _nest(ctx, rules, ordered)
-    symbols = [_symbol(ctx, rules, d) for d in ordered if not d.is_scope]
+    kept = [d for d in ordered if not d.is_scope]
+    symbols = [_symbol(ctx, rules, d) for d in kept]
+    if isinstance(rules, GrammarRules):
+        symbols = rules.finish(ctx, kept, symbols)
     symbols.sort(key=lambda s: (s.start_line, -s.end_line))
     references = _references(ctx, rules, ordered, raw_references)
     error = None

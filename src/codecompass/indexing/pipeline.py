@@ -45,6 +45,7 @@ from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import FACTS_VERSION
 from codecompass.indexing.languages import language_for_path
 from codecompass.indexing.parse import parse
+from codecompass.indexing.treesitter import grammar_missing
 from codecompass.models import (
     ChunkRecord,
     FactsRecord,
@@ -125,6 +126,11 @@ class IndexStats:
     skipped: Counter[str] = field(default_factory=Counter)
     skipped_examples: dict[str, list[str]] = field(default_factory=dict)  # first five a reason
     parse_errors: int = 0
+    # Files parsed in this run, per language: how many gave symbols ("symbols") and how
+    # many were only chunked ("chunked": no definitions, a parse failure or no grammar).
+    languages: dict[str, dict[str, int]] = field(default_factory=dict)
+    # Languages seen in this run whose grammar wheel is not installed (chunked by lines).
+    missing_grammars: list[str] = field(default_factory=list)
     # Files with bytes invalid in their encoding, read as `codecompass.decoding` says;
     # each file's note is stored as its `decode_error`.
     decode_errors: int = 0
@@ -317,6 +323,7 @@ def _store_files(
         file, content = _prepare(job, candidate, text, file_hash, sec)
         if file.parse_error is not None:
             stats.parse_errors += 1
+        _count_language(stats, file.language, bool(content.symbols))
         if decode_error is not None:
             file = replace(file, decode_error=decode_error)
             stats.decode_errors += 1
@@ -426,6 +433,14 @@ def _read(
     return text, hash_bytes(text.encode("utf-8")), decoded.problem
 
 
+def _count_language(stats: IndexStats, language: str, has_symbols: bool) -> None:
+    counts = stats.languages.setdefault(language, {"symbols": 0, "chunked": 0})
+    counts["symbols" if has_symbols else "chunked"] += 1
+    if grammar_missing(language) and language not in stats.missing_grammars:
+        stats.missing_grammars.append(language)
+        stats.missing_grammars.sort()
+
+
 def _prepare(
     job: IndexJob, candidate: Candidate, text: str, file_hash: str, sec: dict[str, float]
 ) -> tuple[FileRecord, FileContent]:
@@ -435,7 +450,7 @@ def _prepare(
     if lines and lines[-1] == "":
         lines.pop()
     with _Timer(sec, "parse"):
-        parsed = parse(text, language)
+        parsed = parse(text, language, path)
         facts = extract_facts(path, text, parsed)
         parsed.tree = None  # one parse served symbols, chunks and facts; free it
     with _Timer(sec, "chunk"):

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from codecompass.indexing import commonjs
 from codecompass.indexing.treesitter import Node
 from codecompass.models import ReferenceKind, SymbolKind
 
@@ -416,27 +417,65 @@ class EcmaRules(Rules):
             value = statement.child_by_field_name("value")
             if value is not None and value.type == "identifier":
                 ctx.exported_names.add(ctx.text(value))
+        # CommonJS: what module.exports is set to is exported; module-level objects that
+        # receive functions (`res.json = function …`) are class-like (see commonjs.py).
+        shapes = commonjs.module_shapes(ctx.data, ctx.root)
+        ctx.exported_names.update(shapes.module_objects)
+        ctx.known_types.update(shapes.objects)
+
+    def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
+        if node.type == "variable_declarator" and kind == "class":
+            return "class" if _is_object(ctx, node) else None
+        if node.type == "assignment_expression":
+            left = node.child_by_field_name("left")
+            found = commonjs.assigned_name(ctx.data, left) if left is not None else None
+            if found is None:
+                return "function" if left is not None and _exported_function(ctx, node) else None
+            return "method" if found.prototype else "function"
+        if node.type in ("method_definition", "pair") and node.parent is not None:
+            grand = node.parent.parent
+            if grand is not None and grand.type == "assignment_expression":
+                owner = commonjs.literal_owner(ctx.data, node.parent)
+                if owner is None:
+                    return None
+                return "method" if owner else "function"
+        return super().accept(ctx, kind, node)
 
     def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
         if name_node is None:
             return []
+        if node.type == "assignment_expression":
+            found = commonjs.assigned_name(ctx.data, name_node)
+            if found is not None:
+                return list(found.parts)
+            value = node.child_by_field_name("right")
+            own = value.child_by_field_name("name") if value is not None else None
+            return [ctx.text(own)] if own is not None else []
         name = ctx.text(name_node)
         if name_node.type == "nested_identifier":
             return name.replace(" ", "").split(".")
+        if node.type in ("method_definition", "pair") and node.parent is not None:
+            owner = commonjs.literal_owner(ctx.data, node.parent)
+            if owner is not None:
+                return [*owner, name]
         if node.type == "variable_declarator" and not _CONSTANT_NAME.fullmatch(name):
             value = node.child_by_field_name("value")
-            if value is None or value.type not in _FUNCTION_VALUES:
+            if value is None or (value.type not in _FUNCTION_VALUES and not _is_object(ctx, node)):
                 return []  # a constant pattern matched a lower-case variable
         return [name]
 
     def body(self, node: Node) -> Node | None:
+        holder = _FUNCTION_HOLDERS.get(node.type)
+        if holder is not None:
+            value = node.child_by_field_name(holder)
+            return value.child_by_field_name("body") if value is not None else None
         if node.type == "variable_declarator":
             value = node.child_by_field_name("value")
             if value is None:
                 return None
             if value.type in _FUNCTION_VALUES:
                 return value.child_by_field_name("body")
-            return None
+            return value if commonjs.holds_functions(value) else None
         return node.child_by_field_name("body")
 
     def visible(self, ctx: FileContext, definition: Definition) -> bool:
@@ -450,6 +489,14 @@ class EcmaRules(Rules):
             return True
         if _inside_export(definition.outer):
             return True
+        if container is None and definition.node.type in _ASSIGNED_DEFINITIONS:
+            # `exports.x = …`, members of module.exports or of the object it is set to.
+            if definition.node.type == "assignment_expression":
+                left = definition.node.child_by_field_name("left")
+                found = commonjs.assigned_name(ctx.data, left) if left is not None else None
+                if found is None or found.exported:
+                    return True
+            return not definition.prefix or definition.prefix[0] in ctx.exported_names
         return container is None and definition.name in ctx.exported_names
 
     def references(
@@ -515,7 +562,43 @@ class EcmaRules(Rules):
 
 
 _JSX_ELEMENTS = frozenset({"jsx_opening_element", "jsx_self_closing_element"})
-_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
+_FUNCTION_VALUES = commonjs.FUNCTION_VALUES
+# Definitions whose function is held in a field: node type → that field.
+_FUNCTION_HOLDERS = {
+    "assignment_expression": "right",
+    "pair": "value",
+    "field_definition": "value",
+    "public_field_definition": "value",
+}
+_ASSIGNED_DEFINITIONS = frozenset({"assignment_expression", "method_definition", "pair"})
+
+
+def _is_object(ctx: FileContext, declarator: Node) -> bool:
+    """A variable that holds an object literal with functions, or a module-level one
+    that receives functions (`prepare` found those)."""
+    value = declarator.child_by_field_name("value")
+    if commonjs.holds_functions(value):
+        return True
+    name = declarator.child_by_field_name("name")
+    if name is None or ctx.text(name) not in ctx.known_types:
+        return False
+    declaration = declarator.parent
+    top = declaration.parent if declaration is not None else None
+    if top is not None and top.type == "export_statement":
+        top = top.parent
+    return top is not None and top.type == "program"
+
+
+def _exported_function(ctx: FileContext, assignment: Node) -> bool:
+    """`module.exports = function name() {}`: the function is a module-level symbol."""
+    left = assignment.child_by_field_name("left")
+    right = assignment.child_by_field_name("right")
+    return (
+        left is not None
+        and commonjs.is_module_exports(ctx.data, left)
+        and right is not None
+        and right.child_by_field_name("name") is not None
+    )
 
 
 def _inside_export(node: Node) -> bool:

@@ -8,19 +8,37 @@ cached per language and per thread, since a Parser must not be shared between th
 Query sources live in ``queries/<language>.scm`` inside this package and use the
 capture names ``@name``, ``@definition.<kind>``, ``@scope.<kind>`` and
 ``@reference.<kind>`` (see ``parse.py`` for what each means).
+
+A grammar wheel is imported on the first file of its language, never at import time, so
+the languages a repository does not use cost nothing. The wheels of the
+``codecompass[languages]`` extra may be absent: ``grammar_installed`` says so without
+importing anything, and parse.py then falls back to line windows.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import threading
 import time
+import warnings
 from collections.abc import Callable
+from functools import cache
 from importlib import resources
 
 from tree_sitter import Language, Node, Parser, Point, Query, QueryCursor
 
-__all__ = ["Match", "Node", "ParseTimeout", "grammar_available", "parse_tree", "run_query"]
+__all__ = [
+    "Match",
+    "Node",
+    "ParseTimeout",
+    "grammar_available",
+    "grammar_installed",
+    "grammar_missing",
+    "has_query",
+    "parse_tree",
+    "run_query",
+]
 
 # Matches starting deeper than this are not reported. Real code stays far shallower; the
 # limit keeps pathological nesting from costing time, since finding a node's parent in
@@ -42,6 +60,32 @@ _GRAMMARS: dict[str, tuple[str, str]] = {
     "csharp": ("tree_sitter_c_sharp", "language"),
     "ruby": ("tree_sitter_ruby", "language"),
     "php": ("tree_sitter_php", "language_php"),
+    "bash": ("tree_sitter_bash", "language"),
+    "css": ("tree_sitter_css", "language"),
+    "scss": ("tree_sitter_scss", "language"),
+    "html": ("tree_sitter_html", "language"),
+    "json": ("tree_sitter_json", "language"),
+    "yaml": ("tree_sitter_yaml", "language"),
+    "toml": ("tree_sitter_toml", "language"),
+    "hcl": ("tree_sitter_hcl", "language"),
+    "lua": ("tree_sitter_lua", "language"),
+    "make": ("tree_sitter_make", "language"),
+    "kotlin": ("tree_sitter_kotlin", "language"),
+    "swift": ("tree_sitter_swift", "language"),
+    "scala": ("tree_sitter_scala", "language"),
+    "elixir": ("tree_sitter_elixir", "language"),
+    "haskell": ("tree_sitter_haskell", "language"),
+    "ocaml": ("tree_sitter_ocaml", "language_ocaml"),
+    "dart": ("tree_sitter_dart", "language"),
+    "zig": ("tree_sitter_zig", "language"),
+    "julia": ("tree_sitter_julia", "language"),
+    "sql": ("tree_sitter_sql", "language"),
+    "groovy": ("tree_sitter_groovy", "language"),
+    "perl": ("tree_sitter_perl", "language"),
+    "objc": ("tree_sitter_objc", "language"),
+    "powershell": ("tree_sitter_powershell", "language"),
+    "nix": ("tree_sitter_nix", "language"),
+    "fortran": ("tree_sitter_fortran", "language"),
 }
 
 # Query files concatenated per language; shared patterns live in ecma.scm, jsx.scm, c.scm.
@@ -65,13 +109,46 @@ def grammar_available(language: str) -> bool:
     return language in _GRAMMARS
 
 
+def grammar_installed(language: str) -> bool:
+    """Whether the grammar wheel of ``language`` is installed; found without importing it.
+
+    False for a language with no grammar at all."""
+    entry = _GRAMMARS.get(language)
+    return entry is not None and _module_found(entry[0])
+
+
+def grammar_missing(language: str) -> bool:
+    """Whether ``language`` is parsed with a grammar whose wheel is not installed."""
+    return language in _GRAMMARS and not grammar_installed(language)
+
+
+@cache
+def _module_found(module_name: str) -> bool:
+    return importlib.util.find_spec(module_name) is not None
+
+
+def has_query(language: str) -> bool:
+    """Whether every tag query file of ``language`` ships with this package."""
+    return _query_files_exist(_QUERY_FILES.get(language, (language,)))
+
+
+@cache
+def _query_files_exist(names: tuple[str, ...]) -> bool:
+    folder = resources.files("codecompass.indexing").joinpath("queries")
+    return all(folder.joinpath(f"{name}.scm").is_file() for name in names)
+
+
 def _language(language: str) -> Language:
     cached = _languages.get(language)
     if cached is None:
         module_name, function_name = _GRAMMARS[language]
         module = importlib.import_module(module_name)
         pointer_factory: Callable[[], object] = getattr(module, function_name)
-        cached = Language(pointer_factory())
+        with warnings.catch_warnings():
+            # Two older wheels (perl, scss) still hand out their grammar as an int,
+            # which py-tree-sitter 0.25/0.26 accepts with a DeprecationWarning.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            cached = Language(pointer_factory())
         _languages[language] = cached
     return cached
 

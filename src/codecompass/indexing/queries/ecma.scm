@@ -12,6 +12,49 @@
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 
+; Objects holding functions are class-like; rules.py keeps an object literal with function
+; members, and a module-level variable that receives functions (`res.json = function …`).
+; These come before the constant patterns, which match the same declarators.
+(variable_declarator name: (identifier) @name value: (object)) @definition.class
+
+(program
+  [(lexical_declaration (variable_declarator name: (identifier) @name) @definition.class)
+   (variable_declaration (variable_declarator name: (identifier) @name) @definition.class)])
+
+(program
+  (export_statement
+    declaration: [(lexical_declaration (variable_declarator name: (identifier) @name) @definition.class)
+                  (variable_declaration (variable_declarator name: (identifier) @name) @definition.class)]))
+
+(variable_declarator
+  name: (identifier)
+  value: (object (method_definition name: (property_identifier) @name) @definition.method))
+
+(variable_declarator
+  name: (identifier)
+  value: (object
+    (pair
+      key: (property_identifier) @name
+      value: [(arrow_function) (function_expression) (generator_function)]) @definition.method))
+
+; CommonJS and prototype assignments: `obj.f = function …`, `exports.f = …`,
+; `Foo.prototype.f = …`, `module.exports = function f …` (rules.py names them), and the
+; functions of an object literal set to module.exports or to a prototype.
+(assignment_expression
+  left: (member_expression) @name
+  right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+
+(assignment_expression
+  left: (member_expression)
+  right: (object (method_definition name: (property_identifier) @name) @definition.method))
+
+(assignment_expression
+  left: (member_expression)
+  right: (object
+    (pair
+      key: (property_identifier) @name
+      value: [(arrow_function) (function_expression) (generator_function)]) @definition.method))
+
 ; Module-level constants, exported or not; rules.py keeps only ALL_CAPS names.
 (program
   (lexical_declaration

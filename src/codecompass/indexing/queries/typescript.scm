@@ -19,3 +19,9 @@
 (implements_clause (_) @reference.inherit)
 
 (extends_type_clause type: (_) @reference.inherit)
+
+; A class field holding a function is a method.
+(class_body
+  (public_field_definition
+    name: [(property_identifier) (private_property_identifier)] @name
+    value: [(arrow_function) (function_expression) (generator_function)]) @definition.method)

@@ -1,0 +1,3 @@
+; Bash tags.
+
+(function_definition name: (word) @name) @definition.function

@@ -1,0 +1,30 @@
+; Dart tags. The grammar keeps a function's body beside its signature, not inside it;
+; rules_more.py widens the symbol over that body.
+
+(class_definition name: (identifier) @name) @definition.class
+
+(mixin_declaration (identifier) @name) @definition.trait
+
+(extension_declaration name: (identifier) @name) @definition.class
+
+(enum_declaration name: (identifier) @name) @definition.enum
+
+(type_alias (type_identifier) @name) @definition.type
+
+(program (function_signature name: (identifier) @name) @definition.function)
+
+(method_signature (function_signature name: (identifier) @name)) @definition.function
+
+(method_signature (getter_signature name: (identifier) @name)) @definition.function
+
+(method_signature (setter_signature name: (identifier) @name)) @definition.function
+
+(method_signature (constructor_signature name: (identifier) @name)) @definition.function
+
+(declaration (constructor_signature name: (identifier) @name)) @definition.function
+
+(declaration (function_signature name: (identifier) @name)) @definition.function
+
+(program
+  (static_final_declaration_list
+    (static_final_declaration (identifier) @name) @definition.constant))

@@ -1,0 +1,19 @@
+; Julia tags. `f(x) = …` at the top of a file or module is a function f.
+
+(module_definition name: (identifier) @name) @definition.module
+
+(struct_definition (type_head) @name) @definition.struct
+
+(abstract_definition (type_head) @name) @definition.type
+
+(function_definition (signature) @name) @definition.function
+
+(macro_definition (signature) @name) @definition.function
+
+(source_file (assignment . (call_expression) @name) @definition.function)
+
+(module_definition (assignment . (call_expression) @name) @definition.function)
+
+(source_file (const_statement (assignment . (identifier) @name)) @definition.constant)
+
+(module_definition (const_statement (assignment . (identifier) @name)) @definition.constant)

@@ -1,0 +1,18 @@
+; Kotlin tags. An interface or an enum is a class_declaration with a keyword or a
+; modifier; rules_more.py tells them apart. Objects are classes (singletons).
+
+(class_declaration name: (_) @name) @definition.class
+
+(object_declaration name: (_) @name) @definition.class
+
+(companion_object) @definition.class
+
+(function_declaration name: (_) @name) @definition.function
+
+(type_alias type: (identifier) @name) @definition.type
+
+; `const val` (const is Kotlin's only property_modifier).
+(source_file
+  (property_declaration
+    (modifiers (property_modifier))
+    (variable_declaration (identifier) @name)) @definition.constant)

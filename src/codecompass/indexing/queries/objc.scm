@@ -1,0 +1,16 @@
+; Objective-C tags. An @implementation is a scope: it qualifies its methods
+; (Counter.increment) without repeating the class its @interface declares. Methods are
+; captured without @name (rules_more.py finds it), which keeps the query fast to compile.
+
+(class_interface . (identifier) @name) @definition.class
+
+(class_implementation . (identifier) @name) @scope.type
+
+(protocol_declaration . (identifier) @name) @definition.interface
+
+(protocol_declaration (method_declaration) @definition.function)
+
+(method_definition) @definition.function
+
+(function_definition
+  declarator: (function_declarator declarator: (identifier) @name)) @definition.function

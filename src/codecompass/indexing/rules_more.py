@@ -1,0 +1,710 @@
+"""``Rules`` for the grammar-backed languages beyond the first twelve (issue 17).
+
+These languages get symbols and chunks; their references stay empty (the graph links
+them by nothing yet). ``GrammarRules`` adds what the generic walker in ``parse.py``
+needs for grammars shaped differently from the C family:
+
+- ``body_types``: where a body starts when the grammar has no ``body`` field;
+- the kind ``section`` for the named parts of data and markup files (YAML and TOML
+  keys, CSS rule sets, HTML ids);
+- comment markers of every family (``--``, ``(* *)``, ``{- -}``, ``!``, ``<# #>``…);
+- ``finish``: a last pass over the symbols of a file, which drops trailing blank lines
+  from every range and, per language, merges the clauses of one function (Haskell,
+  Elixir) or widens a symbol over a body the grammar keeps beside it (Dart).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from codecompass.indexing.rules import (
+    Definition,
+    FileContext,
+    Rules,
+    clean_comment,
+    collapse,
+    end_row,
+    normalize_name,
+    string_literal_value,
+)
+from codecompass.indexing.treesitter import Node
+from codecompass.models import Symbol, SymbolKind
+
+__all__ = ["MORE_RULES", "GrammarRules"]
+
+_KINDS: dict[str, SymbolKind] = {
+    kind: kind
+    for kind in (
+        "module",
+        "class",
+        "function",
+        "method",
+        "interface",
+        "type",
+        "enum",
+        "struct",
+        "trait",
+        "constant",
+        "variable",
+        "section",
+    )
+}
+
+# Block comments: opener → closer, longest openers first.
+_BLOCK_COMMENTS = (
+    ("(**", "*)"),
+    ("(*", "*)"),
+    ("{-|", "-}"),
+    ("{-", "-}"),
+    ("--[[", "]]"),
+    ("<#", "#>"),
+    ("<!--", "-->"),
+)
+_LINE_MARKERS = ("---", "--", "///", "//!", "//", "#", "!>", "!", ";;", ";", "%%", "%")
+_PRIVATE_WORDS = frozenset({"private", "fileprivate", "protected"})
+
+
+def clean_any_comment(text: str) -> str:
+    """Comment text without its markers, for any comment syntax."""
+    text = text.strip()
+    if text.startswith("/*"):
+        return clean_comment(text)
+    for opener, closer in _BLOCK_COMMENTS:
+        if text.startswith(opener):
+            body = text[len(opener) :]
+            if body.endswith(closer):
+                body = body[: -len(closer)]
+            lines = [line.strip().removeprefix("*").strip() for line in body.split("\n")]
+            return inspect.cleandoc("\n".join(lines))
+    lines = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        for marker in _LINE_MARKERS:
+            if stripped.startswith(marker):
+                stripped = stripped[len(marker) :]
+                break
+        lines.append(stripped[1:] if stripped.startswith(" ") else stripped)
+    if lines and lines[0].startswith(("| ", "^ ")):  # Haddock's "-- |" and "-- ^"
+        lines[0] = lines[0][2:]
+    return inspect.cleandoc("\n".join(lines))
+
+
+def _text(ctx: FileContext, node: Node | None) -> str:
+    return ctx.text(node) if node is not None else ""
+
+
+def _has_private_modifier(ctx: FileContext, node: Node) -> bool:
+    for child in node.children:
+        if child.type == "modifiers":
+            words = set(ctx.text(child).split())
+            return bool(words & _PRIVATE_WORDS)
+    return False
+
+
+class GrammarRules(Rules):
+    """Defaults for the grammars added in issue 17; a language overrides what differs."""
+
+    comment_types = frozenset({"comment", "line_comment", "block_comment"})
+    # Child types (named or not) that start a definition's body when there is no
+    # ``body`` field.
+    body_types: frozenset[str] = frozenset()
+    # Join the consecutive clauses of one function into one symbol.
+    merge_clauses = False
+
+    def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
+        return _KINDS.get(kind)
+
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        # A pattern may leave out @name where naming a child makes the query slow to
+        # compile (Swift functions, Objective-C methods): the name is then found here.
+        if name_node is None:
+            name_node = node.child_by_field_name("name")
+        # `name` quotes an identifier in Kotlin, Scala and Swift: the name is inside.
+        return [part.strip("`") for part in super().name_parts(ctx, node, name_node)]
+
+    def body(self, node: Node) -> Node | None:
+        found = node.child_by_field_name("body")
+        if found is not None:
+            return found
+        for child in node.children:
+            if child.type in self.body_types:
+                return child
+        return None
+
+    def signature(self, ctx: FileContext, definition: Definition, text: str) -> str:
+        text = super().signature(ctx, definition, text)
+        # An expression body follows "=" (Scala, OCaml, Kotlin): the header ends before it.
+        return text[:-1].rstrip() if text.endswith(" =") else text
+
+    def clean_doc(self, comments: list[str]) -> str:
+        return "\n".join(clean_any_comment(comment) for comment in comments).strip()
+
+    def finish(
+        self, ctx: FileContext, definitions: Sequence[Definition], symbols: list[Symbol]
+    ) -> list[Symbol]:
+        """The file's symbols, ranges trimmed of trailing blank lines (and clauses merged)."""
+        lines = ctx.data.split(b"\n")
+        trimmed = []
+        for symbol in symbols:
+            end = min(symbol.end_line, len(lines))
+            while end > symbol.start_line and not lines[end - 1].strip():
+                end -= 1
+            if end != symbol.end_line:
+                header_end = min(symbol.header_end_line, end)
+                symbol = replace(symbol, end_line=end, header_end_line=header_end)
+            trimmed.append(symbol)
+        trimmed.sort(key=lambda s: (s.start_line, -s.end_line))
+        return _merge_clauses(trimmed) if self.merge_clauses else trimmed
+
+
+def _merge_clauses(symbols: list[Symbol]) -> list[Symbol]:
+    """Adjacent siblings with the same name and kind become one symbol (the first
+    clause's header and doc, the last clause's end): ``pop [] = …`` / ``pop (x:xs) = …``."""
+    out: list[Symbol] = []
+    for symbol in symbols:
+        previous = out[-1] if out else None
+        if (
+            previous is not None
+            and previous.qualified_name == symbol.qualified_name
+            and previous.kind == symbol.kind
+            and previous.parent == symbol.parent
+            and previous.end_line < symbol.start_line
+        ):
+            out[-1] = replace(previous, end_line=symbol.end_line)
+        else:
+            out.append(symbol)
+    return out
+
+
+# --------------------------------------------------------------------------- JVM and Apple
+
+
+# Annotations and comments inside a declaration's modifiers are not its signature.
+_ANNOTATIONS = frozenset(
+    {"annotation", "marker_annotation", "attribute", "comment", "line_comment", "block_comment"}
+)
+
+
+class KotlinRules(GrammarRules):
+    body_types = frozenset({"class_body", "enum_class_body", "function_body"})
+    signature_skip = _ANNOTATIONS
+    signature_descend = frozenset({"modifiers"})
+
+    def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
+        if node.type == "class_declaration":
+            if any(child.type == "interface" for child in node.children):
+                return "interface"
+            for child in node.children:
+                if child.type == "modifiers" and "enum" in ctx.text(child).split():
+                    return "enum"
+        return super().accept(ctx, kind, node)
+
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        if node.type == "companion_object" and name_node is None:
+            name = node.child_by_field_name("name")
+            return [ctx.text(name) if name is not None else "Companion"]
+        return super().name_parts(ctx, node, name_node)
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        return not _has_private_modifier(ctx, definition.node)
+
+
+class SwiftRules(GrammarRules):
+    comment_types = frozenset({"comment", "multiline_comment"})
+    signature_skip = _ANNOTATIONS | {"multiline_comment"}
+    signature_descend = frozenset({"modifiers"})
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        return not _has_private_modifier(ctx, definition.node)
+
+
+class ScalaRules(GrammarRules):
+    signature_skip = _ANNOTATIONS
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        return not _has_private_modifier(ctx, definition.node)
+
+
+class GroovyRules(GrammarRules):
+    signature_skip = _ANNOTATIONS
+    signature_descend = frozenset({"modifiers"})
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        return not _has_private_modifier(ctx, definition.node)
+
+
+class DartRules(GrammarRules):
+    comment_types = frozenset({"comment", "documentation_comment"})
+    body_types = frozenset({"class_body", "extension_body", "enum_body"})
+
+    def body(self, node: Node) -> Node | None:
+        found = super().body(node)
+        if found is not None or node.type not in ("method_signature", "function_signature"):
+            return found
+        sibling = node.next_named_sibling
+        return sibling if sibling is not None and sibling.type == "function_body" else None
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        return not definition.name.startswith("_")
+
+    def finish(
+        self, ctx: FileContext, definitions: Sequence[Definition], symbols: list[Symbol]
+    ) -> list[Symbol]:
+        # A function's body is the signature's next sibling, so the walker saw only the
+        # signature; widen each such symbol over its body first.
+        widened = []
+        for definition, symbol in zip(definitions, symbols, strict=True):
+            body = self.body(definition.node)
+            if body is not None and body.type == "function_body":
+                symbol = replace(symbol, end_line=max(symbol.end_line, end_row(body) + 1))
+            widened.append(symbol)
+        return super().finish(ctx, definitions, widened)
+
+
+class ObjcRules(GrammarRules):
+    wrappers = {"implementation_definition": False}
+    # A method's block, or the first member of an @interface or @protocol.
+    body_types = frozenset(
+        {"compound_statement", "property_declaration", "method_declaration", "@end"}
+    )
+
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        if name_node is None and node.type in ("method_definition", "method_declaration"):
+            name_node = next((c for c in node.named_children if c.type == "identifier"), None)
+        return super().name_parts(ctx, node, name_node)
+
+    def body(self, node: Node) -> Node | None:
+        return None if node.type == "method_declaration" else super().body(node)
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        return not any(
+            child.type == "storage_class_specifier" and ctx.text(child) == "static"
+            for child in definition.node.children
+        )
+
+
+# --------------------------------------------------------------------------- scripting
+
+
+class LuaRules(GrammarRules):
+    def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
+        name = node.child_by_field_name("name")
+        if name is not None and name.type == "method_index_expression":
+            return "method"
+        return super().accept(ctx, kind, node)
+
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        return [part for part in re.split(r"[.:]", _text(ctx, name_node)) if part]
+
+    def body(self, node: Node) -> Node | None:
+        if node.type in ("variable_declaration", "assignment_statement"):
+            function = next(
+                (n for n in _descendants(node, 3) if n.type == "function_definition"), None
+            )
+            return function.child_by_field_name("body") if function is not None else None
+        return super().body(node)
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        return not ctx.text(definition.node).startswith("local")
+
+
+_ELIXIR_KINDS: dict[str, SymbolKind] = {
+    "defmodule": "module",
+    "defprotocol": "interface",
+    "def": "function",
+    "defp": "function",
+    "defmacro": "function",
+    "defmacrop": "function",
+    "defguard": "function",
+    "defguardp": "function",
+    "defdelegate": "function",
+}
+_ELIXIR_DOC = re.compile(r'@doc\s+(?:~[sS])?(?:"""(.*?)"""|"((?:[^"\\]|\\.)*)")', re.S)
+
+
+class ElixirRules(GrammarRules):
+    body_types = frozenset({"do_block"})
+    attachment_types = frozenset({"unary_operator"})  # @doc, @spec, @impl above a def
+    merge_clauses = True
+
+    def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
+        return _ELIXIR_KINDS.get(_text(ctx, node.child_by_field_name("target")))
+
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+        head = arguments.named_children[0] if arguments and arguments.named_children else None
+        if head is not None and head.type == "binary_operator":  # def f(x) when x > 0
+            head = head.child_by_field_name("left")
+        if head is None:
+            return []
+        if head.type == "alias":
+            return ctx.text(head).split(".")
+        if head.type == "call":
+            head = head.child_by_field_name("target")
+        if head is None or head.type != "identifier":
+            return []
+        return [ctx.text(head)]
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        target = _text(ctx, definition.node.child_by_field_name("target"))
+        return target not in ("defp", "defmacrop", "defguardp")
+
+    def docstring(self, ctx: FileContext, definition: Definition) -> str | None:
+        sibling = definition.node.prev_named_sibling
+        while sibling is not None and sibling.type == "unary_operator":
+            found = _ELIXIR_DOC.match(ctx.text(sibling))
+            if found:
+                return inspect.cleandoc(found.group(1) or found.group(2) or "")
+            sibling = sibling.prev_named_sibling
+        return None
+
+
+class JuliaRules(GrammarRules):
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        if name_node is None:
+            return []
+        if name_node.type in ("type_head", "signature"):
+            for candidate in _descendants(name_node, 4):
+                if candidate.type == "call_expression":
+                    name_node = candidate
+                    break
+                if candidate.type == "identifier":
+                    return [ctx.text(candidate)]
+        if name_node.type == "call_expression":
+            callee = name_node.named_children[0] if name_node.named_children else None
+            return normalize_name(_text(ctx, callee)).split(".") if callee else []
+        return [ctx.text(name_node)]
+
+    def body(self, node: Node) -> Node | None:
+        for index, child in enumerate(node.named_children):
+            if child.type in ("signature", "type_head") or (
+                node.type == "module_definition" and child.type == "identifier"
+            ):
+                rest = node.named_children[index + 1 :]
+                return rest[0] if rest else None
+        return None
+
+    def docstring(self, ctx: FileContext, definition: Definition) -> str | None:
+        sibling = definition.outer.prev_named_sibling
+        if sibling is None or sibling.type != "string_literal":
+            return None
+        if end_row(sibling) != definition.outer.start_point.row - 1:
+            return None
+        return inspect.cleandoc(string_literal_value(ctx.text(sibling)))
+
+
+class PerlRules(GrammarRules):
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        return [part for part in _text(ctx, name_node).split("::") if part]
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        return not definition.name.startswith("_")
+
+
+class PowerShellRules(GrammarRules):
+    body_types = frozenset({"{", "script_block"})
+
+    def signature(self, ctx: FileContext, definition: Definition, text: str) -> str:
+        # The grammar starts a class or enum statement after its keyword.
+        keyword = {"class_statement": "class", "enum_statement": "enum"}.get(definition.node.type)
+        return f"{keyword} {text}" if keyword else super().signature(ctx, definition, text)
+
+
+# --------------------------------------------------------------------------- functional
+
+
+class HaskellRules(GrammarRules):
+    comment_types = frozenset({"comment", "haddock"})
+    body_types = frozenset({"class_declarations"})
+    attachment_types = frozenset({"signature"})  # `f :: a -> b` directly above `f x = …`
+    merge_clauses = True
+
+    def prepare(self, ctx: FileContext) -> None:
+        header = next((c for c in ctx.root.named_children if c.type == "header"), None)
+        exports = header.child_by_field_name("exports") if header is not None else None
+        if exports is None:
+            return
+        for export in exports.named_children:
+            # "Queue(..)" exports the type with its constructors: the name is what counts.
+            ctx.exported_names.add(ctx.text(export).split("(")[0].strip())
+        ctx.exported_names.add(_EXPORT_LIST)
+
+    def signature(self, ctx: FileContext, definition: Definition, text: str) -> str:
+        sibling = definition.outer.prev_named_sibling
+        if definition.kind == "function" and sibling is not None and sibling.type == "signature":
+            return collapse(ctx.text(sibling))
+        return super().signature(ctx, definition, text)
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        if _EXPORT_LIST not in ctx.exported_names:
+            return True  # no export list: the module exports everything
+        return definition.name in ctx.exported_names
+
+
+_EXPORT_LIST = "(export list)"  # in FileContext.exported_names: the module has one
+
+
+class OcamlRules(GrammarRules):
+    wrappers = {
+        "value_definition": True,
+        "type_definition": True,
+        "module_definition": True,
+        "class_definition": True,
+    }
+
+    def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
+        if node.type == "let_binding":
+            holder = node.parent
+            if holder is None or holder.type != "value_definition":
+                return None
+            if holder.parent is not None and holder.parent.type not in (
+                "compilation_unit",
+                "structure",
+            ):
+                return None  # a local `let … in`
+            return "function" if _ocaml_function(node) else "constant"
+        if node.type == "value_specification":
+            type_node = node.child_by_field_name("type")
+            return (
+                "function"
+                if type_node is not None and type_node.type == "function_type"
+                else "constant"
+            )
+        return super().accept(ctx, kind, node)
+
+    def body(self, node: Node) -> Node | None:
+        if node.type == "let_binding" and not _ocaml_function(node):
+            return None  # a constant's signature is its whole (short) definition
+        return super().body(node)
+
+
+_OCAML_FUNCTIONS = frozenset({"fun_expression", "function_expression"})
+
+
+def _ocaml_function(binding: Node) -> bool:
+    if any(child.type == "parameter" for child in binding.named_children):
+        return True
+    body = binding.child_by_field_name("body")
+    return body is not None and body.type in _OCAML_FUNCTIONS
+
+
+# --------------------------------------------------------------------------- systems
+
+
+_ZIG_CONTAINERS = frozenset(
+    {"struct_declaration", "union_declaration", "enum_declaration", "opaque_declaration"}
+)
+
+
+class ZigRules(GrammarRules):
+    def body(self, node: Node) -> Node | None:
+        if node.type != "variable_declaration":
+            return super().body(node)
+        container = next((c for c in node.named_children if c.type in _ZIG_CONTAINERS), None)
+        if container is None:
+            return None
+        return next((c for c in container.children if c.type == "{"), None)
+
+    def visible(self, ctx: FileContext, definition: Definition) -> bool:
+        return any(child.type == "pub" for child in definition.node.children)
+
+
+class FortranRules(GrammarRules):
+    _HEADERS = frozenset(
+        {
+            "module_statement",
+            "program_statement",
+            "function_statement",
+            "subroutine_statement",
+            "derived_type_statement",
+            "interface_statement",
+        }
+    )
+
+    def body(self, node: Node) -> Node | None:
+        children = node.named_children
+        for index, child in enumerate(children):
+            if child.type in self._HEADERS:
+                return children[index + 1] if index + 1 < len(children) else None
+        return None
+
+
+# --------------------------------------------------------------------------- data, build, web
+
+
+class SqlRules(GrammarRules):
+    body_types = frozenset({"column_definitions", "create_query", "function_body"})
+
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        return [part.strip('"`[]') for part in _text(ctx, name_node).split(".") if part]
+
+
+_TERRAFORM_ADDRESS = {"data": "data", "module": "module", "variable": "var", "output": "output"}
+_HCL_KINDS: dict[str, SymbolKind] = {
+    "resource": "struct",
+    "data": "struct",
+    "module": "module",
+    "variable": "variable",
+    "output": "variable",
+    "provider": "module",
+}
+
+
+class HclRules(GrammarRules):
+    body_types = frozenset({"block_start"})
+
+    def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
+        if node.type == "attribute":  # only the entries of a `locals` block
+            block = node.parent.parent if node.parent is not None else None
+            return "variable" if block is not None and _hcl_type(ctx, block) == "locals" else None
+        if not _hcl_labels(ctx, node):
+            return None  # terraform {}, locals {}: no name of their own
+        return _HCL_KINDS.get(_hcl_type(ctx, node), "struct")
+
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        if node.type == "attribute":
+            return ["local", _text(ctx, name_node)]
+        block_type = _hcl_type(ctx, node)
+        labels = _hcl_labels(ctx, node)
+        if block_type == "resource":
+            return labels
+        return [_TERRAFORM_ADDRESS.get(block_type, block_type), *labels]
+
+
+def _hcl_type(ctx: FileContext, block: Node) -> str:
+    first = block.named_children[0] if block.named_children else None
+    return _text(ctx, first) if first is not None and first.type == "identifier" else ""
+
+
+def _hcl_labels(ctx: FileContext, block: Node) -> list[str]:
+    labels = []
+    for child in block.named_children[1:]:
+        if child.type == "string_lit":
+            labels.append(string_literal_value(ctx.text(child)))
+        elif child.type == "identifier":
+            labels.append(ctx.text(child))
+        else:
+            break
+    return labels
+
+
+# A mapping with more entries than this is data (a translation table, a fixture dump),
+# not configuration: its keys are not worth a symbol each, and skipping them keeps a
+# large file fast to index.
+MAX_DATA_KEYS = 2000
+
+
+class DataRules(GrammarRules):
+    """YAML, TOML and JSON: the keys of the top-level mapping are sections."""
+
+    def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
+        holder = node.parent
+        if holder is not None and holder.named_child_count > MAX_DATA_KEYS:
+            return None
+        return super().accept(ctx, kind, node)
+
+
+class YamlRules(DataRules):
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        return [string_literal_value(_text(ctx, name_node).strip())]
+
+    def body(self, node: Node) -> Node | None:
+        value = node.child_by_field_name("value")
+        return value if value is not None and value.type == "block_node" else None
+
+
+class TomlRules(DataRules):
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        return [_text(ctx, name_node)]
+
+    def body(self, node: Node) -> Node | None:
+        if node.type == "pair":
+            return None
+        return next((c for c in node.named_children if c.type == "pair"), None)
+
+
+class JsonRules(DataRules):
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        return [string_literal_value(_text(ctx, name_node))]
+
+    def body(self, node: Node) -> Node | None:
+        value = node.child_by_field_name("value")
+        return value if value is not None and value.type in ("object", "array") else None
+
+
+class CssRules(GrammarRules):
+    comment_types = frozenset({"comment", "js_comment"})
+    body_types = frozenset({"block", "keyframe_block_list"})
+
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        name = collapse(_text(ctx, name_node))
+        return [f"@keyframes {name}" if node.type == "keyframes_statement" else name]
+
+
+class HtmlRules(GrammarRules):
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        attribute = name_node
+        while attribute is not None and attribute.type != "attribute":
+            attribute = attribute.parent
+        if attribute is None or not attribute.named_children:
+            return []
+        if ctx.text(attribute.named_children[0]).lower() != "id":
+            return []
+        return [_text(ctx, name_node)]
+
+    def body(self, node: Node) -> Node | None:
+        start = node.named_children[0] if node.named_children else None
+        return start.next_sibling if start is not None and start.type == "start_tag" else None
+
+
+class MakeRules(GrammarRules):
+    body_types = frozenset({"recipe", "raw_text"})
+
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        name = _text(ctx, name_node)
+        if not name or name.startswith(".") or "%" in name or "$" in name:
+            return []  # .PHONY and friends, pattern rules, computed targets
+        return [name]
+
+
+def _descendants(node: Node, depth: int) -> list[Node]:
+    """Named descendants of ``node`` down to ``depth`` levels, breadth first."""
+    found: list[Node] = []
+    level = [node]
+    for _ in range(depth):
+        level = [child for parent in level for child in parent.named_children]
+        found.extend(level)
+    return found
+
+
+MORE_RULES: dict[str, Rules] = {
+    "kotlin": KotlinRules(),
+    "swift": SwiftRules(),
+    "scala": ScalaRules(),
+    "groovy": GroovyRules(),
+    "dart": DartRules(),
+    "objc": ObjcRules(),
+    "lua": LuaRules(),
+    "elixir": ElixirRules(),
+    "julia": JuliaRules(),
+    "bash": GrammarRules(),
+    "perl": PerlRules(),
+    "powershell": PowerShellRules(),
+    "haskell": HaskellRules(),
+    "ocaml": OcamlRules(),
+    "nix": GrammarRules(),
+    "zig": ZigRules(),
+    "fortran": FortranRules(),
+    "sql": SqlRules(),
+    "hcl": HclRules(),
+    "yaml": YamlRules(),
+    "toml": TomlRules(),
+    "json": JsonRules(),
+    "css": CssRules(),
+    "scss": CssRules(),
+    "html": HtmlRules(),
+    "make": MakeRules(),
+}

@@ -1,0 +1,144 @@
+"""JavaScript/TypeScript shapes beyond ES modules and classes, each fixture a repository
+of its own with its exact edge set: CommonJS (an express-like `response.js`, `exports.x`,
+`module.exports = require(…)`), directory requires, object literals, class fields."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from codecompass.graph.index import SymbolIndex
+from tests.graph.helpers import FIXTURES, Edge, edges, workspace
+
+C = "cjs"
+COMMONJS: set[Edge] = {
+    (f"{C}/index.js", f"{C}/lib/express.js", "imports", 1.0, 1),
+    # An object literal: `this` in a method is the object; an arrow function uses the
+    # object by name.
+    (f"{C}/api.js#api.get", f"{C}/api.js#api.request", "calls", 0.8, 3),
+    (f"{C}/api.js#api.post", f"{C}/api.js#api.request", "calls", 0.8, 8),
+    # Class fields: `repo = new Repo()` is an instance attribute, `onSave = () => …` a
+    # method whose `this` is the instance.
+    (f"{C}/api.js#Service", f"{C}/api.js#Repo", "calls", 1.0, 16),
+    (f"{C}/api.js#Service.onSave", f"{C}/api.js#Repo.save", "calls", 0.8, 18),
+    (f"{C}/api.js#Service.run", f"{C}/api.js#Service.onSave", "calls", 0.8, 22),
+    (f"{C}/api.js#Service.run", f"{C}/api.js#api.get", "calls", 0.8, 23),
+    # `var app = exports = module.exports = {}`: what is assigned to app is exported.
+    (f"{C}/lib/application.js", f"{C}/lib/utils.js", "imports", 1.0, 1),
+    (f"{C}/lib/application.js#app.init", f"{C}/lib/application.js#app.set", "calls", 0.8, 6),
+    (f"{C}/lib/application.js#app.init", f"{C}/lib/utils.js#compileTrust", "calls", 0.9, 6),
+    (f"{C}/lib/express.js", f"{C}/lib/application.js", "imports", 1.0, 1),
+    (f"{C}/lib/express.js", f"{C}/lib/response.js", "imports", 1.0, 2),
+    (f"{C}/lib/express.js", f"{C}/lib/utils.js", "imports", 1.0, 3),
+    (f"{C}/lib/express.js", f"{C}/lib/utils.js#compileTrust", "imports", 1.0, 3),
+    # A directory require: the folder's index.js, or the "main" of its package.json.
+    (f"{C}/lib/express.js", f"{C}/lib/router/index.js", "imports", 1.0, 4),
+    (f"{C}/lib/express.js", f"{C}/lib/plugin/main.js", "imports", 1.0, 5),
+    (f"{C}/lib/express.js#createApplication", f"{C}/lib/application.js#app.init", "calls", 0.9, 12),
+    (f"{C}/lib/express.js#createApplication", f"{C}/lib/plugin/main.js#install", "calls", 0.9, 13),
+    (f"{C}/lib/express.js#trust", f"{C}/lib/utils.js#compileTrust", "calls", 1.0, 21),
+    # response.js: `this` in a function assigned to `res.x` is res.
+    (f"{C}/lib/response.js", "?http", "imports", 1.0, 1),
+    (f"{C}/lib/response.js#res.json", f"{C}/lib/response.js#res.send", "calls", 0.8, 16),
+    (f"{C}/lib/response.js#res.send", f"{C}/lib/response.js#res.json", "calls", 0.8, 8),
+    (f"{C}/lib/response.js#res.send", "?this.end", "calls", 0.0, 10),
+    # A prototype method of a constructor function: `this` is an instance of Router, a
+    # function, so its methods are only guessed by name.
+    (
+        f"{C}/lib/router/index.js#Router.handle",
+        f"{C}/lib/router/index.js#Router.dispatch",
+        "calls",
+        0.4,
+        4,
+    ),
+    (f"{C}/lib/utils.js#compileTrust", f"{C}/lib/utils.js#normalize", "calls", 1.0, 2),
+    # `require('..')` from a top-level folder: the repository's index.js.
+    (f"{C}/test/app.test.js", f"{C}/index.js", "imports", 1.0, 1),
+    (f"{C}/test/app.test.js", f"{C}/lib/response.js", "imports", 1.0, 2),
+    (f"{C}/test/app.test.js", f"{C}/lib/response.js", "imports", 1.0, 3),
+    (f"{C}/test/app.test.js", f"{C}/lib/response.js#res.json", "imports", 1.0, 3),
+    (f"{C}/test/app.test.js", f"{C}/lib/utils.js", "imports", 1.0, 4),
+    # `res.json` of the module object, `const {json} = require(…)`, `require(…).x`.
+    (f"{C}/test/app.test.js#check", f"{C}/lib/response.js#res.json", "calls", 0.9, 7),
+    (f"{C}/test/app.test.js#check", f"{C}/lib/response.js#res.json", "calls", 1.0, 8),
+    # index.js is `module.exports = require('./lib/express')`: its names are express.js's.
+    (f"{C}/test/app.test.js#check", f"{C}/lib/express.js#trust", "calls", 0.9, 9),
+    (f"{C}/test/app.test.js#check", f"{C}/lib/utils.js#compileTrust", "calls", 1.0, 10),
+}
+
+F = "tsf"
+FIELDS: set[Edge] = {
+    (f"{F}/main.ts", f"{F}/store.ts", "imports", 1.0, 1),
+    (f"{F}/main.ts", f"{F}/store.ts#Service", "imports", 1.0, 1),
+    (f"{F}/main.ts", f"{F}/store.ts#api", "imports", 1.0, 1),
+    (f"{F}/main.ts#main", f"{F}/store.ts#Service", "references", 1.0, 3),
+    (f"{F}/main.ts#main", f"{F}/store.ts#Service.run", "calls", 0.8, 4),
+    (f"{F}/main.ts#main", f"{F}/store.ts#api.list", "calls", 0.8, 5),
+    (f"{F}/main.ts#main", f"{F}/store.ts#api.first", "calls", 0.8, 6),
+    # `first` is declared to return a Repo.
+    (f"{F}/main.ts#main", f"{F}/store.ts#Repo.save", "calls", 0.8, 6),
+    (f"{F}/store.ts#Service", f"{F}/store.ts#Repo", "references", 1.0, 6),
+    (f"{F}/store.ts#Service", f"{F}/store.ts#Repo", "calls", 1.0, 7),
+    (f"{F}/store.ts#Service.constructor", f"{F}/store.ts#Repo", "references", 1.0, 12),
+    # `private repo: Repo`, `private backup = new Repo()`, `private readonly store: Repo`.
+    (f"{F}/store.ts#Service.handler", f"{F}/store.ts#Repo.save", "calls", 0.8, 9),
+    (f"{F}/store.ts#Service.run", f"{F}/store.ts#Service.handler", "calls", 0.8, 17),
+    (f"{F}/store.ts#Service.run", f"{F}/store.ts#Repo.save", "calls", 0.8, 18),
+    (f"{F}/store.ts#Service.run", f"{F}/store.ts#Repo.save", "calls", 0.8, 19),
+    (f"{F}/store.ts#api.first", f"{F}/store.ts#Repo", "calls", 1.0, 27),
+    (f"{F}/store.ts#api.first", f"{F}/store.ts#Repo", "references", 1.0, 27),
+    (f"{F}/store.ts#api.list", f"{F}/store.ts#Repo", "references", 1.0, 24),
+}
+
+
+def _index(tmp_path: Path, fixture: str, name: str) -> Path:
+    repo = tmp_path / name
+    shutil.copytree(FIXTURES / fixture, repo)
+    return repo
+
+
+def test_commonjs_edges(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        engine.add_repo(_index(tmp_path, "javascript/commonjs", C), name=C)
+        assert edges(engine) == COMMONJS
+
+
+def test_class_field_edges(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        engine.add_repo(_index(tmp_path, "typescript/fields", F), name=F)
+        assert edges(engine) == FIELDS
+
+
+def test_directory_modules(tmp_path: Path) -> None:
+    repo = tmp_path / "dirs"
+    for path, text in {
+        "index.js": "",
+        "lib/index.ts": "",
+        "lib/sub/index.mjs": "",
+        "pkg/package.json": '{"main": "./src/entry"}',
+        "pkg/src/entry.cjs": "",
+        "broken/package.json": '{"main": "missing.js"}',
+        "broken/index.tsx": "",
+        "test/deep/a.test.js": "",
+    }.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text, encoding="utf-8")
+    with workspace(tmp_path) as engine:
+        engine.add_repo(repo, name="dirs")
+        index = SymbolIndex(engine.backend)
+        found = {
+            spec: index.js_module("dirs", "test/deep/a.test.js", spec)
+            for spec in ("../..", "../../", "../../lib", "../../lib/sub", "../../pkg")
+        }
+        found["./broken"] = index.js_module("dirs", "a.js", "./broken")
+        found["../../.."] = index.js_module("dirs", "test/deep/a.test.js", "../../..")
+        assert found == {
+            "../..": ("dirs", "index.js"),
+            "../../": ("dirs", "index.js"),
+            "../../lib": ("dirs", "lib/index.ts"),
+            "../../lib/sub": ("dirs", "lib/sub/index.mjs"),
+            "../../pkg": ("dirs", "pkg/src/entry.cjs"),
+            # A "main" naming no indexed file falls back to the index file.
+            "./broken": ("dirs", "broken/index.tsx"),
+            "../../..": None,  # above the repository
+        }

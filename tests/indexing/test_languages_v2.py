@@ -1,0 +1,699 @@
+"""The languages added in issue 17: symbols per fixture, detection, lazy grammars, and
+every file of a polyglot repository accounted for (symbols, or chunks without them)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from codecompass.cli import _languages
+from codecompass.engine import Engine
+from codecompass.indexing import treesitter
+from codecompass.indexing.chunk import ChunkLimits, chunk_file
+from codecompass.indexing.languages import (
+    CORE_LANGUAGES,
+    EXTRA_LANGUAGES,
+    LANGUAGE_ALIASES,
+    LANGUAGES,
+    PLAIN_LANGUAGES,
+    SYMBOL_LANGUAGES,
+    TREE_SITTER_LANGUAGES,
+    language_for_path,
+)
+from codecompass.indexing.parse import parse
+from codecompass.indexing.rules_more import MAX_DATA_KEYS
+from codecompass.models import ParsedFile, Symbol
+from tests.conftest import TinyEmbedder, make_git_repo
+from tests.peek import peek
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "languages"
+
+FIXTURE_FILES = {
+    "bash": "bash/deploy.sh",
+    "cmake": "cmake/CMakeLists.txt",
+    "css": "css/site.css",
+    "dart": "dart/counter.dart",
+    "dockerfile": "dockerfile/Dockerfile",
+    "elixir": "elixir/accounts.ex",
+    "fortran": "fortran/stats.f90",
+    "graphql": "graphql/schema.graphql",
+    "groovy": "groovy/Build.groovy",
+    "haskell": "haskell/Queue.hs",
+    "hcl": "hcl/main.tf",
+    "html": "html/index.html",
+    "json": "json/package.json",
+    "julia": "julia/geometry.jl",
+    "kotlin": "kotlin/Repository.kt",
+    "lua": "lua/cache.lua",
+    "make": "make/Makefile",
+    "nix": "nix/default.nix",
+    "objc": "objc/Counter.m",
+    "ocaml": "ocaml/stack.ml",
+    "perl": "perl/Greeter.pm",
+    "powershell": "powershell/Deploy.ps1",
+    "protobuf": "protobuf/users.proto",
+    "r": "r/summaries.R",
+    "scala": "scala/Inventory.scala",
+    "scss": "scss/theme.scss",
+    "sql": "sql/schema.sql",
+    "svelte": "svelte/Counter.svelte",
+    "swift": "swift/Shapes.swift",
+    "toml": "toml/Cargo.toml",
+    "vue": "vue/UserCard.vue",
+    "yaml": "yaml/ci.yml",
+    "zig": "zig/list.zig",
+}
+
+# (kind, qualified name, first line, last line), in file order.
+EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
+    "bash": [
+        ("function", "log", 7, 10),
+        ("function", "build", 12, 15),
+        ("function", "deploy_to", 17, 21),
+        ("function", "main", 23, 26),
+    ],
+    "cmake": [
+        ("function", "enable_warnings", 4, 7),
+        ("function", "use_cxx20", 9, 11),
+        ("module", "geometry", 15, 18),
+        ("module", "geometry_demo", 21, 21),
+        ("module", "docs", 24, 24),
+    ],
+    "css": [
+        ("section", ":root", 1, 5),
+        ("section", "body", 7, 10),
+        ("section", ".card, .panel", 12, 16),
+        ("section", ".card", 19, 21),
+        ("section", "@keyframes spin", 24, 27),
+    ],
+    "dart": [
+        ("constant", "maxCount", 4, 4),
+        ("class", "Counter", 6, 21),
+        ("method", "Counter.Counter", 11, 11),
+        ("method", "Counter.value", 13, 13),
+        ("method", "Counter.increment", 15, 18),
+        ("method", "Counter.changes", 20, 20),
+        ("trait", "Loggable", 23, 25),
+        ("method", "Loggable.log", 24, 24),
+        ("enum", "Direction", 27, 27),
+        ("class", "CounterReset", 29, 33),
+        ("method", "CounterReset.reset", 30, 32),
+        ("type", "Listener", 35, 35),
+        ("function", "twice", 37, 39),
+    ],
+    "dockerfile": [
+        ("module", "build", 4, 8),
+        ("module", "test", 10, 12),
+        ("module", "gcr.io/distroless/python3", 14, 16),
+    ],
+    "elixir": [
+        ("module", "MyApp.Accounts", 1, 28),
+        ("function", "MyApp.Accounts.get_user", 8, 11),
+        ("function", "MyApp.Accounts.create_user", 13, 17),
+        ("function", "MyApp.Accounts.normalize", 19, 19),
+        ("function", "MyApp.Accounts.admin?", 21, 23),
+        ("module", "MyApp.Accounts.Token", 25, 27),
+        ("function", "MyApp.Accounts.Token.sign", 26, 26),
+        ("interface", "MyApp.Describable", 30, 32),
+        ("method", "MyApp.Describable.describe", 31, 31),
+    ],
+    "fortran": [
+        ("module", "stats", 1, 26),
+        ("struct", "stats.summary", 5, 8),
+        ("function", "stats.mean", 12, 17),
+        ("function", "stats.describe", 19, 24),
+        ("module", "main", 28, 34),
+    ],
+    "graphql": [
+        ("module", "schema", 1, 5),
+        ("class", "User", 7, 12),
+        ("interface", "Node", 14, 16),
+        ("class", "Order", 18, 21),
+        ("enum", "Role", 23, 26),
+        ("struct", "NewUser", 28, 30),
+        ("type", "SearchResult", 32, 32),
+        ("type", "DateTime", 34, 34),
+        ("class", "Query", 36, 40),
+        ("method", "Query.user", 37, 38),
+        ("method", "Query.search", 39, 39),
+        ("class", "Mutation", 42, 44),
+        ("method", "Mutation.createUser", 43, 43),
+        ("method", "Query.orders", 47, 47),
+        ("function", "GetUser", 50, 54),
+        ("function", "UserFields", 56, 59),
+        ("function", "@auth", 61, 61),
+    ],
+    "groovy": [
+        ("class", "Build", 5, 22),
+        ("method", "Build.Build", 11, 13),
+        ("method", "Build.step", 15, 17),
+        ("method", "Build.size", 19, 21),
+        ("interface", "Notifier", 24, 26),
+        ("method", "Notifier.notify", 25, 25),
+        ("enum", "Stage", 28, 30),
+        ("function", "runAll", 32, 34),
+    ],
+    "haskell": [
+        ("type", "Queue", 11, 11),
+        ("type", "Size", 13, 13),
+        ("type", "Items", 15, 15),
+        ("interface", "Container", 17, 18),
+        ("method", "Container.size", 18, 18),
+        ("function", "empty", 23, 25),
+        ("function", "push", 27, 28),
+        ("function", "pop", 30, 33),
+    ],
+    "hcl": [
+        ("module", "provider.aws", 5, 7),
+        ("variable", "var.region", 9, 13),
+        ("variable", "local.bucket_name", 16, 16),
+        ("variable", "local.tags", 17, 17),
+        ("struct", "aws_s3_bucket.logs", 20, 23),
+        ("struct", "data.aws_iam_policy_document.read", 25, 30),
+        ("module", "module.vpc", 32, 35),
+        ("variable", "output.bucket_arn", 37, 39),
+    ],
+    "html": [
+        ("section", "top", 9, 11),
+        ("section", "content", 12, 19),
+        ("section", "content.stats", 13, 15),
+        ("section", "content.search-form", 16, 18),
+    ],
+    "json": [
+        ("section", "name", 2, 2),
+        ("section", "version", 3, 3),
+        ("section", "scripts", 4, 7),
+        ("section", "dependencies", 8, 10),
+        ("section", "private", 11, 11),
+    ],
+    "julia": [
+        ("module", "Geometry", 1, 35),
+        ("struct", "Geometry.Point", 6, 9),
+        ("type", "Geometry.Shape", 11, 11),
+        ("struct", "Geometry.Circle", 13, 16),
+        ("constant", "Geometry.ORIGIN", 18, 18),
+        ("function", "Geometry.distance", 25, 27),
+        ("function", "Geometry.area", 29, 29),
+        ("function", "Geometry.twice", 31, 33),
+    ],
+    "kotlin": [
+        ("constant", "MAX_USERS", 5, 6),
+        ("type", "UserId", 8, 8),
+        ("class", "User", 10, 11),
+        ("interface", "Repository", 13, 16),
+        ("method", "Repository.find", 14, 14),
+        ("method", "Repository.save", 15, 15),
+        ("class", "MemoryRepository", 18, 31),
+        ("method", "MemoryRepository.find", 22, 22),
+        ("method", "MemoryRepository.save", 24, 26),
+        ("class", "MemoryRepository.Factory", 28, 30),
+        ("method", "MemoryRepository.Factory.empty", 29, 29),
+        ("class", "Registry", 33, 35),
+        ("method", "Registry.lookup", 34, 34),
+        ("enum", "Role", 37, 37),
+        ("function", "greet", 39, 41),
+    ],
+    "lua": [
+        ("function", "Cache.new", 5, 11),
+        ("method", "Cache.get", 13, 15),
+        ("method", "Cache.put", 17, 19),
+        ("function", "hash", 21, 23),
+        ("function", "clamp", 25, 27),
+        ("function", "describe", 29, 31),
+    ],
+    "make": [
+        ("function", "all", 7, 7),
+        ("function", "build", 9, 10),
+        ("function", "test", 12, 13),
+        ("function", "clean", 18, 19),
+        ("function", "banner", 21, 23),
+    ],
+    "nix": [
+        ("variable", "version", 5, 5),
+        ("function", "mkScript", 7, 7),
+        ("variable", "python", 9, 9),
+        ("variable", "package", 12, 16),
+        ("variable", "shell", 18, 20),
+    ],
+    "objc": [
+        ("interface", "Resettable", 3, 6),
+        ("method", "Resettable.reset", 5, 5),
+        ("class", "Counter", 8, 12),
+        ("method", "Counter.increment", 16, 18),
+        ("method", "Counter.reset", 20, 22),
+        ("method", "Counter.counterWithValue", 24, 28),
+        ("function", "clamp", 32, 34),
+    ],
+    "ocaml": [
+        ("type", "t", 3, 3),
+        ("constant", "empty", 7, 7),
+        ("function", "push", 9, 10),
+        ("function", "pop", 12, 15),
+        ("module", "Counter", 17, 22),
+        ("type", "Counter.t", 18, 18),
+        ("function", "Counter.create", 20, 20),
+        ("function", "Counter.incr", 21, 21),
+        ("interface", "PRINTABLE", 24, 26),
+        ("method", "PRINTABLE.print", 25, 25),
+        ("class", "logger", 28, 30),
+        ("method", "logger.log", 29, 29),
+    ],
+    "perl": [
+        ("module", "Greeter", 1, 1),
+        ("function", "new", 8, 13),
+        ("function", "greet", 15, 18),
+        ("function", "_shout", 20, 23),
+    ],
+    "powershell": [
+        ("function", "Get-BuildVersion", 6, 9),
+        ("function", "Publish-Site", 11, 16),
+        ("class", "Deployment", 18, 28),
+        ("method", "Deployment.Deployment", 21, 23),
+        ("method", "Deployment.Run", 25, 27),
+        ("enum", "Stage", 30, 33),
+    ],
+    "protobuf": [
+        ("struct", "User", 7, 25),
+        ("struct", "User.Origin", 13, 16),
+        ("enum", "User.Status", 18, 21),
+        ("struct", "GetUserRequest", 27, 29),
+        ("interface", "UserService", 31, 38),
+        ("method", "UserService.GetUser", 33, 34),
+        ("method", "UserService.ListUsers", 35, 37),
+        ("enum", "Role", 40, 43),
+    ],
+    "r": [
+        ("function", "safe_mean", 4, 8),
+        ("function", "scale_by", 10, 13),
+        ("function", "summarise", 15, 20),
+        ("function", "summarise.helper", 16, 18),
+        ("class", "Account", 22, 22),
+        ("class", "Person", 24, 24),
+        ("constant", "THRESHOLD", 26, 26),
+    ],
+    "scala": [
+        ("class", "Item", 5, 6),
+        ("trait", "Stock", 8, 10),
+        ("method", "Stock.count", 9, 9),
+        ("class", "Inventory", 12, 21),
+        ("method", "Inventory.add", 16, 18),
+        ("method", "Inventory.count", 20, 20),
+        ("class", "Inventory", 23, 31),
+        ("method", "Inventory.apply", 26, 30),
+        ("enum", "Color", 33, 35),
+        ("type", "Sku", 37, 37),
+        ("function", "restock", 39, 40),
+    ],
+    "scss": [
+        ("variable", "$primary", 1, 2),
+        ("variable", "$radius", 3, 3),
+        ("function", "rounded", 5, 7),
+        ("function", "double", 9, 11),
+        ("section", ".button", 13, 20),
+        ("section", "%muted", 22, 24),
+    ],
+    "sql": [
+        ("struct", "users", 2, 6),
+        ("struct", "orders", 8, 12),
+        ("type", "user_totals", 17, 21),
+        ("function", "order_count", 23, 25),
+        ("type", "order_status", 27, 27),
+    ],
+    "svelte": [
+        ("module", "Counter", 1, 25),
+        ("function", "Counter.increment", 7, 9),
+        ("function", "Counter.reset", 11, 13),
+    ],
+    "swift": [
+        ("interface", "Shape", 3, 6),
+        ("method", "Shape.area", 5, 5),
+        ("struct", "Circle", 8, 19),
+        ("method", "Circle.init", 12, 14),
+        ("method", "Circle.area", 16, 18),
+        ("class", "Canvas", 21, 31),
+        ("method", "Canvas.add", 24, 26),
+        ("method", "Canvas.totalArea", 28, 30),
+        ("enum", "Unit", 33, 36),
+        ("method", "Circle.diameter", 39, 41),
+        ("type", "Shapes", 44, 44),
+        ("function", "describe", 46, 48),
+    ],
+    "toml": [
+        ("section", "cargo-features", 1, 2),
+        ("section", "package", 4, 7),
+        ("section", "dependencies", 9, 11),
+        ("section", "dev-dependencies", 13, 14),
+        ("section", "profile.release", 16, 17),
+        ("section", "bin", 19, 21),
+    ],
+    "vue": [
+        ("module", "UserCard", 1, 29),
+        ("interface", "UserCard.User", 12, 15),
+        ("function", "UserCard.refresh", 20, 22),
+        ("function", "UserCard.initials", 24, 24),
+    ],
+    "yaml": [
+        ("section", "name", 2, 2),
+        ("section", "on", 4, 7),
+        ("section", "env", 9, 10),
+        ("section", "jobs", 12, 21),
+    ],
+    "zig": [
+        ("constant", "max_items", 3, 4),
+        ("struct", "List", 6, 22),
+        ("method", "List.append", 11, 16),
+        ("method", "List.last", 18, 21),
+        ("enum", "Color", 24, 24),
+        ("struct", "Value", 26, 29),
+        ("function", "sum", 31, 35),
+    ],
+}
+
+# (language, qualified name, field, expected value)
+SPOT_CHECKS: list[tuple[str, str, str, object]] = [
+    ("kotlin", "MAX_USERS", "doc", "Largest number of cached users."),
+    ("kotlin", "MemoryRepository", "signature", "class MemoryRepository : Repository<User>"),
+    ("kotlin", "MemoryRepository.find", "signature", "override fun find(id: UserId): User?"),
+    ("kotlin", "MemoryRepository.Factory.empty", "parent", "MemoryRepository.Factory"),
+    ("swift", "Circle", "doc", "A circle centred at the origin."),
+    ("swift", "Circle.diameter", "parent", None),  # an extension is a scope, not a symbol
+    ("scala", "Inventory.count", "signature", "def count(sku: String): Int"),
+    ("lua", "Cache.new", "doc", "Creates an empty cache holding at most `size` entries."),
+    ("lua", "hash", "exported", False),
+    ("lua", "describe", "exported", True),
+    ("elixir", "MyApp.Accounts.get_user", "doc", "Finds a user by id."),
+    ("elixir", "MyApp.Accounts.get_user", "start_line", 8),  # the @doc above it
+    ("elixir", "MyApp.Accounts.normalize", "exported", False),
+    ("haskell", "push", "signature", "push :: a -> Queue a -> Queue a"),
+    ("haskell", "empty", "doc", "The queue with nothing in it."),
+    ("haskell", "Size", "exported", False),  # not in the module's export list
+    ("ocaml", "push", "doc", "Pushes [x] on top of [s]."),
+    ("ocaml", "push", "signature", "let push x s"),
+    ("dart", "Counter.increment", "header_end_line", 15),
+    ("dart", "Counter._value", "absent", None),
+    ("zig", "List.last", "exported", False),
+    ("zig", "List", "signature", "pub const List = struct"),
+    ("julia", "Geometry.distance", "signature", "function distance(a::Point, b::Point)"),
+    ("julia", "Geometry.Point", "doc", "A point in the plane."),
+    ("bash", "log", "doc", "Prints a message with a timestamp."),
+    ("sql", "users", "signature", "CREATE TABLE users"),
+    ("hcl", "aws_s3_bucket.logs", "signature", 'resource "aws_s3_bucket" "logs"'),
+    ("hcl", "aws_s3_bucket.logs", "name", "logs"),
+    ("hcl", "var.region", "doc", "Region all resources live in."),
+    ("yaml", "jobs", "signature", "jobs:"),
+    ("toml", "profile.release", "signature", "[profile.release]"),
+    ("json", "name", "signature", '"name": "web-app"'),
+    ("html", "content.stats", "signature", '<section id="stats" class="card">'),
+    ("make", "build", "signature", "build: $(SOURCES)"),
+    ("powershell", "Deployment", "signature", "class Deployment"),
+    ("objc", "Counter", "signature", "@interface Counter : NSObject <Resettable>"),
+    ("objc", "clamp", "exported", False),
+    ("groovy", "Build", "signature", "class Build"),  # the annotation is left out
+    ("groovy", "Build", "start_line", 5),  # but its doc comment and annotation count
+    ("perl", "_shout", "exported", False),
+    ("fortran", "stats.mean", "signature", "function mean(values) result(m)"),
+    ("r", "safe_mean", "doc", "Mean with missing values removed.\n@param x a numeric vector"),
+    ("r", "summarise.helper", "exported", False),
+    ("protobuf", "UserService.GetUser", "signature", "rpc GetUser(GetUserRequest) returns (User)"),
+    ("protobuf", "UserService.GetUser", "doc", "Looks one account up."),
+    ("graphql", "User", "doc", "A customer account."),
+    ("graphql", "Query.user", "doc", "Looks one user up."),
+    ("graphql", "Query.user", "signature", "user(id: ID!): User"),
+    ("graphql", "Query.orders", "parent", None),  # added by `extend type Query`
+    ("cmake", "enable_warnings", "doc", "Adds warnings to a target."),
+    ("dockerfile", "build", "signature", "FROM python:${PYTHON_VERSION}-slim AS build"),
+    ("vue", "UserCard.refresh", "signature", "async function refresh(): Promise<void>"),
+    ("vue", "UserCard", "signature", "<UserCard>"),
+    ("svelte", "Counter.increment", "parent", "Counter"),
+]
+
+
+def _parse_fixture(language: str) -> ParsedFile:
+    path = FIXTURES / FIXTURE_FILES[language]
+    assert language_for_path(path.name) == language
+    return parse(path.read_text(encoding="utf-8"), language, path.name)
+
+
+def _symbol(parsed: ParsedFile, qualified_name: str) -> Symbol | None:
+    matches = [s for s in parsed.symbols if s.qualified_name == qualified_name]
+    assert len(matches) <= 1, f"{qualified_name}: {len(matches)} matches"
+    return matches[0] if matches else None
+
+
+@pytest.mark.parametrize("language", sorted(EXPECTED_SYMBOLS))
+def test_fixture_symbols_exact(language: str) -> None:
+    parsed = _parse_fixture(language)
+    assert parsed.error is None
+    found = [(s.kind, s.qualified_name, s.start_line, s.end_line) for s in parsed.symbols]
+    assert found == EXPECTED_SYMBOLS[language]
+
+
+@pytest.mark.parametrize("language", sorted(EXPECTED_SYMBOLS))
+def test_fixture_symbol_invariants(language: str) -> None:
+    symbols = _parse_fixture(language).symbols
+    for s in symbols:
+        assert 1 <= s.start_line <= s.header_end_line <= s.end_line
+        assert s.signature and "\n" not in s.signature and "  " not in s.signature
+        assert s.qualified_name == s.name or s.qualified_name.endswith("." + s.name)
+        if s.parent is not None:
+            # A symbol of the same file, of that name, whose range holds this one.
+            assert any(
+                p.qualified_name == s.parent
+                and p.start_line <= s.start_line
+                and s.end_line <= p.end_line
+                for p in symbols
+            ), s
+
+
+@pytest.mark.parametrize(
+    ("language", "qualified_name", "field", "expected"),
+    SPOT_CHECKS,
+    ids=[f"{c[0]}:{c[1]}:{c[2]}" for c in SPOT_CHECKS],
+)
+def test_fixture_spot_checks(
+    language: str, qualified_name: str, field: str, expected: object
+) -> None:
+    found = _symbol(_parse_fixture(language), qualified_name)
+    if field == "absent":
+        assert found is None
+        return
+    assert found is not None
+    assert getattr(found, field) == expected
+
+
+def test_annotations_and_backticks_stay_out_of_names_and_signatures() -> None:
+    source = (
+        '@Suppress("naming") // keep the Java name\n'
+        "internal class `-Writer` {\n"
+        "    @JvmStatic\n"
+        "    fun `when`(a: Int): Int = a\n"
+        "}\n"
+    )
+    found = [(s.qualified_name, s.start_line, s.signature) for s in parse(source, "kotlin").symbols]
+    assert found == [
+        ("-Writer", 1, "internal class `-Writer`"),
+        ("-Writer.when", 3, "fun `when`(a: Int): Int"),
+    ]
+
+
+def test_forty_languages_have_symbols_and_fixtures() -> None:
+    assert len(SYMBOL_LANGUAGES) >= 40
+    assert SYMBOL_LANGUAGES | {"text"} == LANGUAGES
+    assert CORE_LANGUAGES | EXTRA_LANGUAGES == TREE_SITTER_LANGUAGES
+    assert not CORE_LANGUAGES & EXTRA_LANGUAGES
+    assert not TREE_SITTER_LANGUAGES & PLAIN_LANGUAGES
+    fixtures = {folder.name for folder in FIXTURES.iterdir() if folder.is_dir()}
+    assert fixtures == SYMBOL_LANGUAGES
+    for language in TREE_SITTER_LANGUAGES:
+        assert treesitter.has_query(language), language
+        assert treesitter.grammar_installed(language), f"{language}: make install adds it"
+
+
+@pytest.mark.parametrize(
+    ("path", "language"),
+    [
+        ("app/Main.kt", "kotlin"),
+        ("build.gradle.kts", "kotlin"),
+        ("Sources/App.swift", "swift"),
+        ("src/Shop.scala", "scala"),
+        ("script.sc", "scala"),
+        ("init.lua", "lua"),
+        ("lib/app.ex", "elixir"),
+        ("test/app_test.exs", "elixir"),
+        ("src/Queue.hs", "haskell"),
+        ("stack.ml", "ocaml"),
+        ("stack.mli", "ocaml"),
+        ("lib/main.dart", "dart"),
+        ("build.zig", "zig"),
+        ("src/Geo.jl", "julia"),
+        ("R/summary.R", "r"),
+        ("analysis.r", "r"),
+        ("deploy.sh", "bash"),
+        ("setup.bash", "bash"),
+        ("prompt.zsh", "bash"),
+        (".bashrc", "bash"),
+        ("db/schema.sql", "sql"),
+        ("infra/main.tf", "hcl"),
+        ("prod.tfvars", "hcl"),
+        ("nomad.hcl", "hcl"),
+        ("config.yaml", "yaml"),
+        (".github/workflows/ci.yml", "yaml"),
+        ("pyproject.toml", "toml"),
+        ("package.json", "json"),
+        ("api/users.proto", "protobuf"),
+        ("schema.graphql", "graphql"),
+        ("query.gql", "graphql"),
+        ("src/App.vue", "vue"),
+        ("src/Counter.svelte", "svelte"),
+        ("site.css", "css"),
+        ("theme.scss", "scss"),
+        ("index.html", "html"),
+        ("Makefile", "make"),
+        ("GNUmakefile", "make"),
+        ("rules.mk", "make"),
+        ("CMakeLists.txt", "cmake"),
+        ("cmake/Deps.cmake", "cmake"),
+        ("Dockerfile", "dockerfile"),
+        ("Dockerfile.dev", "dockerfile"),
+        ("Containerfile", "dockerfile"),
+        ("Dockerfile.md", "markdown"),  # a known extension wins over the Dockerfile prefix
+        ("build.gradle", "groovy"),
+        ("Jenkinsfile", "groovy"),
+        ("lib/Greeter.pm", "perl"),
+        ("script.pl", "perl"),
+        ("Counter.m", "objc"),
+        ("Deploy.ps1", "powershell"),
+        ("default.nix", "nix"),
+        ("stats.f90", "fortran"),
+        ("notes.xyz", "text"),
+        ("LICENSE", "text"),
+    ],
+)
+def test_language_for_path(path: str, language: str) -> None:
+    assert language_for_path(path) == language
+    assert language in LANGUAGES
+
+
+def test_aliases_name_languages() -> None:
+    assert LANGUAGE_ALIASES["kt"] == "kotlin"
+    assert LANGUAGE_ALIASES["tf"] == LANGUAGE_ALIASES["terraform"] == "hcl"
+    assert LANGUAGE_ALIASES["yml"] == "yaml"
+    assert LANGUAGE_ALIASES["sh"] == "bash"
+    assert set(LANGUAGE_ALIASES.values()) <= LANGUAGES
+
+
+def test_grammars_load_lazily() -> None:
+    """Importing codecompass loads no grammar; a file loads only its own."""
+    script = (
+        "import sys, codecompass\n"
+        "from codecompass.indexing.parse import parse\n"
+        "def grammars():\n"
+        "    names = (m for m in sys.modules if m.startswith('tree_sitter_'))\n"
+        "    return sorted(m for m in names if '.' not in m)\n"
+        "before = grammars()\n"
+        "parse('fun main() {}\\n', 'kotlin')\n"
+        "after = grammars()\n"
+        "print(before, after)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], check=True, capture_output=True, text=True
+    ).stdout
+    assert out.strip() == "[] ['tree_sitter_kotlin']"
+
+
+def test_missing_grammar_is_chunked_by_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(treesitter._GRAMMARS, "kotlin", ("tree_sitter_kotlin_absent", "language"))
+    text = (FIXTURES / FIXTURE_FILES["kotlin"]).read_text(encoding="utf-8")
+    parsed = parse(text, "kotlin")
+    assert parsed.symbols == []
+    assert parsed.error == (
+        "no kotlin grammar installed (pip install 'codecompass[languages]'): chunked by lines"
+    )
+    assert treesitter.grammar_missing("kotlin") and not treesitter.grammar_missing("text")
+    lines = text.split("\n")[:-1]
+    chunks = chunk_file(lines, parsed, lambda texts: [len(t.split()) for t in texts], ChunkLimits())
+    assert [(c.kind, c.start_line, c.end_line) for c in chunks] == [("text", 1, len(lines))]
+
+
+def test_language_without_query_file_is_chunked_by_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(treesitter._QUERY_FILES, "lua", ("no_such_query",))
+    parsed = parse("local function f()\n  return 1\nend\n", "lua")
+    assert parsed.symbols == []
+    assert parsed.error == "no tag query for lua: chunked by lines"
+
+
+def test_component_chunks_hold_template_and_script_functions() -> None:
+    parsed = _parse_fixture("vue")
+    lines = (FIXTURES / FIXTURE_FILES["vue"]).read_text(encoding="utf-8").split("\n")[:-1]
+    chunks = chunk_file(lines, parsed, lambda texts: [len(t.split()) for t in texts], ChunkLimits())
+    found = [(c.kind, c.symbol.qualified_name if c.symbol else None) for c in chunks]
+    assert found == [
+        ("module", "UserCard"),
+        ("interface", "UserCard.User"),
+        ("function", "UserCard.refresh"),
+        ("function", "UserCard.initials"),
+    ]
+    assert "<template>" in chunks[0].text and "..." in chunks[0].text
+
+
+def test_large_data_files_parse_quickly() -> None:
+    """A big configuration file keeps its top-level keys; a mapping of more than
+    MAX_DATA_KEYS entries is data and gets none. Both stay well inside the parse budget."""
+    yaml = "".join(f"key{i}:\n  name: item {i}\n  tags: [a, b, c]\n" for i in range(MAX_DATA_KEYS))
+    items = ",\n".join(
+        f'  "k{i}": {{"name": "item {i}", "tags": ["a", "b"]}}' for i in range(15000)
+    )
+    cases = [(yaml, "yaml", MAX_DATA_KEYS), ("{\n" + items + "\n}\n", "json", 0)]
+    for text, language, symbols in cases:
+        started = time.perf_counter()
+        parsed = parse(text, language)
+        assert time.perf_counter() - started < 3
+        assert parsed.error is None
+        assert len(parsed.symbols) == symbols
+    assert len(cases[1][0]) > 800_000  # near discover's 1 MB size cap
+
+
+def test_polyglot_repository_accounts_for_every_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One file per language, one unknown, one whose grammar is missing and one whose
+    language has no query file: every file is indexed, with symbols or chunked."""
+    files = {}
+    for folder in sorted(FIXTURES.iterdir()):
+        (fixture,) = list(folder.iterdir())
+        files[f"{folder.name}/{fixture.name}"] = fixture.read_text(encoding="utf-8")
+    files["notes/todo.xyz"] = "call the vendor\nrenew the certificate\n"
+    repo = make_git_repo(tmp_path / "polyglot", files)
+    monkeypatch.setitem(treesitter._GRAMMARS, "zig", ("tree_sitter_zig_absent", "language"))
+    monkeypatch.setitem(treesitter._QUERY_FILES, "lua", ("no_such_query",))
+    engine, _ = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    with engine:
+        stats = engine.add_repo(repo)
+        chunked_paths = {
+            row[0]
+            for row in peek(engine, "SELECT DISTINCT path FROM chunks WHERE status = 'active'")
+        }
+    assert stats.new == len(files) and not stats.skipped
+    assert chunked_paths == set(files)
+    expected = {language: {"symbols": 1, "chunked": 0} for language in SYMBOL_LANGUAGES}
+    expected.update(
+        {
+            "zig": {"symbols": 0, "chunked": 1},
+            "lua": {"symbols": 0, "chunked": 1},
+            "text": {"symbols": 0, "chunked": 1},
+        }
+    )
+    assert stats.languages == expected
+    assert sum(sum(counts.values()) for counts in stats.languages.values()) == len(files)
+    assert stats.missing_grammars == ["zig"]
+    assert json.loads(json.dumps(stats.as_dict()))["missing_grammars"] == ["zig"]
+    summary = _languages(stats)
+    assert "lua 1 (1 without symbols)" in summary and "python 1," in summary
+    assert summary.endswith(
+        "; no grammar installed for zig, chunked by lines: pip install 'codecompass[languages]'"
+    )
