@@ -131,34 +131,6 @@ TYPESCRIPT: set[Edge] = {
     (f"{TS}/service.ts#UserService.untyped", "?lookup", "calls", 0.0, 18),
 }
 
-GO: set[Edge] = {
-    ("go/main.go", "?fmt", "imports", 1.0, 4),
-    ("go/main.go", "go/store/cache.go", "imports", 1.0, 6),
-    ("go/main.go", "go/store/store.go", "imports", 1.0, 6),
-    ("go/main.go#main", "go/store/store.go#New", "calls", 0.7, 10),
-    ("go/main.go#main", "?fmt.Println", "calls", 0.7, 11),
-    ("go/main.go#main", "go/store/store.go#Store.Get", "calls", 0.5, 11),
-    ("go/main.go#main", "go/store/cache.go#Cache.Close", "calls", 0.4, 12),
-    ("go/main.go#main", "go/store/store.go#Store.Close", "calls", 0.4, 12),
-    ("go/main.go#main", "go/main.go#helper", "calls", 0.7, 13),
-    ("go/main.go#main", "?undefinedThing", "calls", 0.0, 14),
-}
-
-J = "java/src/main/java/com/shop"
-JAVA: set[Edge] = {
-    (f"{J}/Circle.java#Circle", f"{J}/Base.java#Base", "extends", 0.7, 3),
-    (f"{J}/Circle.java#Circle", f"{J}/Shape.java#Shape", "implements", 0.7, 3),
-    (f"{J}/Main.java", f"{J}/Circle.java", "imports", 1.0, 3),
-    (f"{J}/Main.java", f"{J}/Circle.java#Circle", "imports", 1.0, 3),
-    (f"{J}/Main.java", "?java.util.List", "imports", 1.0, 4),
-    (f"{J}/Main.java#Main.main", f"{J}/Circle.java#Circle", "calls", 0.7, 8),
-    (f"{J}/Main.java#Main.main", "?System.out.println", "calls", 0.0, 9),
-    (f"{J}/Main.java#Main.main", f"{J}/Circle.java#Circle.area", "calls", 0.4, 9),
-    (f"{J}/Main.java#Main.main", f"{J}/Shape.java#Shape.area", "calls", 0.4, 9),
-    (f"{J}/Main.java#Main.main", f"{J}/Base.java#Base.describe", "calls", 0.5, 10),
-    (f"{J}/Main.java#Main.main", f"{J}/Main.java#Main.helper", "calls", 0.7, 11),
-}
-
 
 def test_python_edges(tmp_path: Path) -> None:
     with workspace(tmp_path) as engine:
@@ -178,18 +150,6 @@ def test_typescript_edges(tmp_path: Path) -> None:
         add_fixture(engine, tmp_path, "typescript", "ts")
         # typescript/fields is a repository of its own (test_resolve_ecma.py).
         assert {e for e in edges(engine) if e[0].startswith(f"{TS}/")} == TYPESCRIPT
-
-
-def test_go_edges_by_name(tmp_path: Path) -> None:
-    with workspace(tmp_path) as engine:
-        add_fixture(engine, tmp_path, "go", "go")
-        assert edges(engine) == GO
-
-
-def test_java_edges_by_name(tmp_path: Path) -> None:
-    with workspace(tmp_path) as engine:
-        add_fixture(engine, tmp_path, "java", "java")
-        assert edges(engine) == JAVA
 
 
 def test_containment_and_member_of_weights(tmp_path: Path) -> None:

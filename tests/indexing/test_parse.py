@@ -96,6 +96,7 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("MaxKeys", "constant", 9, 10),
         ("Store", "struct", 15, 19),
         ("Getter", "interface", 21, 24),
+        ("Getter.Get", "method", 23, 23),
         ("entry", "type", 26, 26),
         ("New", "function", 28, 31),
         ("Store.Get", "method", 33, 39),

@@ -30,6 +30,7 @@ from codecompass.graph.index import SymbolIndex, file_key, js_base
 from codecompass.graph.models import EDGE_WEIGHTS
 from codecompass.graph.pagerank import compute_importance
 from codecompass.graph.resolve import Resolver, paths_match
+from codecompass.graph.resolve_typed import TYPED_LANGUAGE_EDGES
 from codecompass.hashing import canonical_text
 from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import FACTS_VERSION
@@ -175,7 +176,7 @@ def link(
     if not changed and not removed and not force:
         return stats
     index = SymbolIndex(backend)
-    resolver = Resolver(index)
+    resolver = Resolver(index, TYPED_LANGUAGE_EDGES)
     with _Clock(stats, "resolve"):
         dependents = backend.links.dependents(keys) - changed - removed
         stats.dependents = len(dependents)

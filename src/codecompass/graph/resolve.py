@@ -5,17 +5,25 @@ as ``self.repo.get().save`` is evaluated segment by segment into a value — a m
 symbol, an instance of a class, something external (``requests.Session``), a builtin —
 following imports (relative and absolute, aliases, re-exports, ``index`` files,
 ``require``), class attributes, instance attributes, return annotations and the class
-hierarchy. Other languages resolve by name. Confidence:
+hierarchy. Go, Java, C# and Rust are resolved through packages, imports and declared
+types by ``resolve_typed.py``; C, C++, Ruby and PHP by name. Confidence:
 
 ====================================================  ==========
 static import; a name bound to a definition             1.0
 attribute of an imported module (``mod.f()``)           0.9
 through an instance or class (``self.``, ``cls.``,      0.8
 ``super()``, inferred and annotated types)
-other languages: same file, class or imported package   0.7
+Go, Java, C#, Rust: a function or type of the package,  1.0
+or one an import names
+Go, Java, C#, Rust: package-qualified (``pkg.F()``)     0.9
+Go, Java, C#, Rust: through a declared or inferred      0.8
+type (receiver, field, local, return, interface)
+C, C++, Ruby, PHP: same file, class or imported package 0.7
 a name bound to different things in its scope           0.6
-a unique name in the repository                         0.5
-an ambiguous name: each of k ≤ 3 candidates             min(0.4, 0.8/k)
+C, C++, Ruby, PHP: a unique name in the repository      0.5
+an ambiguous name: each of k ≤ 3 candidates (Go, Java,  min(0.4, 0.8/k)
+C#, Rust: a method guessed for a receiver of unknown
+type; overloads the arguments cannot tell apart)
 ====================================================  ==========
 
 A reference that resolves to nothing in the workspace is stored *unresolved* with its
@@ -268,9 +276,17 @@ class Ctx:
         return found.id if found is not None else self.file_id
 
 
+# Resolution a language gets from another module (graph/resolve_typed.py for Go, Java,
+# C#, Rust): the edges of one reference, given this resolver for its helpers.
+LanguageEdges = Callable[["Resolver", Ctx, Ref], list[Edge]]
+
+
 class Resolver:
-    def __init__(self, index: SymbolIndex) -> None:
+    def __init__(
+        self, index: SymbolIndex, languages: dict[str, LanguageEdges] | None = None
+    ) -> None:
         self.index = index
+        self.languages = languages or {}
         self._ctx: dict[tuple[str, str], Ctx | None] = {}
         # Facts do not change during a run: a binding evaluates to the same value every
         # time (module-level imports are looked up from every function).
@@ -313,6 +329,8 @@ class Resolver:
                     rows = self.doc_edges(ctx, ref)
                 elif ref.kind == "file":
                     rows = self.file_link(ctx, ref)
+                elif ctx.language in self.languages:
+                    rows = self.languages[ctx.language](self, ctx, ref)
                 elif deep:
                     rows = self.deep_edges(ctx, ref, out)
                 else:
@@ -416,6 +434,13 @@ class Resolver:
         if kind == "unbound":
             return [_unresolved(source, ref.name, "calls", 0.0, ref, "unbound")]
         if kind == "module":
+            # `const express = require('..'); express()`: what the module exports as a whole
+            target = self.ctx(value.repo, value.path)
+            exported = target.facts.exports.get("default") if target is not None else None
+            if target is not None and exported is not None:
+                found = self.binding(target, 0, exported, END, 1)
+                if found.known and found.kind != "module":
+                    return self.call_edges(ctx, ref, found.weaker(value.conf), source)
             return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
         return self.guess_method(ctx, ref, source)
 

@@ -13,13 +13,25 @@ from __future__ import annotations
 import posixpath
 import re
 
+from codecompass.indexing.extract_csharp import CSharpExtractor
 from codecompass.indexing.extract_ecma import EcmaExtractor
+from codecompass.indexing.extract_go import GoExtractor
+from codecompass.indexing.extract_java import JavaExtractor
 from codecompass.indexing.extract_python import PythonExtractor
+from codecompass.indexing.extract_rust import RustExtractor
+from codecompass.indexing.extract_typed import TypedExtractor
 from codecompass.indexing.facts import FileFacts, Ref, Scope
 from codecompass.indexing.languages import TREE_SITTER_LANGUAGES
 from codecompass.models import ParsedFile
 
 ECMA_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
+# Go, Java, C# and Rust: packages, imports and declared types (extract_typed.py).
+TYPED_EXTRACTORS: dict[str, type[TypedExtractor]] = {
+    "go": GoExtractor,
+    "java": JavaExtractor,
+    "csharp": CSharpExtractor,
+    "rust": RustExtractor,
+}
 MARKUP_LANGUAGES = frozenset({"markdown", "rst"})
 # Languages with a scope-aware extractor; the others resolve the parser's references by name.
 DEEP_LANGUAGES = frozenset({"python"}) | ECMA_LANGUAGES
@@ -75,6 +87,9 @@ def extract_facts(path: str, text: str, parsed: ParsedFile) -> FileFacts:
         elif language in ECMA_LANGUAGES and tree is not None:
             data = text.encode("utf-8", "surrogatepass")
             facts = EcmaExtractor(data, language).run(tree)
+        elif language in TYPED_EXTRACTORS and tree is not None:
+            data = text.encode("utf-8", "surrogatepass")
+            facts = TYPED_EXTRACTORS[language](data).run(tree)
         elif language in TREE_SITTER_LANGUAGES and language not in DEEP_LANGUAGES:
             facts = _with_module_scope(FileFacts(language))
             facts.refs.extend(Ref(r.kind, r.name, r.line, 0) for r in parsed.references)

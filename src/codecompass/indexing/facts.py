@@ -47,6 +47,7 @@ REF_KINDS = (
     "type",  # a type annotation or type use
     "decorate",  # a decorator applied to a definition (a call, whose argument is the def)
     "iterate",  # `for x in <chain>`: calls `__iter__` / `__next__` of a workspace class
+    "value",  # Go/Java/C#/Rust: a function or method named as a value (a references edge)
     "doc",  # a mention in a doc comment or a Markdown section (backticks)
     "link",  # an explicit link: @see, {@link}, a Sphinx role, a Markdown link to code
     "file",  # a Markdown link to a file of the repository (name = repo-relative path)

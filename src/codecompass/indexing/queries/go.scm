@@ -4,6 +4,9 @@
 
 (method_declaration name: (field_identifier) @name) @definition.method
 
+; Interface methods: a call through an interface value links to them.
+(method_elem name: (field_identifier) @name) @definition.method
+
 (type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct
 
 (type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface

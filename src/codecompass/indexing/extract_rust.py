@@ -1,0 +1,368 @@
+"""Facts of a Rust file: ``use`` paths, inline modules, structs, traits, ``impl`` blocks.
+
+An inline ``mod`` is a namespace scope; an ``impl`` block is a class scope binding
+``Self`` to its type (a trait it implements is a base of that type). ``use`` paths are
+written dotted with their relative head kept (``crate.store.Store``, ``super.x``);
+``use m::*`` is a star. Smart pointers and references are seen through (``Box<dyn
+Shape>`` is a ``Shape``), ``Vec<T>``, slices and maps hold ``[]T`` and ``Option<T>``
+and ``Result<T, E>`` are ``?T``; ``if let Some(x) = …`` and ``for x in …`` bind ``x`` to
+an element of what they unpack.
+"""
+
+from __future__ import annotations
+
+from codecompass.indexing.extract_typed import TypedExtractor, bounded, join
+from codecompass.indexing.facts import ClassFacts, FileFacts
+from codecompass.indexing.treesitter import Node
+
+_SEQUENCES = frozenset(
+    {"Vec", "VecDeque", "HashSet", "BTreeSet", "BinaryHeap", "LinkedList", "IntoIter", "Iter"}
+)
+_MAPS = frozenset({"HashMap", "BTreeMap", "IndexMap"})
+_OPTIONS = frozenset({"Option", "Result"})
+_POINTERS = frozenset(
+    {"Box", "Rc", "Arc", "RefCell", "Cell", "Mutex", "RwLock", "Cow", "Pin", "Weak"}
+)
+_WRAPS = frozenset({"Some", "Ok", "Err"})
+
+
+class RustExtractor(TypedExtractor):
+    language = "rust"
+
+    def run(self, root: Node) -> FileFacts:
+        for child in root.named_children:
+            self.visit(child, 0, "")
+        return self.facts
+
+    # -- types ----------------------------------------------------------------------------
+    def type_of(self, node: Node | None) -> str:
+        if node is None:
+            return "?"
+        t = node.type
+        if t in ("type_identifier", "primitive_type", "identifier"):
+            return self.text(node)
+        if t == "scoped_type_identifier":
+            path = node.child_by_field_name("path")
+            name = self.text(node.child_by_field_name("name"))
+            head = self.path(path) if path is not None else ""
+            return join(head, name) if head != "?" else "?"
+        if t == "generic_type":
+            base = self.type_of(node.child_by_field_name("type"))
+            arguments = node.child_by_field_name("type_arguments")
+            listed = [
+                c
+                for c in (arguments.named_children if arguments is not None else [])
+                if c.type not in ("lifetime", "type_binding")
+            ]
+            short = base.rsplit(".", 1)[-1]
+            if short in _SEQUENCES and listed:
+                return "[]" + self.type_of(listed[0])
+            if short in _MAPS and len(listed) == 2:
+                return "[]" + self.type_of(listed[1])
+            if short in _OPTIONS and listed:
+                return "?" + self.type_of(listed[0])
+            if short in _POINTERS and listed:
+                return self.type_of(listed[0])
+            return base
+        if t in ("reference_type", "pointer_type"):
+            return self.type_of(node.child_by_field_name("type"))
+        if t in ("array_type", "slice_type"):
+            return "[]" + self.type_of(node.child_by_field_name("element"))
+        if t in ("dynamic_type", "abstract_type"):
+            inner = node.child_by_field_name("trait")
+            return (
+                self.type_of(inner) if inner is not None and inner.type != "function_type" else "?"
+            )
+        if t == "bounded_type" and node.named_children:
+            return self.type_of(node.named_children[0])
+        return "?"
+
+    def path(self, node: Node) -> str:
+        """A path as a dotted chain: `crate::a::B` → `crate.a.B`, `self::x` → `x`."""
+        t = node.type
+        if t in ("identifier", "type_identifier", "super", "crate"):
+            return self.text(node)
+        if t == "self":
+            return ""
+        if t == "scoped_identifier" or t == "scoped_type_identifier":
+            inner = node.child_by_field_name("path")
+            head = self.path(inner) if inner is not None else ""
+            name = node.child_by_field_name("name")
+            return join(head, self.text(name)) if head != "?" else "?"
+        if t == "generic_type":
+            return self.type_of(node)
+        return "?"
+
+    # -- chains ---------------------------------------------------------------------------
+    def chain(self, node: Node | None) -> str | None:
+        return bounded(self._chain(node)) if node is not None else None
+
+    def _chain(self, node: Node) -> str:
+        t = node.type
+        if t in ("identifier", "self", "type_identifier"):
+            return self.text(node)
+        if t in ("scoped_identifier", "scoped_type_identifier"):
+            return self.path(node) or "?"
+        if t == "generic_function":
+            function = node.child_by_field_name("function")
+            return self._chain(function) if function is not None else "?"
+        if t == "field_expression":
+            value = node.child_by_field_name("value")
+            field = node.child_by_field_name("field")
+            head = self._chain(value) if value is not None else "?"
+            return f"{head}.{self.text(field)}"
+        if t == "call_expression":
+            function = node.child_by_field_name("function")
+            return (self._chain(function) if function is not None else "?") + "()"
+        if t == "try_expression" and node.named_children:
+            return self._chain(node.named_children[0]) + "?"
+        if t == "index_expression" and node.named_children:
+            return self._chain(node.named_children[0]) + "[]"
+        if t == "struct_expression":
+            written = self.type_of(node.child_by_field_name("name"))
+            return "?" if written.startswith(("[]", "?")) else written + "()"
+        if t in ("reference_expression", "unary_expression", "parenthesized_expression"):
+            inner = node.child_by_field_name("value") or (
+                node.named_children[-1] if node.named_children else None
+            )
+            return self._chain(inner) if inner is not None else "?"
+        if t == "await_expression" and node.named_children:
+            return self._chain(node.named_children[0])
+        return "?"
+
+    def value_of(self, node: Node | None) -> str:
+        if node is None:
+            return "expr:?"
+        if node.type == "struct_expression":
+            return f"type:{self.type_of(node.child_by_field_name('name'))}"
+        if node.type in ("string_literal", "raw_string_literal"):
+            return "type:str"
+        chain = self.chain(node)
+        return f"expr:{chain}" if chain and chain != "?" else "expr:?"
+
+    # -- declarations ---------------------------------------------------------------------
+    def visit(self, node: Node, scope: int, prefix: str) -> None:
+        """`prefix`: the inline modules (and impl type) definitions here nest under."""
+        t = node.type
+        if t == "use_declaration":
+            argument = node.child_by_field_name("argument")
+            if argument is not None:
+                self.use(argument, "", node, scope)
+        elif t == "mod_item":
+            body = node.child_by_field_name("body")
+            name = self.text(node.child_by_field_name("name"))
+            if body is not None and name:
+                inner = self.open_scope(join(prefix, name), "namespace", scope, node)
+                self.visit_children(body, inner, join(prefix, name))
+        elif t in ("struct_item", "union_item", "enum_item"):
+            self.struct(node, scope, prefix)
+        elif t == "trait_item":
+            self.trait(node, scope, prefix)
+        elif t == "impl_item":
+            self.impl(node, scope, prefix)
+        elif t in ("function_item", "function_signature_item"):
+            self.function(node, scope, prefix)
+        elif t == "let_declaration":
+            self.let(node, scope, prefix)
+        elif t in ("let_condition", "for_expression"):
+            pattern = node.child_by_field_name("pattern")
+            value = node.child_by_field_name("value")
+            chain = self.chain(value) if value is not None else None
+            if pattern is not None and chain and chain != "?":
+                self.bind_pattern(pattern, f"elem:{chain}", scope, t == "for_expression")
+            self.visit_children(node, scope, prefix)
+        elif t == "closure_expression":
+            inner = self.open_function("", scope, node, "")
+            self.parameters(node.child_by_field_name("parameters"), inner)
+            self.visit_children(node, inner, prefix)
+        elif t == "call_expression":
+            self.call(node, scope, prefix)
+        else:
+            self.visit_children(node, scope, prefix)
+
+    def visit_children(self, node: Node, scope: int, prefix: str) -> None:
+        for child in node.named_children:
+            self.visit(child, scope, prefix)
+
+    def use(self, node: Node, head: str, statement: Node, scope: int) -> None:
+        t = node.type
+        if t == "scoped_use_list":
+            path = node.child_by_field_name("path")
+            inner = join(head, self.use_path(path)) if path is not None else head
+            listed = node.child_by_field_name("list")
+            for item in listed.named_children if listed is not None else []:
+                self.use(item, inner, statement, scope)
+        elif t == "use_list":
+            for item in node.named_children:
+                self.use(item, head, statement, scope)
+        elif t == "use_as_clause":
+            path = node.child_by_field_name("path")
+            alias = self.text(node.child_by_field_name("alias"))
+            if path is not None:
+                self.imported(join(head, self.use_path(path)), alias, statement, scope)
+        elif t == "use_wildcard":
+            target = node.named_children[0] if node.named_children else None
+            full = join(head, self.use_path(target)) if target is not None else head
+            if full:
+                self.facts.stars.append(full)
+                self.ref("import", f"{full}.*", statement, 0)
+        else:
+            full = join(head, self.use_path(node))
+            if full.endswith(".self"):  # `use a::b::{self}` names the module b
+                full = full[:-5]
+            self.imported(full, full.rsplit(".", 1)[-1], statement, scope)
+
+    def use_path(self, node: Node) -> str:
+        if node.type == "self":
+            return "self"
+        if node.type == "scoped_identifier":
+            inner = node.child_by_field_name("path")
+            head = self.use_path(inner) if inner is not None else ""
+            return join(head, self.text(node.child_by_field_name("name")))
+        return self.text(node).replace("::", ".").lstrip(".")
+
+    def imported(self, full: str, alias: str, statement: Node, scope: int) -> None:
+        if not full or full in ("self", "super", "crate"):
+            return
+        self.ref("import", full, statement, 0)
+        if alias and alias != "_":
+            self.bind(scope, alias, statement, f"import:{full}")
+
+    def struct(self, node: Node, scope: int, prefix: str) -> None:
+        name = self.text(node.child_by_field_name("name"))
+        if not name:
+            return
+        inner, facts = self.open_class(join(prefix, name), scope, node)
+        self.type_parameters(node, inner)
+        body = node.child_by_field_name("body")
+        if body is not None and body.type == "field_declaration_list":
+            for field in body.named_children:
+                if field.type == "field_declaration":
+                    field_name = self.text(field.child_by_field_name("name"))
+                    written = self.type_of(field.child_by_field_name("type"))
+                    facts.attrs.setdefault(field_name, []).append((inner, f"type:{written}"))
+
+    def trait(self, node: Node, scope: int, prefix: str) -> None:
+        name = self.text(node.child_by_field_name("name"))
+        if not name:
+            return
+        qualified = join(prefix, name)
+        inner, facts = self.open_class(qualified, scope, node)
+        self.bind(inner, "Self", node, f"tparam:{name}")
+        bounds = node.child_by_field_name("bounds")
+        for bound in bounds.named_children if bounds is not None else []:
+            written = self.type_of(bound)
+            facts.bases.append(written)
+            self.ref("inherit", written, bound, inner)
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.visit_children(body, inner, qualified)
+
+    def impl(self, node: Node, scope: int, prefix: str) -> None:
+        written = self.type_of(node.child_by_field_name("type"))
+        if written in ("?", "") or written.startswith(("[]", "?")):
+            return
+        name = written.rsplit(".", 1)[-1]
+        qualified = join(prefix, name)
+        inner = self.open_scope(qualified, "class", scope, node)
+        self.bind(inner, "Self", node, f"tparam:{written}")
+        self.type_parameters(node, inner)
+        trait = node.child_by_field_name("trait")
+        if trait is not None:
+            facts = self.facts.classes.get(qualified)
+            if facts is None:
+                facts = self.facts.classes[qualified] = ClassFacts(inner)
+            facts.bases.append(self.type_of(trait))
+            self.ref("inherit", self.type_of(trait), trait, inner)
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.visit_children(body, inner, qualified)
+
+    def type_parameters(self, node: Node, scope: int) -> None:
+        bounds: dict[str, str] = {}
+        for child in node.named_children:
+            if child.type == "where_clause":
+                for predicate in child.named_children:
+                    left = predicate.child_by_field_name("left")
+                    found = predicate.child_by_field_name("bounds")
+                    if left is not None and found is not None and found.named_children:
+                        bounds[self.text(left)] = self.type_of(found.named_children[0])
+        parameters = node.child_by_field_name("type_parameters")
+        for parameter in parameters.named_children if parameters is not None else []:
+            if parameter.type != "type_parameter":
+                continue
+            name = self.text(parameter.child_by_field_name("name"))
+            found = parameter.child_by_field_name("bounds")
+            bound = bounds.get(name, "?")
+            if found is not None and found.named_children:
+                bound = self.type_of(found.named_children[0])
+            self.bind(scope, name, parameter, f"tparam:{bound}")
+
+    def function(self, node: Node, scope: int, prefix: str) -> None:
+        name = self.text(node.child_by_field_name("name"))
+        returns = node.child_by_field_name("return_type")
+        qualified = join(prefix, name)
+        inner = self.open_function(qualified, scope, node, self.type_of(returns) if returns else "")
+        self.type_parameters(node, inner)
+        self.parameters(node.child_by_field_name("parameters"), inner)
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.visit_children(body, inner, qualified)
+
+    def parameters(self, node: Node | None, scope: int) -> None:
+        if node is None:
+            return
+        for parameter in node.named_children:
+            if parameter.type == "self_parameter":
+                self.bind(scope, "self", parameter, "type:Self")
+                continue
+            pattern = parameter.child_by_field_name("pattern")
+            if parameter.type == "identifier":
+                pattern = parameter
+            declared = parameter.child_by_field_name("type")
+            if pattern is not None and pattern.type == "identifier" and declared is not None:
+                self.bind(scope, self.text(pattern), pattern, f"type:{self.type_of(declared)}")
+
+    # -- statements -----------------------------------------------------------------------
+    def let(self, node: Node, scope: int, prefix: str) -> None:
+        pattern = node.child_by_field_name("pattern")
+        declared = node.child_by_field_name("type")
+        value = node.child_by_field_name("value")
+        if pattern is not None and pattern.type == "mut_pattern" and pattern.named_children:
+            pattern = pattern.named_children[0]
+        if pattern is not None and pattern.type == "identifier":
+            bound = f"type:{self.type_of(declared)}" if declared else self.value_of(value)
+            self.bind_after(scope, self.text(pattern), node, bound)
+            if value is not None and value.type in ("identifier", "scoped_identifier"):
+                self.value_ref(self.chain(value), value, scope)
+        elif pattern is not None and value is not None:
+            chain = self.chain(value)
+            if chain and chain != "?":
+                self.bind_pattern(pattern, f"elem:{chain}", scope, False)
+        self.visit_children(node, scope, prefix)
+
+    def bind_pattern(self, pattern: Node, value: str, scope: int, loop: bool) -> None:
+        """`x` in `for x in …`, `Some(x)` / `Ok(x)` in `if let`, `let Some(x) = …`."""
+        if pattern.type == "identifier" and loop:
+            self.bind(scope, self.text(pattern), pattern, value)
+        elif pattern.type == "tuple_struct_pattern":
+            head = pattern.child_by_field_name("type")
+            inner = [c for c in pattern.named_children if c != head]
+            wrapped = head is not None and self.text(head) in _WRAPS and len(inner) == 1
+            if wrapped and inner[0].type == "identifier":
+                self.bind(scope, self.text(inner[0]), inner[0], value)
+        elif pattern.type == "reference_pattern" and pattern.named_children:
+            self.bind_pattern(pattern.named_children[0], value, scope, loop)
+
+    def call(self, node: Node, scope: int, prefix: str) -> None:
+        function = node.child_by_field_name("function")
+        if function is not None:
+            at = function.child_by_field_name("field") or function.child_by_field_name("name")
+            chain = self.chain(function)
+            if chain and chain != "?":
+                self.ref("call", chain, at or node, scope)
+        arguments = node.child_by_field_name("arguments")
+        for argument in arguments.named_children if arguments is not None else []:
+            if argument.type in ("identifier", "scoped_identifier"):
+                self.value_ref(self.chain(argument), argument, scope)
+        self.visit_children(node, scope, prefix)

@@ -1,0 +1,225 @@
+"""Resolution of Go, Java, C# and Rust through packages, imports and declared types: the
+exact edge set of one fixture repository per language. Each has a field of an external
+type (unresolved, never a look-alike), a package or static function named like a method,
+a function value, a call through an interface, inheritance or embedding, and a receiver
+of unknown type (guessed by name below the confidence of typed resolution)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codecompass.models import EdgeQuery
+from tests.graph.helpers import Edge, add_fixture, edges, workspace
+
+G = "go"
+J = "java/src/main/java/com/shop"
+C = "csharp/src/Shop"
+R = "rust/src"
+
+GO: set[Edge] = {
+    (f"{G}/main.go", "?fmt", "imports", 1.0, 4),
+    # Another module's `store` package: outside the repository (go.mod), not ./store.
+    (f"{G}/main.go", "?example.com/other/store", "imports", 1.0, 6),
+    (f"{G}/main.go", f"{G}/store/cache.go", "imports", 1.0, 7),
+    (f"{G}/main.go", f"{G}/store/store.go", "imports", 1.0, 7),
+    (f"{G}/main.go#main", f"{G}/store/store.go#New", "calls", 0.9, 11),
+    (f"{G}/main.go#main", "?fmt.Println", "calls", 1.0, 12),
+    # `s := store.New()`: New's declared result type.
+    (f"{G}/main.go#main", f"{G}/store/store.go#Store.Get", "calls", 0.8, 12),
+    (f"{G}/main.go#main", f"{G}/store/store.go#Store.Close", "calls", 0.8, 13),
+    # A function of the package.
+    (f"{G}/main.go#main", f"{G}/main.go#helper", "calls", 1.0, 14),
+    (f"{G}/main.go#main", "?undefinedThing", "calls", 0.0, 15),
+    (f"{G}/main.go#main", "?fmt.Println", "calls", 1.0, 16),
+    # `store.Lookup` is the package function, not the method Cache.Lookup.
+    (f"{G}/main.go#main", f"{G}/store/store.go#Lookup", "calls", 0.9, 16),
+    # Promoted through the embedded *Store.
+    (f"{G}/main.go#main", f"{G}/store/store.go#Store.Get", "calls", 0.8, 18),
+    (f"{G}/main.go#main", f"{G}/store/cache.go#Cache.Close", "calls", 0.8, 19),
+    # Through an interface: its method.
+    (f"{G}/main.go#main", f"{G}/store/store.go#Getter.Get", "calls", 0.8, 21),
+    # A function passed as a value.
+    (f"{G}/main.go#main", f"{G}/main.go#show", "references", 1.0, 22),
+    (f"{G}/main.go#main", f"{G}/store/store.go#Each", "calls", 0.9, 22),
+    # Outside the repository: never the repository's store.New.
+    (f"{G}/main.go#main", "?store.New", "calls", 1.0, 23),
+    (f"{G}/main.go#main", "?things", "calls", 0.0, 24),
+    # Unknown receiver: methods by name, below typed confidence.
+    (f"{G}/main.go#main", f"{G}/store/cache.go#Cache.Close", "calls", 0.4, 25),
+    (f"{G}/main.go#main", f"{G}/store/store.go#Store.Close", "calls", 0.4, 25),
+    (f"{G}/main.go#show", "?fmt.Println", "calls", 1.0, 29),
+    (f"{G}/store/cache.go#Cache", f"{G}/store/store.go#Store", "extends", 1.0, 5),
+    (f"{G}/store/cache.go#Cache.Close", f"{G}/store/store.go#Store.Close", "calls", 0.8, 11),
+    (f"{G}/store/cache.go#Cache.Lookup", f"{G}/store/store.go#Store.Get", "calls", 0.8, 17),
+    (f"{G}/store/store.go", "?sync", "imports", 1.0, 3),
+    (f"{G}/store/store.go#Each", "?fn", "calls", 0.0, 39),
+    (f"{G}/store/store.go#Lookup", f"{G}/store/store.go#Getter.Get", "calls", 0.8, 33),
+    # A field of an external type: unresolved, not a look-alike.
+    (f"{G}/store/store.go#Store.Get", "?sync.Mutex.Lock", "calls", 0.8, 23),
+    (f"{G}/store/store.go#Store.Get", "?sync.Mutex.Unlock", "calls", 0.8, 24),
+}
+
+JAVA: set[Edge] = {
+    (f"{J}/Circle.java#Circle", f"{J}/Base.java#Base", "extends", 1.0, 3),
+    (f"{J}/Circle.java#Circle", f"{J}/Shape.java#Shape", "implements", 1.0, 3),
+    (f"{J}/Main.java", f"{J}/Circle.java", "imports", 1.0, 3),
+    (f"{J}/Main.java", f"{J}/Circle.java#Circle", "imports", 1.0, 3),
+    (f"{J}/Main.java", f"{J}/util/Util.java", "imports", 1.0, 4),
+    (f"{J}/Main.java", "?java.util.List", "imports", 1.0, 5),
+    (f"{J}/Main.java", f"{J}/util/Util.java", "imports", 1.0, 6),
+    (f"{J}/Main.java", f"{J}/util/Util.java#Util.twice", "imports", 1.0, 6),
+    (f"{J}/Main.java#Main", "?StringBuilder", "calls", 1.0, 9),
+    (f"{J}/Main.java#Main.main", f"{J}/Circle.java#Circle", "calls", 1.0, 12),
+    # `new Circle(…)` runs its constructor too.
+    (f"{J}/Main.java#Main.main", f"{J}/Circle.java#Circle.Circle", "calls", 1.0, 12),
+    (f"{J}/Main.java#Main.main", "?System.out.println", "calls", 1.0, 13),
+    (f"{J}/Main.java#Main.main", f"{J}/Circle.java#Circle.area", "calls", 0.8, 13),
+    # Inherited.
+    (f"{J}/Main.java#Main.main", f"{J}/Base.java#Base.describe", "calls", 0.8, 14),
+    (f"{J}/Main.java#Main.main", f"{J}/Main.java#Main.helper", "calls", 0.8, 15),
+    # The overload taking one argument.
+    (f"{J}/Main.java#Main.main", f"{J}/Main.java#Main.helper@29", "calls", 0.8, 16),
+    # Through an interface: its method.
+    (f"{J}/Main.java#Main.main", f"{J}/Shape.java#Shape.area", "calls", 0.8, 18),
+    # The static method of Util, not a same-named method elsewhere.
+    (f"{J}/Main.java#Main.main", f"{J}/util/Util.java#Util.area", "calls", 0.8, 19),
+    (f"{J}/Main.java#Main.main", "?java.util.List.of", "calls", 1.0, 20),
+    # A method reference.
+    (f"{J}/Main.java#Main.main", f"{J}/Main.java#Main.print", "references", 0.8, 21),
+    # An untyped lambda parameter: by name, below typed confidence.
+    (f"{J}/Main.java#Main.main", f"{J}/Circle.java#Circle.area", "calls", 0.2667, 22),
+    (f"{J}/Main.java#Main.main", f"{J}/Shape.java#Shape.area", "calls", 0.2667, 22),
+    (f"{J}/Main.java#Main.main", f"{J}/util/Util.java#Util.area", "calls", 0.2667, 22),
+    # A static import.
+    (f"{J}/Main.java#Main.main", f"{J}/util/Util.java#Util.twice", "calls", 1.0, 23),
+    # A field of an external type.
+    (f"{J}/Main.java#Main.main", "?StringBuilder.append", "calls", 0.8, 24),
+    (f"{J}/Main.java#Main.main", f"{J}/Main.java#Main", "calls", 1.0, 24),
+    (f"{J}/util/Util.java", f"{J}/Shape.java", "imports", 1.0, 3),
+    (f"{J}/util/Util.java", f"{J}/Shape.java#Shape", "imports", 1.0, 3),
+    (f"{J}/util/Util.java#Util.area", f"{J}/Shape.java#Shape.area", "calls", 0.8, 7),
+}
+
+CSHARP: set[Edge] = {
+    (f"{C}/Circle.cs#Circle", f"{C}/Base.cs#Base", "extends", 1.0, 3),
+    (f"{C}/Circle.cs#Circle", f"{C}/Shape.cs#IShape", "implements", 1.0, 3),
+    (f"{C}/Program.cs", "?System", "imports", 1.0, 1),
+    (f"{C}/Program.cs", "?System.Collections.Generic", "imports", 1.0, 2),
+    (f"{C}/Program.cs", "?System.Text", "imports", 1.0, 3),
+    (f"{C}/Program.cs", f"{C}/Util/Geometry.cs", "imports", 1.0, 4),
+    (f"{C}/Program.cs", f"{C}/Util/Geometry.cs", "imports", 1.0, 5),
+    (f"{C}/Program.cs", f"{C}/Util/Geometry.cs#Geometry", "imports", 1.0, 5),
+    (f"{C}/Program.cs#Program", "?StringBuilder", "calls", 1.0, 11),
+    (f"{C}/Program.cs#Program.Main", f"{C}/Circle.cs#Circle", "calls", 1.0, 17),
+    # `new Circle(…)` runs its constructor too.
+    (f"{C}/Program.cs#Program.Main", f"{C}/Circle.cs#Circle.Circle", "calls", 1.0, 17),
+    (f"{C}/Program.cs#Program.Main", "?Console.WriteLine", "calls", 1.0, 18),
+    (f"{C}/Program.cs#Program.Main", f"{C}/Circle.cs#Circle.Area", "calls", 0.8, 18),
+    # Inherited.
+    (f"{C}/Program.cs#Program.Main", f"{C}/Base.cs#Base.Describe", "calls", 0.8, 19),
+    (f"{C}/Program.cs#Program.Main", f"{C}/Program.cs#Program.Helper", "calls", 0.8, 20),
+    # The overload taking one argument.
+    (f"{C}/Program.cs#Program.Main", f"{C}/Program.cs#Program.Helper@35", "calls", 0.8, 21),
+    # Through an interface: its method.
+    (f"{C}/Program.cs#Program.Main", f"{C}/Shape.cs#IShape.Area", "calls", 0.8, 23),
+    # The static method, not Circle.Area.
+    (f"{C}/Program.cs#Program.Main", f"{C}/Util/Geometry.cs#Geometry.Area", "calls", 0.8, 24),
+    # A method group passed as a value.
+    (f"{C}/Program.cs#Program.Main", f"{C}/Program.cs#Program.Print", "references", 0.8, 26),
+    # An untyped lambda parameter: by name, below typed confidence.
+    (f"{C}/Program.cs#Program.Main", f"{C}/Circle.cs#Circle.Area", "calls", 0.2667, 27),
+    (f"{C}/Program.cs#Program.Main", f"{C}/Shape.cs#IShape.Area", "calls", 0.2667, 27),
+    (f"{C}/Program.cs#Program.Main", f"{C}/Util/Geometry.cs#Geometry.Area", "calls", 0.2667, 27),
+    # `using static`.
+    (f"{C}/Program.cs#Program.Main", f"{C}/Util/Geometry.cs#Geometry.Twice", "calls", 0.8, 28),
+    # A field of an external type.
+    (f"{C}/Program.cs#Program.Main", "?StringBuilder.Append", "calls", 0.8, 29),
+    (f"{C}/Program.cs#Program.Main", f"{C}/Program.cs#Program", "calls", 1.0, 29),
+    # A property's declared type.
+    (f"{C}/Program.cs#Program.Main", f"{C}/Circle.cs#Circle.Area", "calls", 0.8, 30),
+    (f"{C}/Program.cs#Program.Main", f"{C}/Program.cs#Program", "calls", 1.0, 30),
+    (f"{C}/Util/Geometry.cs#Geometry.Area", f"{C}/Shape.cs#IShape.Area", "calls", 0.8, 5),
+}
+
+RUST: set[Edge] = {
+    # `impl Shape for Circle`.
+    (f"{R}/geometry.rs#Circle", f"{R}/geometry.rs#Shape", "implements", 1.0, 19),
+    (f"{R}/geometry.rs#Shape.describe", "?String.from", "calls", 1.0, 5),
+    # Through a trait object: the trait's method.
+    (f"{R}/geometry.rs#area_of", f"{R}/geometry.rs#Shape.area", "calls", 0.8, 26),
+    (f"{R}/lib.rs", f"{R}/geometry.rs", "imports", 1.0, 4),
+    (f"{R}/lib.rs", f"{R}/geometry.rs#Circle", "imports", 1.0, 4),
+    (f"{R}/lib.rs", f"{R}/geometry.rs#Shape", "imports", 1.0, 4),
+    (f"{R}/lib.rs", "?std.fs.File", "imports", 1.0, 5),
+    (f"{R}/lib.rs#apply", "?f", "calls", 0.0, 32),
+    (f"{R}/lib.rs#run", f"{R}/geometry.rs#Circle.new", "calls", 0.8, 12),
+    (f"{R}/lib.rs#run", f"{R}/geometry.rs#Circle.area", "calls", 0.8, 13),
+    # A trait's default method, through `impl Shape for Circle`.
+    (f"{R}/lib.rs#run", f"{R}/geometry.rs#Shape.describe", "calls", 0.8, 14),
+    (f"{R}/lib.rs#run", f"{R}/store.rs#Store.new", "calls", 0.8, 15),
+    # `let mut store = store::Store::new(…)`: the local, not the module, from here on.
+    (f"{R}/lib.rs#run", f"{R}/store.rs#Store.add", "calls", 0.8, 16),
+    # A field of an external type.
+    (f"{R}/lib.rs#run", "?std.fs.File.sync_all", "calls", 0.8, 17),
+    (f"{R}/lib.rs#run", f"{R}/lib.rs#apply", "calls", 1.0, 18),
+    # A function passed as a value.
+    (f"{R}/lib.rs#run", f"{R}/lib.rs#helper", "references", 1.0, 18),
+    (f"{R}/lib.rs#run", f"{R}/store.rs#Store.first", "calls", 0.8, 19),
+    # `if let Some(first) = store.first()`: first is a &Circle.
+    (f"{R}/lib.rs#run", f"{R}/geometry.rs#Circle.area", "calls", 0.8, 20),
+    (f"{R}/lib.rs#run", f"{R}/geometry.rs#area_of", "calls", 0.9, 22),
+    (f"{R}/lib.rs#run", f"{R}/store.rs#Store.all", "calls", 0.8, 23),
+    (f"{R}/lib.rs#run", f"{R}/geometry.rs#Shape.describe", "calls", 0.8, 24),
+    (f"{R}/lib.rs#run", "?unknown_thing", "calls", 0.0, 26),
+    (f"{R}/lib.rs#run", f"{R}/geometry.rs#Circle.area", "calls", 0.2667, 26),
+    (f"{R}/lib.rs#run", f"{R}/geometry.rs#Shape.area", "calls", 0.2667, 26),
+    (f"{R}/lib.rs#run", f"{R}/geometry.rs#Square.area", "calls", 0.2667, 26),
+    # An untyped closure parameter: by name, below typed confidence.
+    (f"{R}/lib.rs#total", f"{R}/geometry.rs#Circle.area", "calls", 0.2667, 8),
+    (f"{R}/lib.rs#total", f"{R}/geometry.rs#Shape.area", "calls", 0.2667, 8),
+    (f"{R}/lib.rs#total", f"{R}/geometry.rs#Square.area", "calls", 0.2667, 8),
+    (f"{R}/store.rs", f"{R}/geometry.rs", "imports", 1.0, 1),
+    (f"{R}/store.rs", f"{R}/geometry.rs#Circle", "imports", 1.0, 1),
+    (f"{R}/store.rs#Store.new", "?Vec.new", "calls", 1.0, 10),
+}
+
+
+@pytest.mark.parametrize(
+    ("fixture", "expected"),
+    [("go", GO), ("java", JAVA), ("csharp", CSHARP), ("rust", RUST)],
+)
+def test_typed_edges(tmp_path: Path, fixture: str, expected: set[Edge]) -> None:
+    with workspace(tmp_path) as engine:
+        add_fixture(engine, tmp_path, fixture, fixture)
+        assert edges(engine) == expected
+
+
+def test_guesses_stay_below_typed_confidence(tmp_path: Path) -> None:
+    """`--min-confidence 0.6` keeps what declared types resolved and drops every guess."""
+    with workspace(tmp_path) as engine:
+        for fixture in ("go", "java", "csharp", "rust"):
+            add_fixture(engine, tmp_path, fixture, fixture)
+        rows = engine.backend.edges.edges(EdgeQuery(types=["calls"]))
+        guessed = {round(e.confidence, 4) for e in rows if e.via == "name"}
+        typed = {round(e.confidence, 4) for e in rows if e.resolved and e.via != "name"}
+        assert guessed == {0.4, 0.2667}
+        assert min(typed) == 0.8
+
+
+def test_a_changed_return_type_relinks_its_callers(tmp_path: Path) -> None:
+    """main.go is not edited, but what `store.New()` returns is: its calls follow."""
+    with workspace(tmp_path) as engine:
+        repo = add_fixture(engine, tmp_path, "go", "go")
+        store = repo / "store" / "store.go"
+        text = store.read_text(encoding="utf-8")
+        store.write_text(
+            text.replace(
+                "func New() *Store {\n\treturn &Store{", "func New() *Cache {\n\treturn &Cache{"
+            ),
+            encoding="utf-8",
+        )
+        engine.index(repo, name="go")
+        found = {e for e in edges(engine, ("calls",)) if e[0] == "go/main.go#main" and e[4] == 13}
+        assert found == {("go/main.go#main", "go/store/cache.go#Cache.Close", "calls", 0.8, 13)}
