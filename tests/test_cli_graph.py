@@ -123,13 +123,13 @@ def test_repo_add_list_remove(tmp_path: Path) -> None:
     added = run("repo", "add", str(repo), "--name", "gosvc", "--data-dir", str(data), "--json")
     assert json.loads(added.output)["graph"]["changed"] == 4
     listed = json.loads(run("repo", "list", "--data-dir", str(data), "--json").output)
-    assert [(r["id"], r["files"], r["symbols"]) for r in listed["repos"]] == [("gosvc", 4, 8)]
+    assert [(r["id"], r["files"], r["symbols"]) for r in listed["repos"]] == [("gosvc", 4, 14)]
     removed = json.loads(run("repo", "remove", "gosvc", "--data-dir", str(data), "--json").output)
     assert (removed["files"], removed["symbols"], removed["chunks"], removed["vectors"]) == (
         4,
-        8,
-        12,
-        12,
+        14,
+        18,
+        18,
     )
     missing = CliRunner().invoke(main, ["repo", "remove", "gosvc", "--data-dir", str(data)])
     assert missing.exit_code == 1 and "Nothing is indexed" in missing.output
