@@ -195,6 +195,7 @@ class Ctx:
             else:
                 self.members.setdefault((s.parent, s.name), []).append(s)
         self._innermost: list[SymbolRecord | None] | None = None
+        self._uses: dict[tuple[int, frozenset[str]], list[Ref]] = {}
 
     @property
     def file_id(self) -> str:
@@ -217,9 +218,16 @@ class Ctx:
             return found.id if found is not None else innermost
         return self.file_id
 
-    def param_uses(self, function: FunctionFacts, names: set[str]) -> list[Ref]:
+    def param_uses(self, function: FunctionFacts, names: frozenset[str]) -> list[Ref]:
         """Calls and loops in a function's body (nested functions included) that start
         from one of its parameters `names` (the called chain or an argument)."""
+        key = (function.scope, names)
+        cached = self._uses.get(key)
+        if cached is None:
+            cached = self._uses[key] = self._param_uses(function, names)
+        return cached
+
+    def _param_uses(self, function: FunctionFacts, names: frozenset[str]) -> list[Ref]:
         inside = {function.scope}
         for index, scope in enumerate(self.facts.scopes):
             if scope.parent in inside:
@@ -481,12 +489,9 @@ class Resolver:
         from the body's file, owned by this one (which read that file's facts)."""
         if not ref.values or depth >= FLOW_DEPTH:
             return []
-        args = [
-            (key, self.binding(ctx, ref.scope, value, ref.line, 1)) for key, value in ref.values
-        ]
-        if not any(_flows(v) for _, v in args):
-            return []
-        rows: list[Edge] = []
+        # Bodies that do something with a parameter first: most calls pass data to
+        # functions that only read it, and their arguments need no evaluating.
+        callees: list[tuple[Value, SymbolRecord, Ctx, FunctionFacts]] = []
         for alt in callee.each:
             target = self.called_function(alt)
             if target is None or target.sym is None or target.sym.id in seen:
@@ -496,10 +501,21 @@ class Resolver:
             facts = fctx.facts.functions.get(function.qualified_name) if fctx else None
             if fctx is None or facts is None:
                 continue
+            if fctx.param_uses(facts, frozenset(p.lstrip("*") for p in facts.params)):
+                callees.append((target, function, fctx, facts))
+        if not callees:
+            return []
+        args = [
+            (key, self.binding(ctx, ref.scope, value, ref.line, 1)) for key, value in ref.values
+        ]
+        if not any(_flows(v) for _, v in args):
+            return []
+        rows: list[Edge] = []
+        for target, function, fctx, facts in callees:
             env = self.parameter_env(fctx, facts, target.bound, args)
             if not env:
                 continue
-            uses = fctx.param_uses(facts, {name for *_, name in env})
+            uses = fctx.param_uses(facts, frozenset(name for *_, name in env))
             if not uses:
                 continue
 
