@@ -9,7 +9,9 @@ or assigned is a ``value`` reference.
 
 from __future__ import annotations
 
-from codecompass.indexing.extract_typed import TypedExtractor, bounded, join, line
+from typing import ClassVar
+
+from codecompass.indexing.extract_typed import TypedExtractor, join, line
 from codecompass.indexing.facts import FileFacts, Ref
 from codecompass.indexing.treesitter import Node
 
@@ -46,6 +48,9 @@ _LITERAL_TYPES = {
 
 class CSharpExtractor(TypedExtractor):
     language = "csharp"
+    string_nodes = frozenset({"string_literal", "interpolated_string_expression"})
+    string_type = "string"
+    creations: ClassVar[dict[str, str]] = {"object_creation_expression": "type"}
 
     def run(self, root: Node) -> FileFacts:
         for child in root.named_children:
@@ -84,9 +89,6 @@ class CSharpExtractor(TypedExtractor):
         return "?"
 
     # -- chains ---------------------------------------------------------------------------
-    def chain(self, node: Node | None) -> str | None:
-        return bounded(self._chain(node)) if node is not None else None
-
     def _chain(self, node: Node) -> str:
         t = node.type
         if t in ("identifier", "predefined_type"):
@@ -125,16 +127,6 @@ class CSharpExtractor(TypedExtractor):
         if t in ("parenthesized_expression", "await_expression") and node.named_children:
             return self._chain(node.named_children[0])
         return "?"
-
-    def value_of(self, node: Node | None) -> str:
-        if node is None:
-            return "expr:?"
-        if node.type in ("string_literal", "interpolated_string_expression"):
-            return "type:string"
-        if node.type == "object_creation_expression":
-            return f"type:{self.type_of(node.child_by_field_name('type'))}"
-        chain = self.chain(node)
-        return f"expr:{chain}" if chain and chain != "?" else "expr:?"
 
     # -- declarations ---------------------------------------------------------------------
     def visit(self, node: Node, scope: int, owner: str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from codecompass.indexing.extract_typed import TypedExtractor, bounded
+from codecompass.indexing.extract_typed import TypedExtractor
 from codecompass.indexing.facts import FileFacts
 from codecompass.indexing.treesitter import Node
 
@@ -77,9 +77,6 @@ class GoExtractor(TypedExtractor):
         return ",".join(types)
 
     # -- chains ---------------------------------------------------------------------------
-    def chain(self, node: Node | None) -> str | None:
-        return bounded(self._chain(node)) if node is not None else None
-
     def _chain(self, node: Node) -> str:
         t = node.type
         if t in ("identifier", "type_identifier", "field_identifier", "package_identifier"):
@@ -134,8 +131,7 @@ class GoExtractor(TypedExtractor):
                 return "type:" + self.type_of(arguments.named_children[0])
         if t in ("interpreted_string_literal", "raw_string_literal", "int_literal"):
             return "type:string" if "string" in t else "type:int"
-        chain = self.chain(node)
-        return f"expr:{chain}" if chain else "expr:?"
+        return self.expression(node)
 
     # -- declarations ---------------------------------------------------------------------
     def visit(self, node: Node, scope: int) -> None:

@@ -9,6 +9,8 @@ overloads.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from codecompass.indexing.extract_typed import TypedExtractor, bounded, join, line
 from codecompass.indexing.facts import ClassFacts, FileFacts, Ref
 from codecompass.indexing.treesitter import Node
@@ -46,6 +48,9 @@ _LITERAL_TYPES = {
 
 class JavaExtractor(TypedExtractor):
     language = "java"
+    string_nodes = frozenset({"string_literal", "text_block"})
+    string_type = "String"
+    creations: ClassVar[dict[str, str]] = {"object_creation_expression": "type"}
     sequences = _SEQUENCES
     maps = _MAPS
 
@@ -82,9 +87,6 @@ class JavaExtractor(TypedExtractor):
         return "?"
 
     # -- chains ---------------------------------------------------------------------------
-    def chain(self, node: Node | None) -> str | None:
-        return bounded(self._chain(node)) if node is not None else None
-
     def _chain(self, node: Node) -> str:
         t = node.type
         if t in ("identifier", "type_identifier"):
@@ -117,16 +119,6 @@ class JavaExtractor(TypedExtractor):
         if target is None:
             return name
         return f"{self._chain(target)}.{name}"
-
-    def value_of(self, node: Node | None) -> str:
-        if node is None:
-            return "expr:?"
-        if node.type in ("string_literal", "text_block"):
-            return "type:String"
-        if node.type == "object_creation_expression":
-            return f"type:{self.type_of(node.child_by_field_name('type'))}"
-        chain = self.chain(node)
-        return f"expr:{chain}" if chain and chain != "?" else "expr:?"
 
     # -- declarations ---------------------------------------------------------------------
     def visit(self, node: Node, scope: int, owner: str) -> None:

@@ -11,7 +11,9 @@ an element of what they unpack.
 
 from __future__ import annotations
 
-from codecompass.indexing.extract_typed import TypedExtractor, bounded, join
+from typing import ClassVar
+
+from codecompass.indexing.extract_typed import TypedExtractor, join
 from codecompass.indexing.facts import ClassFacts, FileFacts
 from codecompass.indexing.treesitter import Node
 
@@ -28,6 +30,9 @@ _WRAPS = frozenset({"Some", "Ok", "Err"})
 
 class RustExtractor(TypedExtractor):
     language = "rust"
+    string_nodes = frozenset({"string_literal", "raw_string_literal"})
+    string_type = "str"
+    creations: ClassVar[dict[str, str]] = {"struct_expression": "name"}
 
     def run(self, root: Node) -> FileFacts:
         for child in root.named_children:
@@ -94,9 +99,6 @@ class RustExtractor(TypedExtractor):
         return "?"
 
     # -- chains ---------------------------------------------------------------------------
-    def chain(self, node: Node | None) -> str | None:
-        return bounded(self._chain(node)) if node is not None else None
-
     def _chain(self, node: Node) -> str:
         t = node.type
         if t in ("identifier", "self", "type_identifier"):
@@ -129,16 +131,6 @@ class RustExtractor(TypedExtractor):
         if t == "await_expression" and node.named_children:
             return self._chain(node.named_children[0])
         return "?"
-
-    def value_of(self, node: Node | None) -> str:
-        if node is None:
-            return "expr:?"
-        if node.type == "struct_expression":
-            return f"type:{self.type_of(node.child_by_field_name('name'))}"
-        if node.type in ("string_literal", "raw_string_literal"):
-            return "type:str"
-        chain = self.chain(node)
-        return f"expr:{chain}" if chain and chain != "?" else "expr:?"
 
     # -- declarations ---------------------------------------------------------------------
     def visit(self, node: Node, scope: int, prefix: str) -> None:

@@ -46,6 +46,7 @@ the class's scope).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import ClassVar
 
 from codecompass.indexing.facts import ClassFacts, FileFacts, FunctionFacts, Ref, Scope
 from codecompass.indexing.treesitter import Node
@@ -57,8 +58,6 @@ TYPED_LANGUAGES = frozenset({"go", "java", "csharp", "rust"})
 class TypedExtractor:
     """The bookkeeping shared by the four walkers: scopes, bindings, references."""
 
-    language = ""
-
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.facts = FileFacts(self.language, scopes=[Scope("", "module", -1, 0)])
@@ -68,8 +67,40 @@ class TypedExtractor:
             return ""
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
+    language = ""
+    # Literals of the language's string type, and the type's name.
+    string_nodes: frozenset[str] = frozenset()
+    string_type = ""
+    # Expressions that build a value of the type they write: node type → the field
+    # holding that type (`new Foo()`, `Foo { .. }`).
+    creations: ClassVar[dict[str, str]] = {}
+
     def run(self, root: Node) -> FileFacts:
         raise NotImplementedError
+
+    def type_of(self, node: Node | None) -> str:
+        raise NotImplementedError
+
+    def _chain(self, node: Node) -> str:
+        raise NotImplementedError
+
+    def chain(self, node: Node | None) -> str | None:
+        return bounded(self._chain(node)) if node is not None else None
+
+    def value_of(self, node: Node | None) -> str:
+        """The binding value an expression gives a name."""
+        if node is None:
+            return "expr:?"
+        if node.type in self.string_nodes:
+            return f"type:{self.string_type}"
+        field = self.creations.get(node.type)
+        if field is not None:
+            return f"type:{self.type_of(node.child_by_field_name(field))}"
+        return self.expression(node)
+
+    def expression(self, node: Node) -> str:
+        chain = self.chain(node)
+        return f"expr:{chain}" if chain else "expr:?"
 
     # -- scopes and bindings ------------------------------------------------------------
     def open_scope(self, name: str, kind: str, parent: int, node: Node) -> int:
