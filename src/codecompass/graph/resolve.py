@@ -1610,10 +1610,11 @@ def _head(chain: str) -> str:
     return chain.split(".", 1)[0].split("(", 1)[0].split("[", 1)[0]
 
 
-def _segments(chain: str) -> list[tuple[str, str]]:
+def _segments(chain: str, pattern: re.Pattern[str] = _SEGMENT) -> list[tuple[str, str]]:
+    """`a.b().c[]` → [(a, ""), (b, "()"), (c, "[]")]; [] when a part does not fit."""
     out: list[tuple[str, str]] = []
     for part in chain.split("."):
-        m = _SEGMENT.match(part)
+        m = pattern.match(part)
         if m is None:
             return []
         out.append((m.group(1), m.group(2)))

@@ -42,6 +42,7 @@ from codecompass.graph.resolve import (
     Ctx,
     LanguageEdges,
     Resolver,
+    _segments,
     _unresolved,
 )
 from codecompass.indexing.extract_go import import_name
@@ -122,16 +123,6 @@ def typed_edges(base: Resolver, ctx: Ctx, ref: Ref) -> list[Edge]:
         )
         resolver = found[ctx.language] = kind(base)
     return resolver.edges(ctx, ref)
-
-
-def _segments(chain: str) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    for part in chain.split("."):
-        m = _SEGMENT.match(part)
-        if m is None:
-            return []
-        out.append((m.group(1), m.group(2)))
-    return out
 
 
 class TypedResolver:
@@ -227,7 +218,7 @@ class TypedResolver:
             return [_unresolved(source, ref.name, "calls", 0.0, ref, "unbound")]
         if kind in ("pkg", "inst"):
             return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
-        segments = _segments(ref.name)
+        segments = _segments(ref.name, _SEGMENT)
         if len(segments) < 2 or _OPS.search(ref.name.rsplit(".", 1)[-1]):
             return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
         return self.base.guess_method(ctx, replace(ref, name=_plain(ref.name)), source)
@@ -325,7 +316,7 @@ class TypedResolver:
         Rust and Java allow both)."""
         if depth > MAX_DEPTH:
             return UNKNOWN
-        segments = _segments(chain)
+        segments = _segments(chain, _SEGMENT)
         if not segments:
             return UNKNOWN
         head, ops = segments[0]
