@@ -19,6 +19,7 @@ import inspect
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import get_args
 
 from codecompass.indexing.rules import (
     Definition,
@@ -35,23 +36,8 @@ from codecompass.models import Symbol, SymbolKind
 
 __all__ = ["MORE_RULES", "GrammarRules"]
 
-_KINDS: dict[str, SymbolKind] = {
-    kind: kind
-    for kind in (
-        "module",
-        "class",
-        "function",
-        "method",
-        "interface",
-        "type",
-        "enum",
-        "struct",
-        "trait",
-        "constant",
-        "variable",
-        "section",
-    )
-}
+# Every kind a query capture may name (`@definition.<kind>`).
+_KINDS: dict[str, SymbolKind] = {kind: kind for kind in get_args(SymbolKind)}
 
 # Block comments: opener → closer, longest openers first.
 _BLOCK_COMMENTS = (
