@@ -98,7 +98,7 @@ from codecompass.indexing.rules import (
     collapse,
     end_row,
 )
-from codecompass.indexing.rules_more import MORE_RULES, GrammarRules
+from codecompass.indexing.rules_more import MORE_RULES
 from codecompass.indexing.sfc import parse_component
 from codecompass.models import ParsedFile, Reference, Symbol
 
@@ -191,8 +191,7 @@ def _read_tree(data: bytes, root: treesitter.Node, language: str) -> ParsedFile:
     _nest(ctx, rules, ordered)
     kept = [d for d in ordered if not d.is_scope]
     symbols = [_symbol(ctx, rules, d) for d in kept]
-    if isinstance(rules, GrammarRules):
-        symbols = rules.finish(ctx, kept, symbols)
+    symbols = rules.finish(ctx, kept, symbols)
     symbols.sort(key=lambda s: (s.start_line, -s.end_line))
     references = _references(ctx, rules, ordered, raw_references)
     error = None

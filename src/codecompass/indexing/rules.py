@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from codecompass.indexing import commonjs
 from codecompass.indexing.treesitter import Node
-from codecompass.models import ReferenceKind, SymbolKind
+from codecompass.models import ReferenceKind, Symbol, SymbolKind
 
 TYPE_KINDS: frozenset[str] = frozenset({"class", "struct", "interface", "trait", "enum"})
 FUNCTION_KINDS: frozenset[str] = frozenset({"function", "method"})
@@ -219,6 +219,12 @@ class Rules:
 
     def prepare(self, ctx: FileContext) -> None:
         """Collect per-file facts before definitions are processed."""
+
+    def finish(
+        self, ctx: FileContext, definitions: Sequence[Definition], symbols: list[Symbol]
+    ) -> list[Symbol]:
+        """A last pass over the file's symbols (`definitions` made them, in order)."""
+        return symbols
 
     def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
         """Qualifier parts written in the definition's own name, then the name."""
