@@ -96,6 +96,7 @@ def test_an_ambiguous_name_lists_ranked_candidates_and_how_to_pick(engine: Engin
         Candidate(f"{L}/web/index.js#render", "function", L, "web/index.js", 1, 1.0),
         Candidate("shop/shop/util.py#render", "function", "shop", "shop/util.py", 1, 1.0),
         Candidate(f"{L}/app/util.py#Page.render", "method", L, "app/util.py", 9, 0.95),
+        Candidate(f"{L}/tests/doubles.py#Page.render", "method", L, "tests/doubles.py", 4, 0.95),
     )
     assert str(error).splitlines() == [
         "'render' is ambiguous; 4 symbols match equally well (best first):",
@@ -104,6 +105,7 @@ def test_an_ambiguous_name_lists_ranked_candidates_and_how_to_pick(engine: Engin
         f"  {L}/web/index.js#render  (function, line 1, score 1.00)",
         "  shop/shop/util.py#render  (function, line 1, score 1.00)",
         f"  {L}/app/util.py#Page.render  (method, line 9, score 0.95)",
+        f"  {L}/tests/doubles.py#Page.render  (method, line 4, score 0.95)",
     ]
     assert error.code == "ambiguous_symbol"
     assert error.for_cli().endswith(
@@ -134,6 +136,21 @@ def test_equally_good_readings_are_never_picked(
         engine.graph.resolve_node(written)
     assert [c.id for c in info.value.candidates] == ranked
     assert [c.score for c in info.value.candidates[:3]] == [1.0, 1.0, 1.0]
+
+
+def test_code_is_chosen_over_a_test_double_of_the_same_name(engine: Engine) -> None:
+    # tests/doubles.py holds a stand-in `Page` with its own `render`: the same written
+    # name, score and rootedness as the real one, so only the place tells them apart.
+    assert engine.graph.resolve_node("Page.render") == f"{L}/app/util.py#Page.render"
+    assert engine.graph.resolve_node("Page") == f"{L}/app/util.py#Page"
+    # Written to name the double, it is the double.
+    assert engine.graph.resolve_node("doubles.Page.render") == f"{L}/tests/doubles.py#Page.render"
+    # Ranked, the double comes after the code, not before it.
+    ranked = engine.graph.lookup("Page.render")
+    assert [(m.id, m.score) for m in ranked] == [
+        (f"{L}/app/util.py#Page.render", 1.0),
+        (f"{L}/tests/doubles.py#Page.render", 1.0),
+    ]
 
 
 def test_a_repository_narrows_the_candidates(engine: Engine) -> None:

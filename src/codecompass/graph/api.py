@@ -244,7 +244,7 @@ class GraphReader:
         importance = self.importance(list(found))
         return sorted(
             found.values(),
-            key=lambda m: (-m.score, not m.rooted, -importance.get(m.id, 0.0), m.id),
+            key=lambda m: (tuple(-r for r in m.rank()), -importance.get(m.id, 0.0), m.id),
         )
 
     def _read_dotted(
@@ -347,7 +347,7 @@ class GraphReader:
         qualified name, a module or file and a qualified name, a file and a line; 0.95 a
         simple name; 0.9 the end of a qualified name), then case-insensitive (0.85) and
         fuzzy ones; `exact` from 0.95 up. Ties go to a module or path written from the
-        repository root, then to importance."""
+        repository root, then to code over tests, then to importance."""
         query = _symbol_text(name)
         if not query:
             raise InputError("Give a symbol name, e.g. Console.print.")
@@ -397,7 +397,13 @@ class GraphReader:
         importance = self.importance(list(scored))
         ordered = sorted(
             scored.values(),
-            key=lambda x: (-x[0], not x[2], -importance.get(x[3].id, 0.0), x[3].id),
+            key=lambda x: (
+                -x[0],
+                not x[2],
+                is_test_path(x[3].path),
+                -importance.get(x[3].id, 0.0),
+                x[3].id,
+            ),
         )
         return [
             SymbolMatch(

@@ -30,10 +30,12 @@ tried, in that order, only when no earlier reading answers.
 
 Choosing: candidates rank by score, then by whether the written module or path reaches
 the repository root (`rich.markup.render` is `rich/markup.py#render` rather than a
-vendored `pip/_vendor/rich/markup.py#render`), then by importance. The first is chosen
-when no other candidate has its score and rootedness; otherwise the name is ambiguous
-and the error lists every candidate, best first. Case-insensitive and fuzzy matches
-(below 0.9, from `find_symbol`) are offered when nothing else matches, never chosen.
+vendored `pip/_vendor/rich/markup.py#render`), then code before tests (`res.send` is
+express's `lib/response.js#res.send`, not a mock of it in `test/`), then by importance.
+The first is chosen when no other candidate has its score, rootedness and place (code or
+test); otherwise the name is ambiguous and the error lists every candidate, best first.
+Case-insensitive and fuzzy matches (below 0.9, from `find_symbol`) are offered when
+nothing else matches, never chosen.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from codecompass.errors import AmbiguousSymbolError, Candidate, Hint
+from codecompass.indexing.languages import is_test_path
 from codecompass.models import SymbolRecord
 
 COMPLETE = 1.0  # the name, as written, names the node completely
@@ -71,8 +74,9 @@ class Match:
     rooted: bool
     symbol: SymbolRecord | None = None
 
-    def rank(self) -> tuple[float, bool]:
-        return (self.score, self.rooted)
+    def rank(self) -> tuple[float, bool, bool]:
+        """Higher is better: the score, then rootedness, then code over tests."""
+        return (self.score, self.rooted, not is_test_path(self.path))
 
     def candidate(self) -> Candidate:
         return Candidate(self.id, self.kind, self.repo, self.path, self.line, self.score)
@@ -171,7 +175,7 @@ def innermost(symbols: Sequence[SymbolRecord], line: int) -> SymbolRecord | None
 
 def choose(text: str, ranked: Sequence[Match]) -> Match | None:
     """The candidate `text` means, from candidates best first: the first, unless another
-    has its score and rootedness (then AmbiguousSymbolError lists them all). None when
+    has its rank (then AmbiguousSymbolError lists them all). None when
     there is none."""
     if not ranked:
         return None
