@@ -37,18 +37,21 @@ COMMONJS: set[Edge] = {
     (f"{C}/lib/express.js#createApplication", f"{C}/lib/application.js#app.init", "calls", 0.9, 12),
     (f"{C}/lib/express.js#createApplication", f"{C}/lib/plugin/main.js#install", "calls", 0.9, 13),
     (f"{C}/lib/express.js#trust", f"{C}/lib/utils.js#compileTrust", "calls", 1.0, 21),
+    # `new Router()` of that constructor function is an instance of it.
+    (f"{C}/lib/express.js#route", f"{C}/lib/router/index.js#Router", "calls", 1.0, 25),
+    (f"{C}/lib/express.js#route", f"{C}/lib/router/index.js#Router.handle", "calls", 0.8, 26),
     # response.js: `this` in a function assigned to `res.x` is res.
     (f"{C}/lib/response.js", "?http", "imports", 1.0, 1),
     (f"{C}/lib/response.js#res.json", f"{C}/lib/response.js#res.send", "calls", 0.8, 16),
     (f"{C}/lib/response.js#res.send", f"{C}/lib/response.js#res.json", "calls", 0.8, 8),
     (f"{C}/lib/response.js#res.send", "?this.end", "calls", 0.0, 10),
-    # A prototype method of a constructor function: `this` is an instance of Router, a
-    # function, so its methods are only guessed by name.
+    # A prototype method of a constructor function: `this` is an instance of Router,
+    # whose methods are the functions on Router.prototype.
     (
         f"{C}/lib/router/index.js#Router.handle",
         f"{C}/lib/router/index.js#Router.dispatch",
         "calls",
-        0.4,
+        0.8,
         4,
     ),
     (f"{C}/lib/utils.js#compileTrust", f"{C}/lib/utils.js#normalize", "calls", 1.0, 2),

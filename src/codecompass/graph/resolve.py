@@ -194,6 +194,13 @@ class Ctx:
                 self.top.setdefault(s.name, []).append(s)
             else:
                 self.members.setdefault((s.parent, s.name), []).append(s)
+        # Functions with methods stored on their prototype (`Foo.prototype.m = …` is the
+        # top-level method `Foo.m`): ES5 constructors.
+        self.prototyped = {
+            s.qualified_name.rpartition(".")[0]
+            for s in symbols
+            if s.parent is None and s.kind == "method" and "." in s.qualified_name
+        }
         self._innermost: list[SymbolRecord | None] | None = None
         self._uses: dict[tuple[int, frozenset[str]], list[Ref]] = {}
 
@@ -999,7 +1006,7 @@ class Resolver:
             return Value("builtin", name=name)
         if kind in ("sym", "inst") and value.sym is not None:
             if value.sym.kind not in TYPE_KINDS:
-                return UNKNOWN
+                return self.prototype_member(value, name)
             found = self.member_lookup(value.sym, name, kind == "inst", depth + 1, frozenset())
             if found is None:
                 # `__dict__`, `__class__`, … come from `object` when not defined here.
@@ -1019,6 +1026,19 @@ class Resolver:
                 return UNKNOWN
             return found.weaker(CONF_SCOPE, "super") if found.known else found
         return UNKNOWN
+
+    def prototype_member(self, value: Value, name: str) -> Value:
+        """`this.name` in `Foo.prototype.m = function …`: `this` is an instance of the
+        constructor function Foo, whose methods are the functions stored on its
+        prototype (the symbols `Foo.name`)."""
+        ctx = self.ctx(value.sym.repo, value.sym.path) if value.sym is not None else None
+        if value.kind != "inst" or value.sym is None or ctx is None:
+            return UNKNOWN
+        methods = ctx.by_qualified.get(f"{value.sym.qualified_name}.{name}")
+        if not methods:
+            return UNKNOWN
+        conf = min(value.conf, CONF_SCOPE)
+        return Value("sym", conf=conf, via="member", sym=methods[-1], bound=True)
 
     def member_lookup(
         self,
@@ -1148,7 +1168,14 @@ class Resolver:
             sym = value.sym
             if sym.kind in TYPE_KINDS:
                 return Value("inst", conf=value.conf, via=value.via, sym=sym)
-            return self.returned(sym, value.conf, depth)
+            found = self.returned(sym, value.conf, depth)
+            if found.known:
+                return found
+            ctx = self.ctx(sym.repo, sym.path)
+            if ctx is not None and sym.qualified_name in ctx.prototyped:
+                # `new Foo()` of an ES5 constructor function: an instance of Foo
+                return Value("inst", conf=min(value.conf, CONF_SCOPE), via=value.via, sym=sym)
+            return found
         if kind == "module" and depth <= MAX_DEPTH:
             target = self.ctx(value.repo, value.path)
             if target is not None and "default" in target.facts.exports:
