@@ -14,12 +14,14 @@ _EXPORTS = {
     "Engine": "codecompass.engine",
     "ChunkFilter": "codecompass.models",
     "Scope": "codecompass.models",
+    "AmbiguousSymbolError": "codecompass.errors",
     "CodeCompassError": "codecompass.errors",
     "ConfigError": "codecompass.errors",
     "DataDirError": "codecompass.errors",
     "EmbedderError": "codecompass.errors",
     "InputError": "codecompass.errors",
     "ModelMismatchError": "codecompass.errors",
+    "NotFoundError": "codecompass.errors",
     "NotIndexedError": "codecompass.errors",
     "Answer": "codecompass.schemas",
     "Evidence": "codecompass.schemas",
@@ -42,6 +44,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "AmbiguousSymbolError",
     "Answer",
     "ChunkFilter",
     "CodeCompassError",
@@ -59,6 +62,7 @@ __all__ = [
     "IndexStats",
     "InputError",
     "ModelMismatchError",
+    "NotFoundError",
     "NotIndexedError",
     "Overview",
     "RankWeights",
@@ -85,12 +89,14 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:
     from codecompass.engine import Engine
     from codecompass.errors import (
+        AmbiguousSymbolError,
         CodeCompassError,
         ConfigError,
         DataDirError,
         EmbedderError,
         InputError,
         ModelMismatchError,
+        NotFoundError,
         NotIndexedError,
     )
     from codecompass.indexing.pipeline import IndexStats

@@ -1025,7 +1025,10 @@ def symbol(
     limit: int,
     as_json: bool,
 ) -> None:
-    """Find symbols by name: exact (id, qualified or simple name) first, then fuzzy.
+    """Find symbols by name: exact readings first, then fuzzy.
+
+    NAME may be a node id, `Class.method`, `module.func`, `path:name`, `path:line` or a
+    bare name.
 
     \b
     Examples:
@@ -1070,7 +1073,10 @@ def callers(
     repo: str | None,
     as_json: bool,
 ) -> None:
-    """Who calls NAME (a node id, qualified or simple name), with the call lines.
+    """Who calls NAME, with the call lines.
+
+    NAME may be a node id, `Class.method`, `module.func`, `path:name`, `path:line` or a
+    bare name; an ambiguous one lists the ranked candidates and exits 1.
 
     \b
     Examples:
@@ -1104,6 +1110,9 @@ def deps(
     as_json: bool,
 ) -> None:
     """What NAME depends on: calls, imports, bases, references, HTTP and package links.
+
+    NAME may be a node id, `Class.method`, `module.func`, `path:name`, `path:line` or a
+    bare name; an ambiguous one lists the ranked candidates and exits 1.
 
     \b
     Examples:
@@ -1143,6 +1152,9 @@ def graph(
     as_json: bool,
 ) -> None:
     """Walk the graph breadth-first from NAME and show the path to every node reached.
+
+    NAME may be a node id, `Class.method`, `module.func`, `path:name`, `path:line` or a
+    bare name; an ambiguous one lists the ranked candidates and exits 1.
 
     \b
     Examples:

@@ -80,6 +80,18 @@ def test_bad_input_is_a_structured_error(
     assert fix in data["error"]["message"]
 
 
+def test_a_misspelt_symbol_offers_candidates(web: Running) -> None:
+    status, data = web.get("/api/explore?" + q(id="verify_tokn", relation="callers"))
+    assert (status, data["error"]["code"]) == (404, "not_found")
+    first = data["error"]["candidates"][0]
+    assert (first["id"], first["kind"], first["path"]) == (
+        "authsvc/auth/tokens.py#verify_token",
+        "function",
+        "auth/tokens.py",
+    )
+    assert first["score"] < 0.9  # offered, not chosen
+
+
 def test_file_is_redacted_highlighted_and_linked(web: Running, site: Site) -> None:
     status, data = web.get("/api/file?" + q(path="config/settings.py"))
     assert status == 200

@@ -159,7 +159,10 @@ class WebApp:
             message = exc.for_mcp()
             rec.fail(code, message)
             await self._audit(rec, audited)
-            return _json({"error": {"code": code, "message": message}}, HTTP_STATUS.get(code, 500))
+            error: dict[str, Any] = {"code": code, "message": message}
+            if exc.candidates:  # an ambiguous or misspelt symbol: what it may have meant
+                error["candidates"] = [c.as_dict() for c in exc.candidates]
+            return _json({"error": error}, HTTP_STATUS.get(code, 500))
         except Exception as exc:
             damage = damage_of(exc)
             code, message = (
