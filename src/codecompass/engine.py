@@ -448,6 +448,7 @@ class Engine:
             file_support=s.file_support,
             max_symbols=s.top_k,
             symbol_file_weight=s.symbol_file_weight,
+            symbol_member_share=s.symbol_member_share,
             expand_files=s.expand_files,
         )
         return replace(options, **{k: v for k, v in overrides.items() if v is not None})

@@ -61,6 +61,7 @@ class SearchSettings:
     # The symbol view ("which functions") scores a symbol by its best chunk plus
     # symbol_file_weight × its file's score, so the best files' symbols lead.
     symbol_file_weight: float = 1.0
+    symbol_member_share: float = 0.0
     # Every chunk of this many best files joins the candidates (finds the function).
     expand_files: int = 5
     # Ranking weights of the features in search/rank.py, tuned on evaluation runs
@@ -73,6 +74,7 @@ class SearchSettings:
     weight_frame: float = 0.8
     weight_member: float = 0.3
     weight_dispatch: float = 1.0
+    weight_message: float = 0.0
     weight_edge: float = 0.15
     weight_importance: float = 0.02
     weight_freshness: float = 0.0

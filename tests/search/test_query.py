@@ -5,6 +5,7 @@ from __future__ import annotations
 from codecompass.search.query import (
     MAX_WINDOWS,
     Frame,
+    message_phrases,
     module_path_candidates,
     parse_query,
     query_windows,
@@ -86,3 +87,21 @@ def test_module_paths_of_a_dotted_name() -> None:
         "a/b.py",
         "a/b/__init__.py",
     ]
+
+
+def test_message_phrases_are_runs_of_an_error_messages_words() -> None:
+    errors = [
+        "ValueError: Velocity of point Q has not been defined",
+        "KeyError: no such key",  # three words: whole
+        "TypeError: bad input",  # two words: too few to place
+    ]
+    assert message_phrases(errors) == [
+        "Velocity of point Q",
+        "of point Q has",
+        "point Q has not",
+        "Q has not been",
+        "has not been defined",
+        "no such key",
+    ]
+    assert parse_query(TRACEBACK).errors == ['ValueError: bad value for "limit"']
+    assert message_phrases(parse_query(TRACEBACK).errors) == ['bad value for "limit"']

@@ -259,3 +259,59 @@ def test_only_handlers_in_the_best_files_count(tmp_path: Path) -> None:
     features = {(h.path, h.symbol): h.why["features"] for h in result.hits}
     assert features[("pretty.py", "PrettyPrinter._print_Sum")]["dispatch"]["value"] == 1.0
     assert "dispatch" not in features[("rcode.py", "RCodePrinter._print_Sum")]
+
+
+def test_the_code_raising_a_quoted_error_gets_message(tmp_path: Path) -> None:
+    """An error message is a template filled in: four of its words in a row place the
+    code that raises it, and nothing else."""
+    point = (
+        "class Point:\n"
+        "    def vel(self, frame):\n"
+        "        if frame not in self._vel_dict:\n"
+        "            raise ValueError('Velocity of point %s has not been'\n"
+        "                             ' defined in ReferenceFrame %s' % (self.name, frame))\n"
+        "        return self._vel_dict[frame]\n\n"
+        "    def acc(self, frame):\n"
+        "        # the velocity of point P is defined first\n"
+        "        return self.vel(frame)\n"
+    )
+    query = (
+        "P.vel(A) fails:\n\n"
+        "ValueError: Velocity of point Q has not been defined in ReferenceFrame A\n"
+    )
+    with _indexed(tmp_path, {"point.py": point}) as eng:
+        weights = eng.rank_weights().with_(message=1.0)
+        result = eng.retrieve(query, eng.search_options(k=5, weights=weights, collect=True))
+    assert result.candidates is not None
+    marked = {c["symbol"] for c in result.candidates if c["features"].get("message")}
+    assert marked == {"Point.vel"}
+    top = result.hits[0]
+    assert (top.symbol, top.why["features"]["message"]["contribution"]) == ("Point.vel", 1.0)
+
+
+def test_a_class_is_lifted_by_its_best_member_in_the_symbol_view(tmp_path: Path) -> None:
+    printer = (
+        "class CodePrinter:\n    '''Prints code.'''\n    indent = 4\n\n"
+        "    def emit_sinc(self, expr):\n        return 'sinc sinc sinc'\n"
+    )
+    other = "def sinc_table():\n    return 'sinc'\n"
+    with _indexed(tmp_path, {"printer.py": printer, "table.py": other}) as eng:
+        weights = RankWeights().only("bm25").with_(bm25=1.0)
+        options = eng.search_options(k=5, weights=weights, symbol_file_weight=0.0)
+
+        def ranked(share: float) -> list[tuple[str, float]]:
+            found = eng.retrieve("sinc", replace(options, symbol_member_share=share)).symbols
+            return [(s.symbol, round(s.score, 4)) for s in found]
+
+        plain, lifted = ranked(0.0), ranked(0.9)
+        symbols = eng.retrieve("sinc", replace(options, symbol_member_share=0.9)).symbols
+    best = dict(plain)["CodePrinter.emit_sinc"]
+    assert dict(plain)["CodePrinter"] < 0.9 * best
+    assert dict(lifted)["CodePrinter"] == round(0.9 * best, 4)
+    # Only the owner moves; its members and other symbols keep their scores.
+    assert [x for x in lifted if x[0] != "CodePrinter"] == [
+        x for x in plain if x[0] != "CodePrinter"
+    ]
+    why = {s.symbol: s.why for s in symbols}["CodePrinter"]
+    assert why["member_score"] == pytest.approx(0.9 * best, abs=1e-4)
+    assert why["chunk_score"] < why["member_score"]

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from codecompass.evaluation.metrics import all_within, expected_ranks, recall_at, reciprocal_rank
-from codecompass.search.rank import FEATURES, SEED_000, RankWeights, file_scores
+from codecompass.search.rank import FEATURES, SEED_000, RankWeights, file_scores, symbol_scores
 
 GRID = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0)
 NEGATIVE_GRID = (0.0, -0.02, -0.05, -0.1, -0.2, -0.3, -0.5, -0.8, -1.0)
@@ -75,11 +75,12 @@ def load_dump(path: Path) -> list[DumpTask]:
 
 @dataclass(frozen=True, slots=True)
 class Views:
-    """The settings of the file and symbol views (`[search]` file_support and
-    symbol_file_weight), tuned together with the weights."""
+    """The settings of the file and symbol views (`[search]` file_support,
+    symbol_file_weight and symbol_member_share), tuned together with the weights."""
 
     file_support: float = 0.3
     symbol_file_weight: float = 1.0
+    symbol_member_share: float = 0.0
 
 
 def rankings(
@@ -93,22 +94,26 @@ def rankings(
     order = sorted(range(len(scores)), key=lambda i: -scores[i])
     totals = file_scores([(task.paths[i], scores[i]) for i in order], views.file_support)
     files = [k for k, _ in totals]
-    file_total = dict(totals)
     per_file: dict[str, int] = {}
-    best: dict[str, float] = {}
+    seen: set[tuple[str, str]] = set()
     hits: list[tuple[str, str | None]] = []
     for i in order:
         path, symbol = task.paths[i], task.symbols[i]
         if symbol:
-            key = f"{path}::{symbol}"
-            if key in best:
+            if (path, symbol) in seen:
                 continue
-            best[key] = scores[i] + views.symbol_file_weight * file_total[path]
+            seen.add((path, symbol))
         if len(hits) < HITS and per_file.get(path, 0) < MAX_PER_FILE:
             per_file[path] = per_file.get(path, 0) + 1
             hits.append((path, symbol))
-    symbols = sorted(best, key=lambda k: -best[k])[:SYMBOLS]
-    return files, symbols, hits
+    values = symbol_scores(
+        [(task.paths[i], s, scores[i]) for i in order if (s := task.symbols[i])],
+        dict(totals),
+        views.symbol_file_weight,
+        views.symbol_member_share,
+    )
+    ranked = sorted(values, key=lambda k: -values[k])[:SYMBOLS]
+    return files, [f"{path}::{symbol}" for path, symbol in ranked], hits
 
 
 GOLDEN_KS = (1, 5, 10)
@@ -159,6 +164,7 @@ def objective(metrics: dict[str, float]) -> float:
 VIEW_GRIDS = {
     "file_support": (0.0, 0.1, 0.2, 0.3, 0.5),
     "symbol_file_weight": (0.0, 0.25, 0.5, 1.0, 2.0, 4.0),
+    "symbol_member_share": (0.0, 0.5, 0.8, 0.9, 0.95, 1.0),
 }
 
 
@@ -219,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         s = SearchSettings()
         start = RankWeights.from_mapping({f: getattr(s, f"weight_{f}") for f in FEATURES})
-        views = Views(s.file_support, s.symbol_file_weight)
+        views = Views(s.file_support, s.symbol_file_weight, s.symbol_member_share)
     print(json.dumps({"start": start.as_dict(), "metrics": evaluate(tasks, start, views)}))
     if args.folds >= 2:
         shuffled = list(tasks)

@@ -47,6 +47,7 @@ class SearchOptions:
     file_support: float = 0.0  # weight of a file's 2nd and 3rd best chunks in the file view
     max_symbols: int = 10
     symbol_file_weight: float = 0.0  # weight of a symbol's file score in the symbol view
+    symbol_member_share: float = 0.0  # a class scores at least this × its best member
     expand_files: int = 5  # all chunks of this many best files join the pool
     subgraph: bool = False
     collect: bool = False  # keep every candidate's features (for tuning the weights)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import OrderedDict
 from datetime import UTC, datetime
 
@@ -11,6 +12,7 @@ import numpy as np
 from codecompass.indexing.languages import is_test_path
 from codecompass.models import ChunkRecord
 from codecompass.search.context import Candidate, SearchContext
+from codecompass.search.query import message_phrases
 from codecompass.search.rank import is_doc_language, score
 from codecompass.tokens import code_tokens
 
@@ -39,14 +41,17 @@ TOKENS = TokenCache()
 
 def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
     """Give these candidates every feature the weights use (cosine, keywords, member,
-    test, doc, freshness)."""
+    message, test, doc, freshness)."""
     weights, options, chunks = ctx.weights, ctx.options, ctx.chunks
     names = ctx.query_names
+    phrases = message_phrases(ctx.parsed.errors) if weights.message or options.collect else []
     for cid, cand in cands.items():
         chunk = chunks[cid]
         owners = (chunk.symbol or "").split(".")[:-1]
         if owners and any(owner in names for owner in owners):
             cand.features["member"] = 1.0
+        if phrases and any(phrase in _flat_strings(chunk.text) for phrase in phrases):
+            cand.features["message"] = 1.0
         if is_test_path(chunk.path):
             cand.features["test"] = 1.0
         if is_doc_language(chunk.language):
@@ -76,6 +81,17 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
             if stamp:
                 age = (now - datetime.fromisoformat(stamp)).total_seconds() / 86400
                 cand.features["freshness"] = 0.5 ** (max(0.0, age) / options.freshness_days)
+
+
+# A string literal continued on the next line: `'…has not been' '  defined…'` or `+`.
+_STRING_BREAK = re.compile(r"""(['"])\s*\+?\s*\1""")
+_SPACE = re.compile(r"\s+")
+
+
+def _flat_strings(text: str) -> str:
+    """Code text with split string literals joined and every run of white space one
+    space, so a message wrapped over lines reads as it is printed."""
+    return _SPACE.sub(" ", _STRING_BREAK.sub("", text))
 
 
 def add_importance(ctx: SearchContext) -> None:

@@ -204,6 +204,27 @@ def parse_query(text: str) -> ParsedQuery:
     return q
 
 
+MESSAGE_RUN = 4  # words of an error message in a row that identify where it is raised
+
+
+def message_phrases(errors: list[str]) -> list[str]:
+    """Runs of MESSAGE_RUN words of each error message (its type left out), to find the
+    code that raises it. A message is mostly a template filled in (`Velocity of point Q
+    has not been defined in ReferenceFrame A` from `'Velocity of point %s has not been
+    defined in ReferenceFrame %s'`), so any run in a row identifies it; a shorter
+    message of three words or more counts whole."""
+    phrases: list[str] = []
+    for error in errors:
+        words = error.partition(": ")[2].split()
+        if len(words) < MESSAGE_RUN:
+            if len(words) >= 3:
+                _add(phrases, " ".join(words))
+            continue
+        for start in range(len(words) - MESSAGE_RUN + 1):
+            _add(phrases, " ".join(words[start : start + MESSAGE_RUN]))
+    return phrases
+
+
 WINDOW_WORDS = 60
 WINDOW_STEP = 50
 MAX_WINDOWS = 25  # the title and 24 windows (1,250 words)

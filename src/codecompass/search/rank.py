@@ -10,6 +10,7 @@
 | `frame`      | the chunk's function appears in a stack-trace frame of the query          |
 | `member`     | the chunk is a member of a class (or module part) the query names         |
 | `dispatch`   | a best file's method handling a type the query names (`_print_Sum`)       |
+| `message`    | the chunk holds words of an error message the query quotes (4 in a row)   |
 | `edge`       | reached by graph expansion: best edge weight × confidence from a seed     |
 | `importance` | the symbol's graph importance (PageRank-like), when a graph exists        |
 | `freshness`  | how recently the chunk's file changed (half-life `freshness_days`)        |
@@ -39,6 +40,7 @@ FEATURES = (
     "frame",
     "member",
     "dispatch",
+    "message",
     "edge",
     "importance",
     "freshness",
@@ -57,6 +59,7 @@ class RankWeights:
     frame: float = 0.0
     member: float = 0.0
     dispatch: float = 0.0
+    message: float = 0.0
     edge: float = 0.15
     importance: float = 0.0
     freshness: float = 0.05
@@ -110,6 +113,28 @@ def file_scores(scored: Sequence[tuple[K, float]], support: float) -> list[tuple
         seen.setdefault(key, []).append(value)
     totals = {k: v[0] + support * sum(v[1:3]) for k, v in seen.items()}
     return sorted(totals.items(), key=lambda kv: -kv[1])
+
+
+def symbol_scores(
+    scored: Sequence[tuple[K, str, float]],
+    file_total: Mapping[K, float],
+    file_weight: float,
+    member_share: float,
+) -> dict[tuple[K, str], float]:
+    """The symbol view's scores: each (file, symbol) by its best chunk + `file_weight` ×
+    its file's score; a class (or any owner of members) scores at least `member_share` ×
+    its best member's chunk score, because a change to a class is often found through
+    its methods (a new `_print_X` method of a printer). `scored` is (file key, symbol,
+    chunk score) in descending score order; symbols found only as owners are left out."""
+    best: dict[tuple[K, str], float] = {}
+    for key, symbol, value in scored:
+        best.setdefault((key, symbol), value)
+    if member_share > 0:
+        for (key, symbol), value in list(best.items()):
+            owner = (key, symbol.rpartition(".")[0])
+            if owner[1] and owner in best:
+                best[owner] = max(best[owner], member_share * value)
+    return {k: v + file_weight * file_total[k[0]] for k, v in best.items()}
 
 
 _DOC_LANGUAGES = frozenset({"markdown", "rst", "text"})

@@ -11,7 +11,7 @@ from codecompass.schemas import FileHit, Hit, SymbolHit
 from codecompass.search.context import SearchContext
 from codecompass.search.features import TOKENS
 from codecompass.search.format import format_snippet
-from codecompass.search.rank import explain
+from codecompass.search.rank import explain, symbol_scores
 
 MAX_SUBGRAPH_NODES = 200
 
@@ -101,20 +101,24 @@ def files(
 def symbols(
     ctx: SearchContext, order: Sequence[str], totals: Sequence[tuple[tuple[str, str], float]]
 ) -> list[SymbolHit]:
-    """Each symbol once, by its best chunk, scored with its file's total."""
+    """Each symbol once, by its best chunk, scored with its file's total (see
+    `rank.symbol_scores`)."""
     chunks, cands, options = ctx.chunks, ctx.cands, ctx.options
     file_total = dict(totals)
-    best: dict[tuple[tuple[str, str], str], tuple[float, str]] = {}
+    first: dict[tuple[tuple[str, str], str], str] = {}
+    scored: list[tuple[tuple[str, str], str, float]] = []
     for cid in order:
         chunk = chunks[cid]
-        if not chunk.symbol:
-            continue
-        key = ((chunk.repo, chunk.path), chunk.symbol)
-        if key in best:
-            continue
-        value = cands[cid].score + options.symbol_file_weight * file_total[key[0]]
-        best[key] = (value, cid)
-    ranked = sorted(best.values(), key=lambda pair: (-pair[0], pair[1]))[: options.max_symbols]
+        if chunk.symbol:
+            key = (chunk.repo, chunk.path)
+            first.setdefault((key, chunk.symbol), cid)
+            scored.append((key, chunk.symbol, cands[cid].score))
+    values = symbol_scores(
+        scored, file_total, options.symbol_file_weight, options.symbol_member_share
+    )
+    ranked = sorted(
+        ((value, first[key]) for key, value in values.items()), key=lambda pair: (-pair[0], pair[1])
+    )[: options.max_symbols]
     out: list[SymbolHit] = []
     for value, cid in ranked:
         chunk = chunks[cid]
@@ -127,14 +131,30 @@ def symbols(
                 score=round(value, 6),
                 start_line=chunk.start_line,
                 end_line=chunk.end_line,
-                why={
-                    "best_chunk": cid,
-                    "chunk_score": round(cands[cid].score, 6),
-                    "file_score": round(file_total[(chunk.repo, chunk.path)], 6),
-                },
+                why=_symbol_why(
+                    cid,
+                    cands[cid].score,
+                    value,
+                    file_total[(chunk.repo, chunk.path)],
+                    options.symbol_file_weight,
+                ),
             )
         )
     return out
+
+
+def _symbol_why(
+    cid: str, chunk_score: float, value: float, file_score: float, file_weight: float
+) -> dict[str, Any]:
+    why: dict[str, Any] = {
+        "best_chunk": cid,
+        "chunk_score": round(chunk_score, 6),
+        "file_score": round(file_score, 6),
+    }
+    own = value - file_weight * file_score
+    if own > chunk_score + 1e-9:  # lifted by its best member (`symbol_member_share`)
+        why["member_score"] = round(own, 6)
+    return why
 
 
 def subgraph(ctx: SearchContext, found: Sequence[Hit]) -> dict[str, Any]:
