@@ -76,6 +76,7 @@ class SearchSettings:
     weight_dispatch: float = 1.0
     weight_message: float = 0.0
     weight_edge: float = 0.15
+    weight_ppr: float = 0.0
     weight_importance: float = 0.02
     weight_freshness: float = 0.0
     weight_test: float = -1.0

@@ -315,3 +315,17 @@ def test_a_class_is_lifted_by_its_best_member_in_the_symbol_view(tmp_path: Path)
     why = {s.symbol: s.why for s in symbols}["CodePrinter"]
     assert why["member_score"] == pytest.approx(0.9 * best, abs=1e-4)
     assert why["chunk_score"] < why["member_score"]
+
+
+def test_graph_rank_spreads_from_the_seeds(engine: Engine) -> None:
+    result = engine.retrieve(
+        "why does verify_token reject a valid secret?", engine.search_options(k=5, collect=True)
+    )
+    assert result.candidates is not None
+    ppr = {c["symbol"]: c["features"].get("ppr", 0.0) for c in result.candidates}
+    # The best seed leads; what it calls and what calls it follow; a file the graph does
+    # not connect to the seeds gets nothing.
+    assert ppr["verify_token"] == 1.0
+    assert ppr["compare"] > 0 and ppr["test_verify_token"] > 0
+    assert ppr["compare"] > ppr["Session.refresh"]
+    assert ppr["load"] == 0.0

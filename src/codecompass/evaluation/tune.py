@@ -17,9 +17,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -174,8 +176,10 @@ def coordinate_ascent(
     views: Views = Views(),
     rounds: int = 3,
     min_gain: float | None = None,
+    only: frozenset[str] | None = None,
 ) -> tuple[RankWeights, Views, dict[str, float]]:
-    """Best weights and view settings found from `start`, with their metrics.
+    """Best weights and view settings found from `start`, with their metrics; with
+    `only`, just those features and view settings move.
 
     A step must gain at least `min_gain` on the objective (default: one task on one
     accuracy), so that weights do not chase single-query noise."""
@@ -189,7 +193,7 @@ def coordinate_ascent(
     for _ in range(rounds):
         improved = False
         for feature in FEATURES:
-            if feature in FROZEN:
+            if feature in FROZEN or (only is not None and feature not in only):
                 continue
             for value in NEGATIVE_GRID if feature in NEGATIVE else GRID:
                 trial = best.with_(**{feature: value})
@@ -197,6 +201,8 @@ def coordinate_ascent(
                 if better(metrics):
                     best, best_metrics, improved = trial, metrics, True
         for name, grid in VIEW_GRIDS.items():
+            if only is not None and name not in only:
+                continue
             for value in grid:
                 trial_views = replace(best_views, **{name: value})
                 metrics = evaluate(tasks, best, trial_views)
@@ -207,6 +213,42 @@ def coordinate_ascent(
     return best, best_views, best_metrics
 
 
+def cross_validate(
+    tasks: Sequence[DumpTask],
+    start: RankWeights,
+    views: Views,
+    vary: frozenset[str],
+    folds: int = 5,
+    repeats: int = 3,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """What tuning only `vary` (features or view settings) gains on tasks it did not
+    see: for each of `repeats` shuffles, each fold is scored with the values tuned on the
+    other folds, against `start` on the same fold. Returns the held-out change of each
+    metric (mean and sd over the folds, in points) and the values each fold chose."""
+    changes: dict[str, list[float]] = {}
+    chosen: list[dict[str, float]] = []
+    for repeat in range(repeats):
+        shuffled = list(tasks)
+        random.Random(seed + repeat).shuffle(shuffled)
+        for fold in range(folds):
+            test = shuffled[fold::folds]
+            train = [t for i, t in enumerate(shuffled) if i % folds != fold]
+            weights, fitted, _ = coordinate_ascent(train, start, views, only=vary)
+            tuned, base = evaluate(test, weights, fitted), evaluate(test, start, views)
+            for key in tuned:
+                changes.setdefault(key, []).append(tuned[key] - base[key])
+            values = {**weights.as_dict(), **asdict(fitted)}
+            chosen.append({name: values[name] for name in sorted(vary)})
+    return {
+        "held_out_change": {
+            key: {"mean": round(statistics.fmean(v), 2), "sd": round(statistics.pstdev(v), 2)}
+            for key, v in changes.items()
+        },
+        "chosen": chosen,
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dumps", type=Path, nargs="+")
@@ -214,6 +256,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--weights", type=Path, help="JSON of weights to start from")
     parser.add_argument("--folds", type=int, default=0, help="2 = tune on half, test on half")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--cv",
+        metavar="NAME[,NAME…]",
+        help="cross-validate tuning only these features / view settings (5 folds × 3)",
+    )
     args = parser.parse_args(argv)
     tasks = [task for dump in args.dumps for task in load_dump(dump)]
     start = SEED_000
@@ -227,6 +274,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         start = RankWeights.from_mapping({f: getattr(s, f"weight_{f}") for f in FEATURES})
         views = Views(s.file_support, s.symbol_file_weight, s.symbol_member_share)
     print(json.dumps({"start": start.as_dict(), "metrics": evaluate(tasks, start, views)}))
+    if args.cv:
+        vary = frozenset(args.cv.split(","))
+        print(json.dumps({"cv": sorted(vary), **cross_validate(tasks, start, views, vary)}))
+        return
     if args.folds >= 2:
         shuffled = list(tasks)
         random.Random(args.seed).shuffle(shuffled)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from codecompass.models import SymbolQuery
+from codecompass.models import Edge, SymbolQuery
 from codecompass.search.context import Candidate, SearchContext
-from codecompass.search.expand import expand
+from codecompass.search.expand import expand, personalized_rank
 from codecompass.search.features import fill
 from codecompass.search.query import module_path_candidates, query_windows
 
@@ -253,7 +253,8 @@ def expand_graph(ctx: SearchContext) -> None:
             break
     if not seeds:
         return
-    reached = expand(graph, seeds, hops=ctx.options.graph_hops, edge_types=ctx.options.edge_types)
+    expansion = expand(graph, seeds, hops=ctx.options.graph_hops, edge_types=ctx.options.edge_types)
+    reached = expansion.reached
     by_symbol: dict[str, list[str]] = {}
     for cid, c in ctx.chunks.items():
         if c.symbol_id:
@@ -284,3 +285,21 @@ def expand_graph(ctx: SearchContext) -> None:
                 target.features["edge"] = r.strength
                 target.graph_path = r.path
     _join(ctx, added)
+    if ctx.weights.ppr or ctx.options.collect:
+        _add_rank(ctx, seeds, expansion.edges, by_symbol)
+
+
+def _add_rank(
+    ctx: SearchContext, seeds: list[str], edges: list[Edge], by_symbol: dict[str, list[str]]
+) -> None:
+    """The `ppr` feature: personalized PageRank from the seeds, each restarting in
+    proportion to its best chunk's score, over the edges expansion followed."""
+    restart: dict[str, float] = {}
+    for sid in seeds:
+        scores = [ctx.cands[cid].score for cid in by_symbol.get(sid, []) if cid in ctx.cands]
+        restart[sid] = max(scores, default=0.0)
+    for node, value in personalized_rank(edges, restart).items():
+        for cid in by_symbol.get(node, []):
+            cand = ctx.cands.get(cid)
+            if cand is not None:
+                cand.features["ppr"] = value

@@ -3,14 +3,18 @@
 The search reaches the code graph through the small `GraphView` seam
 (`codecompass.protocols`), so retrieval works (without expansion) on an index that has
 no graph. Each hop multiplies edge weight × confidence; a candidate keeps the best
-path that reached it, which `why["graph_path"]` shows.
+path that reached it, which `why["graph_path"]` shows. Over the edges followed,
+`personalized_rank` spreads the seeds' scores (personalized PageRank, the way Aider
+ranks its repository map): a helper that several good seeds call ranks above one that
+a single weak seed touches.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
+from codecompass.models import Edge
 from codecompass.protocols import GraphView
 from codecompass.search.context import DEFAULT_EDGE_TYPES
 
@@ -24,6 +28,15 @@ class Reached:
     path: tuple[str, ...]
 
 
+@dataclass(slots=True)
+class Expansion:
+    """The nodes reached from the seeds (seeds excluded), each with its best path, and
+    every edge followed."""
+
+    reached: dict[str, Reached] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
+
+
 def expand(
     graph: GraphView,
     seeds: Sequence[str],
@@ -31,15 +44,18 @@ def expand(
     hops: int = 1,
     edge_types: Sequence[str] = DEFAULT_EDGE_TYPES,
     max_nodes: int = 200,
-) -> dict[str, Reached]:
-    """Nodes within `hops` of the seeds, each with its best path (seeds excluded)."""
+) -> Expansion:
+    """Nodes within `hops` of the seeds, each with its best path."""
     best: dict[str, Reached] = {s: Reached(s, 1.0, (s,)) for s in seeds}
     frontier = list(seeds)
+    followed: list[Edge] = []
     for _ in range(max(0, hops)):
         if not frontier:
             break
         found: dict[str, Reached] = {}
-        for edge in graph.neighbors(frontier, edge_types):
+        edges = graph.neighbors(frontier, edge_types)
+        followed.extend(edges)
+        for edge in edges:
             strength = max(0.0, min(1.0, edge.weight * edge.confidence))
             for here, there, arrow in (
                 (edge.source, edge.target, f"-{edge.type}->"),
@@ -58,4 +74,41 @@ def expand(
         for reached in ranked[: max(0, room)]:
             best[reached.node] = reached
             frontier.append(reached.node)
-    return {node: r for node, r in best.items() if node not in set(seeds)}
+    return Expansion({node: r for node, r in best.items() if node not in set(seeds)}, followed)
+
+
+DAMPING = 0.85  # the chance of walking on rather than jumping back to a seed
+STEPS = 30
+
+
+def personalized_rank(edges: Sequence[Edge], restart: Mapping[str, float]) -> dict[str, float]:
+    """Personalized PageRank over `edges` (both directions, each weighted by weight ×
+    confidence), jumping back to each seed in proportion to `restart` (its score). Each
+    node's rank is divided by the highest, so the values lie in [0, 1]."""
+    total = sum(max(0.0, v) for v in restart.values())
+    if total <= 0:
+        return {}
+    jump = {node: max(0.0, v) / total for node, v in restart.items()}
+    out: dict[str, list[tuple[str, float]]] = {}
+    for edge in edges:
+        strength = max(0.0, min(1.0, edge.weight * edge.confidence))
+        if strength > 0 and edge.source != edge.target:
+            out.setdefault(edge.source, []).append((edge.target, strength))
+            out.setdefault(edge.target, []).append((edge.source, strength))
+    spread = {node: sum(s for _, s in links) for node, links in out.items()}
+    rank = dict(jump)
+    for _ in range(STEPS):
+        nxt = {node: (1 - DAMPING) * share for node, share in jump.items()}
+        lost = 0.0  # rank on nodes without edges walks back to the seeds
+        for node, value in rank.items():
+            links = out.get(node)
+            if not links:
+                lost += value
+                continue
+            for there, s in links:
+                nxt[there] = nxt.get(there, 0.0) + DAMPING * value * s / spread[node]
+        for node, share in jump.items():
+            nxt[node] += DAMPING * lost * share
+        rank = nxt
+    top = max(rank.values())
+    return {node: value / top for node, value in rank.items()} if top > 0 else {}

@@ -12,6 +12,7 @@
 | `dispatch`   | a best file's method handling a type the query names (`_print_Sum`)       |
 | `message`    | the chunk holds words of an error message the query quotes (4 in a row)   |
 | `edge`       | reached by graph expansion: best edge weight × confidence from a seed     |
+| `ppr`        | personalized PageRank from the best seeds (their scores) over those edges |
 | `importance` | the symbol's graph importance (PageRank-like), when a graph exists        |
 | `freshness`  | how recently the chunk's file changed (half-life `freshness_days`)        |
 | `test`       | 1 for test code (`tests/`, `test_*.py`, `*.spec.ts`, …): weighed negative |
@@ -42,6 +43,7 @@ FEATURES = (
     "dispatch",
     "message",
     "edge",
+    "ppr",
     "importance",
     "freshness",
     "test",
@@ -61,6 +63,7 @@ class RankWeights:
     dispatch: float = 0.0
     message: float = 0.0
     edge: float = 0.15
+    ppr: float = 0.0
     importance: float = 0.0
     freshness: float = 0.05
     test: float = 0.0

@@ -142,7 +142,7 @@ def retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sear
         candidates.expand_files(ctx)
         lap("files")
     graph = mode == "hybrid+graph" and sources.graph is not None
-    if graph and (weights.edge > 0 or options.collect):
+    if graph and (weights.edge > 0 or weights.ppr > 0 or options.collect):
         candidates.expand_graph(ctx)
         lap("graph")
     if graph and (weights.importance or options.collect):
