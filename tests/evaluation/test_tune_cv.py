@@ -1,0 +1,42 @@
+"""`tune --cv`: the held-out gain of tuning only the named weights."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from codecompass.evaluation.tune import DumpTask, Views, cross_validate
+from codecompass.search.rank import FEATURES, RankWeights
+
+
+def _task(n: int, gold_has_message: bool) -> DumpTask:
+    """Two candidate functions in two files: the decoy has the better cosine; the gold
+    one holds the quoted error message (when `gold_has_message`)."""
+    row = dict.fromkeys(FEATURES, 0.0)
+    gold = {**row, "cosine": 0.5, "message": 1.0 if gold_has_message else 0.0}
+    decoy = {**row, "cosine": 0.6}
+    return DumpTask(
+        id=f"t{n}",
+        gold_files=("gold.py",),
+        gold_functions=("gold.py::fix",),
+        paths=("decoy.py", "gold.py"),
+        symbols=("other", "fix"),
+        matrix=np.array([[decoy[f] for f in FEATURES], [gold[f] for f in FEATURES]]),
+    )
+
+
+def test_a_weight_that_helps_on_every_fold_shows_a_held_out_gain() -> None:
+    tasks = [_task(n, gold_has_message=True) for n in range(10)]
+    start = RankWeights().only("cosine").with_(cosine=1.0)
+    report = cross_validate(tasks, start, Views(), frozenset({"message"}), folds=5, repeats=2)
+    assert report["held_out_change"]["file@1"] == {"mean": 100.0, "sd": 0.0}
+    assert report["held_out_change"]["function@5"] == {"mean": 0.0, "sd": 0.0}  # 2 functions
+    assert len(report["chosen"]) == 10
+    assert all(c["message"] >= 0.15 for c in report["chosen"])
+
+
+def test_a_weight_no_task_needs_is_not_chosen() -> None:
+    tasks = [_task(n, gold_has_message=False) for n in range(10)]
+    start = RankWeights().only("cosine").with_(cosine=1.0)
+    report = cross_validate(tasks, start, Views(), frozenset({"message"}), folds=5, repeats=1)
+    assert report["held_out_change"]["file@1"] == {"mean": 0.0, "sd": 0.0}
+    assert report["chosen"] == [{"message": 0.0}] * 5
