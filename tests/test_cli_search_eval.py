@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from codecompass.cli import main
 from tests.conftest import git, make_git_repo
+from tests.fake_llm import fake_chat_server
 
 AUTH = '''def verify_token(token, secret):
     """Check a token against the shared secret."""
@@ -91,3 +92,42 @@ def test_eval_golden_ablation_and_index_commit(repo: tuple[Path, Path], tmp_path
         run("index", str(bare), "--commit", "HEAD", "--data-dir", str(tmp_path / "d"), "--json")
     )
     assert (stats["commit"], stats["new"], stats["repo"]) == (head, 2, "proj")
+
+
+def test_search_rerank_needs_a_model_and_reorders_with_it(repo: tuple[Path, Path]) -> None:
+    _, data = repo
+    base = ["search", "check a token against the secret", "--data-dir", str(data)]
+    refused = CliRunner().invoke(main, [*base, "--rerank"], env={"CODECOMPASS_LLM_BASE_URL": ""})
+    assert refused.exit_code == 1
+    assert "[llm] base_url and model in" in refused.output and "config.toml" in refused.output
+    views = CliRunner().invoke(main, [*base, "--rerank", "--files"])
+    assert views.exit_code == 2 and "--rerank reorders the hits" in views.output
+
+    plain = [loc(h) for h in json.loads(run(*base, "--json"))["results"]]
+    assert len(plain) >= 2 and "rerank" not in json.loads(run(*base, "--json"))
+    with fake_chat_server() as chat:
+        env = {"CODECOMPASS_LLM_BASE_URL": chat.base_url, "CODECOMPASS_LLM_MODEL": "m"}
+        chat.replies = ["c2 c1"]
+        out = CliRunner().invoke(main, [*base, "--rerank", "--json"], env=env)
+        assert out.exit_code == 0, out.output
+        payload = json.loads(out.stdout)
+        chat.replies = ["c2"]
+        explained = CliRunner().invoke(main, [*base, "--rerank", "--explain"], env=env)
+        chat.status = 500
+        failed = CliRunner().invoke(main, [*base, "--rerank", "--json"], env=env)
+        human = CliRunner().invoke(main, [*base, "--rerank"], env=env)
+    assert [loc(h) for h in payload["results"]] == [plain[1], plain[0], *plain[2:]]
+    assert payload["results"][0]["why"]["rank_before_rerank"] == 2
+    assert payload["rerank"]["used"] is True and payload["rerank"]["model"] == "fake-chat-1"
+    assert payload["rerank"]["candidates"] == len(plain)
+    assert explained.exit_code == 0 and "reranked: #2 before" in explained.stdout
+    assert "reranked by fake-chat-1" in explained.stdout
+    assert failed.exit_code == 0
+    fallback = json.loads(failed.stdout)
+    assert [loc(h) for h in fallback["results"]] == plain
+    assert fallback["rerank"]["reason"].startswith("llm: Chat request to ")
+    assert human.exit_code == 0 and "Not reranked: llm: Chat request" in human.stderr
+
+
+def loc(hit: dict[str, object]) -> str:
+    return f"{hit['path']}:{hit['start_line']}-{hit['end_line']}"

@@ -58,3 +58,18 @@ def test_rendered_default_config_loads_back(tmp_path: Path) -> None:
     assert '# provider = "onnx"' in text
     (tmp_path / "config.toml").write_text(text.replace("# top_k = 10", "top_k = 4"), "utf-8")
     assert load_settings(tmp_path, environ={}).search.top_k == 4
+
+
+def test_rerank_is_off_by_default_and_configurable(tmp_path: Path) -> None:
+    llm = load_settings(tmp_path, environ={}).llm
+    assert (llm.rerank, llm.rerank_candidates, llm.rerank_tokens, llm.rerank_timeout_s) == (
+        False,
+        30,
+        2500,
+        20.0,
+    )
+    (tmp_path / "config.toml").write_text(
+        "[llm]\nrerank = true\nrerank_candidates = 20\n", encoding="utf-8"
+    )
+    llm = load_settings(tmp_path, environ={"CODECOMPASS_LLM_RERANK_TOKENS": "1200"}).llm
+    assert (llm.rerank, llm.rerank_candidates, llm.rerank_tokens) == (True, 20, 1200)

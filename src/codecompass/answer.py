@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from codecompass.errors import CodeCompassError, ConfigError, InputError, LLMError
-from codecompass.schemas import Answer, Evidence, GraphResult, Hit
+from codecompass.schemas import Answer, Evidence, GraphResult, Hit, RerankInfo
 from codecompass.settings import LLMSettings
 
 CHARS_PER_TOKEN = 4
@@ -54,6 +54,16 @@ def approx_tokens(text: str) -> int:
 
 
 @dataclass(frozen=True, slots=True)
+class Found:
+    """The hits for a question, best first, before they are packed into a context."""
+
+    hits: list[Hit]
+    generation: int | None = None  # of the index the hits came from
+    stale: set[str] = field(default_factory=set)  # files ("repo/path") changed on disk since
+    coverage: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class Gathered:
     """The evidence for one question, and the context built from it."""
 
@@ -65,6 +75,7 @@ class Gathered:
     generation: int | None = None  # of the index the evidence came from
     stale: list[str] = field(default_factory=list)  # cited files changed on disk since
     coverage: dict[str, float] = field(default_factory=dict)  # share each signal saw
+    rerank: RerankInfo | None = None  # when the hits were reranked (or that was asked)
 
 
 def check_limits(top_k: int, budget_tokens: int) -> None:
@@ -82,11 +93,13 @@ def gather(
     min_score: float = 0.0,
     budget_tokens: int = 3000,
     dependencies: Dependencies | None = None,
+    ordered: bool = False,
 ) -> Gathered:
     """Keep the best hits above `min_score`, number them and pack as many as fit the
-    token budget into the context a model will read."""
+    token budget into the context a model will read. `ordered`: the hits come best
+    first already (reranked), so they are not sorted by score."""
     check_limits(top_k, budget_tokens)
-    ranked = sorted(hits, key=lambda h: -h.score)
+    ranked = list(hits) if ordered else sorted(hits, key=lambda h: -h.score)
     kept = [h for h in ranked if h.score >= min_score][:top_k]
     evidences: list[Evidence] = []
     blocks: list[str] = []
@@ -201,6 +214,7 @@ def finish(
         generation=gathered.generation,
         stale=gathered.stale,
         coverage=gathered.coverage,
+        rerank=gathered.rerank,
     )
 
 
@@ -240,11 +254,12 @@ class ChatModel:
         self._timeout = timeout
 
     @classmethod
-    def from_settings(cls, llm: LLMSettings) -> ChatModel:
+    def from_settings(cls, llm: LLMSettings, *, timeout: float | None = None) -> ChatModel:
+        """The `[llm]` endpoint; `timeout` replaces `timeout_s` (reranking has its own)."""
         key = os.environ.get(llm.api_key_env) if llm.api_key_env else None
         if llm.api_key_env and not key:
             raise ConfigError(f"[llm] api_key_env names ${llm.api_key_env}, which is not set.")
-        return cls(llm.base_url, llm.model, key, llm.timeout_s)
+        return cls(llm.base_url, llm.model, key, llm.timeout_s if timeout is None else timeout)
 
     def complete(self, system: str, user: str, *, max_tokens: int) -> tuple[str, str]:
         """(answer text, model name as the server reports it)."""

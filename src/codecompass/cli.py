@@ -35,6 +35,7 @@ from codecompass.mcp_config import CLIENTS as MCP_CLIENTS
 from codecompass.models import ChunkFilter
 from codecompass.schemas import GraphResult
 from codecompass.search.format import DETAILS
+from codecompass.search.rerank import WHY_KEY as RERANK_WHY_KEY
 from codecompass.search.retrieve import MODES
 from codecompass.settings import load_settings
 
@@ -340,6 +341,11 @@ def _print_summary(stats: IndexStats, data_dir: Path) -> None:
 )
 @click.option("--mode", type=click.Choice(MODES), default=None, help="Retrieval mode.")
 @click.option("--subgraph", is_flag=True, help="Add the graph around the hits (with --json).")
+@click.option(
+    "--rerank/--no-rerank",
+    default=None,
+    help="Have the [llm] chat model reorder the best hits (default: [llm] rerank).",
+)
 @json_option
 @reports_errors
 def search(
@@ -353,9 +359,14 @@ def search(
     symbols_view: bool,
     mode: str | None,
     subgraph: bool,
+    rerank: bool | None,
     as_json: bool,
 ) -> None:
     """Search the index with words, identifiers, paths, an issue or a traceback.
+
+    With --rerank, the chat model set in [llm] reorders the best [llm] rerank_candidates
+    hits (one prompt within [llm] rerank_tokens); if it fails, the order stays as it was
+    and a warning says why.
 
     \b
     Examples:
@@ -363,10 +374,17 @@ def search(
       codecompass search verify_token --kind function -k 5 --json
       codecompass search "$(cat traceback.txt)" --files --explain
       codecompass search "$(cat issue.md)" --symbols
+      codecompass search "where are refunds computed" --rerank --explain
     """
+    if rerank and (files_view or symbols_view):
+        raise click.UsageError(
+            "--rerank reorders the hits; it does not apply to --files or --symbols."
+        )
     with Engine.open(data_dir) as engine:
+        want = engine.wants_rerank(rerank) and not (files_view or symbols_view)
+        top = k or engine.settings.search.top_k
         options = engine.search_options(
-            k=k,
+            k=engine.rerank_pool(top) if want else k,
             where=where,
             detail=detail,
             mode=mode,
@@ -375,6 +393,10 @@ def search(
             subgraph=subgraph,
         )
         result = engine.retrieve(query, options)
+        hits, info = result.hits, None
+        if want:
+            reranked = engine.rerank(query, result.hits)
+            hits, info = reranked.hits[:top], reranked.info
         show_repo = len(engine.repo_names()) > 1
     if result.stale and not as_json:
         shown = ", ".join(result.stale[:3]) + (", …" if len(result.stale) > 3 else "")
@@ -390,9 +412,22 @@ def search(
             "run `codecompass index` to rebuild them from the cache.[/yellow]",
             highlight=False,
         )
+    if info is not None and not info.used and not as_json:
+        err_console.print(
+            f"[yellow]Not reranked: {escape(info.reason or '')}[/yellow]", highlight=False
+        )
     if as_json:
-        emit_json({"query": query, **result.as_dict()})
+        reordered = (
+            {"results": [h.as_dict() for h in hits], "rerank": info.as_dict()} if info else {}
+        )
+        emit_json({"query": query, **result.as_dict(), **reordered})
         return
+    if info is not None and info.used:
+        console.print(
+            f"[dim]reranked by {escape(info.model or info.by or '')} "
+            f"({info.candidates} candidates, {info.prompt_tokens} prompt tokens)[/dim]",
+            highlight=False,
+        )
     if explain:
         understood = {key: v for key, v in result.query.as_dict().items() if v}
         understood_text = escape(json.dumps(understood, ensure_ascii=False))
@@ -418,10 +453,10 @@ def search(
         if not result.symbols:
             console.print("No results.")
         return
-    if not result.hits:
+    if not hits:
         console.print("No results.")
         return
-    for n, hit in enumerate(result.hits, start=1):
+    for n, hit in enumerate(hits, start=1):
         location = located(hit.repo, hit.path, hit.start_line, hit.end_line, show_repo)
         name = f"{hit.kind} {hit.symbol}" if hit.symbol else hit.kind
         console.print(
@@ -449,6 +484,8 @@ def explain_lines(why: dict[str, Any]) -> list[str]:
         lines.append("matched: " + " ".join(why["matched_terms"][:12]))
     if why.get("graph_path"):
         lines.append("graph: " + " ".join(why["graph_path"]))
+    if why.get(RERANK_WHY_KEY):
+        lines.append(f"reranked: #{why[RERANK_WHY_KEY]} before")
     return lines
 
 
@@ -647,6 +684,17 @@ def eval_(
         _print_eval(part)
 
 
+def _short_column(column: str) -> str:
+    return (
+        column.replace("function_acc", "fn")
+        .replace("file_acc", "file")
+        .replace("recall", "R")
+        .replace("latency_", "")
+        .replace("_ms", "")
+        .replace("token_ratio", "tok")
+    )
+
+
 def _print_eval(report: dict[str, Any]) -> None:
     if report["kind"] == "localization":
         columns = [
@@ -662,18 +710,22 @@ def _print_eval(report: dict[str, Any]) -> None:
     table = Table(title=f"{report['kind']} ({report['modes'][0]['n']} tasks)")
     table.add_column("mode", style="bold", no_wrap=True)
     for column in columns:
-        short = (
-            column.replace("function_acc", "fn")
-            .replace("file_acc", "file")
-            .replace("recall", "R")
-            .replace("latency_", "")
-            .replace("_ms", "")
-            .replace("token_ratio", "tok")
-        )
-        table.add_column(short, justify="right")
+        table.add_column(_short_column(column), justify="right")
     for row in report["modes"]:
         table.add_row(row["mode"], *(str(row.get(c, "-")) for c in columns))
     console.print(table)
+    if report.get("by_type"):
+        quality = columns[:-3]  # the same metrics, without latency and tokens
+        by_type = Table(title="by query type")
+        by_type.add_column("type", style="bold", no_wrap=True)
+        by_type.add_column("mode", no_wrap=True)
+        by_type.add_column("n", justify="right")
+        for column in quality:
+            by_type.add_column(_short_column(column), justify="right")
+        for row in report["by_type"]:
+            cells = (str(row.get(c, "-")) for c in quality)
+            by_type.add_row(row["type"], row["mode"], str(row["n"]), *cells)
+        console.print(by_type)
     if "indexing" in report:
         ix = report["indexing"]
         console.print(
@@ -859,6 +911,11 @@ def doctor(data_dir: Path | None, as_json: bool) -> None:
 @click.option("--repo", "scope", multiple=True, help="Only this repository (repeatable).")
 @where_options(kind=False, repo=False)
 @click.option("--min-score", type=float, default=0.0, help="Drop weaker results.")
+@click.option(
+    "--rerank/--no-rerank",
+    default=None,
+    help="Have the [llm] chat model reorder the evidence first (default: [llm] rerank).",
+)
 @json_option
 @reports_errors
 def ask(
@@ -868,6 +925,7 @@ def ask(
     scope: tuple[str, ...],
     where: ChunkFilter,
     min_score: float,
+    rerank: bool | None,
     as_json: bool,
 ) -> None:
     """Answer a question about the code, citing evidence [n] for every claim.
@@ -879,6 +937,7 @@ def ask(
     Examples:
       codecompass ask "how are expired sessions cleaned up?"
       codecompass ask "where is the retry policy configured" --repo api -k 5 --json
+      codecompass ask "why does checkout retry twice?" --rerank
     """
     with Engine.open(data_dir) as engine:
         result = engine.ask(
@@ -887,10 +946,16 @@ def ask(
             top_k=top_k,
             where=where,
             min_score=min_score,
+            rerank=rerank,
         )
     if as_json:
         emit_json(result.as_dict())
         return
+    if result.rerank is not None and not result.rerank.used:
+        err_console.print(
+            f"[yellow]Not reranked: {escape(result.rerank.reason or '')}[/yellow]",
+            highlight=False,
+        )
     if result.provider_error:
         err_console.print(
             f"[yellow]The chat model failed; answering extractively.[/yellow] "

@@ -77,12 +77,13 @@ from codecompass.schemas import (
     MemoryNote,
     NodeDetails,
     Overview,
+    RerankInfo,
     SymbolHit,
     SymbolMatch,
 )
 from codecompass.search.context import SearchOptions, SearchSources
 from codecompass.search.rank import FEATURES, RankWeights
-from codecompass.search.rerank import Reranker
+from codecompass.search.rerank import Reranked, Reranker, require_endpoint, rerank_by_endpoint
 from codecompass.search.retrieve import SearchResult, retrieve
 from codecompass.security.access import FULL_ACCESS, PRINCIPALS_FILE, Access
 from codecompass.security.paths import (
@@ -547,9 +548,39 @@ class Engine:
         where: ChunkFilter | None = None,
         detail: str | None = None,
         mode: str | None = None,
+        rerank: bool | None = None,
     ) -> list[Hit]:
-        options = self.search_options(k=k, where=where, detail=detail, mode=mode)
-        return self.retrieve(query, options).hits
+        """The best `k` hits. `rerank=True` has the `[llm]` chat model reorder the best
+        `[llm] rerank_candidates` first (a ConfigError without one); None follows
+        `[llm] rerank`. `Engine.rerank` says whether it ran, and why not."""
+        want = self.wants_rerank(rerank)
+        top_k = k or self.settings.search.top_k
+        options = self.search_options(
+            k=self.rerank_pool(top_k) if want else top_k, where=where, detail=detail, mode=mode
+        )
+        hits = self.retrieve(query, options).hits
+        if want:
+            hits = self.rerank(query, hits).hits
+        return hits[:top_k]
+
+    def wants_rerank(self, rerank: bool | None) -> bool:
+        """Whether to rerank: as asked, else as `[llm] rerank` says. Asking for it
+        explicitly with no `[llm]` model is a ConfigError that says what to set."""
+        if rerank:
+            require_endpoint(self.settings.llm, str(self.settings.config_path))
+        return self.settings.llm.rerank if rerank is None else rerank
+
+    def rerank_pool(self, k: int) -> int:
+        """How many hits to search for when the best `[llm] rerank_candidates` of them
+        are reranked and `k` are kept."""
+        return max(k, self.settings.llm.rerank_candidates)
+
+    def rerank(self, query: str, hits: Sequence[Hit]) -> Reranked:
+        """`hits` with their best `[llm] rerank_candidates` reordered by the `[llm]` chat
+        model (one prompt within `rerank_tokens`), and whether that happened: any failure
+        (no model, an HTTP error, a timeout, a reply without ids) keeps the order and
+        says why. Reranked hits note their rank before in `why["rank_before_rerank"]`."""
+        return rerank_by_endpoint(query, hits, self.settings.llm)
 
     def search_files(
         self, query: str, *, k: int | None = None, where: ChunkFilter | None = None
@@ -712,7 +743,7 @@ class Engine:
         return gitinfo.git_blame(confined.root, confined.rel, start_line, end_line, total)
 
     # -- answers ------------------------------------------------------------------------
-    def gather(
+    def find_evidence(
         self,
         query: str,
         *,
@@ -720,11 +751,12 @@ class Engine:
         top_k: int = 8,
         where: ChunkFilter | None = None,
         min_score: float = 0.0,
-    ) -> answer.Gathered:
-        """The evidence for a question: a search of each repository in `scope` (or all),
-        packed into a context within the `[llm] context_tokens` budget."""
-        budget = self.settings.llm.context_tokens
-        answer.check_limits(top_k, budget)
+        pool: int | None = None,
+    ) -> answer.Found:
+        """The hits for a question, best first: a search of each repository in `scope`
+        (or all), those under `min_score` dropped, at most `pool` (default `top_k`)."""
+        answer.check_limits(top_k, self.settings.llm.context_tokens)
+        k = max(top_k, pool or top_k)
         base = where or ChunkFilter()
         repos: list[str | None] = [r for r in (scope or []) if r and r != "all"]
         for repo in repos:
@@ -734,25 +766,68 @@ class Engine:
         generation: int | None = None
         coverage: dict[str, float] = {}
         for repo in repos or [None]:
-            found = self.retrieve(
-                query, self.search_options(k=top_k, where=replace(base, repo=repo))
-            )
+            found = self.retrieve(query, self.search_options(k=k, where=replace(base, repo=repo)))
             hits.extend(found.hits)
             stale.update(found.stale)
             generation = found.generation
             coverage = found.coverage
+        ranked = [h for h in sorted(hits, key=lambda h: -h.score) if h.score >= min_score]
+        return answer.Found(ranked[:k], generation, stale, coverage)
+
+    def pack_evidence(
+        self,
+        query: str,
+        found: answer.Found,
+        *,
+        top_k: int = 8,
+        rerank: RerankInfo | None = None,
+    ) -> answer.Gathered:
+        """The best `top_k` of `found` (in its order), numbered and packed into a context
+        within the `[llm] context_tokens` budget, with the graph's links between them."""
         gathered = answer.gather(
             query,
-            hits,
+            found.hits,
             top_k=top_k,
-            min_score=min_score,
-            budget_tokens=budget,
+            budget_tokens=self.settings.llm.context_tokens,
             dependencies=lambda node, repo: self.dependencies(node, repo=repo),
+            ordered=True,
         )
         cited = {f"{e.repo}/{e.path}" for e in gathered.evidences}
         return replace(
-            gathered, generation=generation, stale=sorted(stale & cited), coverage=coverage
+            gathered,
+            generation=found.generation,
+            stale=sorted(found.stale & cited),
+            coverage=found.coverage,
+            rerank=rerank,
         )
+
+    def gather(
+        self,
+        query: str,
+        *,
+        scope: list[str] | None = None,
+        top_k: int = 8,
+        where: ChunkFilter | None = None,
+        min_score: float = 0.0,
+        rerank: bool | None = None,
+    ) -> answer.Gathered:
+        """The evidence for a question: a search of each repository in `scope` (or all),
+        optionally reranked by the `[llm]` model (as in `search`), packed into a context
+        within the `[llm] context_tokens` budget."""
+        want = self.wants_rerank(rerank)
+        found = self.find_evidence(
+            query,
+            scope=scope,
+            top_k=top_k,
+            where=where,
+            min_score=min_score,
+            pool=self.rerank_pool(top_k) if want else None,
+        )
+        info = None
+        if want:
+            reranked = self.rerank(query, found.hits)
+            found, info = replace(found, hits=reranked.hits), reranked.info
+        return self.pack_evidence(query, found, top_k=top_k, rerank=info)
 
     def ask(
         self,
@@ -762,9 +837,12 @@ class Engine:
         top_k: int = 8,
         where: ChunkFilter | None = None,
         min_score: float = 0.0,
+        rerank: bool | None = None,
     ) -> Answer:
         """An answer built on evidence: the [llm] chat endpoint when set, else extractive."""
-        gathered = self.gather(query, scope=scope, top_k=top_k, where=where, min_score=min_score)
+        gathered = self.gather(
+            query, scope=scope, top_k=top_k, where=where, min_score=min_score, rerank=rerank
+        )
         return answer.answer_locally(gathered, self.settings.llm)
 
     # -- status and usage -----------------------------------------------------------------

@@ -32,7 +32,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
@@ -56,7 +56,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp
 
-from codecompass.answer import Gathered, build_prompt, finish
+from codecompass.answer import Found, Gathered, build_prompt, finish
 from codecompass.answer import answer_locally as _answer_locally
 from codecompass.audit import CallRecord
 from codecompass.engine import Engine
@@ -76,15 +76,27 @@ from codecompass.schemas import (
     GitBlameResult,
     GitLogResult,
     GraphResult,
+    Hit,
     IndexStatus,
     MemoryItem,
     Overview,
     RecallResult,
     RememberResult,
     RepoStatus,
+    RerankInfo,
     SearchCodeResult,
     SymbolMatches,
 )
+from codecompass.search.rerank import (
+    Reranked,
+    RerankPrompt,
+    apply_reply,
+    nothing_to_reorder,
+    rerank_by_endpoint,
+    skipped,
+)
+from codecompass.search.rerank import build_prompt as build_rerank_prompt
+from codecompass.search.retrieve import SearchResult
 from codecompass.security.access import Access
 from codecompass.service import (
     LOCAL,
@@ -327,9 +339,10 @@ def compact_schema(schema: Any, *, output: bool = False) -> Any:
     """The same JSON Schema in fewer tokens (tool definitions cost the agent tokens).
 
     Drops pydantic's generated `title`s and `"default": null`, writes `anyOf: [{type: T},
-    {type: null}]` as `type: [T, "null"]`, and for output schemas drops `required`,
-    `default`s and `additionalProperties` (every field is always present; nullable ones
-    say so in their type) and the models' docstrings (written for readers of the code)."""
+    {type: null}]` as `type: [T, "null"]` (null joining an `enum`), and for output schemas
+    drops `required`, `default`s and `additionalProperties` (every field is always present;
+    nullable ones say so in their type) and the models' docstrings (written for readers of
+    the code)."""
     if isinstance(schema, list):
         return [compact_schema(item, output=output) for item in schema]
     if not isinstance(schema, dict):
@@ -352,6 +365,8 @@ def compact_schema(schema: Any, *, output: bool = False) -> Any:
         if isinstance(other.get("type"), str):
             del out["anyOf"]
             out = {**other, **out, "type": [other["type"], "null"]}
+            if isinstance(other.get("enum"), list):  # null must pass the enum as well
+                out["enum"] = [*other["enum"], None]
     return out
 
 
@@ -364,8 +379,166 @@ EdgeTypes = Annotated[
 ]
 
 
+# -- the client's own model (sampling), and reranking with it ------------------------------
+@dataclass(frozen=True, slots=True)
+class _Sampled:
+    """A sampling attempt made over the back-channel (handshake-era clients)."""
+
+    result: CreateMessageResult | None = None
+    error: str | None = None
+
+
+def _sampling_offered(ctx: Context[ServerState, Any]) -> bool:
+    caps = ctx.client_capabilities
+    return bool(_state(ctx).settings.llm.use_sampling and caps and caps.sampling)
+
+
+async def sample(
+    ctx: Context[ServerState, Any],
+    system: str,
+    user: str,
+    *,
+    max_tokens: int | None = None,
+    timeout: float | None = None,
+) -> Sample | _Sampled | None:
+    """The client's own model on this prompt, when it offers sampling (and sampling is
+    on): a `Sample` for the SDK to run, or a back-channel attempt's outcome. `max_tokens`
+    caps the reply (default `[llm] max_tokens`); `timeout` bounds a back-channel request
+    (inside an `InputRequiredResult` the client runs the model between two rounds)."""
+    if not _sampling_offered(ctx):
+        return None
+    messages = [SamplingMessage(role="user", content=TextContent(type="text", text=user))]
+    tokens = _state(ctx).settings.llm.max_tokens if max_tokens is None else max_tokens
+    if is_version_at_least(ctx.protocol_version or "", _SAMPLING_VERSION):
+        return Sample(messages, max_tokens=tokens, system_prompt=system, temperature=0)
+    # Handshake-era clients: ask over the back-channel ourselves, so that a refusal
+    # falls back to the next answer path instead of failing the call.
+    request = CreateMessageRequest(
+        params=CreateMessageRequestParams(
+            messages=messages, max_tokens=tokens, system_prompt=system, temperature=0
+        )
+    )
+    try:
+        with anyio.fail_after(timeout):
+            result = await ctx.session.send_request(
+                request,
+                CreateMessageResult,
+                metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+            )
+    except TimeoutError:
+        return _Sampled(error=f"sampling: no reply within {timeout:g} s")
+    except Exception as exc:
+        return _Sampled(error=f"sampling: {exc}")
+    return _Sampled(result=result)
+
+
+Sampled = CreateMessageResult | _Sampled | None  # what a sampling resolver hands on
+
+
+def _reply(sampled: CreateMessageResult | _Sampled) -> tuple[str | None, str | None, str | None]:
+    """(text, model, error) of a sampling outcome."""
+    result = sampled.result if isinstance(sampled, _Sampled) else sampled
+    if result is None:
+        return None, None, (sampled.error if isinstance(sampled, _Sampled) else None)
+    text = result.content.text if isinstance(result.content, TextContent) else None
+    return text, result.model, None
+
+
+def _rerank_prompt(ctx: Context[ServerState, Any], query: str, hits: list[Hit]) -> RerankPrompt:
+    llm = _state(ctx).settings.llm
+    return build_rerank_prompt(query, hits[: llm.rerank_candidates], llm.rerank_tokens)
+
+
+async def sample_rerank(
+    ctx: Context[ServerState, Any], query: str, hits: list[Hit]
+) -> Sample | _Sampled | None:
+    """Ask the client's model to rerank the best hits, when it offers sampling and there
+    is something to reorder."""
+    prompt = _rerank_prompt(ctx, query, hits)
+    if nothing_to_reorder(hits, prompt) is not None:
+        return None
+    timeout = _state(ctx).settings.llm.rerank_timeout_s
+    return await sample(
+        ctx, prompt.system, prompt.user, max_tokens=prompt.max_tokens, timeout=timeout
+    )
+
+
+async def rerank_hits(
+    ctx: Context[ServerState, Any], query: str, hits: list[Hit], sampled: Sampled
+) -> Reranked:
+    """The hits reordered by the client's reply when sampling was asked, else by the
+    `[llm]` endpoint when one is set, else unchanged; with what happened."""
+    llm = _state(ctx).settings.llm
+    prompt = _rerank_prompt(ctx, query, hits)
+    idle = nothing_to_reorder(hits, prompt)
+    if idle is not None:
+        return Reranked(hits, skipped(idle, None, prompt))
+    if sampled is not None:
+        text, model, error = _reply(sampled)
+        if error is not None:
+            return Reranked(hits, skipped(error, "sampling", prompt))
+        return apply_reply(hits, prompt, text, by="sampling", model=model)
+    if llm.base_url:
+        return await anyio.to_thread.run_sync(lambda: rerank_by_endpoint(query, hits, llm))
+    why = "the client offers no sampling" if llm.use_sampling else "[llm] use_sampling is off"
+    return Reranked(hits, skipped(f"no model: {why} and [llm] base_url is not set"))
+
+
+def _rerank_error(info: RerankInfo | None) -> str | None:
+    """A failed model call while reranking, for the audit log (`<provider>: …`)."""
+    if info is None or info.used or info.by is None or not info.reason:
+        return None
+    return f"{info.by}: rerank: {info.reason.removeprefix(info.by + ': ')}"
+
+
+RerankArg = Annotated[bool | None, Field(description="Reorder the best hits with an LLM.")]
+
+
+# -- search ---------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _Searched:
+    """What the search resolver found, or the exception it met (raised again inside
+    `serve`, which shapes it), and whether reranking was asked for."""
+
+    result: SearchResult | None = None
+    error: Exception | None = None
+    rerank: bool = False
+
+
+async def run_search(
+    query: str,
+    filters: SearchFilters | None,
+    top_k: int,
+    detail: str | None,
+    rerank: bool | None,
+    ctx: Context[ServerState, Any],
+) -> _Searched:
+    state = _state(ctx)
+    want = state.settings.llm.rerank if rerank is None else rerank
+    where = (filters or SearchFilters()).where()
+
+    def work(engine: Engine) -> SearchResult:
+        k = engine.rerank_pool(top_k) if want else top_k
+        return engine.retrieve(query, engine.search_options(k=k, where=where, detail=detail))
+
+    try:
+        return _Searched(result=await state.run(work), rerank=want)
+    except Exception as exc:
+        return _Searched(error=exc, rerank=want)
+
+
+async def search_rerank(
+    query: str, searched: Annotated[_Searched, Resolve(run_search)], ctx: Context[ServerState, Any]
+) -> Sample | _Sampled | None:
+    if not searched.rerank or searched.result is None:
+        return None
+    return await sample_rerank(ctx, query, searched.result.hits)
+
+
 async def search_code(
     query: Annotated[str, Field(description="Words, identifiers, a path or an error.")],
+    searched: Annotated[_Searched, Resolve(run_search)],
+    sampled: Annotated[CreateMessageResult | _Sampled | None, Resolve(search_rerank)],
     ctx: Context[ServerState, Any],
     filters: SearchFilters | None = None,
     top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K)] = 10,
@@ -373,16 +546,31 @@ async def search_code(
         Literal["compact", "preview", "full"] | None,
         Field(description="Snippet size (default preview)."),
     ] = None,
+    rerank: RerankArg = None,
 ) -> Annotated[CallToolResult, SearchCodeResult]:
     """Hybrid (semantic + keyword) code search. Returns evidence with why each matched."""
     rec = _current_call("search_code")
     f = filters or SearchFilters()
     rec.query = query
-    rec.filters = {**f.model_dump(exclude_none=True), "top_k": top_k, "detail": detail}
+    rec.filters = {
+        **f.model_dump(exclude_none=True),
+        "top_k": top_k,
+        "detail": detail,
+        "rerank": rerank,
+    }
+    reranked = None
+    if searched.result is not None and searched.rerank:
+        reranked = await rerank_hits(ctx, query, searched.result.hits, sampled)
+        rec.provider_error = _rerank_error(reranked.info)
 
     def work(engine: Engine) -> SearchCodeResult:
-        options = engine.search_options(k=top_k, where=f.where(), detail=detail)
-        return engine.retrieve(query, options).code_result(rec.query_id)
+        if searched.error is not None:
+            raise searched.error
+        assert searched.result is not None
+        out = searched.result.code_result(rec.query_id)
+        if reranked is None:
+            return out
+        return out.model_copy(update={"results": reranked.hits[:top_k], "rerank": reranked.info})
 
     return await _state(ctx).serve("search_code", work, lambda r: (len(r.results), len(r.results)))
 
@@ -523,6 +711,16 @@ async def repo_overview(
 
 
 @dataclass(frozen=True, slots=True)
+class _Candidates:
+    """The hits for a question (or the error met), and whether to rerank them."""
+
+    found: Found | None = None
+    error_code: str | None = None
+    error: str | None = None
+    rerank: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class _Gather:
     """What the evidence resolver found (or the error it met), for ask_code."""
 
@@ -531,31 +729,61 @@ class _Gather:
     error: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class _Sampled:
-    """A sampling attempt made over the back-channel (handshake-era clients)."""
-
-    result: CreateMessageResult | None = None
-    error: str | None = None
-
-
-async def gather_evidence(
+async def find_candidates(
     query: str,
     scope: list[str] | None,
     top_k: int,
     path_prefix: str | None,
     language: str | None,
     min_score: float,
+    rerank: bool | None,
     ctx: Context[ServerState, Any],
-) -> _Gather:
-    def work(engine: Engine) -> Gathered:
-        return engine.gather(
+) -> _Candidates:
+    want = _state(ctx).settings.llm.rerank if rerank is None else rerank
+
+    def work(engine: Engine) -> Found:
+        return engine.find_evidence(
             query,
             scope=scope,
             top_k=top_k,
             where=ChunkFilter(path_prefix=path_prefix, language=language),
             min_score=min_score,
+            pool=engine.rerank_pool(top_k) if want else None,
         )
+
+    try:
+        return _Candidates(found=await _state(ctx).run(work), rerank=want)
+    except CodeCompassError as exc:
+        return _Candidates(error_code=error_code(exc), error=exc.for_mcp())
+
+
+async def ask_rerank(
+    query: str,
+    candidates: Annotated[_Candidates, Resolve(find_candidates)],
+    ctx: Context[ServerState, Any],
+) -> Sample | _Sampled | None:
+    if not candidates.rerank or candidates.found is None:
+        return None
+    return await sample_rerank(ctx, query, candidates.found.hits)
+
+
+async def gather_evidence(
+    query: str,
+    candidates: Annotated[_Candidates, Resolve(find_candidates)],
+    reordered: Annotated[CreateMessageResult | _Sampled | None, Resolve(ask_rerank)],
+    top_k: int,
+    ctx: Context[ServerState, Any],
+) -> _Gather:
+    found = candidates.found
+    if found is None:
+        return _Gather(error_code=candidates.error_code, error=candidates.error)
+    info = None
+    if candidates.rerank:
+        reranked = await rerank_hits(ctx, query, found.hits, reordered)
+        found, info = replace(found, hits=reranked.hits), reranked.info
+
+    def work(engine: Engine) -> Gathered:
+        return engine.pack_evidence(query, found, top_k=top_k, rerank=info)
 
     try:
         return _Gather(gathered=await _state(ctx).run(work))
@@ -574,37 +802,6 @@ async def sample_answer(
     return await sample(ctx, system, user)
 
 
-async def sample(
-    ctx: Context[ServerState, Any], system: str, user: str
-) -> Sample | _Sampled | None:
-    """The client's own model on this prompt, when it offers sampling (and sampling is
-    on): a `Sample` for the SDK to run, or a back-channel attempt's outcome."""
-    state = _state(ctx)
-    caps = ctx.client_capabilities
-    if not (state.settings.llm.use_sampling and caps and caps.sampling):
-        return None
-    messages = [SamplingMessage(role="user", content=TextContent(type="text", text=user))]
-    max_tokens = state.settings.llm.max_tokens
-    if is_version_at_least(ctx.protocol_version or "", _SAMPLING_VERSION):
-        return Sample(messages, max_tokens=max_tokens, system_prompt=system, temperature=0)
-    # Handshake-era clients: ask over the back-channel ourselves, so that a refusal
-    # falls back to the next answer path instead of failing the call.
-    request = CreateMessageRequest(
-        params=CreateMessageRequestParams(
-            messages=messages, max_tokens=max_tokens, system_prompt=system, temperature=0
-        )
-    )
-    try:
-        result = await ctx.session.send_request(
-            request,
-            CreateMessageResult,
-            metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
-        )
-    except Exception as exc:
-        return _Sampled(error=f"sampling: {exc}")
-    return _Sampled(result=result)
-
-
 async def ask_code(
     query: Annotated[str, Field(description="The question, in plain words.")],
     found: Annotated[_Gather, Resolve(gather_evidence)],
@@ -617,6 +814,7 @@ async def ask_code(
     path_prefix: str | None = None,
     language: str | None = None,
     min_score: Annotated[float, Field(ge=0.0)] = 0.0,
+    rerank: RerankArg = None,
 ) -> Annotated[CallToolResult, AskResult]:
     """Answer a question about the code; every claim cites an evidence [n]."""
     rec = _current_call("ask_code")
@@ -627,6 +825,7 @@ async def ask_code(
         "path_prefix": path_prefix,
         "language": language,
         "min_score": min_score,
+        "rerank": rerank,
     }
     if found.gathered is None:
         code, message = found.error_code or "error", found.error or "search failed"
@@ -646,7 +845,7 @@ async def ask_code(
             answer = finish(g, answer.answer, answer.mode, answer.model, sampling_error)
     rec.result_count = answer.total_matches
     rec.evidence_count = len(answer.evidences)
-    rec.provider_error = answer.provider_error
+    rec.provider_error = answer.provider_error or _rerank_error(answer.rerank)
     out = AskResult(
         answer=answer.answer,
         evidences=answer.evidences,
@@ -664,6 +863,7 @@ async def ask_code(
             generation=answer.generation,
             stale=answer.stale,
             coverage=answer.coverage,
+            rerank=answer.rerank,
         ),
     )
     return ok_result(out)

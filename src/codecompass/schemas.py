@@ -74,6 +74,17 @@ class SymbolHit(Result):
     why: dict[str, Any] = Field(default_factory=dict)
 
 
+class RerankInfo(Result):
+    """Whether a model reordered the best results (`rerank`), and if not, why."""
+
+    used: bool
+    by: Literal["sampling", "llm"] | None = None  # the model asked (also when it failed)
+    model: str | None = None  # as the model reports itself
+    candidates: int = 0  # results shown to the model (the head of the ranking)
+    prompt_tokens: int = 0  # size of the prompt sent (characters / 4)
+    reason: str | None = None  # why the order is unchanged
+
+
 # -- answers ------------------------------------------------------------------------------
 class Answer(Result):
     answer: str
@@ -88,6 +99,7 @@ class Answer(Result):
     generation: int | None = None
     stale: list[str] = Field(default_factory=list)
     coverage: dict[str, float] = Field(default_factory=dict)  # as in search answers
+    rerank: RerankInfo | None = None  # when reranking was asked for
 
 
 # -- files ---------------------------------------------------------------------------------
@@ -186,6 +198,7 @@ class SearchCodeResult(Result):
     # Share of the active chunks each signal saw: `dense` below 1.0 while vectors fill in.
     coverage: dict[str, float] = Field(default_factory=dict)
     memories: list[MemoryNote] = Field(default_factory=list)  # about the code found
+    rerank: RerankInfo | None = None  # when reranking was asked for (argument or setting)
 
 
 class FileContent(Result):
@@ -217,6 +230,7 @@ class AskMeta(Result):
     generation: int | None = None  # the index generation the evidence came from
     stale: list[str] = Field(default_factory=list)  # cited files changed on disk since
     coverage: dict[str, float] = Field(default_factory=dict)  # `dense`: chunks with a vector
+    rerank: RerankInfo | None = None  # when reranking was asked for (argument or setting)
 
 
 class AskResult(Result):

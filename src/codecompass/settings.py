@@ -61,6 +61,8 @@ class SearchSettings:
     # The symbol view ("which functions") scores a symbol by its best chunk plus
     # symbol_file_weight × its file's score, so the best files' symbols lead.
     symbol_file_weight: float = 1.0
+    # A class (any owner of members) scores at least symbol_member_share × its best
+    # member's chunk in the symbol view (0: off).
     symbol_member_share: float = 0.0
     # Every chunk of this many best files joins the candidates (finds the function).
     expand_files: int = 5
@@ -94,6 +96,13 @@ class LLMSettings:
     max_tokens: int = 800  # cap on the answer's length
     context_tokens: int = 3000  # evidence sent to the model (estimated as characters / 4)
     use_sampling: bool = True  # prefer the MCP client's own model when it offers sampling
+    # Reranking (search_code, ask_code, `search --rerank`): the model reorders the best
+    # `rerank_candidates` results from one prompt of at most `rerank_tokens`; off unless
+    # asked for or turned on here. See docs/retrieval.md.
+    rerank: bool = False
+    rerank_candidates: int = 30
+    rerank_tokens: int = 2500  # the whole prompt (estimated as characters / 4)
+    rerank_timeout_s: float = 20.0  # a slower model leaves the order as it was
 
 
 @dataclass(frozen=True, slots=True)
