@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from codecompass.evaluation.runner import FILE_KS, FUNCTION_KS, ModeScores
+from codecompass.evaluation.runner import ModeScores, by_type
 
 
 def merge(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -33,25 +33,14 @@ def merge(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
         cached += round(embedded * rate / (1 - rate)) if rate < 1 else 0
     for row in tasks:
         for mode in modes:
-            outcome = row[mode]
-            s = scores[mode]
-            s.latency_ms.append(outcome["latency_ms"])
-            for k in FILE_KS:
-                s.file_hits.setdefault(k, []).append(bool(outcome[f"file@{k}"]))
-            for k in FUNCTION_KS:
-                if outcome[f"function@{k}"] is not None:
-                    s.function_hits.setdefault(k, []).append(bool(outcome[f"function@{k}"]))
-            if "tokens" in outcome and outcome["tokens"][1] > 0:
-                returned, whole = outcome["tokens"]
-                s.tokens_returned.append(returned)
-                s.tokens_files.append(whole)
-                s.token_ratio.append(returned / whole)
+            scores[mode].add(row[mode])
     requested = cached + indexing["texts_embedded"]
     indexing["cache_hit_rate"] = round(cached / requested, 3) if requested else 0.0
     indexing["seconds"] = round(indexing["seconds"], 1)
     merged = {
         "kind": "localization",
         "modes": [scores[m].summary() for m in modes],
+        "by_type": by_type(tasks, modes),
         "indexing": indexing,
         "tasks": tasks,
     }

@@ -16,6 +16,8 @@ Definitions (also in docs/retrieval.md):
   each re-index, which reloads the vector matrix).
 - tokens: the top 10 hits at `preview` detail versus the whole files they come from,
   both in the embedding model's tokenizer; the mean of the per-query ratios.
+- by type: the same summaries over the tasks of each query type (`by_type`; the types
+  and how a task gets one are in `tasks.py`).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from codecompass.evaluation.metrics import (
     recall_at,
     reciprocal_rank,
 )
-from codecompass.evaluation.tasks import GoldenTask, LocalizationTask
+from codecompass.evaluation.tasks import QUERY_TYPES, GoldenTask, LocalizationTask
 from codecompass.indexing.gitsource import (
     GitTreeSource,
     commit_dates,
@@ -51,6 +53,7 @@ from codecompass.search.retrieve import SearchResult
 ABLATION_MODES = ("bm25", "dense", "hybrid", "hybrid+graph")
 FILE_KS = (1, 3, 5)
 FUNCTION_KS = (5, 10)
+RECALL_KS = (1, 5, 10)
 TOKEN_HITS = 10
 
 Log = Callable[[str], None]
@@ -70,6 +73,29 @@ class ModeScores:
     token_ratio: list[float] = field(default_factory=list)
     tokens_returned: list[int] = field(default_factory=list)
     tokens_files: list[int] = field(default_factory=list)
+
+    def add(self, outcome: dict[str, Any]) -> None:
+        """Record one task's outcome as the report stores it: its `latency_ms`, a golden
+        query's `ranks`, a localization task's `file@k`, `function@k` (None: no gold
+        function) and `tokens` (returned, whole files)."""
+        self.latency_ms.append(outcome["latency_ms"])
+        if "ranks" in outcome:
+            ranks = outcome["ranks"]
+            for k in RECALL_KS:
+                self.recall.setdefault(k, []).append(recall_at(ranks, k))
+            self.rr.append(reciprocal_rank(ranks))
+            self.ndcg.append(ndcg_at(ranks, 10))
+        for k in FILE_KS:
+            if f"file@{k}" in outcome:
+                self.file_hits.setdefault(k, []).append(bool(outcome[f"file@{k}"]))
+        for k in FUNCTION_KS:
+            if outcome.get(f"function@{k}") is not None:
+                self.function_hits.setdefault(k, []).append(bool(outcome[f"function@{k}"]))
+        if "tokens" in outcome and outcome["tokens"][1] > 0:
+            returned, whole = outcome["tokens"]
+            self.tokens_returned.append(returned)
+            self.tokens_files.append(whole)
+            self.token_ratio.append(returned / whole)
 
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"mode": self.mode, "n": len(self.latency_ms)}
@@ -96,6 +122,22 @@ class ModeScores:
 
 def _pct(rows: Sequence[bool]) -> float:
     return round(100 * sum(rows) / len(rows), 1) if rows else 0.0
+
+
+def by_type(rows: Sequence[dict[str, Any]], modes: Sequence[str]) -> list[dict[str, Any]]:
+    """Each mode's summary over the tasks of each query type: `rows` are a report's
+    `tasks` (each with its `type` and an outcome per mode); one entry per type present
+    and mode, `{"type": …, "mode": …, "n": …, metrics…}`, types in `QUERY_TYPES` order.
+    Rows without a type (reports written before types existed) are left out."""
+    out: list[dict[str, Any]] = []
+    for query_type in QUERY_TYPES:
+        group = [row for row in rows if row.get("type") == query_type]
+        for mode in modes if group else ():
+            scores = ModeScores(mode)
+            for row in group:
+                scores.add(row[mode])
+            out.append({"type": query_type, **scores.summary()})
+    return out
 
 
 def _timed(engine: Engine, query: str, **options: Any) -> tuple[SearchResult, float]:
@@ -207,6 +249,7 @@ def run_localization(
     return {
         "kind": "localization",
         "modes": [scores[m].summary() for m in modes],
+        "by_type": by_type(per_task, modes),
         "indexing": indexing,
         "tasks": per_task,
     }
@@ -221,7 +264,7 @@ def _localize(
     read_file: Callable[[Hit], str | None],
     dump: IO[str] | None,
 ) -> dict[str, Any]:
-    row: dict[str, Any] = {"id": task.id}
+    row: dict[str, Any] = {"id": task.id, "type": task.type}
     for mode in modes:
         collect = dump is not None and mode == modes[-1]
         result, ms = _timed(
@@ -235,30 +278,21 @@ def _localize(
             detail="preview",
             collect=collect,
         )
-        s = scores[mode]
-        s.latency_ms.append(ms)
         files = [f.path for f in result.files]
         functions = [f"{sym.path}::{sym.symbol}" for sym in result.symbols]
         outcome: dict[str, Any] = {"files": files[:5], "functions": functions[:10]}
         for k in FILE_KS:
-            hit = all_within(files, task.gold_files, k)
-            s.file_hits.setdefault(k, []).append(hit)
-            outcome[f"file@{k}"] = hit
+            outcome[f"file@{k}"] = all_within(files, task.gold_files, k)
         for k in FUNCTION_KS:
-            if task.gold_functions:
-                hit = all_within(functions, task.gold_functions, k)
-                s.function_hits.setdefault(k, []).append(hit)
-                outcome[f"function@{k}"] = hit
-            else:
-                outcome[f"function@{k}"] = None
+            outcome[f"function@{k}"] = (
+                all_within(functions, task.gold_functions, k) if task.gold_functions else None
+            )
         tokens = _token_ratio(engine, result.hits, read_file)
         if tokens is not None and tokens[1] > 0:
-            s.tokens_returned.append(tokens[0])
-            s.tokens_files.append(tokens[1])
-            s.token_ratio.append(tokens[0] / tokens[1])
             outcome["tokens"] = list(tokens)
         outcome["latency_ms"] = round(ms, 1)
         row[mode] = outcome
+        scores[mode].add(outcome)
         if collect and dump is not None and result.candidates is not None:
             record = {
                 "id": task.id,
@@ -293,7 +327,7 @@ def run_golden(
             return None
 
     for task in tasks:
-        row: dict[str, Any] = {"id": task.id, "query": task.query}
+        row: dict[str, Any] = {"id": task.id, "query": task.query, "type": task.type}
         for mode in modes:
             collect = dump is not None and mode == modes[-1]
             result, ms = _timed(
@@ -316,22 +350,19 @@ def run_golden(
                 [(h.path, h.symbol) for h in result.hits],
                 [(e.path, e.symbol) for e in task.expected],
             )
+            row[mode] = {"ranks": ranks, "latency_ms": round(ms, 1)}
             s = scores[mode]
-            s.latency_ms.append(ms)
-            for k in (1, 5, 10):
-                s.recall.setdefault(k, []).append(recall_at(ranks, k))
-            s.rr.append(reciprocal_rank(ranks))
-            s.ndcg.append(ndcg_at(ranks, 10))
+            s.add(row[mode])
             tokens = _token_ratio(engine, result.hits, read_file)
             if tokens is not None and tokens[1] > 0:
                 s.tokens_returned.append(tokens[0])
                 s.tokens_files.append(tokens[1])
                 s.token_ratio.append(tokens[0] / tokens[1])
-            row[mode] = {"ranks": ranks, "latency_ms": round(ms, 1)}
         per_task.append(row)
         say(f"  {task.id}: " + ", ".join(f"{m} ranks={row[m]['ranks']}" for m in modes))
     return {
         "kind": "golden",
         "modes": [scores[m].summary() for m in modes],
+        "by_type": by_type(per_task, modes),
         "tasks": per_task,
     }
