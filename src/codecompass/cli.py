@@ -703,6 +703,8 @@ def _print_eval(report: dict[str, Any]) -> None:
             "file_acc@5",
             "function_acc@5",
             "function_acc@10",
+            "hits_file_acc@5",  # the same from the ranked hits: the views should do as well
+            "hits_function_acc@10",
         ]
     else:
         columns = ["recall@1", "recall@5", "recall@10", "mrr", "ndcg@10"]

@@ -88,7 +88,11 @@ def test_localization_indexes_each_commit_and_scores_every_mode(
     for summary in report["modes"]:
         assert summary["n"] == 2 and summary["file_acc@1"] == 100.0
         assert summary["function_acc@10"] == 100.0
+        # The hits themselves, scored like the views.
+        assert (summary["hits_file_acc@1"], summary["hits_function_acc@10"]) == (100.0, 100.0)
         assert 0 < summary["token_ratio"] <= 1.0
+    first = report["tasks"][0]["hybrid+graph"]
+    assert (first["hits_file@1"], first["hits_function@10"]) == (True, True)
     dumped = load_dump(dump)
     assert [t.id for t in dumped] == ["mini-1", "mini-2"]
     weights, views, metrics = coordinate_ascent(dumped, RankWeights(), rounds=1)

@@ -55,6 +55,14 @@ FILE_KS = (1, 3, 5)
 FUNCTION_KS = (5, 10)
 RECALL_KS = (1, 5, 10)
 TOKEN_HITS = 10
+# Localization is scored on the file and symbol views and, to check they agree, on the
+# ranked hits themselves (their files and symbols in order of first appearance).
+ACCURACY_KEYS = tuple(
+    f"{prefix}{level}@{k}"
+    for prefix in ("", "hits_")
+    for level, ks in (("file", FILE_KS), ("function", FUNCTION_KS))
+    for k in ks
+)
 
 Log = Callable[[str], None]
 
@@ -64,8 +72,8 @@ class ModeScores:
     """Per-query outcomes of one mode; `summary()` turns them into the reported numbers."""
 
     mode: str
-    file_hits: dict[int, list[bool]] = field(default_factory=dict)
-    function_hits: dict[int, list[bool]] = field(default_factory=dict)
+    # "file@5", "function@10", "hits_file@5" … → whether each task had all gold in the top k
+    accuracy: dict[str, list[bool]] = field(default_factory=dict)
     recall: dict[int, list[float]] = field(default_factory=dict)
     rr: list[float] = field(default_factory=list)
     ndcg: list[float] = field(default_factory=list)
@@ -77,7 +85,8 @@ class ModeScores:
     def add(self, outcome: dict[str, Any]) -> None:
         """Record one task's outcome as the report stores it: its `latency_ms`, a golden
         query's `ranks`, a localization task's `file@k`, `function@k` (None: no gold
-        function) and `tokens` (returned, whole files)."""
+        function), the same from its hits (`hits_file@k`, `hits_function@k`) and
+        `tokens` (returned, whole files)."""
         self.latency_ms.append(outcome["latency_ms"])
         if "ranks" in outcome:
             ranks = outcome["ranks"]
@@ -85,12 +94,9 @@ class ModeScores:
                 self.recall.setdefault(k, []).append(recall_at(ranks, k))
             self.rr.append(reciprocal_rank(ranks))
             self.ndcg.append(ndcg_at(ranks, 10))
-        for k in FILE_KS:
-            if f"file@{k}" in outcome:
-                self.file_hits.setdefault(k, []).append(bool(outcome[f"file@{k}"]))
-        for k in FUNCTION_KS:
-            if outcome.get(f"function@{k}") is not None:
-                self.function_hits.setdefault(k, []).append(bool(outcome[f"function@{k}"]))
+        for key in ACCURACY_KEYS:
+            if outcome.get(key) is not None:
+                self.accuracy.setdefault(key, []).append(bool(outcome[key]))
         if "tokens" in outcome and outcome["tokens"][1] > 0:
             returned, whole = outcome["tokens"]
             self.tokens_returned.append(returned)
@@ -99,11 +105,12 @@ class ModeScores:
 
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"mode": self.mode, "n": len(self.latency_ms)}
-        for k, rows in sorted(self.file_hits.items()):
-            out[f"file_acc@{k}"] = _pct(rows)
-        for k, rows in sorted(self.function_hits.items()):
-            out[f"function_acc@{k}"] = _pct(rows)
-            out["n_functions"] = len(rows)
+        for key in ACCURACY_KEYS:
+            rows = self.accuracy.get(key)
+            if rows is not None:
+                out[key.replace("@", "_acc@")] = _pct(rows)
+                if key.startswith("function@"):
+                    out["n_functions"] = len(rows)
         for k, values in sorted(self.recall.items()):
             out[f"recall@{k}"] = round(100 * sum(values) / len(values), 1) if values else 0.0
         if self.rr:
@@ -286,6 +293,16 @@ def _localize(
         for k in FUNCTION_KS:
             outcome[f"function@{k}"] = (
                 all_within(functions, task.gold_functions, k) if task.gold_functions else None
+            )
+        hit_files = list(dict.fromkeys(h.path for h in result.hits))
+        hit_functions = list(
+            dict.fromkeys(f"{h.path}::{h.symbol}" for h in result.hits if h.symbol)
+        )
+        for k in FILE_KS:
+            outcome[f"hits_file@{k}"] = all_within(hit_files, task.gold_files, k)
+        for k in FUNCTION_KS:
+            outcome[f"hits_function@{k}"] = (
+                all_within(hit_functions, task.gold_functions, k) if task.gold_functions else None
             )
         tokens = _token_ratio(engine, result.hits, read_file)
         if tokens is not None and tokens[1] > 0:
