@@ -321,6 +321,15 @@ class Resolver:
         self._env: dict[tuple[str, str, int, str], Value] = {}
         self._env_id = 0
         self._env_count = 0
+        # Method resolution orders, per (class id, env id when the class is nested in a
+        # function), with the look-ups computing them made (see `linearize`).
+        self._orders: dict[tuple[str, int], tuple[list[SymbolRecord], Value | None]] = {}
+        self._follows: dict[
+            tuple[str, int, frozenset[str], frozenset[tuple[tuple[str, str, int, str], Value]]],
+            tuple[list[Edge], frozenset[tuple[str, str]]],
+        ] = {}
+        self._order_deps: dict[tuple[str, int], frozenset[tuple[str, str]]] = {}
+        self._ordering: set[tuple[str, int]] = set()
 
     def ctx(self, repo: str, path: str) -> Ctx | None:
         key = (repo, path)
@@ -557,8 +566,29 @@ class Resolver:
                         )
                 return found
 
-            rows += self.with_env(env, replay)
+            rows += self.followed(function, depth, seen, env, replay)
         return rows
+
+    def followed(
+        self,
+        function: SymbolRecord,
+        depth: int,
+        seen: frozenset[str],
+        env: dict[tuple[str, str, int, str], Value],
+        replay: Callable[[], list[Edge]],
+    ) -> list[Edge]:
+        """`replay` under `env`, once per function and what its parameters hold: call
+        sites passing the same values find the same edges (copies, with the look-ups
+        made recorded again for the file asking)."""
+        key = (function.id, depth, seen, frozenset({**self._env, **env}.items()))
+        cached = self._follows.get(key)
+        if cached is None:
+            before = set(self.index.deps)
+            edges = self.with_env(env, replay)
+            cached = self._follows[key] = (edges, frozenset(self.index.deps - before))
+        else:
+            self.index.deps.update(cached[1])
+        return [replace(edge) for edge in cached[0]]
 
     def called_function(self, value: Value) -> Value | None:
         """The function a call of `value` runs: itself, a class's constructor (with
@@ -1055,7 +1085,7 @@ class Resolver:
         can follow. `skip` starts after the class itself (`super()`)."""
         if depth > MAX_DEPTH or cls.id in seen:
             return None
-        order, outside = self.linearize(cls, depth + 1)
+        order, outside = self.linearize(cls)
         for n, owner in enumerate(order):
             if skip and n == 0:
                 continue
@@ -1103,26 +1133,48 @@ class Resolver:
             return UNKNOWN
         return None
 
-    def linearize(
-        self, cls: SymbolRecord, depth: int, seen: frozenset[str] = frozenset()
-    ) -> tuple[list[SymbolRecord], Value | None]:
+    def linearize(self, cls: SymbolRecord) -> tuple[list[SymbolRecord], Value | None]:
         """The classes of the workspace in `cls`'s method resolution order, and the
-        first base that is not one of them (external or unknown: None when all are)."""
-        if depth > MAX_DEPTH or cls.id in seen:
-            return [cls], None
-        seen = seen | {cls.id}
+        first base that is not one of them (external or unknown: None when all are).
+
+        Computed once per class and run (every member look-up needs it, and sympy's
+        deep hierarchies made it the hot path), with the look-ups it made recorded again
+        for each file that uses it; a class whose order is being computed is its own
+        order to itself (a cycle)."""
         ctx = self.ctx(cls.repo, cls.path)
         facts = ctx.facts.classes.get(cls.qualified_name) if ctx is not None else None
         if ctx is None or facts is None:
             return [cls], None
         parent_scope = ctx.facts.scopes[facts.scope].parent
+        # Bases are read in the enclosing scope: a class inside a function may take a
+        # parameter's value, which depends on the call being followed.
+        key = (cls.id, self._env_id if parent_scope else 0)
+        cached = self._orders.get(key)
+        if cached is not None:
+            self.index.deps.update(self._order_deps[key])
+            return cached
+        if key in self._ordering:
+            return [cls], None
+        before = set(self.index.deps)
+        self._ordering.add(key)
+        try:
+            found = self._linearize(ctx, cls, facts.bases, parent_scope)
+        finally:
+            self._ordering.discard(key)
+        self._orders[key] = found
+        self._order_deps[key] = frozenset(self.index.deps - before)
+        return found
+
+    def _linearize(
+        self, ctx: Ctx, cls: SymbolRecord, bases: list[str], parent_scope: int
+    ) -> tuple[list[SymbolRecord], Value | None]:
         chains: list[list[SymbolRecord]] = []
         direct: list[SymbolRecord] = []
         outside: Value | None = None
-        for base_chain in facts.bases:
-            base = self.eval_chain(ctx, base_chain, parent_scope, END, depth + 1)
+        for base_chain in bases:
+            base = self.eval_chain(ctx, base_chain, parent_scope, END, 1)
             if base.kind == "sym" and base.sym is not None and base.sym.kind in TYPE_KINDS:
-                order, base_outside = self.linearize(base.sym, depth + 1, seen)
+                order, base_outside = self.linearize(base.sym)
                 chains.append(order)
                 direct.append(base.sym)
                 outside = outside or base_outside
