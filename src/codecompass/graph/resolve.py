@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from codecompass.graph.index import Package, SymbolIndex
+from codecompass.graph.index import Package, SymbolIndex, file_key
 from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT
 from codecompass.indexing.extract import DEEP_LANGUAGES, ECMA_LANGUAGES
 from codecompass.indexing.facts import FileFacts, FunctionFacts, Ref
@@ -332,12 +332,16 @@ class Resolver:
         self._ordering: set[tuple[str, int]] = set()
 
     def ctx(self, repo: str, path: str) -> Ctx | None:
+        """The file's facts and symbols, read once per run; the dependency on the file
+        is recorded for every caller (the file being resolved), as the index does."""
         key = (repo, path)
-        facts = self.index.facts(repo, path)  # records the dependency every time
+        if key in self._ctx:
+            self.index.deps.add(("file", file_key(repo, path)))
+            return self._ctx[key]
+        facts = self.index.facts(repo, path)
         symbols = self.index.symbols(repo, path)
-        if key not in self._ctx:
-            self._ctx[key] = Ctx(repo, path, facts, symbols) if facts is not None else None
-        return self._ctx[key]
+        found = self._ctx[key] = Ctx(repo, path, facts, symbols) if facts is not None else None
+        return found
 
     # -- one file --------------------------------------------------------------------
     def resolve_file(self, repo: str, path: str) -> FileResolution:
