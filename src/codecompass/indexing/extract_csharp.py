@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from codecompass.indexing.extract_typed import TypedExtractor, join, line
-from codecompass.indexing.facts import FileFacts, Ref
+from codecompass.indexing.facts import Ref
 from codecompass.indexing.treesitter import Node
 
 _CLASSES = frozenset(
@@ -51,11 +51,6 @@ class CSharpExtractor(TypedExtractor):
     string_nodes = frozenset({"string_literal", "interpolated_string_expression"})
     string_type = "string"
     creations: ClassVar[dict[str, str]] = {"object_creation_expression": "type"}
-
-    def run(self, root: Node) -> FileFacts:
-        for child in root.named_children:
-            self.visit(child, 0, "")
-        return self.facts
 
     # -- types ----------------------------------------------------------------------------
     def type_of(self, node: Node | None) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 from codecompass.indexing.extract_typed import TypedExtractor
-from codecompass.indexing.facts import FileFacts
 from codecompass.indexing.treesitter import Node
 
 _VERSION = re.compile(r"^v\d+$")
@@ -32,11 +31,6 @@ def import_name(path: str) -> str:
 
 class GoExtractor(TypedExtractor):
     language = "go"
-
-    def run(self, root: Node) -> FileFacts:
-        for child in root.named_children:
-            self.visit(child, 0)
-        return self.facts
 
     # -- types ----------------------------------------------------------------------------
     def type_of(self, node: Node | None) -> str:
@@ -134,7 +128,7 @@ class GoExtractor(TypedExtractor):
         return self.expression(node)
 
     # -- declarations ---------------------------------------------------------------------
-    def visit(self, node: Node, scope: int) -> None:
+    def visit(self, node: Node, scope: int, owner: str = "") -> None:
         t = node.type
         if t == "package_clause":
             for child in node.named_children:

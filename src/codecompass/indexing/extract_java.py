@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from codecompass.indexing.extract_typed import TypedExtractor, bounded, join, line
-from codecompass.indexing.facts import ClassFacts, FileFacts, Ref
+from codecompass.indexing.facts import ClassFacts, Ref
 from codecompass.indexing.treesitter import Node
 
 _CLASSES = frozenset(
@@ -53,11 +53,6 @@ class JavaExtractor(TypedExtractor):
     creations: ClassVar[dict[str, str]] = {"object_creation_expression": "type"}
     sequences = _SEQUENCES
     maps = _MAPS
-
-    def run(self, root: Node) -> FileFacts:
-        for child in root.named_children:
-            self.visit(child, 0, "")
-        return self.facts
 
     # -- types ----------------------------------------------------------------------------
     def type_of(self, node: Node | None) -> str:

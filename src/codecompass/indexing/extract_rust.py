@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from codecompass.indexing.extract_typed import TypedExtractor, join
-from codecompass.indexing.facts import ClassFacts, FileFacts
+from codecompass.indexing.facts import ClassFacts
 from codecompass.indexing.treesitter import Node
 
 _SEQUENCES = frozenset(
@@ -33,11 +33,6 @@ class RustExtractor(TypedExtractor):
     string_nodes = frozenset({"string_literal", "raw_string_literal"})
     string_type = "str"
     creations: ClassVar[dict[str, str]] = {"struct_expression": "name"}
-
-    def run(self, root: Node) -> FileFacts:
-        for child in root.named_children:
-            self.visit(child, 0, "")
-        return self.facts
 
     # -- types ----------------------------------------------------------------------------
     def type_of(self, node: Node | None) -> str:

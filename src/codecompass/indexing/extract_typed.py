@@ -76,6 +76,13 @@ class TypedExtractor:
     creations: ClassVar[dict[str, str]] = {}
 
     def run(self, root: Node) -> FileFacts:
+        for child in root.named_children:
+            self.visit(child, 0, "")
+        return self.facts
+
+    def visit(self, node: Node, scope: int, owner: str) -> None:
+        """`owner`: what definitions here nest under (a qualified name in Java and C#,
+        inline modules in Rust; Go has none)."""
         raise NotImplementedError
 
     def type_of(self, node: Node | None) -> str:
