@@ -50,8 +50,10 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
         owners = (chunk.symbol or "").split(".")[:-1]
         if owners and any(owner in names for owner in owners):
             cand.features["member"] = 1.0
-        if phrases and any(phrase in _flat_strings(chunk.text) for phrase in phrases):
-            cand.features["message"] = 1.0
+        if phrases:
+            flat = _flat_strings(chunk.text)
+            if any(phrase in flat for phrase in phrases):
+                cand.features["message"] = 1.0
         if is_test_path(chunk.path):
             cand.features["test"] = 1.0
         if is_doc_language(chunk.language):
