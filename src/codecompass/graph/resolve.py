@@ -188,19 +188,17 @@ class Ctx:
         self.by_qualified: dict[str, list[SymbolRecord]] = {}
         self.members: dict[tuple[str, str], list[SymbolRecord]] = {}
         self.top: dict[str, list[SymbolRecord]] = {}
-        for s in symbols:
-            self.by_qualified.setdefault(s.qualified_name, []).append(s)
-            if s.parent is None:
-                self.top.setdefault(s.name, []).append(s)
-            else:
-                self.members.setdefault((s.parent, s.name), []).append(s)
         # Functions with methods stored on their prototype (`Foo.prototype.m = …` is the
         # top-level method `Foo.m`): ES5 constructors.
-        self.prototyped = {
-            s.qualified_name.rpartition(".")[0]
-            for s in symbols
-            if s.parent is None and s.kind == "method" and "." in s.qualified_name
-        }
+        self.prototyped: set[str] = set()
+        for s in symbols:
+            self.by_qualified.setdefault(s.qualified_name, []).append(s)
+            if s.parent is not None:
+                self.members.setdefault((s.parent, s.name), []).append(s)
+                continue
+            self.top.setdefault(s.name, []).append(s)
+            if s.kind == "method" and "." in s.qualified_name:
+                self.prototyped.add(s.qualified_name.rpartition(".")[0])
         self._innermost: list[SymbolRecord | None] | None = None
         self._uses: dict[tuple[int, frozenset[str]], list[Ref]] = {}
 
