@@ -178,10 +178,6 @@ class CSharpExtractor(TypedExtractor):
         else:
             self.visit_children(node, scope, owner)
 
-    def visit_children(self, node: Node, scope: int, owner: str) -> None:
-        for child in node.named_children:
-            self.visit(child, scope, owner)
-
     def using(self, node: Node, scope: int) -> None:
         alias = node.child_by_field_name("name")
         targets = [

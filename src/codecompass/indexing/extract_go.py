@@ -165,10 +165,6 @@ class GoExtractor(TypedExtractor):
         else:
             self.visit_children(node, scope)
 
-    def visit_children(self, node: Node, scope: int) -> None:
-        for child in node.named_children:
-            self.visit(child, scope)
-
     def import_spec(self, node: Node) -> None:
         path_node = node.child_by_field_name("path")
         path = self.text(path_node).strip('"`')

@@ -168,10 +168,6 @@ class JavaExtractor(TypedExtractor):
         else:
             self.visit_children(node, scope, owner)
 
-    def visit_children(self, node: Node, scope: int, owner: str) -> None:
-        for child in node.named_children:
-            self.visit(child, scope, owner)
-
     def import_declaration(self, node: Node) -> None:
         path = next(
             (self.text(c) for c in node.named_children if c.type != "asterisk"), ""

@@ -167,10 +167,6 @@ class RustExtractor(TypedExtractor):
         else:
             self.visit_children(node, scope, prefix)
 
-    def visit_children(self, node: Node, scope: int, prefix: str) -> None:
-        for child in node.named_children:
-            self.visit(child, scope, prefix)
-
     def use(self, node: Node, head: str, statement: Node, scope: int) -> None:
         t = node.type
         if t == "scoped_use_list":

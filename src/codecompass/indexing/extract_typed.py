@@ -85,6 +85,10 @@ class TypedExtractor:
         inline modules in Rust; Go has none)."""
         raise NotImplementedError
 
+    def visit_children(self, node: Node, scope: int, owner: str = "") -> None:
+        for child in node.named_children:
+            self.visit(child, scope, owner)
+
     def type_of(self, node: Node | None) -> str:
         raise NotImplementedError
 
