@@ -249,6 +249,11 @@ class ChunkCatalog(Protocol):
         of every file."""
         ...
 
+    def symbol_chunks(self, symbol_ids: Sequence[str]) -> dict[str, list[ChunkEntry]]:
+        """Active chunks of these symbols by symbol id, each symbol's in line order (a
+        symbol without chunks is left out)."""
+        ...
+
     def counts(self, repo: str) -> dict[str, int]:
         """files, symbols, chunks, tombstones and parse_errors of a repository."""
         ...

@@ -273,7 +273,19 @@ def case_file_writes_and_tombstones(b: Backend) -> Any:
     # A tombstoned chunk comes back to life when its id is written again.
     revived = write(b, file_write("api", "docs/guide.md", SOURCES[("api", "docs/guide.md")]))
     entries = b.chunks.chunk_entries()
+    by_symbol: dict[str, list[tuple[str, int]]] = {}
+    for listed in entries.values():
+        for e in listed:
+            if e.symbol_id is not None:
+                by_symbol.setdefault(e.symbol_id, []).append((e.id, e.start_line))
+    some_symbols = sorted(by_symbol)[::2]
+    of_symbols = b.chunks.symbol_chunks([*some_symbols, "api/nope.py#gone", *some_symbols[:1]])
+    # A symbol's chunks are the same whether read by file or by symbol.
+    assert {k: [(e.id, e.start_line) for e in v] for k, v in of_symbols.items()} == {
+        k: by_symbol[k] for k in some_symbols
+    }
     return {
+        "symbol_chunks": {k: [e.start_line for e in v] for k, v in of_symbols.items()},
         "counts_before": api_counts,
         "change": [len(change.added), len(change.removed)],
         "again": [again.added, again.removed],

@@ -124,7 +124,7 @@ def test_an_index_gets_an_empty_memory_store_and_keeps_everything_else(tmp_path:
         conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;")
     conn.execute("INSERT INTO meta(key, value) VALUES ('embedder_dim', '8')")
     conn.execute("INSERT INTO repos(id, root, created_at) VALUES ('r', '/r', 'now')")
-    assert migrate(conn) == ["0008_memories"]
+    assert migrate(conn) == ["0008_memories", "0009_chunks_by_symbol"]
     assert conn.execute("SELECT key, value FROM meta").fetchall() == [("embedder_dim", "8")]
     assert conn.execute("SELECT id FROM repos").fetchall() == [("r",)]
     assert conn.execute("SELECT count(*) FROM memories").fetchone() == (0,)

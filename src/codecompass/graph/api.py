@@ -546,12 +546,21 @@ class GraphReader:
         )
 
     def _edges(
-        self, column: str, ids: Sequence[str], types: Sequence[str], min_confidence: float
+        self,
+        column: str,
+        ids: Sequence[str],
+        types: Sequence[str],
+        min_confidence: float,
+        resolved: bool | None = None,
     ) -> list[Edge]:
-        ends = {"sources": list(ids)} if column == "source" else {"targets": list(ids)}
-        return self.backend.edges.edges(
-            EdgeQuery(types=list(types), min_confidence=min_confidence, **ends)  # type: ignore[arg-type]
+        query = EdgeQuery(
+            sources=list(ids) if column == "source" else None,
+            targets=list(ids) if column == "target" else None,
+            types=list(types),
+            min_confidence=min_confidence,
+            resolved=resolved,
         )
+        return self.backend.edges.edges(query)
 
     def subgraph(
         self, ids: Sequence[str], *, limit: int = DEFAULT_LIMIT, skip_unknown: bool = False
@@ -617,9 +626,9 @@ class GraphReader:
         seen: set[tuple[str, str, str]] = set()
         out: list[Edge] = []
         for column in ("source", "target"):
-            for edge in self._edges(column, list(node_ids), types, 0.0):
+            for edge in self._edges(column, list(node_ids), types, 0.0, resolved=True):
                 key = (edge.source, edge.target, edge.type)
-                if not edge.resolved or key in seen:
+                if key in seen:
                     continue
                 if not (
                     self.access.allows_node(edge.source) and self.access.allows_node(edge.target)

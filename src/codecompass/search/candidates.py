@@ -259,17 +259,11 @@ def expand_graph(ctx: SearchContext) -> None:
     for cid, c in ctx.chunks.items():
         if c.symbol_id:
             by_symbol.setdefault(c.symbol_id, []).append(cid)
-    wanted = [node for node in reached if node not in by_symbol]
-    located = (
-        {(s.repo, s.path) for s in ctx.sources.symbols.symbols(SymbolQuery(ids=wanted))}
-        if wanted
-        else set()
-    )
     new_ids: list[str] = []
-    for entries in ctx.sources.chunks.chunk_entries(sorted(located)).values():
+    for sid, entries in ctx.sources.chunks.symbol_chunks(list(reached)).items():
         for e in entries:
-            if e.symbol_id in reached and e.symbol_id is not None and e.id not in ctx.cands:
-                by_symbol.setdefault(e.symbol_id, []).append(e.id)
+            if e.id not in ctx.chunks:
+                by_symbol.setdefault(sid, []).append(e.id)
                 new_ids.append(e.id)
     ctx.chunks.update(ctx.sources.chunks.chunks(new_ids))
     added: dict[str, Candidate] = {}

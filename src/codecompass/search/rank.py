@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any, TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -88,7 +89,13 @@ SEED_000 = RankWeights()
 
 
 def score(features: Mapping[str, float], weights: RankWeights) -> float:
-    return float(sum(getattr(weights, name) * features.get(name, 0.0) for name in FEATURES))
+    return float(sum(w * features.get(name, 0.0) for name, w in _weighted(weights)))
+
+
+@lru_cache(maxsize=64)
+def _weighted(weights: RankWeights) -> tuple[tuple[str, float], ...]:
+    """The features with a non-zero weight (a search scores thousands of candidates)."""
+    return tuple((name, getattr(weights, name)) for name in FEATURES if getattr(weights, name))
 
 
 def explain(features: Mapping[str, float], weights: RankWeights) -> dict[str, dict[str, float]]:

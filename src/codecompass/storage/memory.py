@@ -321,6 +321,18 @@ class MemoryStore:
             entries.sort(key=lambda e: e.start_line)
         return out if wanted is not None else dict(sorted(out.items()))
 
+    def symbol_chunks(self, symbol_ids: Sequence[str]) -> dict[str, list[ChunkEntry]]:
+        wanted = set(symbol_ids)
+        out: dict[str, list[ChunkEntry]] = {}
+        for row in self.chunk_rows.values():
+            c = row.record
+            if row.active and c.symbol_id in wanted:
+                entry = ChunkEntry(c.id, c.repo, c.path, c.start_line, c.symbol_id, c.embed_key)
+                out.setdefault(c.symbol_id, []).append(entry)
+        for entries in out.values():
+            entries.sort(key=lambda e: (e.start_line, e.id))
+        return dict(sorted(out.items()))
+
     def counts(self, repo: str) -> dict[str, int]:
         rows = [c for c in self.chunk_rows.values() if c.record.repo == repo]
         files = [f for key, f in self.file_records.items() if key[0] == repo]

@@ -330,6 +330,20 @@ class PgCatalog:
             out[(row[1], row[2])].append(ChunkEntry(*row))
         return out
 
+    def symbol_chunks(self, symbol_ids: Sequence[str]) -> dict[str, list[ChunkEntry]]:
+        out: dict[str, list[ChunkEntry]] = {}
+        if not symbol_ids:
+            return out
+        rows = self.db.rows(
+            "SELECT id, repo, path, start_line, symbol_id, embed_key FROM chunks "
+            "WHERE workspace = %s AND status = 'active' AND symbol_id = ANY(%s) "
+            "ORDER BY symbol_id, start_line, id",
+            (self.ws, list(dict.fromkeys(symbol_ids))),
+        )
+        for row in rows:
+            out.setdefault(row[4], []).append(ChunkEntry(*row))
+        return out
+
     def counts(self, repo: str) -> dict[str, int]:
         row = self.db.rows(
             "SELECT (SELECT count(*) FROM files WHERE workspace = %(w)s AND repo = %(r)s), "

@@ -287,6 +287,11 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX memory_links_by_target ON memory_links (workspace, target);
         """,
     ),
+    (
+        # Search reads the chunks of the symbols graph expansion reaches.
+        "0005_chunks_by_symbol",
+        "CREATE INDEX IF NOT EXISTS chunks_by_symbol ON chunks (workspace, symbol_id);",
+    ),
 ]
 
 # pg_advisory_lock key under which migrations run (two processes opening a new

@@ -262,6 +262,17 @@ class SQLiteCatalog:
             out[(repo, path)] = [ChunkEntry(*row) for row in cur]
         return out
 
+    def symbol_chunks(self, symbol_ids: Sequence[str]) -> dict[str, list[ChunkEntry]]:
+        rows = self.db.in_batches(
+            "SELECT id, repo, path, start_line, symbol_id, embed_key FROM chunks "
+            "WHERE symbol_id IN ({marks}) AND status = 'active'",
+            list(dict.fromkeys(symbol_ids)),
+        )
+        out: dict[str, list[ChunkEntry]] = {}
+        for row in sorted(rows, key=lambda r: (r[4], r[3], r[0])):
+            out.setdefault(row[4], []).append(ChunkEntry(*row))
+        return out
+
     def counts(self, repo: str) -> dict[str, int]:
         def one(sql: str) -> int:
             return int(self.db.execute(sql, (repo,)).fetchone()[0])

@@ -270,6 +270,11 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX memory_links_by_target ON memory_links(target);
         """,
     ),
+    (
+        # Search reads the chunks of the symbols graph expansion reaches.
+        "0009_chunks_by_symbol",
+        "CREATE INDEX IF NOT EXISTS chunks_by_symbol ON chunks(symbol_id);",
+    ),
 ]
 
 
