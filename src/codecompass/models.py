@@ -183,15 +183,28 @@ class Edge:
 
 @dataclass(frozen=True, slots=True)
 class HttpFact:
-    """An HTTP route or client call found while resolving a file."""
+    """An HTTP fact found while resolving a file (`graph/http.py` links them):
 
-    role: str  # route or call
+    - ``route``: `node` handles `method` `pattern`, declared on the router `router`
+      (without the prefixes the router gets where it is mounted);
+    - ``call``: `node` calls `method` `pattern`; `router` is ``?`` when the URL starts
+      with a value that could not be read (a base URL from elsewhere);
+    - ``mount``: the router `node` is mounted on the router `router` under `pattern`
+      (``?`` when the prefix cannot be read); `method` is ``prepend`` when the prefix
+      goes before the router's own, ``replace`` when it replaces it (Flask);
+    - ``router``: the router `node` has its own prefix `pattern` (``APIRouter(prefix=…)``).
+
+    A router is named after the variable it was created in, ``repo/path#name``, or
+    ``repo/path`` for a module of routes (a Django URLconf)."""
+
+    role: str  # route, call, mount or router
     method: str  # GET, POST, … or * for any
     pattern: str  # normalised path, "{}" for each parameter: /users/{}
     line: int
     node: str
     repo: str = ""  # the owning file, filled in when read back
     path: str = ""
+    router: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codecompass.graph.resolve import client_path, paths_match, route_path
+from codecompass.graph.http import client_path, paths_match, route_path
 from codecompass.models import EdgeQuery
 from tests.graph.helpers import add_fixture, edges, workspace
 from tests.peek import peek, vector_ids

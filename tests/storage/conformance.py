@@ -582,7 +582,7 @@ def case_graph(b: Backend) -> Any:
                     _edge(A, "?hmac.compare_digest", "calls", 0.0, 2, resolved=False),
                 ],
                 deps=[("file", "api\x00auth/models.py"), ("name", "User")],
-                http=[HttpFact("call", "GET", "/users/{}", 4, f"{A}#verify_token")],
+                http=[HttpFact("call", "GET", "/users/{}", 4, f"{A}#verify_token", router="?")],
             ),
             OwnedEdges(
                 "api",
@@ -593,7 +593,12 @@ def case_graph(b: Backend) -> Any:
                     _edge(M, f"{M}#User", "contains"),
                 ],
                 deps=[("name", "verify_token")],
-                http=[HttpFact("route", "GET", "/users/{}", 9, f"{M}#User")],
+                http=[
+                    HttpFact("route", "GET", "/users/{}", 9, f"{M}#User", router=f"{M}#router"),
+                    HttpFact("router", "*", "/v1", 3, f"{M}#router"),
+                    HttpFact("mount", "prepend", "/api", 3, f"{M}#router", router=f"{M}#app"),
+                    HttpFact("route", "POST", "/users", 3, f"{M}#User", router=f"{M}#router"),
+                ],
             ),
             OwnedEdges(
                 "web",

@@ -124,7 +124,7 @@ def test_an_index_gets_an_empty_memory_store_and_keeps_everything_else(tmp_path:
         conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;")
     conn.execute("INSERT INTO meta(key, value) VALUES ('embedder_dim', '8')")
     conn.execute("INSERT INTO repos(id, root, created_at) VALUES ('r', '/r', 'now')")
-    assert migrate(conn) == ["0008_memories", "0009_chunks_by_symbol"]
+    assert migrate(conn) == names[before:]
     assert conn.execute("SELECT key, value FROM meta").fetchall() == [("embedder_dim", "8")]
     assert conn.execute("SELECT id FROM repos").fetchall() == [("r",)]
     assert conn.execute("SELECT count(*) FROM memories").fetchone() == (0,)
@@ -140,3 +140,19 @@ def test_an_index_gets_an_empty_memory_store_and_keeps_everything_else(tmp_path:
         "memories_by_type": "memories",
         "memory_links_by_target": "memory_links",
     }
+
+
+def test_http_facts_of_an_older_index_get_no_router(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
+    names = [name for name, _ in MIGRATIONS]
+    before = names.index("0010_graph_http_router")
+    for number, (_, sql) in enumerate(MIGRATIONS[:before], start=1):
+        conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;")
+    conn.execute(
+        "INSERT INTO graph_http(repo, path, role, method, pattern, line, node) "
+        "VALUES ('r', 'app.py', 'route', 'GET', '/users/{}', 9, 'r/app.py#get_user')"
+    )
+    assert migrate(conn) == ["0010_graph_http_router"]
+    assert conn.execute("SELECT role, node, router FROM graph_http").fetchall() == [
+        ("route", "r/app.py#get_user", "")
+    ]

@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 
 from codecompass.decoding import decode_text
+from codecompass.graph.http import relink_http
 from codecompass.graph.index import SymbolIndex, file_key, js_base
 from codecompass.graph.models import EDGE_WEIGHTS
 from codecompass.graph.pagerank import compute_importance
-from codecompass.graph.resolve import Resolver, paths_match
+from codecompass.graph.resolve import Resolver
 from codecompass.graph.resolve_typed import TYPED_LANGUAGE_EDGES
 from codecompass.hashing import canonical_text
 from codecompass.indexing.extract import extract_facts
@@ -256,42 +257,6 @@ def _trigger_keys(
             if any(p.repo == repo and p.declared_in == path for p in packages):
                 keys.add(("module", f"npm:{name}"))
     return keys
-
-
-def relink_http(backend: Backend) -> int:
-    """Match every HTTP client call with a literal path to the routes that fit it."""
-    facts = backend.links.http_facts()
-    routes = [f for f in facts if f.role == "route"]
-    calls = [f for f in facts if f.role == "call"]
-    by_owner: dict[tuple[str, str], list[Edge]] = {}
-    for call in calls:
-        for route in routes:
-            score = paths_match(route.pattern, call.pattern)
-            if score <= 0:
-                continue
-            if "*" not in (route.method, call.method) and route.method != call.method:
-                continue
-            if "*" in (route.method, call.method):
-                score = min(score, 0.7)
-            by_owner.setdefault((call.repo, call.path), []).append(
-                Edge(
-                    source=call.node,
-                    target=route.node,
-                    type="http",
-                    weight=EDGE_WEIGHTS["http"],
-                    confidence=score,
-                    resolved=True,
-                    name=f"{call.method} {call.pattern}",
-                    via="route",
-                    evidence_line=call.line,
-                    target_repo=route.repo,
-                    target_path=route.path,
-                    target_line=route.line,
-                )
-            )
-    owned = [OwnedEdges(repo, path, (), rows) for (repo, path), rows in by_owner.items()]
-    backend.edges.write_links(LinkUpdate(drop_types=("http",), owned=owned))
-    return sum(len(rows) for rows in by_owner.values())
 
 
 # Words too common in code to say anything about a symbol.

@@ -41,6 +41,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
+from codecompass.graph.http import UNKNOWN as UNKNOWN_PREFIX
+from codecompass.graph.http import client_path, route_path
 from codecompass.graph.index import Package, SymbolIndex, file_key
 from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT
 from codecompass.indexing.extract import DEEP_LANGUAGES, ECMA_LANGUAGES
@@ -102,6 +104,11 @@ TYPING_ROOTS = frozenset({"typing", "typing_extensions", "collections", "abc"})
 HTTP_VERBS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
 CLIENT_ROOTS = frozenset({"requests", "httpx", "aiohttp", "axios"})
 ROUTE_ROOTS = frozenset({"flask", "fastapi", "starlette", "django", "express"})
+# Calls that mount a router on another: FastAPI, Flask, Express.
+MOUNT_VERBS = frozenset({"include_router", "register_blueprint", "use"})
+# Test clients of a framework call its routes (`TestClient(app).get("/users")`).
+TEST_CLIENTS = frozenset({"testclient", "test_client"})
+_PLAIN_CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _SEGMENT = re.compile(r"^([^()\[\]]*)((?:\(\)|\[[^\[\]]*\])*)$")
 _OP = re.compile(r"\(\)|\[([^\[\]]*)\]")
 
@@ -366,6 +373,8 @@ class Resolver:
             out.sites.append((ref, rows))
             out.edges.extend(rows)
         out.edges = _dedupe(out.edges)
+        if deep:
+            out.http.extend(self.router_facts(ctx))
         return out
 
     def containment(self, ctx: Ctx) -> list[Edge]:
@@ -389,11 +398,9 @@ class Resolver:
             source = ctx.call_source(ref, innermost)
         value = self.eval_chain(ctx, ref.name, ref.scope, ref.line, 0)
         if ref.kind == "call":
-            if ref.args:
+            if ref.args or ref.values:
                 # a route decorator's handler is the definition it decorates
-                fact = self.http_fact(ctx, ref, value, innermost)
-                if fact is not None:
-                    out.http.append(fact)
+                out.http.extend(self.http_facts(ctx, ref, value, innermost))
             rows = self.call_edges(ctx, ref, value, source)
             return rows + self.follow_arguments(ctx, ref, value, 0, frozenset())
         if ref.kind == "decorate":
@@ -1545,50 +1552,190 @@ class Resolver:
         return rows
 
     # -- HTTP -------------------------------------------------------------------------------
-    def http_fact(self, ctx: Ctx, ref: Ref, value: Value, source: str) -> HttpFact | None:
+    def http_facts(self, ctx: Ctx, ref: Ref, value: Value, source: str) -> list[HttpFact]:
+        """The routes, client calls and mounts a call makes (see `HttpFact`)."""
         args = (ref.args or []) + [""] * 5
         first, second, url_kw, method_kw, handler = args[:5]
         if value.kind == "builtin" and value.name == "fetch":
-            pattern = client_path(first or url_kw)
-            method = (method_kw or "GET").upper()
-            return HttpFact("call", method, pattern, ref.line, source) if pattern else None
+            return _client_call(method_kw or "GET", first or url_kw, ref.line, source)
         if value.kind != "ext":
-            return None
+            return []
         parts = value.name.split(".")
         root, verb = parts[0], parts[-1]
-        if root in CLIENT_ROOTS and (verb in HTTP_VERBS or verb == "request"):
+        testing = any(p.lower() in TEST_CLIENTS for p in parts)
+        if (root in CLIENT_ROOTS or testing) and (verb in HTTP_VERBS or verb == "request"):
             if verb == "request":
-                method, url = first.upper(), second or url_kw
-            else:
-                method, url = verb.upper(), first or url_kw
-            pattern = client_path(url)
-            return HttpFact("call", method or "*", pattern, ref.line, source) if pattern else None
+                return _client_call(first or "*", second or url_kw, ref.line, source)
+            return _client_call(verb, first or url_kw, ref.line, source)
         if root not in ROUTE_ROOTS:
-            return None
-        if root == "django":
+            return []
+        receiver = ref.name.rpartition(".")[0]
+        if verb in MOUNT_VERBS and (verb == "use") == (root == "express"):
+            return self.mount_fact(ctx, ref, verb, receiver)
+        if not ref.args:
+            return []
+        if root == "django":  # a URLconf module is the router of its patterns
             if verb not in ("path", "re_path", "url"):
-                return None
-            pattern = route_path(first, regex=verb != "path")
-            method = "*"
-        elif verb in HTTP_VERBS or verb in ("route", "api_route", "all"):
-            prefix = ctx.facts.prefixes.get(_segments(ref.name)[0][0], "")
-            pattern = route_path(prefix.rstrip("/") + "/" + first.lstrip("/") if prefix else first)
-            if verb in HTTP_VERBS:
-                method = verb.upper()
-            elif verb == "all":
-                method = "*"
-            else:
-                method = (method_kw or ("GET" if root == "flask" else "*")).upper()
+                return []
+            pattern = route_path(first, regex=verb != "path") or "/"
+            if handler.startswith("include:"):
+                module = self.module_value(ctx, handler.removeprefix("include:"))
+                if module.kind != "module":
+                    return []
+                child = f"{module.repo}/{module.path}"
+                return [HttpFact("mount", "prepend", pattern, ref.line, child, router=ctx.file_id)]
+            methods = ["*"]
+        elif verb in HTTP_VERBS:
+            pattern, methods = route_path(first), [verb.upper()]
+        elif verb in ("route", "api_route", "all"):
+            pattern = route_path(first)
+            stated = [m.strip().upper() for m in method_kw.split(",") if m.strip()]
+            methods = stated or ["GET" if root == "flask" and verb == "route" else "*"]
         else:
-            return None
+            return []
         if not pattern:
-            return None
+            return []
+        if root == "django":
+            router = ctx.file_id
+        else:
+            router = self.router_key(ctx, receiver, ref.scope, ref.line)
         node = source
         if handler:
             found = self.eval_chain(ctx, handler, ref.scope, ref.line, 0)
             if found.kind == "sym" and found.sym is not None:
                 node = found.sym.id
-        return HttpFact("route", method, pattern, ref.line, node)
+        return [HttpFact("route", m, pattern, ref.line, node, router=router) for m in methods]
+
+    def mount_fact(self, ctx: Ctx, ref: Ref, verb: str, receiver: str) -> list[HttpFact]:
+        """`app.include_router(r, prefix=…)`, `app.register_blueprint(bp, url_prefix=…)`,
+        `app.use('/api', router)`: a router mounted on another under a prefix."""
+        if verb == "use":  # the extractor keeps [prefix, "", "", "", router]
+            args = (ref.args or []) + [""] * 5
+            prefix: str | None = args[0]
+            child, given = args[4], True
+        else:
+            values = ref.values or []
+            child = next((v for k, v in values if not k), "").removeprefix("expr:")
+            keyword = "url_prefix" if verb == "register_blueprint" else "prefix"
+            held = next((v for k, v in values if k == keyword), None)
+            given = held is not None
+            prefix = self.string_value(ctx, held, ref.scope) if held is not None else ""
+        parent = self.router_key(ctx, receiver, ref.scope, ref.line)
+        if child.startswith("require:"):
+            module = self.module_value(ctx, child.removeprefix("require:"))
+            mounted = self.module_router(module, "", 0)
+        else:
+            mounted = self.router_key(ctx, child, ref.scope, ref.line)
+        if not parent or not mounted:
+            return []
+        if prefix is None or prefix.startswith("{}"):
+            pattern = UNKNOWN_PREFIX
+        else:
+            pattern = route_path(prefix)
+        # Flask: a blueprint registered with url_prefix loses the one it was built with.
+        mode = "replace" if verb == "register_blueprint" and given else "prepend"
+        return [HttpFact("mount", mode, pattern, ref.line, mounted, router=parent)]
+
+    def router_facts(self, ctx: Ctx) -> list[HttpFact]:
+        """Routers built with a prefix of their own: `APIRouter(prefix="/users")`."""
+        out: list[HttpFact] = []
+        module = ctx.facts.scopes[0].bindings if ctx.facts.scopes else {}
+        for name, prefix in sorted(ctx.facts.prefixes.items()):
+            if prefix.startswith("{}"):
+                pattern = self.built_prefix(ctx, name) or UNKNOWN_PREFIX
+            elif prefix.startswith("/"):
+                pattern = route_path(prefix)
+            else:
+                continue
+            line = module[name][-1][0] if name in module else 0
+            out.append(HttpFact("router", "*", pattern, line, f"{ctx.file_id}#{name}"))
+        return out
+
+    def built_prefix(self, ctx: Ctx, name: str) -> str:
+        """The prefix a router was built with when it names a string of another module:
+        `APIRouter(prefix=config.PREFIX)`, read from the constructor call's arguments."""
+        lines = {n for s in ctx.facts.scopes for n, _ in s.bindings.get(name, ())}
+        for ref in ctx.facts.refs:
+            if ref.kind != "call" or ref.line not in lines or not ref.values:
+                continue
+            for key, value in ref.values:
+                if key in ("prefix", "url_prefix"):
+                    found = self.string_value(ctx, value, ref.scope)
+                    if found is not None and found.startswith("/"):
+                        return route_path(found)
+        return ""
+
+    def router_key(self, ctx: Ctx, chain: str, scope: int, line: int, depth: int = 0) -> str:
+        """The router a chain names: `repo/path#name` after the variable it was created
+        in, following imports and aliases; "" when that cannot be told."""
+        if depth > MAX_DEPTH or not _PLAIN_CHAIN.fullmatch(chain):
+            return ""
+        owner, _, name = chain.rpartition(".")
+        if owner:
+            return self.module_router(self.eval_chain(ctx, owner, scope, line, 0), name, depth)
+        found = _binding_of(ctx, name, scope)
+        if found is None:
+            return ""
+        where, value = found
+        kind, _, rest = value.partition(":")
+        if kind == "from":
+            spec, _, imported = rest.rpartition(":")
+            return self.module_router(self.module_value(ctx, spec), imported, depth)
+        if kind == "import":  # JS: `const users = require('./users')`
+            return self.module_router(self.module_value(ctx, rest), "", depth)
+        if kind == "expr" and _PLAIN_CHAIN.fullmatch(rest) and rest != chain:
+            return self.router_key(ctx, rest, where, line, depth + 1)  # an alias
+        return f"{ctx.file_id}#{name}"
+
+    def module_router(self, module: Value, name: str, depth: int) -> str:
+        """The router a module holds under `name`; for "" the module itself: a JS
+        module's default export, a Python module of routes (a Django URLconf)."""
+        target = self.ctx(module.repo, module.path) if module.kind == "module" else None
+        if target is None or depth > MAX_DEPTH:
+            return ""
+        if target.language in ECMA_LANGUAGES:
+            kind, _, rest = target.facts.exports.get(name or "default", "").partition(":")
+            if kind == "from":
+                spec, _, imported = rest.rpartition(":")
+                return self.module_router(self.module_value(target, spec), imported, depth + 1)
+            if kind == "import":
+                return self.module_router(self.module_value(target, rest), "", depth + 1)
+            if kind == "expr" and _PLAIN_CHAIN.fullmatch(rest):
+                return self.router_key(target, rest, 0, END, depth + 1)
+            if not name:
+                return ""
+        elif not name:
+            return target.file_id
+        if target.facts.scopes and name in target.facts.scopes[0].bindings:
+            return self.router_key(target, name, 0, END, depth + 1)
+        return ""
+
+    def string_value(self, ctx: Ctx, value: str, scope: int, depth: int = 0) -> str | None:
+        """The text of a binding value that is a string we can read: a literal, or a
+        name of this module or another bound to one; None otherwise."""
+        kind, _, rest = value.partition(":")
+        if kind == "str":
+            return rest
+        if depth > MAX_DEPTH:
+            return None
+        if kind == "from":
+            spec, _, name = rest.rpartition(":")
+            return self.module_string(self.module_value(ctx, spec), name, depth)
+        if kind != "expr" or not _PLAIN_CHAIN.fullmatch(rest):
+            return None
+        owner, _, name = rest.rpartition(".")
+        if owner:
+            module = self.eval_chain(ctx, owner, scope, END, 0)
+            return self.module_string(module, name, depth)
+        found = _binding_of(ctx, name, scope)
+        return self.string_value(ctx, found[1], found[0], depth + 1) if found else None
+
+    def module_string(self, module: Value, name: str, depth: int) -> str | None:
+        target = self.ctx(module.repo, module.path) if module.kind == "module" else None
+        if target is None or not target.facts.scopes:
+            return None
+        found = target.facts.scopes[0].bindings.get(name)
+        return self.string_value(target, found[-1][1], 0, depth + 1) if found else None
 
     # -- edge helpers -----------------------------------------------------------------------
     def _to_sym(
@@ -1702,64 +1849,21 @@ def _segments(chain: str, pattern: re.Pattern[str] = _SEGMENT) -> list[tuple[str
     return out
 
 
-# -- URL paths --------------------------------------------------------------------------
-_FLASK_PARAM = re.compile(r"<(?:[^:<>]+:)?[^<>]+>")
-_BRACE_PARAM = re.compile(r"\{[^{}]*\}")
-_COLON_PARAM = re.compile(r"(?<=/):[A-Za-z_]\w*\??")
-_REGEX_GROUP = re.compile(r"\((?:[^()]|\([^()]*\))*\)")
+def _binding_of(ctx: Ctx, name: str, scope: int) -> tuple[int, str] | None:
+    """The scope a name is bound in, seen from `scope`, and its last binding there."""
+    scopes = ctx.facts.scopes
+    index = scope if 0 <= scope < len(scopes) else 0
+    while 0 <= index < len(scopes):
+        entries = scopes[index].bindings.get(name)
+        if entries:
+            return index, entries[-1][1]
+        index = scopes[index].parent
+    return None
 
 
-def route_path(raw: str, regex: bool = False) -> str:
-    """A declared route as `/seg/{}/seg`: every parameter becomes `{}`."""
-    if not raw:
-        return ""
-    text = raw
-    if regex:
-        text = text.lstrip("^").rstrip("$")
-        text = _REGEX_GROUP.sub("{}", text).replace("\\", "")
-    text = _FLASK_PARAM.sub("{}", text)
-    text = _BRACE_PARAM.sub("{}", text)
-    text = _COLON_PARAM.sub("{}", text).replace("*", "{}")
-    return _normal_path(text)
-
-
-def client_path(raw: str) -> str:
-    """The path of a URL an HTTP client calls (`{}` for interpolations), or ""."""
-    if not raw:
-        return ""
-    text = re.sub(r"^[a-zA-Z][a-zA-Z0-9+.-]*://[^/]*", "", raw)
-    text = text.split("?", 1)[0].split("#", 1)[0]
-    if not text.startswith("/"):
-        head, slash, rest = text.partition("/")
-        if head == "{}" and slash:
-            text = "/" + rest
-        elif not slash:
-            return ""
-    if "/" not in text:
-        return ""
-    return _normal_path(_BRACE_PARAM.sub("{}", text))
-
-
-def _normal_path(text: str) -> str:
-    segments = [s for s in text.split("/") if s]
-    return "/" + "/".join(segments)
-
-
-def paths_match(route: str, call: str) -> float:
-    """0 when the paths cannot be the same; 0.9 all literal; 0.8 with parameters."""
-    a = route.strip("/").split("/") if route.strip("/") else []
-    b = call.strip("/").split("/") if call.strip("/") else []
-    if len(a) != len(b) or not a:
-        return 0.0
-    literal = 0
-    wild = False
-    for x, y in zip(a, b, strict=True):
-        if x == y and x != "{}":
-            literal += 1
-        elif x == "{}" or y == "{}" or "{}" in x or "{}" in y:
-            wild = True
-        else:
-            return 0.0
-    if literal == 0:
-        return 0.0
-    return 0.8 if wild else 0.9
+def _client_call(method: str, url: str, line: int, source: str) -> list[HttpFact]:
+    pattern = client_path(url)
+    if not pattern:
+        return []
+    base = UNKNOWN_PREFIX if url.startswith("{}") else ""  # a base URL not read
+    return [HttpFact("call", method.upper(), pattern, line, source, router=base)]

@@ -16,6 +16,8 @@ assigned ones through ``attrs``). Class fields holding functions are methods.
 
 from __future__ import annotations
 
+import re
+
 from codecompass.indexing import commonjs
 from codecompass.indexing.extract_python import looks_like_url_argument
 from codecompass.indexing.facts import ClassFacts, FileFacts, FunctionFacts, Ref, Scope
@@ -39,6 +41,7 @@ _LITERALS = frozenset(
     {"array", "object", "number", "true", "false", "null", "regex", "template_string"}
 )
 _TYPE_NAMES = frozenset({"type_identifier", "nested_type_identifier", "identifier"})
+_MIDDLEWARE = frozenset({"call_expression", "arrow_function", "function_expression", "function"})
 
 
 class EcmaExtractor:
@@ -113,6 +116,10 @@ class EcmaExtractor:
         if t in ("string", "template_string"):
             pattern = self.string_pattern(node, scope)
             return f"str:{pattern}" if pattern is not None else "expr:?"
+        if t == "binary_expression" or _is_url(self, node):  # BASE + '/users'
+            pattern = self.string_pattern(node, scope)
+            if pattern is not None:
+                return f"str:{pattern}"
         spec = self.require_spec(node)
         if spec is not None:
             return f"import:{spec}"
@@ -158,9 +165,34 @@ class EcmaExtractor:
         return self.string_pattern(first, 0)
 
     def string_pattern(self, node: Node, scope: int) -> str | None:
+        """A string's text, `{}` for each part that is not a string we can read (a
+        substitution, a concatenated value); `new URL(path, base)` as the URL it makes."""
         if node.type == "identifier":
             found = self.lookup_local(self.text(node), scope)
             return found[4:] if found is not None and found.startswith("str:") else None
+        if node.type == "binary_expression":  # BASE + '/users/' + id
+            operator = node.child_by_field_name("operator")
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            if operator is None or self.text(operator) != "+" or left is None or right is None:
+                return None
+            head = self.string_pattern(left, scope)
+            tail = self.string_pattern(right, scope)
+            if head is None and tail is None:
+                return None
+            text = (head if head is not None else "{}") + (tail if tail is not None else "{}")
+            return text[:300]
+        if _is_url(self, node):
+            args = node.child_by_field_name("arguments")
+            items = list(args.named_children) if args is not None else []
+            path = self.string_pattern(items[0], scope) if items else None
+            base = self.string_pattern(items[1], scope) if len(items) > 1 else None
+            if path is None or "://" in path or len(items) < 2:
+                return path
+            origin = re.match(r"[a-zA-Z][\w+.-]*://[^/]*", base or "")
+            if path.startswith("/"):  # an absolute path keeps only the base's origin
+                return (origin.group(0) if origin else "{}") + path
+            return (base or "{}").rstrip("/") + "/" + path
         if node.type not in ("string", "template_string"):
             return None
         out: list[str] = []
@@ -168,7 +200,11 @@ class EcmaExtractor:
             if child.type == "string_fragment":
                 out.append(self.text(child))
             elif child.type == "template_substitution":
-                out.append("{}")
+                inner = child.named_children[0] if child.named_children else None
+                known = None
+                if inner is not None and inner.type == "identifier":
+                    known = self.string_pattern(inner, scope)
+                out.append(known if known is not None else "{}")
             elif child.type == "escape_sequence":
                 out.append(self.text(child))
         return "".join(out)[:300]
@@ -740,7 +776,8 @@ class EcmaExtractor:
         if chain is not None and chain not in ("require", "import", "?"):
             prop = func.child_by_field_name("property") if func is not None else None
             line = _line(prop or func or node)
-            self.ref("call", chain, line, scope, self.call_args(args, scope))
+            mount = self.mount_args(args, scope) if chain.endswith(".use") else None
+            self.ref("call", chain, line, scope, mount or self.call_args(args, scope))
         spec = self.require_spec(node)
         if spec is not None:
             self.ref("import", spec, _line(node), scope)
@@ -768,6 +805,28 @@ class EcmaExtractor:
         if not any(looks_like_url_argument(v) for v in out[:4] if v):
             return None
         return out
+
+    def mount_args(self, args: Node | None, scope: int) -> list[str] | None:
+        """`app.use('/api', router)`: [prefix, "", "", "", router], the prefix `{}` when
+        it is not a string we can read, the router `require:./m` for `require('./m')`."""
+        items = list(args.named_children) if args is not None else []
+        if not items:
+            return None
+        prefix, first = "", items[0]
+        bound = self.lookup_local(self.text(first), scope) if first.type == "identifier" else None
+        # A function first is a middleware, not a path: `app.use(auth, router)`.
+        middleware = first.type in _MIDDLEWARE or (bound or "").startswith("def:")
+        if len(items) >= 2 and not middleware:
+            prefix = self.string_pattern(first, scope) or "{}"
+        last = items[-1]
+        spec = self.require_spec(last)
+        if spec is not None:
+            router = f"require:{spec}"
+        elif last.type in ("identifier", "member_expression"):
+            router = self.chain(last) or ""
+        else:
+            return None
+        return [prefix, "", "", "", router] if router else None
 
     def ref(
         self, kind: str, name: str, line: int, scope: int, args: list[str] | None = None
@@ -798,6 +857,16 @@ def _identifiers(node: Node) -> list[Node]:
     for child in node.named_children:
         found.extend(_identifiers(child))
     return found
+
+
+def _is_url(extractor: EcmaExtractor, node: Node) -> bool:
+    """`new URL(…)`."""
+    constructor = node.child_by_field_name("constructor")
+    return (
+        node.type == "new_expression"
+        and constructor is not None
+        and extractor.text(constructor) == "URL"
+    )
 
 
 def _line(node: Node) -> int:

@@ -128,6 +128,10 @@ class PythonExtractor:
         if node.type in ("string", "concatenated_string"):
             pattern = self.string_pattern(node, scope)
             return f"str:{pattern}" if pattern is not None else "expr:?"
+        if node.type == "binary_operator":  # BASE + "/api": a string when a side is one
+            pattern = self.string_pattern(node, scope)
+            if pattern is not None:
+                return f"str:{pattern}"
         if node.type in ("identifier", "attribute", "call", "subscript", "await"):
             chain = self.chain(node)
             if chain is not None:
@@ -658,9 +662,12 @@ class PythonExtractor:
         owner.attrs.setdefault(self.text(attr), []).append((scope, value))
 
     def router_prefix(self, name: str, right: Node | None) -> None:
-        """`bp = Blueprint(…, url_prefix="/api")` / `router = APIRouter(prefix="/api")`."""
+        """`bp = Blueprint(…, url_prefix="/api")` / `router = APIRouter(prefix="/api")`;
+        `{}` for a router's prefix that is not a string we can read."""
         if right is None or right.type != "call":
             return
+        func = right.child_by_field_name("function")
+        router = func is not None and self.text(func).endswith(("Router", "Blueprint"))
         args = right.child_by_field_name("arguments")
         for arg in args.named_children if args is not None else []:
             if arg.type != "keyword_argument":
@@ -672,6 +679,8 @@ class PythonExtractor:
             pattern = self.string_pattern(value, 0)
             if pattern:
                 self.facts.prefixes[name] = pattern
+            elif pattern is None and router:
+                self.facts.prefixes[name] = "{}"
 
     def with_item(self, node: Node, scope: int) -> None:
         value = node.child_by_field_name("value")
@@ -757,23 +766,48 @@ class PythonExtractor:
         items = [a for a in args.named_children if a.type != "keyword_argument"]
         if len(items) >= 2 and items[-1].type in ("identifier", "attribute"):
             handler = self.chain(items[-1]) or ""
+        elif len(items) >= 2 and items[-1].type == "call":
+            handler = self.view_call(items[-1])
         for arg in args.named_children:
             if arg.type == "keyword_argument":
                 key = arg.child_by_field_name("name")
                 value = arg.child_by_field_name("value")
                 if key is None or value is None or self.text(key) not in keywords:
                     continue
-                if value.type == "list" and value.named_children:  # methods=["POST"]
-                    value = value.named_children[0]
+                if value.type in ("list", "tuple", "set"):  # methods=["GET", "POST"]
+                    found = [self.string_pattern(v, scope) for v in value.named_children]
+                    keywords[self.text(key)] = ",".join(v for v in found if v)
+                    continue
                 keywords[self.text(key)] = self.string_pattern(value, scope) or ""
             elif len(positional) < 2 and arg.type not in ("list_splat", "dictionary_splat"):
-                positional.append(self.string_pattern(arg, scope) or "")
+                text = self.string_pattern(arg, scope)
+                # `@router.get("")`, Django's `path("", view)`: the root of the router
+                root = text == "" and not positional and arg.type == "string"
+                positional.append("/" if root else text or "")
         positional += [""] * (2 - len(positional))
         method = keywords["method"] or keywords["methods"]
         out = [*positional, keywords["url"], method, handler]
-        if not any(looks_like_url_argument(v) for v in out[:4] if v):
+        if not any(looks_like_url_argument(v) for v in out[:4] if v) and not handler.startswith(
+            "include:"
+        ):
             return None
         return out
+
+    def view_call(self, call: Node) -> str:
+        """A Django view given as a call: `include("app.urls")` as `include:app.urls`,
+        `views.Posts.as_view()` as the class `views.Posts`; else ""."""
+        func = call.child_by_field_name("function")
+        args = call.child_by_field_name("arguments")
+        if func is None or args is None:
+            return ""
+        owner, _, name = self.text(func).rpartition(".")
+        if name == "as_view" and _DOTTED.fullmatch(owner):
+            return owner
+        if name != "include":
+            return ""
+        first = args.named_children[0] if args.named_children else None
+        spec = self.string_pattern(first, 0) if first is not None else None
+        return f"include:{spec}" if spec and _DOTTED.fullmatch(spec) else ""
 
     def ref(
         self,

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # Bumped whenever extraction changes: stored facts of another version are re-extracted.
-FACTS_VERSION = 2
+FACTS_VERSION = 3
 
 REF_KINDS = (
     "call",  # a call of the chain

@@ -529,7 +529,10 @@ class MemoryStore:
 
     def http_facts(self) -> list[HttpFact]:
         facts = [h for key in sorted(self.http) for h in self.http[key]]
-        return sorted(facts, key=lambda h: (h.repo, h.path, h.line))
+        return sorted(
+            facts,
+            key=lambda h: (h.repo, h.path, h.line, h.role, h.node, h.router, h.method, h.pattern),
+        )
 
     def importance(self, node_ids: Sequence[str]) -> dict[str, float]:
         return {n: self.nodes[n][1] for n in node_ids if n in self.nodes}

@@ -198,9 +198,10 @@ class PgGraph:
                     )
                     _copy(
                         conn,
-                        "graph_http (workspace, repo, path, role, method, pattern, line, node)",
+                        "graph_http (workspace, repo, path, role, method, pattern, line, node, "
+                        "router)",
                         [
-                            (ws, repo, path, h.role, h.method, h.pattern, h.line, h.node)
+                            (ws, repo, path, h.role, h.method, h.pattern, h.line, h.node, h.router)
                             for h in owned.http
                         ],
                     )
@@ -261,8 +262,8 @@ class PgGraph:
 
     def http_facts(self) -> list[HttpFact]:
         rows = self.db.rows(
-            "SELECT repo, path, role, method, pattern, line, node FROM graph_http "
-            "WHERE workspace = %s ORDER BY repo, path, line",
+            "SELECT repo, path, role, method, pattern, line, node, router FROM graph_http "
+            "WHERE workspace = %s ORDER BY repo, path, line, role, node, router, method, pattern",
             (self.ws,),
         )
         return [
@@ -274,8 +275,9 @@ class PgGraph:
                 node=node,
                 repo=repo,
                 path=path,
+                router=router,
             )  # fmt: skip
-            for repo, path, role, method, pattern, line, node in rows
+            for repo, path, role, method, pattern, line, node, router in rows
         ]
 
     def importance(self, node_ids: Sequence[str]) -> dict[str, float]:

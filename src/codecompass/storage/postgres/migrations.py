@@ -292,6 +292,11 @@ MIGRATIONS: list[tuple[str, str]] = [
         "0005_chunks_by_symbol",
         "CREATE INDEX IF NOT EXISTS chunks_by_symbol ON chunks (workspace, symbol_id);",
     ),
+    (
+        # HTTP routes name the router they are declared on; mounts join routers.
+        "0006_graph_http_router",
+        "ALTER TABLE graph_http ADD COLUMN router TEXT COLLATE \"C\" NOT NULL DEFAULT '';",
+    ),
 ]
 
 # pg_advisory_lock key under which migrations run (two processes opening a new

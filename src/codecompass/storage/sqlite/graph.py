@@ -180,10 +180,10 @@ class SQLiteGraph:
                 if owned.http is not None:
                     conn.execute("DELETE FROM graph_http WHERE repo = ? AND path = ?", (repo, path))
                     conn.executemany(
-                        "INSERT INTO graph_http(repo, path, role, method, pattern, line, node) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        "INSERT INTO graph_http(repo, path, role, method, pattern, line, node, "
+                        "router) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         [
-                            (repo, path, h.role, h.method, h.pattern, h.line, h.node)
+                            (repo, path, h.role, h.method, h.pattern, h.line, h.node, h.router)
                             for h in owned.http
                         ],
                     )
@@ -240,8 +240,8 @@ class SQLiteGraph:
 
     def http_facts(self) -> list[HttpFact]:
         cur = self.db.execute(
-            "SELECT repo, path, role, method, pattern, line, node FROM graph_http "
-            "ORDER BY repo, path, line"
+            "SELECT repo, path, role, method, pattern, line, node, router FROM graph_http "
+            "ORDER BY repo, path, line, role, node, router, method, pattern"
         )
         return [
             HttpFact(
@@ -252,8 +252,9 @@ class SQLiteGraph:
                 node=str(node),
                 repo=str(repo),
                 path=str(path),
+                router=str(router),
             )
-            for repo, path, role, method, pattern, line, node in cur
+            for repo, path, role, method, pattern, line, node, router in cur
         ]
 
     def importance(self, node_ids: Sequence[str]) -> dict[str, float]:

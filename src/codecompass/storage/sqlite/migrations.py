@@ -275,6 +275,11 @@ MIGRATIONS: list[tuple[str, str]] = [
         "0009_chunks_by_symbol",
         "CREATE INDEX IF NOT EXISTS chunks_by_symbol ON chunks(symbol_id);",
     ),
+    (
+        # HTTP routes name the router they are declared on; mounts join routers.
+        "0010_graph_http_router",
+        "ALTER TABLE graph_http ADD COLUMN router TEXT NOT NULL DEFAULT '';",
+    ),
 ]
 
 

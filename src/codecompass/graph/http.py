@@ -1,0 +1,221 @@
+"""HTTP links between services: route templates, mounted prefixes, and matching calls.
+
+Resolution (``resolve.py``) records a file's HTTP facts (``HttpFact``): routes as
+declared on their router, client calls, mounts of a router on another, and routers'
+own prefixes. Here a route becomes the templates it is served at, by following the
+mounts from its router up to an application, and each call links to the routes whose
+template and method fit it. Both sides are normalized to one template: ``/users/{}``.
+
+The confidence of a link says how it was made; the weakest part decides, and `via`
+names it:
+
+==============  ==========  ===================================================
+via             confidence  when
+==============  ==========  ===================================================
+literal         0.9         every segment literal on both sides, methods equal
+template        0.8         a path parameter or an interpolation on either side
+any-method      0.7         one side states no method (Django ``path``, ``all``)
+unknown-base    0.6         the client's URL starts with a value not read
+unknown-prefix  0.5         a prefix above the route could not be read: the
+                            route is matched with what is known below it
+==============  ==========  ===================================================
+
+A call links only to the routes that fit it best (most literal segments in common, then
+parameters facing parameters): a call of ``/users/me`` does not also link to
+``/users/{id}``, nor a call of ``/users/{uid}`` to ``/users/me``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from codecompass.graph.models import EDGE_WEIGHTS
+from codecompass.models import Edge, HttpFact, LinkUpdate, OwnedEdges
+from codecompass.storage import Backend
+
+LITERAL = ("literal", 0.9)
+TEMPLATE = ("template", 0.8)
+ANY_METHOD = ("any-method", 0.7)
+UNKNOWN_BASE = ("unknown-base", 0.6)
+UNKNOWN_PREFIX = ("unknown-prefix", 0.5)
+# A prefix (or a client's base URL) that could not be read.
+UNKNOWN = "?"
+# Templates one route may be served at (a router mounted in several places).
+MAX_TEMPLATES = 16
+
+_FLASK_PARAM = re.compile(r"<(?:[^:<>]+:)?[^<>]+>")
+_BRACE_PARAM = re.compile(r"\{[^{}]*\}")
+_COLON_PARAM = re.compile(r"(?<=/):[A-Za-z_]\w*\??")
+_REGEX_GROUP = re.compile(r"\((?:[^()]|\([^()]*\))*\)")
+
+
+def route_path(raw: str, regex: bool = False) -> str:
+    """A declared route as `/seg/{}/seg`: every parameter becomes `{}`."""
+    if not raw:
+        return ""
+    text = raw
+    if regex:
+        text = text.lstrip("^").rstrip("$")
+        text = _REGEX_GROUP.sub("{}", text).replace("\\", "")
+    text = _FLASK_PARAM.sub("{}", text)
+    text = _BRACE_PARAM.sub("{}", text)
+    text = _COLON_PARAM.sub("{}", text).replace("*", "{}")
+    return _normal_path(text)
+
+
+def client_path(raw: str) -> str:
+    """The path of a URL an HTTP client calls (`{}` for interpolations), or ""."""
+    if not raw:
+        return ""
+    text = re.sub(r"^[a-zA-Z][a-zA-Z0-9+.-]*://[^/]*", "", raw)
+    text = text.split("?", 1)[0].split("#", 1)[0]
+    if not text.startswith("/"):
+        head, slash, rest = text.partition("/")
+        if head == "{}" and slash:
+            text = "/" + rest
+        elif not slash:
+            return ""
+    if "/" not in text:
+        return ""
+    return _normal_path(_BRACE_PARAM.sub("{}", text))
+
+
+def join_paths(*parts: str) -> str:
+    return _normal_path("/".join(parts))
+
+
+def _normal_path(text: str) -> str:
+    segments = [s for s in text.split("/") if s]
+    return "/" + "/".join(segments)
+
+
+def _match(route: str, call: str) -> tuple[int, int, bool] | None:
+    """When the paths can be the same: how well they fit (literal segments in common,
+    then parameters facing parameters) and whether a parameter took part; else None.
+    At least one literal segment must match."""
+    a = route.strip("/").split("/") if route.strip("/") else []
+    b = call.strip("/").split("/") if call.strip("/") else []
+    if len(a) != len(b) or not a:
+        return None
+    literal = aligned = 0
+    wild = False
+    for x, y in zip(a, b, strict=True):
+        if x == y and x != "{}":
+            literal += 1
+        elif x == "{}" or y == "{}" or "{}" in x or "{}" in y:
+            wild = True
+            aligned += x == y
+        else:
+            return None
+    return (literal, aligned, wild) if literal else None
+
+
+def paths_match(route: str, call: str) -> float:
+    """0 when the paths cannot be the same; 0.9 all literal; 0.8 with parameters."""
+    found = _match(route, call)
+    if found is None:
+        return 0.0
+    return TEMPLATE[1] if found[2] else LITERAL[1]
+
+
+class Mounts:
+    """Where routers are served: their own prefixes and the mounts between them."""
+
+    def __init__(self, facts: Sequence[HttpFact]) -> None:
+        self.own = {f.node: f.pattern for f in facts if f.role == "router"}
+        self.up: dict[str, list[HttpFact]] = {}
+        for f in facts:
+            if f.role == "mount":
+                self.up.setdefault(f.node, []).append(f)
+        self._chains: dict[str, list[list[str]]] = {}
+
+    def templates(self, route: HttpFact) -> list[tuple[str, bool]]:
+        """(template, whether every prefix above the route is known) for each place the
+        route is served; below an unknown prefix only what follows it is kept."""
+        out: list[tuple[str, bool]] = []
+        for chain in self.chains(route.router) if route.router else [[]]:
+            pieces = [*chain, route.pattern]
+            known = UNKNOWN not in pieces
+            if not known:
+                last = len(pieces) - 1 - pieces[::-1].index(UNKNOWN)
+                pieces = pieces[last + 1 :]
+            found = (join_paths(*pieces), known)
+            if found not in out:
+                out.append(found)
+        return out
+
+    def chains(self, router: str, seen: frozenset[str] = frozenset()) -> list[list[str]]:
+        """The prefixes from an application down to `router`, one list per way there."""
+        if router in self._chains:
+            return self._chains[router]
+        own = self.own.get(router, "")
+        mine = [own] if own else []
+        out: list[list[str]] = []
+        for mount in self.up.get(router, []):
+            if mount.router in seen or mount.router == router:
+                continue
+            below = [mount.pattern] if mount.method == "replace" else [mount.pattern, *mine]
+            for above in self.chains(mount.router, seen | {router}):
+                out.append([*above, *below])
+        out = out[:MAX_TEMPLATES] or [mine]
+        if not seen:
+            self._chains[router] = out
+        return out
+
+
+def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
+    """Edges from each call to the routes it may reach, by the call's file."""
+    mounts = Mounts(facts)
+    by_length: dict[int, list[tuple[HttpFact, str, bool]]] = {}  # only equal lengths match
+    for route in (f for f in facts if f.role == "route"):
+        for template, known in mounts.templates(route):
+            by_length.setdefault(template.count("/"), []).append((route, template, known))
+    by_owner: dict[tuple[str, str], list[Edge]] = {}
+    for call in (f for f in facts if f.role == "call"):
+        found: dict[tuple[str, int], tuple[tuple[int, int], float, str, HttpFact, str]] = {}
+        for route, template, known in by_length.get(call.pattern.count("/"), []):
+            match = _match(template, call.pattern)
+            if match is None:
+                continue
+            stated = "*" not in (route.method, call.method)
+            if stated and route.method != call.method:
+                continue
+            how = [TEMPLATE if match[2] else LITERAL]
+            how += [] if stated else [ANY_METHOD]
+            how += [UNKNOWN_BASE] if call.router == UNKNOWN else []
+            how += [] if known else [UNKNOWN_PREFIX]
+            via, confidence = min(how, key=lambda h: h[1])
+            fit, key = match[:2], (route.node, route.line)
+            if key not in found or (fit, confidence) > found[key][:2]:
+                found[key] = (fit, confidence, via, route, template)
+        best = max((f[0] for f in found.values()), default=(0, 0))
+        for fit, confidence, via, route, template in found.values():
+            if fit < best:
+                continue
+            method = call.method if call.method != "*" else route.method
+            by_owner.setdefault((call.repo, call.path), []).append(
+                Edge(
+                    source=call.node,
+                    target=route.node,
+                    type="http",
+                    weight=EDGE_WEIGHTS["http"],
+                    confidence=confidence,
+                    resolved=True,
+                    name=f"{method} {template}",
+                    via=via,
+                    evidence_line=call.line,
+                    target_repo=route.repo,
+                    target_path=route.path,
+                    target_line=route.line,
+                )
+            )
+    return by_owner
+
+
+def relink_http(backend: Backend) -> int:
+    """Match every HTTP client call of the workspace to the routes that fit it again."""
+    by_owner = link_http(backend.links.http_facts())
+    owned = [OwnedEdges(repo, path, (), rows) for (repo, path), rows in by_owner.items()]
+    backend.edges.write_links(LinkUpdate(drop_types=("http",), owned=owned))
+    return sum(len(rows) for rows in by_owner.values())

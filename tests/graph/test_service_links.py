@@ -1,0 +1,342 @@
+"""HTTP links across a service estate: routers mounted under prefixes (nested, imported,
+unknown), path parameters in each framework's syntax, client URLs built from base-URL
+constants, methods that must agree, and the confidence saying how each link was made.
+
+Each estate (tests/fixtures/graph/services/<framework>/) is indexed as several
+repositories; its decoys (another method on the same path, a URL in a comment or a
+docstring, a path that only shares a prefix) must not link."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codecompass.engine import Engine
+from codecompass.graph.http import Mounts, client_path, link_http, route_path
+from codecompass.models import EdgeQuery, HttpFact
+from tests.graph.helpers import add_fixture, workspace
+
+# source, target, method, template, confidence, via, client line, route file, route line
+Link = tuple[str, str, str, str, float, str, int, str, int]
+
+
+def http_links(engine: Engine) -> set[Link]:
+    rows = set()
+    for e in engine.backend.edges.edges(EdgeQuery(types=["http"])):
+        method, _, template = e.name.partition(" ")
+        assert e.evidence_line is not None and e.target_line is not None and e.target_path
+        rows.add((e.source, e.target, method, template, e.confidence, e.via,
+                  e.evidence_line, e.target_path, e.target_line))  # fmt: skip
+    return rows
+
+
+def recall(found: set[Link], expected: set[Link]) -> float:
+    return len(found & expected) / len(expected)
+
+
+S = "service/app/routers"
+C = "client/client.py"
+FASTAPI_LINKS = {
+    # include_router(api_router, prefix=settings.API_PREFIX) → api_router.include_router(
+    # users_router, prefix="/users") → @router.get("/{user_id}")
+    (f"{C}#fetch_user", f"{S}/users.py#get_user", "GET", "/api/users/{}", 0.8, "template",
+     11, "app/routers/users.py", 8),
+    (f"{C}#register", f"{S}/users.py#create_user", "POST", "/api/users", 0.9, "literal",
+     15, "app/routers/users.py", 13),
+    (f"{C}#remove", f"{S}/users.py#delete_user", "DELETE", "/api/users/{}", 0.8, "template",
+     19, "app/routers/users.py", 18),
+    (f"{C}#orders_of", f"{S}/users.py#user_orders", "GET", "/api/users/{}/orders", 0.8,
+     "template", 24, "app/routers/users.py", 23),
+    # APIRouter(prefix=ORDERS_PREFIX) imported from settings, included without a prefix
+    (f"{C}#order", f"{S}/orders.py#read_order", "GET", "/api/orders/{}", 0.8, "template",
+     28, "app/routers/orders.py", 10),
+    (f"{C}#alive", f"{S}/health.py#health", "GET", "/health", 0.9, "literal",
+     32, "app/routers/health.py", 8),
+    # mounted under settings.LEGACY_PREFIX: matched without it
+    (f"{C}#report", f"{S}/legacy.py#report", "GET", "/reports/{}", 0.5, "unknown-prefix",
+     36, "app/routers/legacy.py", 8),
+}  # fmt: skip
+
+R = "api/src/routes"
+W = "web/src/api.js"
+EXPRESS_LINKS = {
+    # app.use('/api', api) → api.use('/users', users) → router.get('/', …)
+    (f"{W}#fetchUsers", f"{R}/users.js#listUsers", "GET", "/api/users", 0.9, "literal",
+     8, "src/routes/users.js", 27),
+    (f"{W}#fetchUser", f"{R}/users.js#getUser", "GET", "/api/users/{}", 0.8, "template",
+     13, "src/routes/users.js", 28),
+    (f"{W}#createUser", f"{R}/users.js#createUser", "POST", "/api/users", 0.9, "literal",
+     18, "src/routes/users.js", 29),
+    # router.use('/:userId/items', items): a nested router with a parameter in its prefix
+    (f"{W}#fetchItems", f"{R}/users.js#listItems", "GET", "/api/users/{}/items", 0.8,
+     "template", 26, "src/routes/users.js", 31),
+    # an ES module's default export mounted behind a middleware; axios, BASE + '/orders/' + id
+    (f"{W}#fetchOrder", f"{R}/orders.js#getOrder", "GET", "/api/orders/{}", 0.8, "template",
+     31, "src/routes/orders.js", 10),
+    # new URL('/health', ORIGIN)
+    (f"{W}#health", "api/src/app.js#health", "GET", "/health", 0.9, "literal",
+     36, "src/app.js", 25),
+    # app.use(process.env.LEGACY_PREFIX, legacy)
+    (f"{W}#fetchReport", f"{R}/legacy.js#report", "GET", "/reports/{}", 0.5, "unknown-prefix",
+     40, "src/routes/legacy.js", 10),
+}  # fmt: skip
+
+
+def test_fastapi_estate_links_exactly_the_expected_calls(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        add_fixture(engine, tmp_path, "services/fastapi/service", "service")
+        add_fixture(engine, tmp_path, "services/fastapi/client", "client")
+        found = http_links(engine)
+        assert found == FASTAPI_LINKS
+        assert recall(found, FASTAPI_LINKS) == 1.0
+        decoys = {"list_users", "rename", "settings_of", "documented"}
+        assert not {row for row in found if row[0].rpartition("#")[2] in decoys}
+        callers = engine.callers("get_user", types=["http"])
+        assert [(e.source, e.evidence_line, e.target_line) for e in callers.edges] == [
+            (f"{C}#fetch_user", 11, 8)
+        ]
+
+
+def test_express_estate_links_exactly_the_expected_calls(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        add_fixture(engine, tmp_path, "services/express/api", "api")
+        add_fixture(engine, tmp_path, "services/express/web", "web")
+        found = http_links(engine)
+        assert found == EXPRESS_LINKS
+        assert recall(found, EXPRESS_LINKS) == 1.0
+        decoys = {"updateUser", "fetchUserStats", "cancelOrder"}
+        assert not {row for row in found if row[0].rpartition("#")[2] in decoys}
+
+
+def test_links_follow_a_change_to_a_mounted_prefix(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        service = add_fixture(engine, tmp_path, "services/fastapi/service", "service")
+        add_fixture(engine, tmp_path, "services/fastapi/client", "client")
+        settings = service / "app" / "settings.py"
+        text = settings.read_text(encoding="utf-8").replace('"/api"', '"/v2"')
+        settings.write_text(text, encoding="utf-8")
+        engine.index(service, name="service")  # main.py reads the prefix from settings.py
+        found = {(row[0], row[1]) for row in http_links(engine)}
+        assert found == {
+            (f"{C}#alive", f"{S}/health.py#health"),
+            (f"{C}#report", f"{S}/legacy.py#report"),
+        }
+
+
+FLASK_APP = """from flask import Blueprint, Flask
+
+from shop.admin import admin
+
+app = Flask(__name__)
+api = Blueprint("api", __name__, url_prefix="/api")
+v2 = Blueprint("v2", __name__, url_prefix="/ignored")
+
+
+@api.route("/items/<int:item_id>", methods=["GET", "POST"])
+def item(item_id):
+    return {}
+
+
+@v2.get("/things/<slug>")
+def thing(slug):
+    return {}
+
+
+api.register_blueprint(v2, url_prefix="/v2")
+app.register_blueprint(api)
+app.register_blueprint(admin)
+"""
+FLASK_ADMIN = """from flask import Blueprint
+
+admin = Blueprint("admin", __name__, url_prefix="/backoffice")
+
+
+@admin.route("/stats")
+def stats():
+    return {}
+"""
+FLASK_TEST = """from shop.app import app
+
+
+def test_item():
+    assert app.test_client().get("/api/items/3").status_code == 200
+"""
+DJANGO_ROOT = """from django.urls import include, path, re_path
+
+from blog import views
+
+urlpatterns = [
+    path("blog/", include("blog.urls")),
+    re_path(r"^about/$", views.about),
+]
+"""
+DJANGO_BLOG = """from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("", views.index),
+    path("posts/<slug:slug>/", views.post_detail),
+    path("posts/", views.PostList.as_view()),
+]
+"""
+DJANGO_VIEWS = """def index(request):
+    return None
+
+
+def post_detail(request, slug):
+    return None
+
+
+def about(request):
+    return None
+
+
+class PostList:
+    pass
+"""
+CLIENT = """import requests
+
+API = "http://shop.internal"
+
+
+def a():
+    return requests.get(f"{API}/api/items/3")
+
+
+def b():
+    return requests.post(f"{API}/api/items/3")
+
+
+def c():
+    return requests.get(f"{API}/api/v2/things/abc")
+
+
+def d():
+    return requests.get(f"{API}/backoffice/stats")
+
+
+def e(slug):
+    return requests.get(f"{API}/blog/posts/{slug}")
+
+
+def f():
+    return requests.get(f"{API}/about")
+
+
+def g():
+    return requests.get(f"{API}/blog/posts")
+
+
+def h():
+    return requests.get(f"{API}/ignored/things/abc")
+
+
+def i():
+    return requests.get(f"{API}/blog/")
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def test_flask_blueprints_and_django_includes(tmp_path: Path) -> None:
+    shop = write(
+        tmp_path / "shop",
+        {
+            "shop/__init__.py": "",
+            "shop/app.py": FLASK_APP,
+            "shop/admin.py": FLASK_ADMIN,
+            "site/__init__.py": "",
+            "site/urls.py": DJANGO_ROOT,
+            "blog/__init__.py": "",
+            "blog/urls.py": DJANGO_BLOG,
+            "blog/views.py": DJANGO_VIEWS,
+            "tests/test_app.py": FLASK_TEST,
+        },
+    )
+    client = write(tmp_path / "client", {"client.py": CLIENT})
+    with workspace(tmp_path) as engine:
+        engine.add_repo(shop, name="shop")
+        engine.add_repo(client, name="client")
+        found = {(row[0].rpartition("#")[2], row[1], row[2], row[3], row[4], row[5])
+                 for row in http_links(engine)}  # fmt: skip
+    assert found == {
+        # methods=["GET", "POST"]: one route per method
+        ("a", "shop/shop/app.py#item", "GET", "/api/items/{}", 0.8, "template"),
+        ("b", "shop/shop/app.py#item", "POST", "/api/items/{}", 0.8, "template"),
+        # a framework's test client calls the routes of its own repository
+        ("test_item", "shop/shop/app.py#item", "GET", "/api/items/{}", 0.8, "template"),
+        # register_blueprint(v2, url_prefix="/v2") replaces v2's own "/ignored"
+        ("c", "shop/shop/app.py#thing", "GET", "/api/v2/things/{}", 0.8, "template"),
+        # registered without url_prefix: the blueprint keeps its own
+        ("d", "shop/shop/admin.py#stats", "GET", "/backoffice/stats", 0.9, "literal"),
+        # Django states no method; include() prefixes the included URLconf
+        ("e", "shop/blog/views.py#post_detail", "GET", "/blog/posts/{}", 0.7, "any-method"),
+        ("f", "shop/blog/views.py#about", "GET", "/about", 0.7, "any-method"),
+        ("g", "shop/blog/views.py#PostList", "GET", "/blog/posts", 0.7, "any-method"),
+        ("i", "shop/blog/views.py#index", "GET", "/blog", 0.7, "any-method"),
+    }
+
+
+def test_every_framework_parameter_syntax_becomes_one_template() -> None:
+    assert route_path("/users/{user_id}") == "/users/{}"
+    assert route_path("/files/{path:path}") == "/files/{}"
+    assert route_path("/users/:id") == "/users/{}"
+    assert route_path("/users/:id?") == "/users/{}"
+    assert route_path("/users/<int:user_id>") == "/users/{}"
+    assert route_path("/users/<user_id>") == "/users/{}"
+    assert route_path("posts/<slug:slug>/") == "/posts/{}"
+    assert route_path(r"^posts/(?P<pk>\d+)/$", regex=True) == "/posts/{}"
+    assert client_path("https://api.example.com/api/users/{}?page=2") == "/api/users/{}"
+    assert client_path("{}/users/{}") == "/users/{}"
+
+
+def fact(role: str, method: str, pattern: str, node: str, router: str = "") -> HttpFact:
+    return HttpFact(role, method, pattern, 1, node, repo="r", path="f", router=router)
+
+
+def test_mounts_compose_prefixes_and_an_unknown_one_keeps_what_is_below_it() -> None:
+    mounts = Mounts(
+        [
+            fact("router", "*", "/own", "r#child"),
+            fact("mount", "prepend", "/v1", "r#mid", router="r#app"),
+            fact("mount", "prepend", "/mid", "r#child", router="r#mid"),
+            fact("mount", "prepend", "?", "r#child", router="r#other"),
+            fact("mount", "replace", "/new", "r#bp", router="r#app"),
+            fact("router", "*", "/old", "r#bp"),
+            fact("mount", "prepend", "/a", "r#loop", router="r#loop2"),
+            fact("mount", "prepend", "/b", "r#loop2", router="r#loop"),
+        ]
+    )
+    assert mounts.templates(fact("route", "GET", "/x/{}", "h", router="r#child")) == [
+        ("/v1/mid/own/x/{}", True),
+        ("/own/x/{}", False),
+    ]
+    assert mounts.templates(fact("route", "GET", "/x", "h", router="r#bp")) == [("/new/x", True)]
+    assert mounts.templates(fact("route", "GET", "/x", "h", router="r#loop")) == [("/a/x", True)]
+
+
+def test_methods_must_agree_and_the_most_specific_route_wins() -> None:
+    facts = [
+        fact("route", "GET", "/users/{}", "users#get"),
+        fact("route", "GET", "/users/me", "users#me"),
+        fact("route", "POST", "/users/{}", "users#post"),
+        fact("route", "*", "/users/{}/posts", "users#posts"),
+        fact("call", "GET", "/users/me", "web#me"),
+        fact("call", "GET", "/users/{}", "web#one"),
+        fact("call", "PUT", "/users/{}", "web#put"),
+        fact("call", "DELETE", "/users/{}/posts", "web#posts"),
+        fact("call", "GET", "/users/{}", "web#based", router="?"),
+    ]
+    edges = [e for rows in link_http(facts).values() for e in rows]
+    assert sorted((e.source, e.target, e.confidence, e.via, e.name) for e in edges) == [
+        ("web#based", "users#get", 0.6, "unknown-base", "GET /users/{}"),
+        ("web#me", "users#me", 0.9, "literal", "GET /users/me"),
+        ("web#one", "users#get", 0.8, "template", "GET /users/{}"),
+        ("web#posts", "users#posts", 0.7, "any-method", "DELETE /users/{}/posts"),
+    ]
