@@ -652,9 +652,8 @@ def test_large_data_files_parse_quickly() -> None:
     for text, language, symbols in cases:
         started = time.perf_counter()
         parsed = parse(text, language)
-        assert (
-            time.perf_counter() - started < 10
-        )  # a guard against pathological parsing, not a speed target
+        # A guard against pathological (quadratic) parsing, not a speed target.
+        assert time.perf_counter() - started < 10
         assert parsed.error is None
         assert len(parsed.symbols) == symbols
     assert len(cases[1][0]) > 800_000  # near discover's 1 MB size cap
