@@ -26,6 +26,7 @@ from codecompass.cli_common import (
     json_option,
     reports_errors,
 )
+from codecompass.cli_links import links as links_command
 from codecompass.cli_memory import memory as memory_commands
 from codecompass.engine import Engine
 from codecompass.errors import InputError
@@ -1032,7 +1033,7 @@ types_option = click.option(
     "types",
     multiple=True,
     help="Edge types, comma-separated or repeated: calls, imports, extends, implements, "
-    "references, contains, keyword, similar, http, package.",
+    "references, contains, keyword, similar, http, package, emits, listens, event.",
 )
 depth_option = click.option(
     "--depth", type=click.IntRange(min=0, max=10), default=1, show_default=True, help="Hops."
@@ -1140,7 +1141,8 @@ def callers(
     repo: str | None,
     as_json: bool,
 ) -> None:
-    """Who calls NAME, with the call lines.
+    """Who calls NAME, with the call lines: callers in the code, HTTP clients of a
+    route it handles and producers of an event it listens to, in any repository.
 
     NAME may be a node id, `Class.method`, `module.func`, `path:name`, `path:line` or a
     bare name; an ambiguous one lists the ranked candidates and exits 1.
@@ -1176,7 +1178,8 @@ def deps(
     repo: str | None,
     as_json: bool,
 ) -> None:
-    """What NAME depends on: calls, imports, bases, references, HTTP and package links.
+    """What NAME depends on: calls, imports, bases, references, HTTP, package and event
+    links.
 
     NAME may be a node id, `Class.method`, `module.func`, `path:name`, `path:line` or a
     bare name; an ambiguous one lists the ranked candidates and exits 1.
@@ -1819,3 +1822,4 @@ def restore_(backup_file: Path, data_dir: Path | None, as_json: bool) -> None:
 
 
 main.add_command(memory_commands)
+main.add_command(links_command)

@@ -33,7 +33,8 @@ from codecompass.gitexec import git_text
 from codecompass.graph.api import GraphReader
 from codecompass.graph.link import link as link_graph
 from codecompass.graph.link import unlink_repo
-from codecompass.graph.models import DEPENDENCY_TYPES
+from codecompass.graph.models import CALLER_TYPES, DEPENDENCY_TYPES, TOPIC_PREFIX
+from codecompass.graph.service_links import check_via, service_links
 from codecompass.indexing.chunk import CHUNK_KINDS, ChunkLimits
 from codecompass.indexing.discover import DiscoveryRules, discover
 from codecompass.indexing.gitsource import GitTreeSource, default_repo_name, resolve_git_dir
@@ -78,6 +79,7 @@ from codecompass.schemas import (
     NodeDetails,
     Overview,
     RerankInfo,
+    ServiceLinks,
     SymbolHit,
     SymbolMatch,
 )
@@ -1031,7 +1033,9 @@ class Engine:
         min_confidence: float = 0.0,
         repo: str | None = None,
     ) -> GraphResult:
-        """What `symbol` uses: calls, imports, bases, references (or `types`)."""
+        """What `symbol` uses: calls, imports, bases, references, HTTP routes it calls,
+        topics it emits to and their consumers, packages of other repositories (or
+        `types`)."""
         return self._neighbours(symbol, "out", types, depth, min_confidence, repo)
 
     def dependents(
@@ -1055,9 +1059,12 @@ class Engine:
         min_confidence: float = 0.0,
         repo: str | None = None,
     ) -> GraphResult:
-        """Who calls `symbol` (dependents along `calls` edges, or `types`), with the
-        call lines."""
-        return self._neighbours(symbol, "in", types or ["calls"], depth, min_confidence, repo)
+        """Who calls `symbol`, with the call lines: its callers in the code, the HTTP
+        clients calling a route it handles and the producers of an event it listens to,
+        in any repository (dependents along `calls`, `http` and `event` edges, or
+        `types`)."""
+        types = types or list(CALLER_TYPES)
+        return self._neighbours(symbol, "in", types, depth, min_confidence, repo)
 
     def _neighbours(
         self,
@@ -1077,6 +1084,13 @@ class Engine:
             min_confidence=min_confidence,
             default_types=DEPENDENCY_TYPES,
         )
+
+    def links(self, *, via: str | None = None, repo: str | None = None) -> ServiceLinks:
+        """The links between services (`via` http, rpc, sdk or event; default all) with
+        an end in `repo`: both ends, the route or topic, the confidence, how each link
+        was made, and the evidence line on each side."""
+        check_via(via)
+        return service_links(self.graph, via=via, repo=self._repo_name(repo))
 
     def traverse(
         self,
@@ -1182,7 +1196,7 @@ class Engine:
             raise InputError(f"{folder} is not a folder; pass the folder of a repository.")
         root = folder.resolve()
         chosen = name or root.name
-        if not chosen or "/" in chosen or chosen.startswith(("?", "kw:")):
+        if not chosen or "/" in chosen or chosen.startswith(("?", "kw:", TOPIC_PREFIX)):
             raise InputError(f"{chosen!r} cannot name a repository; pass --name NAME.")
         for other in self.backend.repos.repos():
             if other.id == chosen and Path(other.root) != root:

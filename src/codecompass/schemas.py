@@ -129,7 +129,7 @@ class SymbolMatch(Result):
 
 class GraphNode(Result):
     id: str
-    kind: str  # repo, file, a symbol kind (class, function, …), keyword, unresolved
+    kind: str  # repo, file, a symbol kind (class, function, …), keyword, topic, unresolved
     name: str
     repo: str | None
     path: str | None
@@ -186,6 +186,34 @@ class Overview(Result):
     text: str
     tokens: int
     files: list[OverviewFile]
+
+
+class LinkEnd(Result):
+    """One side of a link between services: the node, and the line proving its part
+    (the call, the route, the import, the package declaration, the emit, the listen)."""
+
+    id: str
+    repo: str | None
+    path: str | None
+    line: int | None
+
+
+class ServiceLink(Result):
+    """A link between services (seed 004): `via` http, rpc, sdk or event; `name` the
+    route (`GET /api/users/{}`), the topic (`event:kafka/orders`) or the import; `how`
+    the way it was made (`literal`, `template`, `constant`, `package`, …)."""
+
+    via: Literal["http", "rpc", "sdk", "event"]
+    name: str
+    confidence: float
+    how: str
+    source: LinkEnd
+    target: LinkEnd
+
+
+class ServiceLinks(Result):
+    links: list[ServiceLink]
+    counts: dict[str, int]  # links per via
 
 
 # -- what the MCP tools return (the web API reuses them) ----------------------------------

@@ -91,6 +91,8 @@ def test_a_backup_from_before_memories_restores_with_none(live: Backend, tmp_pat
     old = sqlite3.connect(backup, isolation_level=None)
     old.execute("DROP TABLE memory_links")
     old.execute("DROP TABLE memories")
+    old.execute("DROP INDEX chunks_by_symbol")  # and what later migrations added
+    old.execute("ALTER TABLE graph_http DROP COLUMN router")
     old.execute(f"PRAGMA user_version = {[n for n, _ in MIGRATIONS].index('0008_memories')}")
     old.close()
     restored: dict[str, Any] = restore_index(live, backup, TinyEmbedder())

@@ -27,6 +27,7 @@ from codecompass.graph.lookup import (
     symbol_match,
 )
 from codecompass.graph.models import EDGE_TYPES
+from codecompass.graph.models import TOPIC_PREFIX as PREFIX
 from codecompass.indexing.languages import is_declaration_path, is_test_path
 from codecompass.models import Edge, EdgeQuery, FileRecord, SymbolQuery, SymbolRecord
 from codecompass.schemas import (
@@ -136,7 +137,7 @@ class GraphReader:
         wanted = list(dict.fromkeys(ids))
         found: dict[str, GraphNode] = {}
         importance = self.importance(wanted)
-        symbol_ids = [i for i in wanted if "#" in i and not i.startswith(("?", "kw:"))]
+        symbol_ids = [i for i in wanted if "#" in i and not i.startswith(("?", "kw:", PREFIX))]
         for s in self._symbols(SymbolQuery(ids=symbol_ids)):
             found[s.id] = GraphNode(
                 id=s.id,
@@ -156,6 +157,8 @@ class GraphReader:
                 found[node] = _bare(node, "unresolved", node[1:])
             elif node.startswith("kw:"):
                 found[node] = _bare(node, "keyword", node[3:])
+            elif node.startswith(PREFIX):
+                found[node] = _bare(node, "topic", node[len(PREFIX) :])
             elif node in repos:
                 found[node] = GraphNode(
                     id=node,
@@ -432,6 +435,8 @@ class GraphReader:
             raise InputError("Give a symbol: a node id, a qualified name or a name.")
         if self._symbols(SymbolQuery(ids=[text])):
             return text
+        if text.startswith(PREFIX) and self._edges("target", [text], EDGE_TYPES, 0.0):
+            return text  # a topic some producer or consumer names
         if text in self.repos() and repo in (None, text):
             return text
         split = self.split_file_id(text)

@@ -9,8 +9,9 @@
    touched: a one-file change costs that file and the files that depend on it.
 3. Each of those files' edges is deleted and rebuilt, a batch of files per transaction
    (which also marks the batch's changed files linked).
-4. HTTP links are matched again across the workspace; keyword and similarity edges are
-   rebuilt for changed files; importance (PageRank) is recomputed.
+4. HTTP links are matched again across the workspace, and producers of events joined to
+   their consumers; keyword and similarity edges are rebuilt for changed files;
+   importance (PageRank) is recomputed.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from codecompass.decoding import decode_text
+from codecompass.graph.events import event_edges, event_update, relink_events
 from codecompass.graph.http import relink_http
 from codecompass.graph.index import SymbolIndex, file_key, js_base
 from codecompass.graph.models import EDGE_WEIGHTS
@@ -50,7 +52,7 @@ from codecompass.settings import GraphSettings
 from codecompass.storage import Backend
 from codecompass.tokens import code_tokens
 
-LINK_STAGES = ("extract", "resolve", "http", "keywords", "similar", "importance")
+LINK_STAGES = ("extract", "resolve", "http", "events", "keywords", "similar", "importance")
 
 
 @dataclass(slots=True)
@@ -87,8 +89,11 @@ class _Clock:
 
 
 # Edge types a file's resolution produces; keyword and similar edges are rebuilt only
-# when the file itself changes, HTTP links after every run.
-RESOLVED_TYPES = ("contains", "imports", "calls", "extends", "implements", "references", "package")
+# when the file itself changes, HTTP and event links after every run.
+RESOLVED_TYPES = (
+    *("contains", "imports", "calls", "extends", "implements", "references", "package"),
+    *("emits", "listens"),
+)
 # Files resolved per graph write: each write is one transaction, and a batch's edges are
 # all the link stage holds in memory.
 RESOLVE_BATCH = 256
@@ -177,7 +182,7 @@ def link(
     if not changed and not removed and not force:
         return stats
     index = SymbolIndex(backend)
-    resolver = Resolver(index, TYPED_LANGUAGE_EDGES)
+    resolver = Resolver(index, TYPED_LANGUAGE_EDGES, calls=(event_edges,))
     with _Clock(stats, "resolve"):
         dependents = backend.links.dependents(keys) - changed - removed
         stats.dependents = len(dependents)
@@ -196,6 +201,8 @@ def link(
         stats.resolved = len(todo)
     with _Clock(stats, "http"):
         stats.edges_written += relink_http(backend)
+    with _Clock(stats, "events"):
+        stats.edges_written += relink_events(backend)
     if options.keywords:
         with _Clock(stats, "keywords"):
             owned = [
@@ -411,11 +418,12 @@ def unlink_repo(backend: Backend, repo: str) -> tuple[set[tuple[str, str]], int]
         keys.update(_trigger_keys(index, repo, path, _exposed(records.get(path)), None))
     found = {d for d in backend.links.dependents(keys) if d[0] != repo}
     owned = backend.edges.edges(EdgeQuery(repo=repo))
-    # HTTP links of other repositories into this one go too (they are relinked later).
+    # HTTP and event links of other repositories into this one go too (HTTP links are
+    # relinked later; event links are joined again without this repository's side).
     routed = [
         e
-        for e in backend.edges.edges(EdgeQuery(types=["http"]))
+        for e in backend.edges.edges(EdgeQuery(types=["http", "event"]))
         if e.target_repo == repo and not e.source.startswith(repo + "/")
     ]
-    backend.edges.write_links(LinkUpdate(forget_repos=[repo]))
+    backend.edges.write_links(event_update(backend, forget_repo=repo))
     return found, len(owned) + len(routed)

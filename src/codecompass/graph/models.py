@@ -2,15 +2,21 @@
 
 Node ids are readable and stable: ``repo`` for a repository, ``repo/path`` for a file,
 ``repo/path#Qualified.name`` for a symbol (``@line`` appended for a repeated name in one
-file), ``kw:word`` for a keyword and ``?name`` for a target that could not be resolved
-(``?os.path.join`` when the name is known to come from outside the workspace).
+file), ``kw:word`` for a keyword, ``event:broker/name`` for a topic, a queue or an
+event (``event:kafka/orders``, see ``events.py``) and ``?name`` for a target that could
+not be resolved (``?os.path.join`` when the name is known to come from outside the
+workspace).
 """
 
 from __future__ import annotations
 
+# Topic, queue and event nodes: `event:<broker>/<name>` (graph/events.py).
+TOPIC_PREFIX = "event:"
+
 # Edge types and their default weights. Seed 000 fixes REFERS_TO 1.0, MENTIONS_SYMBOL 0.8,
 # MEMBER_OF 0.6, CONTAINS 0.4, HAS_KEYWORD 0.3, SIMILAR_TO 0.2; code relations (imports,
-# calls, inheritance, HTTP and package links) are direct references, so they weigh 1.0.
+# calls, inheritance, HTTP, package and event links) are direct references, so they
+# weigh 1.0.
 # `contains` from a class to its members is the MEMBER_OF reading and weighs 0.6; a
 # `references` edge weighs 1.0 for an explicit link (@see, {@link}, a Markdown link, a
 # Sphinx role) and 0.8 for a mention (backticks, a type annotation, a decorator).
@@ -25,6 +31,9 @@ EDGE_WEIGHTS: dict[str, float] = {
     "similar": 0.2,
     "http": 1.0,
     "package": 1.0,
+    "emits": 1.0,
+    "listens": 1.0,
+    "event": 1.0,
 }
 EDGE_TYPES: tuple[str, ...] = tuple(EDGE_WEIGHTS)
 MEMBER_WEIGHT = 0.6
@@ -39,4 +48,13 @@ DEPENDENCY_TYPES: tuple[str, ...] = (
     "references",
     "http",
     "package",
+    "emits",
+    "listens",
+    "event",
 )
+# What `callers` follows by default: calls, HTTP clients calling a route, producers of
+# an event a handler listens to.
+CALLER_TYPES: tuple[str, ...] = ("calls", "http", "event")
+# The links between services, by `via` (seed 004): the edge type that records each.
+# rpc has no edges yet; `sdk` is a dependency on a package another repository provides.
+LINK_VIAS: dict[str, str] = {"http": "http", "rpc": "rpc", "sdk": "package", "event": "event"}

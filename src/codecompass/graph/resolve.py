@@ -37,7 +37,7 @@ from __future__ import annotations
 import builtins
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
@@ -299,14 +299,21 @@ class Ctx:
 # Resolution a language gets from another module (graph/resolve_typed.py for Go, Java,
 # C#, Rust): the edges of one reference, given this resolver for its helpers.
 LanguageEdges = Callable[["Resolver", Ctx, Ref], list[Edge]]
+# More edges a Python or JS call with arguments makes, given what its chain evaluates
+# to, who makes it and the innermost symbol around it (graph/events.py: events).
+CallEdges = Callable[["Resolver", Ctx, Ref, Value, str, str], list[Edge]]
 
 
 class Resolver:
     def __init__(
-        self, index: SymbolIndex, languages: dict[str, LanguageEdges] | None = None
+        self,
+        index: SymbolIndex,
+        languages: dict[str, LanguageEdges] | None = None,
+        calls: Sequence[CallEdges] = (),
     ) -> None:
         self.index = index
         self.languages = languages or {}
+        self.calls = tuple(calls)
         self._ctx: dict[tuple[str, str], Ctx | None] = {}
         # Facts do not change during a run: a binding evaluates to the same value every
         # time (module-level imports are looked up from every function).
@@ -402,6 +409,9 @@ class Resolver:
                 # a route decorator's handler is the definition it decorates
                 out.http.extend(self.http_facts(ctx, ref, value, innermost))
             rows = self.call_edges(ctx, ref, value, source)
+            if ref.values:
+                for more in self.calls:
+                    rows += more(self, ctx, ref, value, source, innermost)
             return rows + self.follow_arguments(ctx, ref, value, 0, frozenset())
         if ref.kind == "decorate":
             # Only decorators of the workspace are worth an edge: `@property`,

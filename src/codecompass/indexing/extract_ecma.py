@@ -20,7 +20,14 @@ import re
 
 from codecompass.indexing import commonjs
 from codecompass.indexing.extract_python import looks_like_url_argument
-from codecompass.indexing.facts import ClassFacts, FileFacts, FunctionFacts, Ref, Scope
+from codecompass.indexing.facts import (
+    EVENT_CALLS,
+    ClassFacts,
+    FileFacts,
+    FunctionFacts,
+    Ref,
+    Scope,
+)
 from codecompass.indexing.treesitter import Node
 
 MAX_CHAIN = 200
@@ -42,6 +49,7 @@ _LITERALS = frozenset(
 )
 _TYPE_NAMES = frozenset({"type_identifier", "nested_type_identifier", "identifier"})
 _MIDDLEWARE = frozenset({"call_expression", "arrow_function", "function_expression", "function"})
+_QUOTES = "\"'`"
 
 
 class EcmaExtractor:
@@ -777,7 +785,9 @@ class EcmaExtractor:
             prop = func.child_by_field_name("property") if func is not None else None
             line = _line(prop or func or node)
             mount = self.mount_args(args, scope) if chain.endswith(".use") else None
-            self.ref("call", chain, line, scope, mount or self.call_args(args, scope))
+            event = chain.rpartition(".")[2] in EVENT_CALLS
+            values = self.event_values(args, scope) if event else None
+            self.ref("call", chain, line, scope, mount or self.call_args(args, scope), values)
         spec = self.require_spec(node)
         if spec is not None:
             self.ref("import", spec, _line(node), scope)
@@ -828,10 +838,46 @@ class EcmaExtractor:
             return None
         return [prefix, "", "", "", router] if router else None
 
+    def event_values(self, args: Node | None, scope: int) -> list[tuple[str, str]] | None:
+        """The arguments of an event call as binding values, with the elements of array
+        arguments (`0[]`) and the properties of object ones (`0.topic`, `0.topics[]`)."""
+        if args is None or args.type != "arguments":
+            return None
+        out: list[tuple[str, str]] = []
+        inner: list[tuple[str, str]] = []
+        for position, arg in enumerate(args.named_children):
+            if arg.type == "spread_element":
+                break  # positions after a spread are unknown
+            out.append(("", self.value_of(arg, scope)))
+            if arg.type == "array":
+                inner += [(f"{position}[]", self.value_of(a, scope)) for a in arg.named_children]
+            elif arg.type == "object":
+                for pair in arg.named_children:
+                    if pair.type == "shorthand_property_identifier":  # `{ topic }`
+                        inner.append((f"{position}.{self.text(pair)}", f"expr:{self.text(pair)}"))
+                        continue
+                    key = pair.child_by_field_name("key") if pair.type == "pair" else None
+                    value = pair.child_by_field_name("value") if pair.type == "pair" else None
+                    if key is None or value is None:
+                        continue
+                    slot = f"{position}.{self.text(key).strip(_QUOTES)}"
+                    inner.append((slot, self.value_of(value, scope)))
+                    if value.type == "array":
+                        inner += [
+                            (f"{slot}[]", self.value_of(a, scope)) for a in value.named_children
+                        ]
+        return out + inner if out else None
+
     def ref(
-        self, kind: str, name: str, line: int, scope: int, args: list[str] | None = None
+        self,
+        kind: str,
+        name: str,
+        line: int,
+        scope: int,
+        args: list[str] | None = None,
+        values: list[tuple[str, str]] | None = None,
     ) -> None:
-        self.facts.refs.append(Ref(kind, name, line, scope, args))
+        self.facts.refs.append(Ref(kind, name, line, scope, args, values))
 
 
 def _returns_receiver(extractor: EcmaExtractor, body: Node, receiver: str) -> bool:

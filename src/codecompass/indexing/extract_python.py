@@ -14,7 +14,14 @@ from __future__ import annotations
 
 import re
 
-from codecompass.indexing.facts import ClassFacts, FileFacts, FunctionFacts, Ref, Scope
+from codecompass.indexing.facts import (
+    EVENT_CALLS,
+    ClassFacts,
+    FileFacts,
+    FunctionFacts,
+    Ref,
+    Scope,
+)
 from codecompass.indexing.treesitter import Node
 
 MAX_CHAIN = 200
@@ -705,7 +712,8 @@ class PythonExtractor:
             # lines, `.save()` is where the call is.
             named = func.child_by_field_name("attribute") if func is not None else None
             line = _line(named or func or node)
-            values = self.argument_values(args_node, scope)
+            event = chain.rpartition(".")[2] in EVENT_CALLS
+            values = self.argument_values(args_node, scope, event)
             self.ref("call", chain, line, scope, self.call_args(args_node, scope), values)
             self.container_update(chain, args_node, scope, line)
         if func is not None and func.type != "identifier":
@@ -713,24 +721,46 @@ class PythonExtractor:
         if args_node is not None:
             self.visit(args_node, scope)
 
-    def argument_values(self, args: Node | None, scope: int) -> list[tuple[str, str]] | None:
-        """The arguments as binding values, when one may hold code (a name, a call)."""
+    def argument_values(
+        self, args: Node | None, scope: int, event: bool = False
+    ) -> list[tuple[str, str]] | None:
+        """The arguments as binding values, when one may hold code (a name, a call);
+        always for an event call, with the elements of its list arguments."""
         if args is None or args.type != "argument_list":
             return None
         out: list[tuple[str, str]] = []
+        elements: list[tuple[str, str]] = []
+        position = 0
         for arg in args.named_children:
             if arg.type == "keyword_argument":
                 key = arg.child_by_field_name("name")
                 value = arg.child_by_field_name("value")
                 if key is not None:
                     out.append((self.text(key), self.value_of(value, scope)))
+                    if event:
+                        elements += self.element_values(self.text(key), value, scope)
             elif arg.type in ("list_splat", "dictionary_splat", "parenthesized_expression"):
                 break  # positions after a splat are unknown
             elif arg.type != "comment":
                 out.append(("", self.value_of(arg, scope)))
+                if event:
+                    elements += self.element_values(str(position), arg, scope)
+                position += 1
+        if event:
+            return out + elements if out else None
         if not any(v.startswith("expr:") and v != "expr:?" for _, v in out):
             return None
         return out
+
+    def element_values(self, slot: str, node: Node | None, scope: int) -> list[tuple[str, str]]:
+        """`["a", B]` at `slot` as (`slot[]`, value) pairs (topics to subscribe to)."""
+        if node is None or node.type not in ("list", "tuple", "set"):
+            return []
+        return [
+            (f"{slot}[]", self.value_of(element, scope))
+            for element in node.named_children
+            if element.type != "comment"
+        ]
 
     def container_update(self, chain: str, args: Node | None, scope: int, line: int) -> None:
         """`l.append(f)`, `d.update({...})`, `d.setdefault(k, f)`: elements of the

@@ -37,7 +37,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # Bumped whenever extraction changes: stored facts of another version are re-extracted.
-FACTS_VERSION = 3
+FACTS_VERSION = 4
+
+# Calls that may publish to or subscribe to a topic, a queue or an event (the last
+# segment of the called chain; `graph/events.py` tells which really do): their
+# arguments are always kept (`Ref.values`), string literals and the elements of list
+# and object literals included.
+EVENT_CALLS = frozenset(
+    {
+        *("send", "send_and_wait", "produce", "subscribe", "publish", "request"),
+        *("KafkaConsumer", "AIOKafkaConsumer", "basic_publish", "basic_consume"),
+        *("send_message", "send_message_batch", "receive_message"),
+        *("send_robust", "connect", "receiver"),
+        *("emit", "on", "once", "addListener", "prependListener", "prependOnceListener"),
+        *("sendToQueue", "consume"),
+    }
+)
 
 REF_KINDS = (
     "call",  # a call of the chain
@@ -74,7 +89,10 @@ class Ref:
     scope: int  # the scope whose names the reference is looked up in
     args: list[str] | None = None  # string literal arguments of a call (URL paths, methods)
     # the arguments of a call as binding values: ("", value) positional, ("name", value)
-    # keyword; only kept when one of them can hold code (a name, a container)
+    # keyword; only kept when one of them can hold code (a name, a container), or for
+    # an `EVENT_CALLS` call, whose list and object literal arguments also give their
+    # elements: ("0[]", value) for each element of the first positional argument,
+    # ("topics[]", value) of a keyword one, ("0.topic", value) for a key of an object
     values: list[tuple[str, str]] | None = None
 
 

@@ -56,9 +56,9 @@ class Access:
 
     def allows_node(self, node: str) -> bool:
         """Whether a graph node may be shown: a repository, file or symbol inside a scope.
-        Unresolved names (`?x`) and keywords (`kw:x`) belong to no file and are shown
-        only as the other end of an edge from a visible node."""
-        if self.scopes is None or node.startswith(("?", "kw:")):
+        Unresolved names (`?x`), keywords (`kw:x`) and topics (`event:kafka/x`) belong
+        to no file and are shown only as the other end of an edge from a visible node."""
+        if self.scopes is None or node.startswith(("?", "kw:", "event:")):
             return True
         repo, _, rest = node.partition("/")
         if not rest:
