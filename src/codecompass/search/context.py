@@ -25,7 +25,18 @@ from codecompass.search.query import ParsedQuery
 from codecompass.search.rank import RankWeights, file_scores, score
 from codecompass.search.rerank import Reranker
 
-DEFAULT_EDGE_TYPES = ("calls", "imports", "contains", "extends", "implements", "references")
+# `http` and `event` carry expansion from a client to the handler of its route and from
+# a producer to an event's consumers, across repositories.
+DEFAULT_EDGE_TYPES = (
+    "calls",
+    "imports",
+    "contains",
+    "extends",
+    "implements",
+    "references",
+    "http",
+    "event",
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,28 @@
+"""Graph expansion crosses a service boundary: a client function found by the query
+brings the handler of the route it calls (an `http` link) from another repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.graph.helpers import add_fixture, workspace
+
+
+def test_a_client_brings_the_handler_of_its_route_from_the_other_repository(
+    tmp_path: Path,
+) -> None:
+    engine = workspace(tmp_path)
+    add_fixture(engine, tmp_path, "services/fastapi/service", "service")
+    add_fixture(engine, tmp_path, "services/fastapi/client", "client")
+    # One seed: the client function the query names; the handler must come from it.
+    options = engine.search_options(k=40, mode="hybrid+graph", graph_seeds=1)
+    hits = engine.retrieve("fetch_user", options).hits
+    handler = [h for h in hits if h.repo == "service" and h.symbol == "get_user"]
+    assert len(handler) == 1
+    path = handler[0].why["graph_path"]
+    assert path == [
+        "client/client.py#fetch_user",
+        "-http->",
+        "service/app/routers/users.py#get_user",
+    ]
+    assert handler[0].why["features"]["edge"]["value"] == 0.8  # weight 1.0 × confidence 0.8
