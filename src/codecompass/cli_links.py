@@ -1,4 +1,4 @@
-"""`codecompass links`: the links between services (HTTP, rpc, sdk, events)."""
+"""`codecompass links`: the links between services (HTTP and OpenAPI, rpc, sdk, events)."""
 
 from __future__ import annotations
 
@@ -18,21 +18,24 @@ from codecompass.schemas import LinkEnd
 @click.option(
     "--via",
     type=click.Choice(list(LINK_VIAS)),
-    help="Only links of this kind: http (client call → route), rpc, sdk (import of "
-    "another repository's package) or event (producer → consumer of a topic).",
+    help="Only links of this kind: http (client call → route or OpenAPI operation, "
+    "handler → the operation it serves), rpc (gRPC client → server, server → the rpc it "
+    "serves), sdk (import of another repository's package) or event (producer → "
+    "consumer of a topic).",
 )
 @click.option("--repo", help="Only links with an end in this repository.")
 @json_option
 @reports_errors
 def links(data_dir: Path | None, via: str | None, repo: str | None, as_json: bool) -> None:
-    """List the links between services: both ends, the route or topic, the confidence,
-    how the link was made, and the evidence file:line on each side.
+    """List the links between services: both ends, the route, operation, rpc or topic,
+    the confidence, how the link was made, and the evidence file:line on each side.
 
     \b
     Examples:
       codecompass links
       codecompass links --via event --repo orders --json
       codecompass links --via http
+      codecompass links --via rpc --repo checkout
     """
     with Engine.open(data_dir) as engine:
         result = engine.links(via=via, repo=repo)

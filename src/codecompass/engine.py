@@ -33,7 +33,7 @@ from codecompass.gitexec import git_text
 from codecompass.graph.api import GraphReader
 from codecompass.graph.link import link as link_graph
 from codecompass.graph.link import unlink_repo
-from codecompass.graph.models import CALLER_TYPES, DEPENDENCY_TYPES, TOPIC_PREFIX
+from codecompass.graph.models import CALLER_TYPES, DEPENDENCY_TYPES, VIRTUAL_PREFIXES
 from codecompass.graph.service_links import check_via, service_links
 from codecompass.indexing.chunk import CHUNK_KINDS, ChunkLimits
 from codecompass.indexing.discover import DiscoveryRules, discover
@@ -1196,7 +1196,7 @@ class Engine:
             raise InputError(f"{folder} is not a folder; pass the folder of a repository.")
         root = folder.resolve()
         chosen = name or root.name
-        if not chosen or "/" in chosen or chosen.startswith(("?", "kw:", TOPIC_PREFIX)):
+        if not chosen or "/" in chosen or chosen.startswith(VIRTUAL_PREFIXES):
             raise InputError(f"{chosen!r} cannot name a repository; pass --name NAME.")
         for other in self.backend.repos.repos():
             if other.id == chosen and Path(other.root) != root:

@@ -642,7 +642,7 @@ async def get_dependencies(
     min_confidence: MinConfidence = 0.0,
     repo: Repo = None,
 ) -> Annotated[CallToolResult, GraphResult]:
-    """What a symbol uses (calls, imports, HTTP routes, events…), with confidences."""
+    """What a symbol uses (calls, imports, HTTP routes, rpcs, events…), with confidences."""
     rec = _current_call("get_dependencies")
     rec.query = symbol
     rec.filters = {"types": types, "depth": depth, "min_confidence": min_confidence}
@@ -662,7 +662,7 @@ async def get_callers(
     min_confidence: MinConfidence = 0.0,
     repo: Repo = None,
 ) -> Annotated[CallToolResult, GraphResult]:
-    """Who calls a symbol (HTTP clients and event producers too), with call sites, confidences."""
+    """Who calls a symbol (HTTP/gRPC clients, event producers too), with call sites, confidences."""
     rec = _current_call("get_callers")
     rec.query = symbol
     rec.filters = {"depth": depth, "min_confidence": min_confidence, "repo": repo}

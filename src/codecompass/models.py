@@ -195,9 +195,22 @@ class HttpFact:
     - ``router``: the router `node` has its own prefix `pattern` (``APIRouter(prefix=…)``).
 
     A router is named after the variable it was created in, ``repo/path#name``, or
-    ``repo/path`` for a module of routes (a Django URLconf)."""
+    ``repo/path`` for a module of routes (a Django URLconf).
 
-    role: str  # route, call, mount or router
+    The same rows hold the facts of the other interfaces between services
+    (`graph/openapi.py`, `graph/rpc.py`):
+
+    - ``operation``: the OpenAPI operation `node` (a symbol of its document) is `method`
+      `pattern`; `router` is its operationId;
+    - ``rpc``: a ``.proto`` declares the rpc `pattern` (``shop.Checkout/PlaceOrder``),
+      `node` its symbol;
+    - ``serve``: `node` implements the rpc `pattern` as the code names it
+      (``Checkout/PlaceOrder``, ``shop.Checkout/placeOrder``), `method` says how
+      (``servicer``, ``registered``), `router` is the generated module when known;
+    - ``stub``: `node` calls the rpc `pattern` through a generated client (`method`
+      ``stub``, `router` as for ``serve``)."""
+
+    role: str  # route, call, mount, router; operation; rpc, serve, stub
     method: str  # GET, POST, … or * for any
     pattern: str  # normalised path, "{}" for each parameter: /users/{}
     line: int

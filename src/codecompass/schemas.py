@@ -129,7 +129,7 @@ class SymbolMatch(Result):
 
 class GraphNode(Result):
     id: str
-    kind: str  # repo, file, a symbol kind (class, function, …), keyword, topic, unresolved
+    kind: str  # repo, file, a symbol kind (class, function, …), keyword, topic, rpc, unresolved
     name: str
     repo: str | None
     path: str | None
@@ -200,8 +200,9 @@ class LinkEnd(Result):
 
 class ServiceLink(Result):
     """A link between services (seed 004): `via` http, rpc, sdk or event; `name` the
-    route (`GET /api/users/{}`), the topic (`event:kafka/orders`) or the import; `how`
-    the way it was made (`literal`, `template`, `constant`, `package`, …)."""
+    route or OpenAPI operation (`GET /api/users/{}`), the rpc (`shop.Checkout/PlaceOrder`),
+    the topic (`event:kafka/orders`) or the import; `how` the way it was made (`literal`,
+    `template`, `route`, `stub`, `constant`, `package`, …)."""
 
     via: Literal["http", "rpc", "sdk", "event"]
     name: str

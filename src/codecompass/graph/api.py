@@ -26,7 +26,7 @@ from codecompass.graph.lookup import (
     qualified_tails,
     symbol_match,
 )
-from codecompass.graph.models import EDGE_TYPES
+from codecompass.graph.models import EDGE_TYPES, RPC_PREFIX, VIRTUAL_PREFIXES
 from codecompass.graph.models import TOPIC_PREFIX as PREFIX
 from codecompass.indexing.languages import is_declaration_path, is_test_path
 from codecompass.models import Edge, EdgeQuery, FileRecord, SymbolQuery, SymbolRecord
@@ -137,7 +137,7 @@ class GraphReader:
         wanted = list(dict.fromkeys(ids))
         found: dict[str, GraphNode] = {}
         importance = self.importance(wanted)
-        symbol_ids = [i for i in wanted if "#" in i and not i.startswith(("?", "kw:", PREFIX))]
+        symbol_ids = [i for i in wanted if "#" in i and not i.startswith(VIRTUAL_PREFIXES)]
         for s in self._symbols(SymbolQuery(ids=symbol_ids)):
             found[s.id] = GraphNode(
                 id=s.id,
@@ -159,6 +159,8 @@ class GraphReader:
                 found[node] = _bare(node, "keyword", node[3:])
             elif node.startswith(PREFIX):
                 found[node] = _bare(node, "topic", node[len(PREFIX) :])
+            elif node.startswith(RPC_PREFIX):
+                found[node] = _bare(node, "rpc", node[len(RPC_PREFIX) :])
             elif node in repos:
                 found[node] = GraphNode(
                     id=node,
@@ -435,8 +437,8 @@ class GraphReader:
             raise InputError("Give a symbol: a node id, a qualified name or a name.")
         if self._symbols(SymbolQuery(ids=[text])):
             return text
-        if text.startswith(PREFIX) and self._edges("target", [text], EDGE_TYPES, 0.0):
-            return text  # a topic some producer or consumer names
+        if text.startswith((PREFIX, RPC_PREFIX)) and self._edges("target", [text], EDGE_TYPES, 0.0):
+            return text  # a topic some producer or consumer names, an rpc some side names
         if text in self.repos() and repo in (None, text):
             return text
         split = self.split_file_id(text)

@@ -9,9 +9,10 @@
    touched: a one-file change costs that file and the files that depend on it.
 3. Each of those files' edges is deleted and rebuilt, a batch of files per transaction
    (which also marks the batch's changed files linked).
-4. HTTP links are matched again across the workspace, and producers of events joined to
-   their consumers; keyword and similarity edges are rebuilt for changed files;
-   importance (PageRank) is recomputed.
+4. HTTP links are matched again across the workspace, then the links through OpenAPI
+   operations and rpcs (`relink_interfaces`), and producers of events joined to their
+   consumers; keyword and similarity edges are rebuilt for changed files; importance
+   (PageRank) is recomputed.
 """
 
 from __future__ import annotations
@@ -31,9 +32,11 @@ from codecompass.graph.events import event_edges, event_update, relink_events
 from codecompass.graph.http import relink_http
 from codecompass.graph.index import SymbolIndex, file_key, js_base
 from codecompass.graph.models import EDGE_WEIGHTS
+from codecompass.graph.openapi import openapi_facts, openapi_links
 from codecompass.graph.pagerank import compute_importance
 from codecompass.graph.resolve import Resolver
 from codecompass.graph.resolve_typed import TYPED_LANGUAGE_EDGES
+from codecompass.graph.rpc import link_rpc, rpc_facts
 from codecompass.hashing import canonical_text
 from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import FACTS_VERSION
@@ -52,7 +55,10 @@ from codecompass.settings import GraphSettings
 from codecompass.storage import Backend
 from codecompass.tokens import code_tokens
 
-LINK_STAGES = ("extract", "resolve", "http", "events", "keywords", "similar", "importance")
+LINK_STAGES = (
+    *("extract", "resolve", "http", "interfaces", "events"),
+    *("keywords", "similar", "importance"),
+)
 
 
 @dataclass(slots=True)
@@ -89,7 +95,7 @@ class _Clock:
 
 
 # Edge types a file's resolution produces; keyword and similar edges are rebuilt only
-# when the file itself changes, HTTP and event links after every run.
+# when the file itself changes, HTTP, OpenAPI, rpc and event links after every run.
 RESOLVED_TYPES = (
     *("contains", "imports", "calls", "extends", "implements", "references", "package"),
     *("emits", "listens"),
@@ -182,7 +188,9 @@ def link(
     if not changed and not removed and not force:
         return stats
     index = SymbolIndex(backend)
-    resolver = Resolver(index, TYPED_LANGUAGE_EDGES, calls=(event_edges,))
+    resolver = Resolver(
+        index, TYPED_LANGUAGE_EDGES, calls=(event_edges,), files=(rpc_facts, openapi_facts)
+    )
     with _Clock(stats, "resolve"):
         dependents = backend.links.dependents(keys) - changed - removed
         stats.dependents = len(dependents)
@@ -201,6 +209,8 @@ def link(
         stats.resolved = len(todo)
     with _Clock(stats, "http"):
         stats.edges_written += relink_http(backend)
+    with _Clock(stats, "interfaces"):
+        stats.edges_written += relink_interfaces(backend)
     with _Clock(stats, "events"):
         stats.edges_written += relink_events(backend)
     if options.keywords:
@@ -221,6 +231,19 @@ def link(
     # them unlinked, and the next run redoes every step for them (each is idempotent).
     backend.edges.write_links(LinkUpdate(linked=sorted(changed)))
     return stats
+
+
+def relink_interfaces(backend: Backend) -> int:
+    """Link handlers and clients through OpenAPI operations and servers and stubs through
+    rpcs again (`serves`, `rpc` and the `http` edges through an operation), after the
+    HTTP route links were matched again (`relink_http`)."""
+    facts = backend.links.http_facts()
+    by_owner = link_rpc(facts)
+    for owner, rows in openapi_links(backend, facts).items():
+        by_owner.setdefault(owner, []).extend(rows)
+    owned = [OwnedEdges(repo, path, (), rows) for (repo, path), rows in sorted(by_owner.items())]
+    backend.edges.write_links(LinkUpdate(drop_types=("serves", "rpc"), owned=owned))
+    return sum(len(rows) for rows in by_owner.values())
 
 
 def _read(root: Path | None, path: str) -> str | None:
@@ -418,12 +441,15 @@ def unlink_repo(backend: Backend, repo: str) -> tuple[set[tuple[str, str]], int]
         keys.update(_trigger_keys(index, repo, path, _exposed(records.get(path)), None))
     found = {d for d in backend.links.dependents(keys) if d[0] != repo}
     owned = backend.edges.edges(EdgeQuery(repo=repo))
-    # HTTP and event links of other repositories into this one go too (HTTP links are
-    # relinked later; event links are joined again without this repository's side).
+    # HTTP, rpc and event links of other repositories into this one go too: event links
+    # are joined again without this repository's side, HTTP, OpenAPI and rpc links
+    # matched again without its facts.
     routed = [
         e
-        for e in backend.edges.edges(EdgeQuery(types=["http", "event"]))
+        for e in backend.edges.edges(EdgeQuery(types=["http", "event", "serves", "rpc"]))
         if e.target_repo == repo and not e.source.startswith(repo + "/")
     ]
     backend.edges.write_links(event_update(backend, forget_repo=repo))
+    relink_http(backend)
+    relink_interfaces(backend)
     return found, len(owned) + len(routed)

@@ -2,8 +2,11 @@
 
 Node ids are readable and stable: ``repo`` for a repository, ``repo/path`` for a file,
 ``repo/path#Qualified.name`` for a symbol (``@line`` appended for a repeated name in one
-file), ``kw:word`` for a keyword, ``event:broker/name`` for a topic, a queue or an
-event (``event:kafka/orders``, see ``events.py``) and ``?name`` for a target that could
+file; an OpenAPI operation is a symbol of its document, ``repo/openapi.yaml#paths./users/
+{id}.get``, see ``openapi.py``), ``kw:word`` for a keyword, ``event:broker/name`` for a
+topic, a queue or an event (``event:kafka/orders``, see ``events.py``),
+``rpc:package.Service/Method`` for an rpc a ``.proto`` file declares
+(``rpc:shop.Checkout/PlaceOrder``, see ``rpc.py``) and ``?name`` for a target that could
 not be resolved (``?os.path.join`` when the name is known to come from outside the
 workspace).
 """
@@ -12,11 +15,15 @@ from __future__ import annotations
 
 # Topic, queue and event nodes: `event:<broker>/<name>` (graph/events.py).
 TOPIC_PREFIX = "event:"
+# rpc nodes: `rpc:<package>.<Service>/<Method>` (graph/rpc.py).
+RPC_PREFIX = "rpc:"
+# Nodes that are neither a repository, a file nor a symbol.
+VIRTUAL_PREFIXES = ("?", "kw:", TOPIC_PREFIX, RPC_PREFIX)
 
 # Edge types and their default weights. Seed 000 fixes REFERS_TO 1.0, MENTIONS_SYMBOL 0.8,
 # MEMBER_OF 0.6, CONTAINS 0.4, HAS_KEYWORD 0.3, SIMILAR_TO 0.2; code relations (imports,
-# calls, inheritance, HTTP, package and event links) are direct references, so they
-# weigh 1.0.
+# calls, inheritance, HTTP, package, event and rpc links, a handler serving an OpenAPI
+# operation or an rpc) are direct references, so they weigh 1.0.
 # `contains` from a class to its members is the MEMBER_OF reading and weighs 0.6; a
 # `references` edge weighs 1.0 for an explicit link (@see, {@link}, a Markdown link, a
 # Sphinx role) and 0.8 for a mention (backticks, a type annotation, a decorator).
@@ -34,6 +41,8 @@ EDGE_WEIGHTS: dict[str, float] = {
     "emits": 1.0,
     "listens": 1.0,
     "event": 1.0,
+    "serves": 1.0,
+    "rpc": 1.0,
 }
 EDGE_TYPES: tuple[str, ...] = tuple(EDGE_WEIGHTS)
 MEMBER_WEIGHT = 0.6
@@ -51,10 +60,25 @@ DEPENDENCY_TYPES: tuple[str, ...] = (
     "emits",
     "listens",
     "event",
+    "serves",
+    "rpc",
 )
-# What `callers` follows by default: calls, HTTP clients calling a route, producers of
-# an event a handler listens to.
-CALLER_TYPES: tuple[str, ...] = ("calls", "http", "event")
-# The links between services, by `via` (seed 004): the edge type that records each.
-# rpc has no edges yet; `sdk` is a dependency on a package another repository provides.
-LINK_VIAS: dict[str, str] = {"http": "http", "rpc": "rpc", "sdk": "package", "event": "event"}
+# What `callers` follows by default: calls, HTTP clients calling a route or an OpenAPI
+# operation, producers of an event a handler listens to, rpc clients of a server.
+CALLER_TYPES: tuple[str, ...] = ("calls", "http", "event", "rpc")
+# The links between services, by `via` (seed 004): the edge types that record each.
+# `sdk` is a dependency on a package another repository provides; a `serves` edge is
+# an rpc link when it reaches an rpc node, else an HTTP one (an OpenAPI operation).
+LINK_VIAS: dict[str, tuple[str, ...]] = {
+    "http": ("http", "serves"),
+    "rpc": ("rpc", "serves"),
+    "sdk": ("package",),
+    "event": ("event",),
+}
+
+
+def link_via(edge_type: str, target: str) -> str | None:
+    """The kind of service link (`LINK_VIAS`) an edge is, or None."""
+    if edge_type == "serves":
+        return "rpc" if target.startswith(RPC_PREFIX) else "http"
+    return next((via for via, types in LINK_VIAS.items() if edge_type in types), None)

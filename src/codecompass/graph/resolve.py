@@ -302,6 +302,9 @@ LanguageEdges = Callable[["Resolver", Ctx, Ref], list[Edge]]
 # More edges a Python or JS call with arguments makes, given what its chain evaluates
 # to, who makes it and the innermost symbol around it (graph/events.py: events).
 CallEdges = Callable[["Resolver", Ctx, Ref, Value, str, str], list[Edge]]
+# Service facts of a file once its references are resolved, from each reference and the
+# edges it made (graph/rpc.py: rpc servers and stubs; graph/openapi.py: operations).
+FileHook = Callable[["Resolver", Ctx, FileResolution], list[HttpFact]]
 
 
 class Resolver:
@@ -310,10 +313,12 @@ class Resolver:
         index: SymbolIndex,
         languages: dict[str, LanguageEdges] | None = None,
         calls: Sequence[CallEdges] = (),
+        files: Sequence[FileHook] = (),
     ) -> None:
         self.index = index
         self.languages = languages or {}
         self.calls = tuple(calls)
+        self.files = tuple(files)
         self._ctx: dict[tuple[str, str], Ctx | None] = {}
         # Facts do not change during a run: a binding evaluates to the same value every
         # time (module-level imports are looked up from every function).
@@ -382,6 +387,11 @@ class Resolver:
         out.edges = _dedupe(out.edges)
         if deep:
             out.http.extend(self.router_facts(ctx))
+        for hook in self.files:
+            try:
+                out.http.extend(hook(self, ctx, out))
+            except RecursionError:
+                continue
         return out
 
     def containment(self, ctx: Ctx) -> list[Edge]:

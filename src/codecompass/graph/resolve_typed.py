@@ -113,16 +113,29 @@ _resolvers: weakref.WeakKeyDictionary[Resolver, dict[str, TypedResolver]] = (
 
 def typed_edges(base: Resolver, ctx: Ctx, ref: Ref) -> list[Edge]:
     """Edges of one reference of a Go, Java, C# or Rust file (the hook resolve.py calls)."""
+    return _typed(base, ctx.language).edges(ctx, ref)
+
+
+def typed_instance(
+    base: Resolver, ctx: Ctx, value: str, scope: int, line: int
+) -> SymbolRecord | None:
+    """The type of the workspace a binding value (`type:T`, `expr:NewT()`, `expr:svc`)
+    of a Go, Java, C# or Rust file holds an instance of, or None (graph/rpc.py)."""
+    found = _typed(base, ctx.language).binding(ctx, scope, value, line, 0)
+    return found.sym if found.kind in ("inst", "type") and found.sym is not None else None
+
+
+def _typed(base: Resolver, language: str) -> TypedResolver:
     found = _resolvers.get(base)
     if found is None:
         found = _resolvers[base] = {}
-    resolver = found.get(ctx.language)
+    resolver = found.get(language)
     if resolver is None:
         kind = {"go": GoResolver, "java": JavaResolver, "csharp": CSharpResolver}.get(
-            ctx.language, RustResolver
+            language, RustResolver
         )
-        resolver = found[ctx.language] = kind(base)
-    return resolver.edges(ctx, ref)
+        resolver = found[language] = kind(base)
+    return resolver
 
 
 class TypedResolver:

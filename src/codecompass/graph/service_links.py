@@ -1,13 +1,14 @@
 """The links between services, as `codecompass links` lists them: HTTP calls to the
-routes they reach, imports of a package another repository provides (sdk), producers
-to the consumers of an event (and rpc, once services are indexed), each with both ends
-and the evidence line of each side."""
+routes and OpenAPI operations they reach and handlers serving an operation (http), rpc
+clients to the servers implementing an rpc and servers to the rpc (rpc), imports of a
+package another repository provides (sdk), producers to the consumers of an event
+(event), each with both ends and the evidence line of each side."""
 
 from __future__ import annotations
 
 from codecompass.errors import InputError
 from codecompass.graph.api import GraphReader
-from codecompass.graph.models import EDGE_TYPES, LINK_VIAS
+from codecompass.graph.models import LINK_VIAS, link_via
 from codecompass.models import Edge, EdgeQuery
 from codecompass.schemas import LinkEnd, ServiceLink, ServiceLinks
 
@@ -24,14 +25,17 @@ def service_links(
     that the reader may see whole; by kind, then by the source's file and line."""
     check_via(via)
     vias = [via] if via else list(LINK_VIAS)
-    kinds = {LINK_VIAS[v]: v for v in vias if LINK_VIAS[v] in EDGE_TYPES}  # rpc: none yet
+    types = list(dict.fromkeys(t for v in vias for t in LINK_VIAS[v]))
     links: list[ServiceLink] = []
-    for owner in reader.repos() if kinds else []:
-        query = EdgeQuery(types=list(kinds), repo=owner, resolved=True)
+    for owner in reader.repos():
+        query = EdgeQuery(types=types, repo=owner, resolved=True)
         for edge in reader.backend.edges.edges(query):
-            if repo not in (None, owner, edge.target_repo) or not _visible(reader, edge):
+            kind = link_via(edge.type, edge.target)
+            if kind is None or kind not in vias or repo not in (None, owner, edge.target_repo):
                 continue
-            links.append(_link(kinds[edge.type], owner, edge))
+            if not _visible(reader, edge):
+                continue
+            links.append(_link(kind, owner, edge))
     order = list(LINK_VIAS)
     links.sort(
         key=lambda k: (

@@ -5,7 +5,8 @@ JavaScript/TypeScript get scope-aware extractors; the other tree-sitter language
 the references the parser reports (calls, imports, inheritance), which resolve by name.
 Doc comments and Markdown/reST text add ``doc`` mentions (backticks) and ``link``
 references (``@see``, ``{@link}``, Sphinx roles); Markdown links to files of the
-repository become ``file`` references.
+repository become ``file`` references. The operations of an OpenAPI document (YAML or
+JSON) and the rpcs of a ``.proto`` file are the file's endpoints.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from codecompass.indexing.extract_python import PythonExtractor
 from codecompass.indexing.extract_rust import RustExtractor
 from codecompass.indexing.extract_typed import TypedExtractor
 from codecompass.indexing.facts import FileFacts, Ref, Scope
+from codecompass.indexing.idl import protobuf_endpoints
 from codecompass.indexing.languages import TREE_SITTER_LANGUAGES
+from codecompass.indexing.openapi import operation_endpoints, read_document
 from codecompass.models import ParsedFile
 
 ECMA_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
@@ -97,6 +100,14 @@ def extract_facts(path: str, text: str, parsed: ParsedFile) -> FileFacts:
         facts = FileFacts(language)
     if not facts.scopes:
         facts = _with_module_scope(facts)
+    if language == "protobuf":
+        facts.endpoints = protobuf_endpoints(text, parsed.symbols)
+    elif language in ("yaml", "json") and tree is not None:
+        try:
+            document = read_document(text.encode("utf-8", "surrogatepass"), tree)
+        except RecursionError:
+            document = None
+        facts.endpoints = operation_endpoints(document) if document is not None else []
     if language in MARKUP_LANGUAGES:
         facts.refs.extend(markup_refs(path, text))
     else:

@@ -22,6 +22,7 @@ from codecompass.indexing import commonjs
 from codecompass.indexing.extract_python import looks_like_url_argument
 from codecompass.indexing.facts import (
     EVENT_CALLS,
+    SERVICE_CALLS,
     ClassFacts,
     FileFacts,
     FunctionFacts,
@@ -785,7 +786,8 @@ class EcmaExtractor:
             prop = func.child_by_field_name("property") if func is not None else None
             line = _line(prop or func or node)
             mount = self.mount_args(args, scope) if chain.endswith(".use") else None
-            event = chain.rpartition(".")[2] in EVENT_CALLS
+            verb = chain.rpartition(".")[2]
+            event = verb in EVENT_CALLS or verb in SERVICE_CALLS
             values = self.event_values(args, scope) if event else None
             self.ref("call", chain, line, scope, mount or self.call_args(args, scope), values)
         spec = self.require_spec(node)

@@ -14,6 +14,9 @@ from codecompass.indexing.extract_typed import TypedExtractor
 from codecompass.indexing.treesitter import Node
 
 _VERSION = re.compile(r"^v\d+$")
+# `pb.RegisterCheckoutServer(s, &server{})`: a gRPC registration, whose arguments are
+# kept (`Ref.values`) for `graph/rpc.py` to find the implementing type.
+_REGISTER = re.compile(r"(?:^|\.)Register\w+Server$")
 _FUNCTIONS = frozenset({"function_declaration", "method_declaration"})
 
 
@@ -317,10 +320,15 @@ class GoExtractor(TypedExtractor):
 
     def call(self, node: Node, scope: int) -> None:
         function = node.child_by_field_name("function")
+        arguments = node.child_by_field_name("arguments")
         if function is not None and function.type != "func_literal":
             at = function.child_by_field_name("field") or function
-            self.ref("call", self.chain(function), at, scope)
-        arguments = node.child_by_field_name("arguments")
+            chain = self.chain(function)
+            self.ref("call", chain, at, scope)
+            if chain and arguments is not None and _REGISTER.search(chain):
+                self.facts.refs[-1].values = [
+                    ("", self.value_of(a)) for a in arguments.named_children if a.type != "comment"
+                ]
         if arguments is not None:
             for argument in arguments.named_children:
                 if argument.type in ("identifier", "selector_expression"):

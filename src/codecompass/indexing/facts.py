@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # Bumped whenever extraction changes: stored facts of another version are re-extracted.
-FACTS_VERSION = 4
+FACTS_VERSION = 5
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
@@ -53,6 +53,9 @@ EVENT_CALLS = frozenset(
         *("sendToQueue", "consume"),
     }
 )
+# Calls registering the handlers of an rpc service (Node `server.addService(svc, {…})`,
+# `graph/rpc.py`): their arguments are kept as those of `EVENT_CALLS` are.
+SERVICE_CALLS = frozenset({"addService"})
 
 REF_KINDS = (
     "call",  # a call of the chain
@@ -115,6 +118,21 @@ class FunctionFacts:
 
 
 @dataclass(slots=True)
+class Endpoint:
+    """An operation a file declares for other services to call: an OpenAPI operation
+    (`kind` "openapi", `name` "GET /users/{id}" with the servers' base path in front,
+    `alias` its operationId) or an rpc of a ``.proto`` service ("rpc",
+    "shop.Checkout/PlaceOrder"); `symbol` is the qualified name of the symbol that
+    declares it (``paths./users/{id}.get``, ``Checkout.PlaceOrder``)."""
+
+    kind: str
+    name: str
+    line: int
+    symbol: str
+    alias: str = ""
+
+
+@dataclass(slots=True)
 class FileFacts:
     language: str
     scopes: list[Scope] = field(default_factory=list)
@@ -124,6 +142,7 @@ class FileFacts:
     stars: list[str] = field(default_factory=list)  # `from m import *`, `export * from 'm'`
     exports: dict[str, str] = field(default_factory=dict)  # JS: exported name → value
     prefixes: dict[str, str] = field(default_factory=dict)  # router variable → URL prefix
+    endpoints: list[Endpoint] = field(default_factory=list)  # OpenAPI operations, rpcs
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
@@ -140,6 +159,10 @@ class FileFacts:
             "exports": self.exports,
             "prefixes": self.prefixes,
         }
+        if self.endpoints:
+            data["endpoints"] = [
+                [e.kind, e.name, e.line, e.symbol, e.alias] for e in self.endpoints
+            ]
         return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
@@ -182,6 +205,7 @@ class FileFacts:
             stars=data["stars"],
             exports=data["exports"],
             prefixes=data["prefixes"],
+            endpoints=[Endpoint(*row) for row in data.get("endpoints", [])],
         )
 
     def interface_key(self) -> str:

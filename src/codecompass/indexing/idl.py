@@ -6,7 +6,9 @@ bracket-matching scanner (``textscan``).
 
 Protobuf: ``message`` is a struct, ``enum`` an enum, ``service`` an interface and ``rpc``
 a method of its service; nested messages and enums qualify through their message
-(``User.Status``). The ``package`` is left out of qualified names, as for Java.
+(``User.Status``). The ``package`` is left out of qualified names, as for Java; it is
+part of the rpc endpoints a file declares (``protobuf_endpoints``:
+``shop.Checkout/PlaceOrder``, the full method name gRPC uses).
 
 GraphQL: object types are classes, ``input`` structs, ``interface``/``enum`` themselves,
 ``union``/``scalar`` types, ``schema`` a module, directives (``@auth``), operations and
@@ -18,7 +20,9 @@ when an ``extend type Query`` adds them; an extension is no symbol of its own.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from codecompass.indexing.facts import Endpoint
 from codecompass.indexing.textscan import (
     LineIndex,
     Syntax,
@@ -31,7 +35,7 @@ from codecompass.indexing.textscan import (
 )
 from codecompass.models import Symbol, SymbolKind
 
-__all__ = ["parse_graphql", "parse_protobuf"]
+__all__ = ["parse_graphql", "parse_protobuf", "protobuf_endpoints"]
 
 _PROTO_SYNTAX = Syntax(line_comments=("//",), block_comments=(("/*", "*/"),))
 _PROTO_TOKEN = re.compile(
@@ -40,6 +44,7 @@ _PROTO_TOKEN = re.compile(
     r"|(?P<open>\{)|(?P<close>\})|(?P<semi>;)"
 )
 _PROTO_KINDS: dict[str, SymbolKind] = {"message": "struct", "enum": "enum", "service": "interface"}
+_PROTO_PACKAGE = re.compile(r"\bpackage\s+([A-Za-z_][\w.]*)\s*;")
 
 
 def parse_protobuf(text: str) -> list[Symbol]:
@@ -79,6 +84,28 @@ def parse_protobuf(text: str) -> list[Symbol]:
                 symbols.append(_proto_symbol(text, lines, index, pending, token.start(), parent()))
             pending = None
     return sorted(symbols, key=lambda s: (s.start_line, -s.end_line))
+
+
+def protobuf_endpoints(text: str, symbols: Sequence[Symbol]) -> list[Endpoint]:
+    """The rpcs of a ``.proto`` file's services (`symbols` from `parse_protobuf`), each
+    named ``package.Service/Method`` at the line of its ``rpc`` keyword."""
+    masked = mask(text, _PROTO_SYNTAX)
+    found = _PROTO_PACKAGE.search(masked)
+    package = found.group(1) if found else ""
+    services = {s.qualified_name for s in symbols if s.kind == "interface"}
+    lines = masked.split("\n")
+    out: list[Endpoint] = []
+    for s in symbols:
+        if s.kind != "method" or s.parent not in services:
+            continue
+        keyword = re.compile(rf"\brpc\s+{re.escape(s.name)}\b")
+        line = next(
+            (n for n in range(s.start_line, s.header_end_line + 1) if keyword.search(lines[n - 1])),
+            s.header_end_line,
+        )
+        service = f"{package}.{s.parent}" if package else s.parent
+        out.append(Endpoint("rpc", f"{service}/{s.name}", line, s.qualified_name))
+    return out
 
 
 def _proto_symbol(

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import get_args
 
+from codecompass.indexing.openapi import operation_symbols, read_document
 from codecompass.indexing.rules import (
     Definition,
     FileContext,
@@ -584,13 +585,22 @@ MAX_DATA_KEYS = 2000
 
 
 class DataRules(GrammarRules):
-    """YAML, TOML and JSON: the keys of the top-level mapping are sections."""
+    """YAML, TOML and JSON: the keys of the top-level mapping are sections; so are the
+    operations of an OpenAPI or Swagger document (``openapi.py``)."""
 
     def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
         holder = node.parent
         if holder is not None and holder.named_child_count > MAX_DATA_KEYS:
             return None
         return super().accept(ctx, kind, node)
+
+    def finish(
+        self, ctx: FileContext, definitions: Sequence[Definition], symbols: list[Symbol]
+    ) -> list[Symbol]:
+        document = read_document(ctx.data, ctx.root)
+        if document is not None:
+            symbols = symbols + operation_symbols(document)
+        return super().finish(ctx, definitions, symbols)
 
 
 class YamlRules(DataRules):

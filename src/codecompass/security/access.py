@@ -56,9 +56,10 @@ class Access:
 
     def allows_node(self, node: str) -> bool:
         """Whether a graph node may be shown: a repository, file or symbol inside a scope.
-        Unresolved names (`?x`), keywords (`kw:x`) and topics (`event:kafka/x`) belong
-        to no file and are shown only as the other end of an edge from a visible node."""
-        if self.scopes is None or node.startswith(("?", "kw:", "event:")):
+        Unresolved names (`?x`), keywords (`kw:x`), topics (`event:kafka/x`) and rpcs
+        (`rpc:shop.Checkout/PlaceOrder`) belong to no file and are shown only as the
+        other end of an edge from a visible node."""
+        if self.scopes is None or node.startswith(("?", "kw:", "event:", "rpc:")):
             return True
         repo, _, rest = node.partition("/")
         if not rest:
