@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TypeVar
 
 from codecompass.engine import Engine
 from codecompass.models import EdgeQuery
@@ -32,3 +33,24 @@ def add_fixture(engine: Engine, tmp_path: Path, fixture: str, name: str) -> Path
 def edges(engine: Engine, types: tuple[str, ...] = LINK_TYPES) -> set[Edge]:
     found = engine.backend.edges.edges(EdgeQuery(types=list(types)))
     return {(e.source, e.target, e.type, e.confidence, int(e.evidence_line or 0)) for e in found}
+
+
+T = TypeVar("T")
+
+# type, source, target, name, confidence, via, evidence line, the target's repo/path:line
+TypedLink = tuple[str, str, str, str, float, str, int, str]
+
+
+def recall(found: set[T], expected: set[T]) -> float:
+    """The share of the expected links found."""
+    return len(found & expected) / len(expected)
+
+
+def typed_links(engine: Engine, types: tuple[str, ...]) -> set[TypedLink]:
+    """Links of these types with the evidence of both ends (each end must have one)."""
+    rows = set()
+    for e in engine.backend.edges.edges(EdgeQuery(types=list(types))):
+        assert e.evidence_line is not None and e.target_line is not None and e.target_path
+        rows.add((e.type, e.source, e.target, e.name, e.confidence, e.via, e.evidence_line,
+                  f"{e.target_repo}/{e.target_path}:{e.target_line}"))  # fmt: skip
+    return rows

@@ -16,7 +16,7 @@ from codecompass.engine import Engine
 from codecompass.graph.events import APIS, event_api, link_events, split_topic
 from codecompass.indexing.facts import EVENT_CALLS
 from codecompass.models import Edge, EdgeQuery
-from tests.graph.helpers import add_fixture, workspace
+from tests.graph.helpers import add_fixture, recall, workspace
 
 # producer, topic node, consumer, confidence, via, producer line, consumer file, its line
 Link = tuple[str, str, str, float, str, int, str, int]
@@ -36,10 +36,6 @@ def event_links(engine: Engine) -> set[Link]:
 def topic_sides(engine: Engine) -> set[Side]:
     found = engine.backend.edges.edges(EdgeQuery(types=["emits", "listens"]))
     return {(e.type, e.source, e.target, e.confidence, e.via, e.evidence_line or 0) for e in found}
-
-
-def recall(found: set[Link], expected: set[Link]) -> float:
-    return len(found & expected) / len(expected)
 
 
 E = "shop/shop/events.py"

@@ -20,11 +20,11 @@ from codecompass.graph.openapi import _route_serves, _variants
 from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import Endpoint
 from codecompass.indexing.parse import parse
-from codecompass.models import EdgeQuery, HttpFact, SymbolQuery
-from tests.graph.helpers import add_fixture, workspace
+from codecompass.models import HttpFact, SymbolQuery
+from tests.graph.helpers import TypedLink, add_fixture, recall, typed_links, workspace
 
 # type, source, target, method and template, confidence, via, source line, other side
-Link = tuple[str, str, str, str, float, str, int, str]
+Link = TypedLink
 
 R = "users/users/routes.py"
 D = "users/openapi.yaml"
@@ -58,16 +58,7 @@ OPENAPI_LINKS = {
 
 
 def openapi_links(engine: Engine) -> set[Link]:
-    rows = set()
-    for e in engine.backend.edges.edges(EdgeQuery(types=["serves", "http"])):
-        assert e.evidence_line is not None and e.target_line is not None and e.target_path
-        rows.add((e.type, e.source, e.target, e.name, e.confidence, e.via, e.evidence_line,
-                  f"{e.target_repo}/{e.target_path}:{e.target_line}"))  # fmt: skip
-    return rows
-
-
-def recall(found: set[Link], expected: set[Link]) -> float:
-    return len(found & expected) / len(expected)
+    return typed_links(engine, ("serves", "http"))
 
 
 def estate(engine: Engine, tmp_path: Path) -> None:

@@ -23,10 +23,10 @@ from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import Endpoint
 from codecompass.indexing.parse import parse
 from codecompass.models import EdgeQuery, HttpFact
-from tests.graph.helpers import add_fixture, workspace
+from tests.graph.helpers import TypedLink, add_fixture, recall, typed_links, workspace
 
 # type, source, target, rpc, confidence, via, source line, other side's repo/path:line
-Link = tuple[str, str, str, str, float, str, int, str]
+Link = TypedLink
 
 S = "checkout/checkout/server.py#CheckoutService"
 G = "storefront/orders/orders.go"
@@ -47,16 +47,7 @@ GRPC_LINKS = {
 
 
 def rpc_links(engine: Engine) -> set[Link]:
-    rows = set()
-    for e in engine.backend.edges.edges(EdgeQuery(types=["serves", "rpc"])):
-        assert e.evidence_line is not None and e.target_line is not None and e.target_path
-        rows.add((e.type, e.source, e.target, e.name, e.confidence, e.via, e.evidence_line,
-                  f"{e.target_repo}/{e.target_path}:{e.target_line}"))  # fmt: skip
-    return rows
-
-
-def recall(found: set[Link], expected: set[Link]) -> float:
-    return len(found & expected) / len(expected)
+    return typed_links(engine, ("serves", "rpc"))
 
 
 def grpc_estate(engine: Engine, tmp_path: Path) -> None:

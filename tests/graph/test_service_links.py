@@ -13,7 +13,7 @@ from pathlib import Path
 from codecompass.engine import Engine
 from codecompass.graph.http import Mounts, client_path, link_http, route_path
 from codecompass.models import EdgeQuery, HttpFact
-from tests.graph.helpers import add_fixture, workspace
+from tests.graph.helpers import add_fixture, recall, workspace
 
 # source, target, method, template, confidence, via, client line, route file, route line
 Link = tuple[str, str, str, str, float, str, int, str, int]
@@ -27,10 +27,6 @@ def http_links(engine: Engine) -> set[Link]:
         rows.add((e.source, e.target, method, template, e.confidence, e.via,
                   e.evidence_line, e.target_path, e.target_line))  # fmt: skip
     return rows
-
-
-def recall(found: set[Link], expected: set[Link]) -> float:
-    return len(found & expected) / len(expected)
 
 
 S = "service/app/routers"
