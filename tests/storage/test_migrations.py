@@ -116,6 +116,29 @@ def test_processes_opening_a_new_folder_at_once_migrate_it_once(tmp_path: Path) 
         conn.close()
 
 
+def test_opening_a_new_folder_waits_for_a_writer_instead_of_failing(tmp_path: Path) -> None:
+    # The first of two indexers holds a write lock on the new file while the second
+    # switches it to WAL: SQLite refuses that at once ("database is locked"), without
+    # consulting the busy timeout; it failed one CI run in about twelve.
+    import threading
+
+    from codecompass.storage.sqlite.db import Database
+
+    holder = sqlite3.connect(
+        tmp_path / "index.sqlite", isolation_level=None, check_same_thread=False
+    )
+    holder.execute("BEGIN IMMEDIATE")
+    holder.execute("CREATE TABLE early(x)")
+    release = threading.Timer(0.3, lambda: holder.execute("COMMIT"))
+    release.start()
+    db = Database(tmp_path)
+    release.join()
+    assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    db.close()
+    holder.close()
+
+
 def test_an_index_gets_an_empty_memory_store_and_keeps_everything_else(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
     names = [name for name, _ in MIGRATIONS]

@@ -7,6 +7,7 @@ transaction, so a killed process leaves each unit of work either fully old or fu
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,16 +20,34 @@ from codecompass.storage.sqlite.migrations import migrate
 BATCH = 500
 # Rows ANALYZE samples per index.
 ANALYSIS_ROWS = 1000
+# How long a statement waits for another connection's lock before "database is locked".
+BUSY_TIMEOUT_MS = 10_000
+
+
+def _enter_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL, waiting out another process doing the same: on a new file SQLite
+    answers "database is locked" at once, without consulting the busy timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    pause = 0.01
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.2)
 
 
 class Database:
     def __init__(self, data_dir: Path) -> None:
         self.path = data_dir / DB_FILE
         self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        _enter_wal(self.conn)
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA foreign_keys=ON")
-        self.conn.execute("PRAGMA busy_timeout=10000")
         migrate(self.conn)
         self._depth = 0
 
