@@ -32,17 +32,18 @@ S = "checkout/checkout/server.py#CheckoutService"
 G = "storefront/orders/orders.go"
 GRPC_LINKS = {
     # class CheckoutService(shop_pb2_grpc.CheckoutServicer), also registered through
-    # add_CheckoutServicer_to_server: the base class is the evidence
+    # add_CheckoutServicer_to_server: the base class tells it (via), the method's own
+    # line is the evidence
     ("serves", f"{S}.PlaceOrder", "rpc:shop.Checkout/PlaceOrder", "shop.Checkout/PlaceOrder",
-     0.9, "servicer", 10, "checkout/protos/shop.proto:8"),
+     0.9, "servicer", 14, "checkout/protos/shop.proto:8"),
     ("serves", f"{S}.GetOrder", "rpc:shop.Checkout/GetOrder", "shop.Checkout/GetOrder",
-     0.9, "servicer", 10, "checkout/protos/shop.proto:9"),
+     0.9, "servicer", 19, "checkout/protos/shop.proto:9"),
     # o.checkout.PlaceOrder(…) on a field declared pb.CheckoutClient
     ("rpc", f"{G}#Orders.Buy", f"{S}.PlaceOrder", "shop.Checkout/PlaceOrder", 0.9, "stub", 21,
-     "checkout/checkout/server.py:10"),
+     "checkout/checkout/server.py:14"),
     # client := pb.NewCheckoutClient(conn); client.GetOrder(…)
     ("rpc", f"{G}#Track", f"{S}.GetOrder", "shop.Checkout/GetOrder", 0.9, "stub", 30,
-     "checkout/checkout/server.py:10"),
+     "checkout/checkout/server.py:19"),
 }  # fmt: skip
 
 
@@ -84,23 +85,23 @@ def test_links_lists_rpc_links_with_both_ends(tmp_path: Path) -> None:
     assert result["links"] == [
         {
             "via": "rpc",
-            "name": "shop.Checkout/GetOrder",
-            "confidence": 0.9,
-            "how": "servicer",
-            "source": {"id": f"{S}.GetOrder", "repo": "checkout", "path": "checkout/server.py",
-                       "line": 10},
-            "target": {"id": "rpc:shop.Checkout/GetOrder", "repo": "checkout",
-                       "path": "protos/shop.proto", "line": 9},
-        },
-        {
-            "via": "rpc",
             "name": "shop.Checkout/PlaceOrder",
             "confidence": 0.9,
             "how": "servicer",
             "source": {"id": f"{S}.PlaceOrder", "repo": "checkout", "path": "checkout/server.py",
-                       "line": 10},
+                       "line": 14},
             "target": {"id": "rpc:shop.Checkout/PlaceOrder", "repo": "checkout",
                        "path": "protos/shop.proto", "line": 8},
+        },
+        {
+            "via": "rpc",
+            "name": "shop.Checkout/GetOrder",
+            "confidence": 0.9,
+            "how": "servicer",
+            "source": {"id": f"{S}.GetOrder", "repo": "checkout", "path": "checkout/server.py",
+                       "line": 19},
+            "target": {"id": "rpc:shop.Checkout/GetOrder", "repo": "checkout",
+                       "path": "protos/shop.proto", "line": 9},
         },
         {
             "via": "rpc",
@@ -110,7 +111,7 @@ def test_links_lists_rpc_links_with_both_ends(tmp_path: Path) -> None:
             "source": {"id": f"{G}#Orders.Buy", "repo": "storefront", "path": "orders/orders.go",
                        "line": 21},
             "target": {"id": f"{S}.PlaceOrder", "repo": "checkout", "path": "checkout/server.py",
-                       "line": 10},
+                       "line": 14},
         },
         {
             "via": "rpc",
@@ -120,7 +121,7 @@ def test_links_lists_rpc_links_with_both_ends(tmp_path: Path) -> None:
             "source": {"id": f"{G}#Track", "repo": "storefront", "path": "orders/orders.go",
                        "line": 30},
             "target": {"id": f"{S}.GetOrder", "repo": "checkout", "path": "checkout/server.py",
-                       "line": 10},
+                       "line": 19},
         },
     ]  # fmt: skip
     people = CliRunner().invoke(
@@ -167,32 +168,34 @@ def test_a_stub_of_an_rpc_no_indexed_server_implements_links_to_the_rpc(tmp_path
 
 P = "ledger/server"
 POLYGLOT_LINKS = {
-    # Go: pb.RegisterPaymentsServer(s, &server{}), the method in another file
+    # Go: pb.RegisterPaymentsServer(s, &server{}) in main.go, the method in charge.go
+    # (the evidence: the method's own line, in its own file)
     ("serves", f"{P}/charge.go#server.Charge", "rpc:pay.Payments/Charge", "pay.Payments/Charge",
-     0.9, "registered", 16, "ledger/proto/pay.proto:6"),
+     0.9, "registered", 9, "ledger/proto/pay.proto:6"),
     # Go: a struct embedding pb.UnimplementedPaymentsServer
     ("serves", f"{P}/charge.go#refunds.Refund", "rpc:pay.Payments/Refund", "pay.Payments/Refund",
-     0.9, "servicer", 14, "ledger/proto/pay.proto:7"),
-    # Java: extends PaymentsGrpc.PaymentsImplBase (a method named `charge`)
+     0.9, "servicer", 17, "ledger/proto/pay.proto:7"),
+    # Java: extends PaymentsGrpc.PaymentsImplBase (a method named `charge`, its
+    # definition starting at its @Override)
     ("serves", "bank/src/main/java/com/bank/PaymentsImpl.java#PaymentsImpl.charge",
-     "rpc:pay.Payments/Charge", "pay.Payments/Charge", 0.9, "servicer", 8,
+     "rpc:pay.Payments/Charge", "pay.Payments/Charge", 0.9, "servicer", 9,
      "ledger/proto/pay.proto:6"),
     # C#: Payments.PaymentsBase
     ("serves", "teller/Teller.cs#PaymentsService.Charge", "rpc:pay.Payments/Charge",
-     "pay.Payments/Charge", 0.9, "servicer", 7, "ledger/proto/pay.proto:6"),
+     "pay.Payments/Charge", 0.9, "servicer", 9, "ledger/proto/pay.proto:6"),
     # Node: server.addService(pay.Payments.service, { refund })
     ("serves", "web/src/payments.js#refund", "rpc:pay.Payments/Refund", "pay.Payments/Refund",
-     0.9, "registered", 17, "ledger/proto/pay.proto:7"),
+     0.9, "registered", 11, "ledger/proto/pay.proto:7"),
 }  # fmt: skip
 CHARGERS = {
-    f"{P}/charge.go#server.Charge": "ledger/server/main.go:16",
+    f"{P}/charge.go#server.Charge": "ledger/server/charge.go:9",
     "bank/src/main/java/com/bank/PaymentsImpl.java#PaymentsImpl.charge":
-        "bank/src/main/java/com/bank/PaymentsImpl.java:8",
-    "teller/Teller.cs#PaymentsService.Charge": "teller/Teller.cs:7",
+        "bank/src/main/java/com/bank/PaymentsImpl.java:9",
+    "teller/Teller.cs#PaymentsService.Charge": "teller/Teller.cs:9",
 }  # fmt: skip
 REFUNDERS = {
-    f"{P}/charge.go#refunds.Refund": "ledger/server/charge.go:14",
-    "web/src/payments.js#refund": "web/src/payments.js:17",
+    f"{P}/charge.go#refunds.Refund": "ledger/server/charge.go:17",
+    "web/src/payments.js#refund": "web/src/payments.js:11",
 }
 CLIENTS = {
     # Python: pay_pb2_grpc.PaymentsStub(channel).Charge(…)
@@ -358,12 +361,12 @@ def test_servers_through_a_base_class_a_second_service_and_an_unread_package(
     assert found == {
         # DummyMailer is a MailerServicer through BaseMailer
         ("serves", "mailer/server.py#DummyMailer.Send", "rpc:mail.Mailer/Send", "mail.Mailer/Send",
-         0.9, "servicer", 10, "mailer/protos/mail.proto:4"),
+         0.9, "servicer", 11, "mailer/protos/mail.proto:4"),
         # registered for Health too: the Check it inherits from BaseMailer
         ("serves", "mailer/server.py#BaseMailer.Check", "rpc:grpc.health.v1.Health/Check",
-         "grpc.health.v1.Health/Check", 0.9, "registered", 18, "mailer/protos/health.proto:4"),
+         "grpc.health.v1.Health/Check", 0.9, "registered", 6, "mailer/protos/health.proto:4"),
         # `mail` comes from a helper returning loadPackageDefinition(…): the service as
         # written; a static method bound to the server
         ("serves", "relay/relay.js#Relay.send", "rpc:mail.Mailer/Send", "mail.Mailer/Send", 0.9,
-         "registered", 17, "mailer/protos/mail.proto:4"),
+         "registered", 11, "mailer/protos/mail.proto:4"),
     }  # fmt: skip

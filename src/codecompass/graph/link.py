@@ -238,7 +238,9 @@ def relink_interfaces(backend: Backend) -> int:
     rpcs again (`serves`, `rpc` and the `http` edges through an operation), after the
     HTTP route links were matched again (`relink_http`)."""
     facts = backend.links.http_facts()
-    by_owner = link_rpc(facts)
+    servers = sorted({f.node for f in facts if f.role == "serve"})
+    methods = backend.symbols.symbols(SymbolQuery(ids=servers)) if servers else []
+    by_owner = link_rpc(facts, methods)
     for owner, rows in openapi_links(backend, facts).items():
         by_owner.setdefault(owner, []).extend(rows)
     owned = [OwnedEdges(repo, path, (), rows) for (repo, path), rows in sorted(by_owner.items())]

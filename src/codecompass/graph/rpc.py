@@ -33,12 +33,13 @@ matches each side to the rpcs the workspace's ``.proto`` files declare (service 
 method; the package when the code names it, else the generated module's name when
 several packages declare the service) and writes:
 
-- ``serves``: the implementing method → the rpc node, with the line naming the
-  generated base class or registering the server as evidence, and the rpc's line in
-  the ``.proto`` (the copy in the method's repository first) as the other side's;
+- ``serves``: the implementing method → the rpc node, with the method's own line as
+  evidence (``via`` says whether a base class or a registration told it), and the
+  rpc's line in the ``.proto`` (the copy in the method's repository first) as the
+  other side's;
 - ``rpc``: each client function → each implementing method (the call's line; the
-  server's evidence line), named by the rpc; to the rpc node itself when no indexed
-  server implements it.
+  method's line), named by the rpc; to the rpc node itself when no indexed server
+  implements it.
 
 Confidence says how the rpc was told:
 
@@ -60,6 +61,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from codecompass.graph.models import EDGE_WEIGHTS, RPC_PREFIX
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
@@ -392,11 +394,22 @@ class _Declared:
         return min(copies, key=lambda d: (d.repo != repo, d.repo, d.path, d.line))
 
 
-def link_rpc(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
-    """`serves` and `rpc` edges of the workspace, by owning file."""
+def link_rpc(
+    facts: Sequence[HttpFact], methods: Sequence[SymbolRecord] = ()
+) -> dict[tuple[str, str], list[Edge]]:
+    """`serves` and `rpc` edges of the workspace, by owning file. `methods` are the
+    implementing methods the serve facts name: the server's side of a link is the
+    method's own line (in its own file) when it is among them, else the fact's line."""
     declared = _Declared(facts)
     if not declared.by_key:
         return {}
+    at = {m.id: (m.repo, m.path, m.start_line) for m in methods}
+    facts = [
+        replace(f, repo=at[f.node][0], path=at[f.node][1], line=at[f.node][2])
+        if f.role == "serve" and f.node in at
+        else f
+        for f in facts
+    ]
     by_owner: dict[tuple[str, str], list[Edge]] = {}
     servers: dict[str, list[tuple[HttpFact, float, str]]] = {}  # rpc → implementations
     best: dict[tuple[str, str], tuple[HttpFact, float, str]] = {}

@@ -22,7 +22,8 @@ def service_links(
     reader: GraphReader, *, via: str | None = None, repo: str | None = None
 ) -> ServiceLinks:
     """Every link of kind `via` (default: all) with an end in `repo` (default: any),
-    that the reader may see whole; by kind, then by the source's file and line."""
+    that the reader may see whole; by kind, then by the source's file and line, then
+    by the other end and the name."""
     check_via(via)
     vias = [via] if via else list(LINK_VIAS)
     types = list(dict.fromkeys(t for v in vias for t in LINK_VIAS[v]))
@@ -43,6 +44,8 @@ def service_links(
             k.source.repo or "",
             k.source.path or "",
             k.source.line or 0,
+            k.target.id,
+            k.name,
         )
     )
     counts = {v: sum(1 for k in links if k.via == v) for v in vias}
