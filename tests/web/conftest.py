@@ -1,6 +1,7 @@
-"""A small auth service indexed once with the real model, the web app served from a
-thread on a free loopback port, and Debian's chromium driven by Playwright (no browser
-download). Without chromium or Playwright the browser tests skip, unless
+"""A small auth service indexed once with the real model, an estate of six services
+linked by HTTP, rpc, an sdk and events (the graph tests' fixtures), the web app served
+from a thread on a free loopback port, and Debian's chromium driven by Playwright (no
+browser download). Without chromium or Playwright the browser tests skip, unless
 CODECOMPASS_TEST_BROWSER=required (set by `.ci/run`), where they fail instead."""
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from codecompass.protocols import Embedder
 from codecompass.service import Service
 from codecompass.settings import Settings, UISettings, load_settings
 from codecompass.web import create_app
-from tests.conftest import make_git_repo
+from tests.conftest import TinyEmbedder, make_git_repo
+from tests.graph.helpers import add_fixture, workspace
 
 GITHUB_TOKEN = "ghp_" + "Q" * 36
 
@@ -171,6 +173,36 @@ def start(settings: Settings, embedder: Embedder, token: str = "") -> Iterator[R
 @pytest.fixture(scope="session")
 def web(site: Site, onnx: Embedder) -> Iterator[Running]:
     yield from start(settings_for(site.data), onnx)
+
+
+# The graph tests' service estates (tests/fixtures/graph/), as repository name → fixture:
+# 4 http links and an sdk one (web → api), 4 rpc (storefront → checkout, checkout's
+# servicer → its .proto), 5 event (shop → billing).
+ESTATE = {
+    "api": "crossrepo/api",
+    "web": "crossrepo/web",
+    "shop": "services/kafka/shop",
+    "billing": "services/kafka/billing",
+    "checkout": "services/grpc/checkout",
+    "storefront": "services/grpc/storefront",
+}
+
+
+@pytest.fixture(scope="session")
+def estate(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The estate indexed for real (the tiny embedder: links do not need the model);
+    its data folder."""
+    base = tmp_path_factory.mktemp("estate")
+    with workspace(base) as engine:
+        for name, fixture in ESTATE.items():
+            add_fixture(engine, base, fixture, name)
+    return base / "data"
+
+
+@pytest.fixture(scope="session")
+def linked(estate: Path) -> Iterator[Running]:
+    """The web app over the estate."""
+    yield from start(settings_for(estate), TinyEmbedder())
 
 
 def chromium_path() -> str | None:

@@ -304,3 +304,164 @@ def test_explorer_relations_follow_the_cli(web: Running) -> None:
     assert "authsvc/auth/tokens.py" not in dependents  # no `contains` edges
     assert callers <= dependents
     assert explored("callees") == {"?hmac.compare_digest"}  # a library call, unresolved
+
+
+# -- /api/links over the service estate (conftest.ESTATE) ------------------------------
+S = "checkout/checkout/server.py#CheckoutService"
+G = "storefront/orders/orders.go"
+
+
+def end(node: str, repo: str, path: str, line: int) -> dict[str, object]:
+    return {"id": node, "repo": repo, "path": path, "line": line}
+
+
+RPC_LINKS = [
+    {
+        "via": "rpc",
+        "name": "shop.Checkout/PlaceOrder",
+        "confidence": 0.9,
+        "how": "servicer",
+        "source": end(f"{S}.PlaceOrder", "checkout", "checkout/server.py", 14),
+        "target": end("rpc:shop.Checkout/PlaceOrder", "checkout", "protos/shop.proto", 8),
+    },
+    {
+        "via": "rpc",
+        "name": "shop.Checkout/GetOrder",
+        "confidence": 0.9,
+        "how": "servicer",
+        "source": end(f"{S}.GetOrder", "checkout", "checkout/server.py", 19),
+        "target": end("rpc:shop.Checkout/GetOrder", "checkout", "protos/shop.proto", 9),
+    },
+    {
+        "via": "rpc",
+        "name": "shop.Checkout/PlaceOrder",
+        "confidence": 0.9,
+        "how": "stub",
+        "source": end(f"{G}#Orders.Buy", "storefront", "orders/orders.go", 21),
+        "target": end(f"{S}.PlaceOrder", "checkout", "checkout/server.py", 14),
+    },
+    {
+        "via": "rpc",
+        "name": "shop.Checkout/GetOrder",
+        "confidence": 0.9,
+        "how": "stub",
+        "source": end(f"{G}#Track", "storefront", "orders/orders.go", 30),
+        "target": end(f"{S}.GetOrder", "checkout", "checkout/server.py", 19),
+    },
+]
+
+
+def http(name: str, confidence: float, how: str, client: str, line: int, handler: str,
+         path: str, handler_line: int) -> dict[str, object]:  # fmt: skip
+    return {
+        "via": "http",
+        "name": name,
+        "confidence": confidence,
+        "how": how,
+        "source": end(f"web/client.py#{client}", "web", "client.py", line),
+        "target": end(f"api/{path}#{handler}", "api", path, handler_line),
+    }
+
+
+WEB_LINKS = [
+    http("GET /users/{}", 0.8, "template", "load_user", 10, "get_user", "app.py", 9),
+    http("POST /users", 0.9, "literal", "new_user", 15, "create_user", "app.py", 14),
+    http("GET /orders/{}", 0.8, "template", "order", 20, "read_order", "orders.py", 9),
+    http("GET /admin/stats", 0.9, "literal", "admin_stats", 24, "stats", "app.py", 19),
+    {
+        "via": "sdk",
+        "name": "api_sdk:Client",
+        "confidence": 1.0,
+        "how": "package",
+        "source": end("web/client.py", "web", "client.py", 4),
+        "target": end("api/api_sdk/__init__.py", "api", "pyproject.toml", 2),
+    },
+]
+
+
+def test_links_lists_every_kind_with_counts(linked: Running) -> None:
+    status, data = linked.get("/api/links")
+    assert status == 200, data
+    assert set(data) == {"links", "counts"}
+    assert data["counts"] == {"http": 4, "rpc": 4, "sdk": 1, "event": 5}
+    assert [link["via"] for link in data["links"]] == (
+        ["http"] * 4 + ["rpc"] * 4 + ["sdk"] + ["event"] * 5
+    )
+    assert data["links"][:4] == WEB_LINKS[:4]
+    assert data["links"][4:8] == RPC_LINKS
+    assert data["links"][9] == {
+        "via": "event",
+        "name": "event:kafka/orders",
+        "confidence": 0.8,
+        "how": "constant",
+        "source": end("shop/shop/events.py#place_order", "shop", "shop/events.py", 16),
+        "target": end("billing/src/consumer.js#consumeOrders", "billing", "src/consumer.js", 9),
+    }
+
+
+def test_links_filtered_by_kind_and_by_repository(linked: Running) -> None:
+    status, data = linked.get("/api/links?" + q(via="rpc"))
+    assert status == 200, data
+    assert data == {"links": RPC_LINKS, "counts": {"rpc": 4}}
+    # an end in the repository: web's clients and its import of api's sdk
+    status, data = linked.get("/api/links?" + q(repo="web"))
+    assert status == 200, data
+    assert data == {"links": WEB_LINKS, "counts": {"http": 4, "rpc": 0, "sdk": 1, "event": 0}}
+    # the server's side counts too
+    _, data = linked.get("/api/links?" + q(via="rpc", repo="storefront"))
+    assert data == {"links": RPC_LINKS[2:], "counts": {"rpc": 2}}
+    _, data = linked.get("/api/links?" + q(via="event", repo="web"))
+    assert data == {"links": [], "counts": {"event": 0}}
+
+
+@pytest.mark.parametrize(
+    ("query", "code", "status", "message"),
+    [
+        (
+            q(via="bogus"),
+            "invalid_argument",
+            400,
+            "via must be one of http, rpc, sdk, event, not 'bogus'.",
+        ),
+        (q(via="grpc", repo="web"), "invalid_argument", 400, "not 'grpc'"),
+        (q(repo="nosuch"), "unknown_repo", 404, "Unknown repository 'nosuch'"),
+    ],
+)
+def test_links_refuse_bad_input_with_a_structured_error(
+    linked: Running, query: str, code: str, status: int, message: str
+) -> None:
+    got, data = linked.get("/api/links?" + query)
+    assert (got, set(data), data["error"]["code"]) == (status, {"error"}, code), data
+    assert message in data["error"]["message"]
+
+
+def test_links_are_audited_and_follow_the_callers_scopes(estate: Path, tmp_path: Path) -> None:
+    import dataclasses
+    import shutil
+
+    from codecompass.security.access import add_principal
+    from tests.conftest import TinyEmbedder
+
+    shutil.copytree(estate, tmp_path / "data")
+    settings = settings_for(tmp_path / "data")
+    principals = tmp_path / "principals.toml"
+    token = add_principal(principals, "checkout-team", ["checkout"])
+    server = dataclasses.replace(settings.server, principals=str(principals))
+    settings = dataclasses.replace(settings, server=server)
+    for running in start(settings, TinyEmbedder()):
+        status, data = running.get("/api/links?" + q(via="rpc"))
+        assert (status, data["error"]["code"]) == (401, "unauthorized")
+        # the stubs' side is in storefront, outside the scope: only the servicers show
+        status, data = running.get("/api/links?" + q(via="rpc"), token=token)
+        assert status == 200, data
+        assert data == {"links": RPC_LINKS[:2], "counts": {"rpc": 2}}
+    engine = Engine(settings)
+    try:
+        entries = engine.backend.audit.entries()
+    finally:
+        engine.close()
+    mine = [e for e in entries if e.principal == "checkout-team"]
+    assert [(e.tool, e.transport, e.client, e.status, e.result_count) for e in mine] == [
+        ("service_links", "web", "codecompass-ui", "ok", 2)
+    ]
+    assert mine[0].filters is not None and '"via": "rpc"' in mine[0].filters

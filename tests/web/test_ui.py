@@ -1,6 +1,6 @@
 """The page in a real headless chromium: search → results → code, the graph (node count,
-expand, edge filter, the cap), the symbol explorer, the status page, offline loading,
-the keyboard, labels, contrast and the layout at 1024 px."""
+expand, edge filter, the cap), the symbol explorer, the links between services, the
+status page, offline loading, the keyboard, labels, contrast and the layout at 1024 px."""
 
 from __future__ import annotations
 
@@ -275,7 +275,7 @@ def test_labels_contrast_and_no_layout_break_at_1024(browser: Any, web: Running)
             "#code .line .ln",
         ):
             assert contrast(page, selector) >= 4.5, selector
-        for route in ("search", "graph", "explore", "status"):
+        for route in ("search", "graph", "explore", "links", "status"):
             page.goto(f"{web.url}/#/{route}")
             page.wait_for_selector("body[data-ready]")
             width = page.evaluate("document.documentElement.scrollWidth")
@@ -305,3 +305,167 @@ def test_level_of_detail_collapses_to_files_and_folders(page: Any, web: Running)
     assert page.get_attribute("#cy", "data-nodes") == str(len(files))
     show_graph(page, "modules")
     assert page.get_attribute("#cy", "data-nodes") == str(len(folders))
+
+
+# -- the links between services (the estate of conftest.ESTATE) -------------------------
+def show_links(page: Any, via: str = "", repo: str = "") -> None:
+    """Wait until the Links page shows the answer for this kind and repository."""
+    page.wait_for_selector(f"#page-links[data-loaded='{via}|{repo}']")
+
+
+def link_rows(page: Any) -> list[list[str]]:
+    """Each row: kind, name, confidence, how, and both ends as repo:path:line."""
+    return [
+        [*row.locator("td").all_inner_texts()[:4], *row.locator(".end").all_inner_texts()]
+        for row in page.locator("#links-table tr.link").all()
+    ]
+
+
+def test_links_page_lists_the_links_by_kind_and_filters_them(page: Any, linked: Running) -> None:
+    page.goto(linked.url + "/#/links")
+    page.wait_for_selector("body[data-ready]")
+    show_links(page)
+    assert page.locator("nav a[aria-current=page]").inner_text() == "Links"
+    assert page.locator("#l-counts").inner_text() == "14 links: 4 http · 4 rpc · 1 sdk · 5 event"
+    assert page.locator("#links-table tr.group").all_inner_texts() == [
+        "http · 4 links",
+        "rpc · 4 links",
+        "sdk · 1 link",
+        "event · 5 links",
+    ]
+    rows = link_rows(page)
+    assert len(rows) == 14
+    assert rows[0] == [
+        "http", "GET /users/{}", "0.80", "template", "web:client.py:10", "api:app.py:9"
+    ]  # fmt: skip
+    assert rows[8] == ["sdk", "api_sdk:Client", "1.00", "package", "web:client.py:4",
+                       "api:pyproject.toml:2"]  # fmt: skip
+    assert page.locator("#links-table tr.link").first.locator(".end-name").all_inner_texts() == [
+        "load_user",
+        "get_user",
+    ]
+    assert page.locator("#l-empty").is_hidden()
+
+    page.select_option("#l-via", "rpc")
+    show_links(page, "rpc")
+    assert page.locator("#l-counts").inner_text() == "4 links: 4 rpc"
+    assert link_rows(page) == [
+        ["rpc", "shop.Checkout/PlaceOrder", "0.90", "servicer", "checkout:checkout/server.py:14",
+         "checkout:protos/shop.proto:8"],
+        ["rpc", "shop.Checkout/GetOrder", "0.90", "servicer", "checkout:checkout/server.py:19",
+         "checkout:protos/shop.proto:9"],
+        ["rpc", "shop.Checkout/PlaceOrder", "0.90", "stub", "storefront:orders/orders.go:21",
+         "checkout:checkout/server.py:14"],
+        ["rpc", "shop.Checkout/GetOrder", "0.90", "stub", "storefront:orders/orders.go:30",
+         "checkout:checkout/server.py:19"],
+    ]  # fmt: skip
+
+    page.select_option("#l-repo", "storefront")
+    show_links(page, "rpc", "storefront")
+    assert page.locator("#l-counts").inner_text() == "2 links with an end in storefront: 2 rpc"
+    assert [row[4] for row in link_rows(page)] == [
+        "storefront:orders/orders.go:21",
+        "storefront:orders/orders.go:30",
+    ]
+
+    page.select_option("#l-via", "event")
+    show_links(page, "event", "storefront")
+    assert link_rows(page) == []
+    assert page.locator("#links-table").is_hidden()
+    assert page.locator("#l-empty .empty-what").inner_text() == (
+        "No event links between services with an end in storefront. Choose All to see the others."
+    )
+
+    page.select_option("#l-via", "")
+    page.select_option("#l-repo", "shop")
+    show_links(page, "", "shop")
+    assert page.locator("#l-counts").inner_text() == (
+        "5 links with an end in shop: 0 http · 0 rpc · 0 sdk · 5 event"
+    )
+    assert page.locator("#links-table tr.group").all_inner_texts() == ["event · 5 links"]
+
+
+def test_clicking_an_end_opens_its_file_at_that_line(page: Any, linked: Running) -> None:
+    page.goto(linked.url + "/#/links")
+    page.wait_for_selector("body[data-ready]")
+    show_links(page)
+    page.select_option("#l-via", "rpc")
+    show_links(page, "rpc")
+    stub = page.locator("#links-table tr.link").nth(2)
+    stub.locator("button.end").nth(1).click()  # the server's side of Orders.Buy's stub call
+    page.wait_for_selector("#code-view[data-loaded='checkout/checkout/server.py:14']")
+    assert page.evaluate("location.hash") == "#/search"
+    assert page.locator("#page-search").is_visible() and page.locator("#page-links").is_hidden()
+    assert page.locator("#code-title").inner_text() == "checkout/checkout/server.py:14-14"
+    hit = page.locator("#code .line.hit")
+    assert hit.evaluate_all("lines => lines.map(l => l.dataset.line)") == ["14"]
+    assert hit.locator(".src").inner_text() == "    def PlaceOrder(self, request, context):"
+    # back to the links, then the other side: the rpc as the .proto declares it
+    page.go_back()
+    show_links(page, "rpc")
+    page.locator("#links-table tr.link").first.locator("button.end").nth(1).click()
+    page.wait_for_selector("#code-view[data-loaded='checkout/protos/shop.proto:8']")
+    assert page.locator("#code .line.hit .src").inner_text() == (
+        "  rpc PlaceOrder(OrderRequest) returns (Order);"
+    )
+
+
+def test_links_page_without_links_says_where_links_come_from(page: Any, web: Running) -> None:
+    status, data = web.get("/api/links")
+    assert (status, data) == (200, {"links": [], "counts": {"http": 0, "rpc": 0, "sdk": 0,
+                                                            "event": 0}})  # fmt: skip
+    page.goto(web.url + "/#/links")
+    page.wait_for_selector("body[data-ready]")
+    show_links(page)
+    assert page.locator("#links-table").is_hidden()
+    empty = page.locator("#l-empty")
+    assert empty.is_visible()
+    texts = empty.locator("p").all_inner_texts()
+    assert texts[0] == "No links between services in this index."
+    for source in ("HTTP routes", "OpenAPI", ".proto", "gRPC", "event producers and consumers"):
+        assert source in texts[1], source
+    assert page.locator("#l-counts").inner_text() == "0 links: 0 http · 0 rpc · 0 sdk · 0 event"
+
+
+def edge_styles(page: Any) -> dict[str, list[str]]:
+    """The explorer's edges by type: line colour and style, label colour."""
+    styles: dict[str, list[str]] = page.evaluate(
+        """() => Object.fromEntries(window.codecompassExplorer.edges().map(e => [e.data('type'),
+             [e.style('line-color'), e.style('line-style'), e.style('color')]]))"""
+    )
+    return styles
+
+
+def test_link_edges_are_drawn_apart_from_code_edges(page: Any, linked: Running) -> None:
+    page.goto(linked.url + "/#/explore")
+    page.wait_for_selector("body[data-ready]")
+    page.fill("#x-symbol", "shop/shop/events.py#place_order")
+    page.select_option("#x-relation", "dependencies")
+    page.fill("#x-depth", "1")
+    page.click("#explore-form button[type=submit]")
+    page.wait_for_selector("#x-tree [role=treeitem]")
+    grey = "rgb(140,149,159)"
+    assert edge_styles(page) == {
+        "calls": [grey, "solid", "rgb(77,86,97)"],
+        "emits": ["rgb(149,56,0)", "dashed", "rgb(149,56,0)"],
+        "event": ["rgb(191,57,137)", "solid", "rgb(191,57,137)"],
+    }
+    page.fill("#x-symbol", "checkout/checkout/server.py#CheckoutService.PlaceOrder")
+    page.click("#explore-form button[type=submit]")
+    page.wait_for_function(
+        "() => window.codecompassExplorer.edges('[type = \"serves\"]').length === 1"
+    )
+    assert edge_styles(page)["serves"] == ["rgb(27,124,131)", "dashed", "rgb(27,124,131)"]
+    page.select_option("#x-relation", "callers")
+    page.click("#explore-form button[type=submit]")
+    page.wait_for_function(
+        "() => window.codecompassExplorer.edges('[type = \"rpc\"]').length === 1"
+    )
+    assert edge_styles(page) == {"rpc": ["rgb(130,80,223)", "solid", "rgb(130,80,223)"]}
+    # the graph's edge filter shows each link type's colour and line beside its box
+    page.click("nav a[data-page=graph]")
+    swatch = page.locator("#edge-filter label:has(input[value=listens]) .swatch")
+    assert swatch.evaluate("s => getComputedStyle(s).borderTopStyle") == "dotted"
+    assert swatch.evaluate("s => getComputedStyle(s).borderTopColor") == "rgb(149, 56, 0)"
+    assert page.locator("#edge-filter .swatch").count() == 7
+    assert page.locator("#edge-filter label:has(input[value=calls]) .swatch").count() == 0

@@ -33,7 +33,7 @@ from starlette.types import ASGIApp
 from codecompass.audit import CallRecord
 from codecompass.engine import Engine
 from codecompass.errors import CodeCompassError, ConfigError, InputError
-from codecompass.graph.models import EDGE_TYPES
+from codecompass.graph.models import EDGE_TYPES, LINK_VIAS
 from codecompass.indexing.chunk import CHUNK_KINDS
 from codecompass.indexing.languages import LANGUAGES
 from codecompass.models import ChunkFilter
@@ -192,6 +192,7 @@ class WebApp:
                 "languages": sorted(LANGUAGES),
                 "kinds": sorted(CHUNK_KINDS),
                 "edge_types": list(EDGE_TYPES),
+                "link_vias": list(LINK_VIAS),
                 "details": ["compact", "preview", "full"],
                 "max_nodes": ui.max_nodes,
                 "max_edges": ui.max_edges,
@@ -324,6 +325,17 @@ class WebApp:
 
         return await self.call(request, "traverse_graph", work)
 
+    async def links(self, request: Request) -> Response:
+        def work(engine: Engine, params: Params, rec: CallRecord) -> Any:
+            via = params.choice("via", list(LINK_VIAS))
+            repo = params.text("repo")
+            rec.filters = {"via": via, "repo": repo}
+            result = engine.links(via=via, repo=repo)
+            rec.result_count = len(result.links)
+            return result
+
+        return await self.call(request, "service_links", work)
+
     async def status(self, request: Request) -> Response:
         def work(engine: Engine, params: Params, rec: CallRecord) -> dict[str, Any]:
             days = params.integer("days", STATUS_DAYS, 1, 3650)
@@ -395,6 +407,7 @@ def create_app(service: Service, *, token: str = "", warm: bool = True) -> ASGIA
         ("/api/expand", web.expand),
         ("/api/symbols", web.symbols),
         ("/api/explore", web.explore),
+        ("/api/links", web.links),
         ("/api/status", web.status),
         ("/healthz", web.healthz),
         ("/", web.page),

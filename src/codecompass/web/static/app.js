@@ -1,7 +1,7 @@
-/* Code Compass web UI: search with why, the graph behind the results, a symbol explorer
-   and the index's status. Plain JavaScript over the JSON endpoints of docs/web.md.
-   Text from the index is always set as text; only the server's highlighted code (escaped
-   by Pygments) is set as HTML. */
+/* Code Compass web UI: search with why, the graph behind the results, a symbol explorer,
+   the links between services and the index's status. Plain JavaScript over the JSON
+   endpoints of docs/web.md. Text from the index is always set as text; only the
+   server's highlighted code (escaped by Pygments) is set as HTML. */
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
@@ -32,6 +32,15 @@ const FEATURE_COLOURS = {
   importance: "#4d5661", freshness: "#9a6700", test: "#57606a", doc: "#1b7c83",
 };
 const ROLE_COLOURS = { seed: "#0550ae", brought: "#116329", path: "#6e7781" };
+/* The edges that link services, drawn apart from the code's own (grey) edges: a colour
+   each (the CSS variables --edge-<type>, shared with the Links page) and a line style. */
+const LINK_EDGE_LINES = {
+  http: "solid", serves: "dashed", rpc: "solid", package: "dashed",
+  emits: "dashed", listens: "dotted", event: "solid",
+};
+/* The edge type that draws each kind of link (`via`). */
+const VIA_EDGE = { http: "http", rpc: "rpc", sdk: "package", event: "event" };
+const cssColour = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
 const state = {
   config: null,
@@ -43,6 +52,7 @@ const state = {
   hiddenTypes: new Set(["keyword", "similar"]),
   cy: null,
   xcy: null,
+  linksAsked: 0,
 };
 
 /* -- calls ---------------------------------------------------------------------------- */
@@ -78,7 +88,7 @@ function showError(error) {
 }
 
 /* -- pages ---------------------------------------------------------------------------- */
-const PAGES = ["search", "graph", "explore", "status"];
+const PAGES = ["search", "graph", "explore", "links", "status"];
 
 function route() {
   const name = (location.hash.match(/^#\/(\w+)/) || [])[1];
@@ -90,6 +100,7 @@ function route() {
   });
   if (page === "graph") renderGraph();
   if (page === "status") loadStatus().catch(showError);
+  if (page === "links") loadLinks().catch(showError);
   if (page === "explore" && state.xcy) state.xcy.resize();
 }
 
@@ -103,6 +114,8 @@ async function loadConfig() {
   fillSelect($("#f-repo"), state.config.repos);
   fillSelect($("#f-language"), state.config.languages);
   fillSelect($("#f-kind"), state.config.kinds);
+  fillSelect($("#l-via"), state.config.link_vias);
+  fillSelect($("#l-repo"), state.config.repos);
   $("#repos-line").textContent = state.config.repos.length
     ? `${state.config.repos.length} repositor${state.config.repos.length === 1 ? "y" : "ies"}: ${state.config.repos.join(", ")}`
     : "nothing indexed yet";
@@ -113,7 +126,10 @@ async function loadConfig() {
       if (box.checked) state.hiddenTypes.delete(type); else state.hiddenTypes.add(type);
       renderGraph();
     });
-    fieldset.append(el("label", {}, box, ` ${type}`));
+    const swatch = LINK_EDGE_LINES[type]
+      ? el("span", { class: `swatch edge-${type} ${LINK_EDGE_LINES[type]}`, "aria-hidden": "true" })
+      : null;
+    fieldset.append(el("label", {}, box, ` ${type}`, swatch));
   }
 }
 
@@ -367,6 +383,13 @@ function graphStyle() {
       width: "mapData(confidence, 0, 1, 0.5, 3)", "line-color": "#8c959f", "target-arrow-color": "#8c959f",
       "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(label)", "font-size": 8,
       color: "#4d5661", "text-rotation": "autorotate" } },
+    ...Object.entries(LINK_EDGE_LINES).map(([type, line]) => {
+      const colour = cssColour(`--edge-${type}`);
+      return { selector: `edge[type = "${type}"]`, style: {
+        "line-color": colour, "target-arrow-color": colour, "line-style": line, color: colour,
+        "font-size": 9, "font-weight": "bold", "text-background-color": "#ffffff",
+        "text-background-opacity": 0.85, "text-background-padding": 1 } };
+    }),
   ];
 }
 
@@ -524,14 +547,84 @@ async function exploreNode(id) {
   $("#x-status").textContent = `${relation} of ${names.get(data.root)?.name || data.root}: ${data.nodes.length - 1} node(s) within depth ${depth}${data.truncated ? " (truncated)" : ""}.`;
   const elements = [
     ...data.nodes.map((n) => ({ data: { id: n.id, label: n.name, colour: n.id === data.root ? ROLE_COLOURS.seed : ROLE_COLOURS.path, size: n.id === data.root ? 26 : 18 } })),
-    ...data.edges.filter((e) => names.has(e.source) && names.has(e.target)).map((e) => ({ data: { id: edgeKey(e), source: e.source, target: e.target, confidence: e.confidence, label: e.type } })),
+    ...data.edges.filter((e) => names.has(e.source) && names.has(e.target)).map((e) => ({ data: { id: edgeKey(e), source: e.source, target: e.target, type: e.type, confidence: e.confidence, label: e.type } })),
   ];
-  if (!state.xcy) state.xcy = cytoscape({ container: $("#x-cy"), style: graphStyle() });
+  if (!state.xcy) {
+    state.xcy = cytoscape({ container: $("#x-cy"), style: graphStyle() });
+    window.codecompassExplorer = state.xcy;
+  }
   state.xcy.batch(() => { state.xcy.elements().remove(); state.xcy.add(elements); });
   state.xcy.resize();
   state.xcy.layout({ name: "breadthfirst", directed: true, roots: [data.root], spacingFactor: 1.1 }).run();
   state.xcy.fit(undefined, 30);
   $("#x-cy").dataset.nodes = String(data.nodes.length);
+}
+
+/* -- links between services ------------------------------------------------------------ */
+const LINKS_HINT = "Links come from HTTP routes and the clients calling them, OpenAPI documents, " +
+  ".proto files and gRPC stubs, imports of a package another repository provides, and event " +
+  "producers and consumers (Kafka, Redis, …), across the repositories of this index.";
+
+function plural(n, one, many) { return `${n} ${n === 1 ? one : many}`; }
+
+async function loadLinks() {
+  const via = $("#l-via").value;
+  const repo = $("#l-repo").value;
+  const asked = ++state.linksAsked;  // a later choice wins over a slower earlier answer
+  const data = await api("/api/links", { via, repo });
+  if (asked !== state.linksAsked) return;
+  renderLinks(data, via, repo);
+}
+
+/* One end of a link: repo:path:line, opening the file there in the code view. */
+function linkEnd(end) {
+  const where = end.path ? `${end.repo}:${end.path}${end.line ? `:${end.line}` : ""}` : end.id;
+  const name = end.id.includes("#") ? end.id.split("#").pop()
+    : /^(rpc|event):/.test(end.id) ? end.id : "";
+  const place = end.path
+    ? el("button", { type: "button", class: "end", text: where, title: `Open ${end.repo}/${end.path} at line ${end.line || 1}`,
+      onclick: () => openEnd(end) })
+    : el("span", { class: "end", text: where });
+  return el("td", {}, place, name ? el("span", { class: "end-name muted", text: name }) : null);
+}
+
+function openEnd(end) {
+  const line = end.line || 1;
+  location.hash = "#/search";
+  openCode(end.repo, end.path, line, line);
+}
+
+function renderLinks(data, via, repo) {
+  const total = data.links.length;
+  const kinds = Object.entries(data.counts);
+  const scope = repo ? ` with an end in ${repo}` : "";
+  $("#l-counts").textContent = `${plural(total, "link", "links")}${scope}: ` +
+    kinds.map(([kind, n]) => `${n} ${kind}`).join(" · ");
+  const empty = $("#l-empty");
+  empty.hidden = total > 0;
+  fill(empty, total ? null : el("p", { class: "empty-what", text: via || repo
+    ? `No ${via ? `${via} ` : ""}links between services${scope}. Choose All to see the others.`
+    : "No links between services in this index." }),
+  total ? null : el("p", { class: "muted", text: LINKS_HINT }));
+  const table = $("#links-table");
+  table.hidden = !total;
+  table.querySelectorAll("tbody").forEach((body) => body.remove());
+  for (const [kind, n] of kinds) {
+    const links = data.links.filter((link) => link.via === kind);
+    if (!links.length) continue;
+    const body = el("tbody", { "data-via": kind },
+      el("tr", { class: "group" }, el("th", { colspan: 6, scope: "rowgroup", text: `${kind} · ${plural(n, "link", "links")}` })));
+    for (const link of links) {
+      body.append(el("tr", { class: "link" },
+        el("td", {}, el("span", { class: `via edge-${VIA_EDGE[kind]}`, text: kind })),
+        el("td", { class: "name", text: link.name }),
+        el("td", { class: "conf", text: link.confidence.toFixed(2) }),
+        el("td", { class: "how", text: link.how }),
+        linkEnd(link.source), linkEnd(link.target)));
+    }
+    table.append(body);
+  }
+  $("#page-links").dataset.loaded = `${via}|${repo}`;
 }
 
 /* -- status --------------------------------------------------------------------------- */
@@ -600,6 +693,8 @@ async function start() {
   window.addEventListener("hashchange", route);
   $("#search-form").addEventListener("submit", search);
   $("#explore-form").addEventListener("submit", explore);
+  $("#links-form").addEventListener("submit", (event) => event.preventDefault());
+  for (const select of ["#l-via", "#l-repo"]) $(select).addEventListener("change", () => loadLinks().catch(showError));
   $("#min-conf").addEventListener("input", () => { $("#min-conf-out").textContent = Number($("#min-conf").value).toFixed(2); renderGraph(); });
   $("#lod").addEventListener("change", renderGraph);
   $("#fit").addEventListener("click", () => state.cy && state.cy.fit(undefined, 30));
