@@ -44,7 +44,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from codecompass.graph.models import EDGE_WEIGHTS, TOPIC_PREFIX
+from codecompass.graph.models import EDGE_WEIGHTS, TOPIC_PREFIX, joined_edge
 from codecompass.graph.resolve import Ctx, Resolver, Value
 from codecompass.indexing.facts import EVENT_CALLS, Ref
 from codecompass.models import Edge, EdgeQuery, LinkUpdate, OwnedEdges
@@ -358,22 +358,8 @@ def link_events(owned: Iterable[tuple[str, Edge]]) -> dict[tuple[str, str], list
             for their_repo, listen in consumers:
                 if emit.source == listen.source:
                     continue
-                weaker = emit if emit.confidence <= listen.confidence else listen
                 by_owner.setdefault((repo, emit.evidence_path or ""), []).append(
-                    Edge(
-                        source=emit.source,
-                        target=listen.source,
-                        type="event",
-                        weight=EDGE_WEIGHTS["event"],
-                        confidence=weaker.confidence,
-                        resolved=True,
-                        via=weaker.via,
-                        name=topic,
-                        evidence_line=emit.evidence_line,
-                        target_repo=their_repo,
-                        target_path=listen.evidence_path,
-                        target_line=listen.evidence_line,
-                    )
+                    joined_edge("event", topic, emit, listen, their_repo, listen.evidence_path)
                 )
     return by_owner
 

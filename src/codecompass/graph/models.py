@@ -13,6 +13,8 @@ workspace).
 
 from __future__ import annotations
 
+from codecompass.models import Edge
+
 # Topic, queue and event nodes: `event:<broker>/<name>` (graph/events.py).
 TOPIC_PREFIX = "event:"
 # rpc nodes: `rpc:<package>.<Service>/<Method>` (graph/rpc.py).
@@ -82,3 +84,26 @@ def link_via(edge_type: str, target: str) -> str | None:
     if edge_type == "serves":
         return "rpc" if target.startswith(RPC_PREFIX) else "http"
     return next((via for via, types in LINK_VIAS.items() if edge_type in types), None)
+
+
+def joined_edge(
+    kind: str, name: str, near: Edge, far: Edge, far_repo: str, far_path: str | None
+) -> Edge:
+    """The edge from `near`'s source to `far`'s source, two sides meeting at one node (a
+    producer and a consumer at a topic, a client and a handler at an operation): the
+    weaker side's confidence and via, each side's evidence line."""
+    weaker = near if near.confidence <= far.confidence else far
+    return Edge(
+        source=near.source,
+        target=far.source,
+        type=kind,
+        weight=EDGE_WEIGHTS[kind],
+        confidence=weaker.confidence,
+        resolved=True,
+        via=weaker.via,
+        name=name,
+        evidence_line=near.evidence_line,
+        target_repo=far_repo,
+        target_path=far_path,
+        target_line=far.evidence_line,
+    )

@@ -53,7 +53,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from codecompass.graph.http import Mounts, link_http, route_path
-from codecompass.graph.models import EDGE_WEIGHTS
+from codecompass.graph.models import EDGE_WEIGHTS, joined_edge
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
 from codecompass.indexing.languages import is_test_path
 from codecompass.models import Edge, EdgeQuery, HttpFact, SymbolQuery, SymbolRecord
@@ -230,26 +230,7 @@ def _joins(
             if key in seen or call.source == serve.source:
                 continue
             seen.add(key)
-            weaker = call if call.confidence <= serve.confidence else serve
-            out.append(
-                (
-                    owner,
-                    Edge(
-                        source=call.source,
-                        target=serve.source,
-                        type="http",
-                        weight=EDGE_WEIGHTS["http"],
-                        confidence=weaker.confidence,
-                        resolved=True,
-                        via=weaker.via,
-                        name=call.name,
-                        evidence_line=call.evidence_line,
-                        target_repo=repo,
-                        target_path=path,
-                        target_line=serve.evidence_line,
-                    ),
-                )
-            )
+            out.append((owner, joined_edge("http", call.name, call, serve, repo, path)))
     return out
 
 
