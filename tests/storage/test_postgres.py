@@ -150,3 +150,53 @@ def test_every_file_is_read_again_after_the_upgrade(pg_cluster: Cluster) -> None
             "SELECT path, mtime_ns, decode_error FROM files ORDER BY path"
         ).fetchall()
         assert rows == [("clean.py", -1, None), ("lossy.py", -1, None)]
+
+
+def test_vector_writers_of_one_workspace_at_once_keep_one_row_per_chunk(
+    pg_cluster: Cluster,
+) -> None:
+    # Indexers of two repositories each reconcile the whole vector store at the end of
+    # their runs: both wrote the same missing vectors, and the second failed on the key
+    # (UniqueViolation, one CI run in many).
+    import threading
+    from dataclasses import dataclass
+
+    import numpy as np
+
+    @dataclass(frozen=True)
+    class Row:
+        id: str
+        repo: str = "alpha"
+        path: str = "a.py"
+        language: str = "python"
+        kind: str = "function"
+
+    url = pg_cluster.create_database()
+    storage = StorageSettings(backend="server", postgres_url=url, workspace="team")
+    backends = [open_server(storage) for _ in range(4)]
+    backends[0].meta.init_meta({"embedder_model": "m"})
+    rows = [Row(f"chunk-{i}") for i in range(400)]
+    vectors = np.ones((len(rows), 8), dtype=np.float32)
+    start = threading.Barrier(len(backends))
+    failures: list[BaseException] = []
+
+    def write(store_of: int) -> None:
+        store = backends[store_of].vectors(8)
+        start.wait()
+        try:
+            for _ in range(3):
+                store.write(rows, vectors)
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(len(backends))]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert failures == []
+        assert sorted(backends[0].vectors(8).ids()) == sorted(row.id for row in rows)
+    finally:
+        for backend in backends:
+            backend.close()

@@ -16,7 +16,7 @@ import numpy as np
 from codecompass.models import ChunkFilter
 from codecompass.protocols import VectorRow, Vectors
 from codecompass.storage.matrix import VectorMatrix
-from codecompass.storage.postgres.db import PgDatabase
+from codecompass.storage.postgres.db import PgDatabase, lock_key
 from codecompass.storage.postgres.lexical import filter_sql
 
 
@@ -34,6 +34,9 @@ class PgVectorStore:
     ) -> None:
         ws, model = self.db.workspace, self.model
         with self.db.transaction() as conn:
+            # Indexers of different repositories each reconcile the whole store: one
+            # writer at a time, so the second sees (and replaces) what the first wrote.
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(ws, "vectors", model),))
             if isinstance(delete, ChunkFilter):
                 params = {"ws": ws, "model": model}
                 where = filter_sql(delete, params)
