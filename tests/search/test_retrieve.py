@@ -10,7 +10,7 @@ import pytest
 from codecompass.engine import Engine
 from codecompass.indexing.languages import is_test_path
 from codecompass.search.features import handled_type
-from codecompass.search.rank import FEATURES, RankWeights, explain, score
+from codecompass.search.rank import FEATURES, RankWeights, explain, file_scores, score
 from tests.conftest import TinyEmbedder, make_git_repo
 
 AUTH = '''"""Authentication helpers."""
@@ -147,6 +147,15 @@ def test_symbol_view_ranks_each_symbol_once_with_its_file_evidence(engine: Engin
         (s.score for s in result.symbols), reverse=True
     )
     assert engine.search_symbols(query, k=2) == result.symbols[:2]
+
+
+def test_the_file_of_the_best_chunk_leads_the_file_view() -> None:
+    # support (0.5 × the next two chunks) puts b ahead of a on totals, but a holds the
+    # best chunk of all, the first hit: the file view starts where the hits start.
+    scored = [("a", 1.0), ("b", 0.9), ("b", 0.8), ("b", 0.7), ("c", 0.95), ("d", 0.2)]
+    assert file_scores(scored, 0.5) == [("a", 1.0), ("b", 1.65), ("c", 0.95), ("d", 0.2)]
+    assert file_scores(scored[1:], 0.5) == [("b", 1.65), ("c", 0.95), ("d", 0.2)]
+    assert file_scores([], 0.5) == []
 
 
 def test_symbol_view_lets_the_best_file_lead(tmp_path: Path) -> None:

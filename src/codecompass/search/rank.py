@@ -116,13 +116,16 @@ def explain(features: Mapping[str, float], weights: RankWeights) -> dict[str, di
 
 def file_scores(scored: Sequence[tuple[K, float]], support: float) -> list[tuple[K, float]]:
     """Files by their best chunk's score plus `support` × the next two best ones (so a
-    file with several pieces of evidence edges out one lucky chunk); best first.
-    `scored` is (file key, chunk score) in descending score order."""
+    file with several pieces of evidence edges out one lucky chunk); best first, except
+    that the file holding the best chunk of all leads whatever its total: support orders
+    the runners-up, but does not overrule the strongest single piece of evidence (the
+    first hit). `scored` is (file key, chunk score) in descending score order."""
     seen: dict[K, list[float]] = {}
     for key, value in scored:
         seen.setdefault(key, []).append(value)
     totals = {k: v[0] + support * sum(v[1:3]) for k, v in seen.items()}
-    return sorted(totals.items(), key=lambda kv: -kv[1])
+    lead = next(iter(seen), None)
+    return sorted(totals.items(), key=lambda kv: (kv[0] != lead, -kv[1]))
 
 
 def symbol_scores(
