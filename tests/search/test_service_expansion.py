@@ -1,5 +1,6 @@
 """Graph expansion crosses a service boundary: a client function found by the query
-brings the handler of the route it calls (an `http` link) from another repository."""
+brings the handler of the route it calls (an `http` link) or the method implementing the
+rpc it calls (an `rpc` link) from another repository."""
 
 from __future__ import annotations
 
@@ -26,3 +27,19 @@ def test_a_client_brings_the_handler_of_its_route_from_the_other_repository(
         "service/app/routers/users.py#get_user",
     ]
     assert handler[0].why["features"]["edge"]["value"] == 0.8  # weight 1.0 × confidence 0.8
+
+
+def test_a_stub_call_brings_the_method_implementing_its_rpc(tmp_path: Path) -> None:
+    engine = workspace(tmp_path)
+    add_fixture(engine, tmp_path, "services/grpc/checkout", "checkout")
+    add_fixture(engine, tmp_path, "services/grpc/storefront", "storefront")
+    options = engine.search_options(k=40, mode="hybrid+graph", graph_seeds=1)
+    hits = engine.retrieve("Track", options).hits
+    server = [h for h in hits if h.repo == "checkout" and h.symbol == "CheckoutService.GetOrder"]
+    assert len(server) == 1
+    assert server[0].why["graph_path"] == [
+        "storefront/orders/orders.go#Track",
+        "-rpc->",
+        "checkout/checkout/server.py#CheckoutService.GetOrder",
+    ]
+    assert server[0].why["features"]["edge"]["value"] == 0.9  # weight 1.0 × confidence 0.9

@@ -25,8 +25,9 @@ from codecompass.search.query import ParsedQuery
 from codecompass.search.rank import RankWeights, file_scores, score
 from codecompass.search.rerank import Reranker
 
-# `http` and `event` carry expansion from a client to the handler of its route and from
-# a producer to an event's consumers, across repositories.
+# `http`, `rpc` and `event` carry expansion from a client to the handler of its route or
+# the method implementing its rpc, and from a producer to an event's consumers, across
+# repositories.
 DEFAULT_EDGE_TYPES = (
     "calls",
     "imports",
@@ -35,6 +36,7 @@ DEFAULT_EDGE_TYPES = (
     "implements",
     "references",
     "http",
+    "rpc",
     "event",
 )
 
