@@ -20,6 +20,31 @@ unknown-prefix  0.5         a prefix above the route could not be read: the
                             route is matched with what is known below it
 ==============  ==========  ===================================================
 
+What is read where (``resolve.py``): a prefix or a client URL may be a string literal,
+an f-string, template literal or concatenation, or a name holding a string — bound in
+the file, imported, or (Python) a class-level string default read through a
+module-level instance, ``settings.API_V1_STR`` after ``settings = Settings()``, unless
+the attribute may hold another value (set on instances or on any object of the
+repository, passed to the constructor, bound twice, a method): then it is unknown.
+
+A JS/TS call is a client call when it names a client (``axios``, ``fetch``, a test
+client) or when it takes an options object holding the URL and its callee is shaped
+like a client:
+
+====================================  ==============================================
+callee                                method
+====================================  ==============================================
+``x.get({url: …})`` (any verb)        the verb
+``x.request({url: …})``               ``method:``, any method without one
+``axios({url: …})``                   ``method:``, GET without one
+``request``/``__request(…, {url})``   ``method:``, any method without one
+====================================  ==============================================
+
+The object literal is one of the first two arguments and its ``url`` a string starting
+with ``/`` or ``http`` (``'/items/{id}'`` and ``${id}`` both become parameters). An
+object with a ``url`` given to anything else (``router.push({url})``, ``track({url})``)
+is not a call.
+
 A call links only to the routes that fit it best (most literal segments in common, then
 parameters facing parameters): a call of ``/users/me`` does not also link to
 ``/users/{id}``, nor a call of ``/users/{uid}`` to ``/users/me``.

@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from codecompass.indexing.facts import FileFacts
+from codecompass.indexing.facts import FileFacts, assigned_attributes
 from codecompass.models import FactsQuery, SymbolQuery, SymbolRecord
 from codecompass.storage import Backend
 
@@ -61,6 +61,7 @@ class SymbolIndex:
         self._packages: dict[str, list[Package]] | None = None
         self._provided: dict[str, set[str]] = {}
         self._mains: dict[tuple[str, str], str | None] = {}  # folder package.json "main"
+        self._assigned: dict[str, frozenset[str]] = {}
 
     # -- files ----------------------------------------------------------------------
     def files(self) -> dict[str, dict[str, str]]:
@@ -101,6 +102,18 @@ class SymbolIndex:
             found = self.backend.facts.facts(FactsQuery(repo, paths=[path]))
             self._facts[key] = FileFacts.from_json(found[0].facts_json) if found else None
         return self._facts[key]
+
+    def assigned_attributes(self, repo: str) -> frozenset[str]:
+        """The attributes any file of a repository sets on an object other than `self`
+        (see `facts.assigned_attributes`). Read once per run and recorded as no file's
+        dependency: a reassignment added later is seen when the reader is resolved again."""
+        found = self._assigned.get(repo)
+        if found is None:
+            names: set[str] = set()
+            for row in self.backend.facts.facts(FactsQuery(repo)):
+                names |= assigned_attributes(row.facts_json)
+            found = self._assigned[repo] = frozenset(names)
+        return found
 
     def by_name(self, name: str, repo: str | None = None) -> list[SymbolRecord]:
         self.deps.add(("name", name))

@@ -111,6 +111,8 @@ TEST_CLIENTS = frozenset({"testclient", "test_client"})
 _PLAIN_CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _SEGMENT = re.compile(r"^([^()\[\]]*)((?:\(\)|\[[^\[\]]*\])*)$")
 _OP = re.compile(r"\(\)|\[([^\[\]]*)\]")
+# A dotted name inside a URL argument (`extract_python.PythonExtractor.named_part`).
+_NAMED_PART = re.compile(r"\{=([^{}]*)\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -1574,8 +1576,13 @@ class Resolver:
     # -- HTTP -------------------------------------------------------------------------------
     def http_facts(self, ctx: Ctx, ref: Ref, value: Value, source: str) -> list[HttpFact]:
         """The routes, client calls and mounts a call makes (see `HttpFact`)."""
-        args = (ref.args or []) + [""] * 5
+        args = [self.read_names(ctx, a, ref.scope) for a in ref.args or []] + [""] * 5
         first, second, url_kw, method_kw, handler = args[:5]
+        if url_kw and ctx.language in ECMA_LANGUAGES:
+            # only client calls give JS a `url` (the property of an options object)
+            verb = ref.name.rpartition(".")[2]
+            method = verb if verb in HTTP_VERBS else method_kw or "*"
+            return _client_call(method, url_kw, ref.line, source)
         if value.kind == "builtin" and value.name == "fetch":
             return _client_call(method_kw or "GET", first or url_kw, ref.line, source)
         if value.kind != "ext":
@@ -1626,12 +1633,24 @@ class Resolver:
                 node = found.sym.id
         return [HttpFact("route", m, pattern, ref.line, node, router=router) for m in methods]
 
+    def read_names(self, ctx: Ctx, text: str, scope: int) -> str:
+        """A URL argument with each `{=C}` (a dotted name in it) replaced by the string
+        `C` holds, or by `{}` when that cannot be read."""
+        if "{=" not in text:
+            return text
+
+        def read(m: re.Match[str]) -> str:
+            found = self.string_value(ctx, f"expr:{m.group(1)}", scope)
+            return found if found is not None else "{}"
+
+        return _NAMED_PART.sub(read, text)
+
     def mount_fact(self, ctx: Ctx, ref: Ref, verb: str, receiver: str) -> list[HttpFact]:
         """`app.include_router(r, prefix=…)`, `app.register_blueprint(bp, url_prefix=…)`,
         `app.use('/api', router)`: a router mounted on another under a prefix."""
         if verb == "use":  # the extractor keeps [prefix, "", "", "", router]
             args = (ref.args or []) + [""] * 5
-            prefix: str | None = args[0]
+            prefix: str | None = self.read_names(ctx, args[0], ref.scope)
             child, given = args[4], True
         else:
             values = ref.values or []
@@ -1746,9 +1765,63 @@ class Resolver:
         owner, _, name = rest.rpartition(".")
         if owner:
             module = self.eval_chain(ctx, owner, scope, END, 0)
-            return self.module_string(module, name, depth)
+            if module.kind == "module" or "." in owner:
+                return self.module_string(module, name, depth)
+            return self.instance_string(ctx, owner, name, scope, depth + 1)
         found = _binding_of(ctx, name, scope)
         return self.string_value(ctx, found[1], found[0], depth + 1) if found else None
+
+    def instance_string(
+        self, ctx: Ctx, owner: str, name: str, scope: int, depth: int
+    ) -> str | None:
+        """`settings.PREFIX` where `settings = Settings()` at a module's top level (here or
+        imported) and `Settings` declares `PREFIX = "/api"` in its body: that string,
+        unless the attribute may hold another (set on `settings` or on instances, passed
+        to the constructor, bound twice in the class, a method of that name; set on
+        any object by a file of the instance's repository)."""
+        found = _binding_of(ctx, owner, scope) if depth <= MAX_DEPTH else None
+        if found is None:
+            return None
+        where, value = found
+        bindings = ctx.facts.scopes[where].bindings
+        if {f"{owner}.{name}", f"{owner}({name})", f"{owner}(**)"} & bindings.keys():
+            return None
+        kind, _, rest = value.partition(":")
+        if kind == "from":
+            spec, _, imported = rest.rpartition(":")
+            module = self.module_value(ctx, spec)
+            target = self.ctx(module.repo, module.path) if module.kind == "module" else None
+            if target is None:
+                return None
+            return self.instance_string(target, imported, name, 0, depth + 1)
+        called = rest.removesuffix("()")
+        if where != 0 or kind != "expr" or called == rest or len(bindings[owner]) != 1:
+            return None
+        cls = self.eval_chain(ctx, called, 0, END, depth)
+        if cls.kind != "sym" or cls.sym is None or cls.sym.kind not in TYPE_KINDS:
+            return None
+        if name in self.index.assigned_attributes(ctx.repo):
+            return None
+        return self.class_string(cls.sym, name)
+
+    def class_string(self, cls: SymbolRecord, name: str) -> str | None:
+        """The string a class's body binds `name` to, the first in its method resolution
+        order, when nothing else may replace it (see `instance_string`)."""
+        text: str | None = None
+        for owner in self.linearize(cls)[0]:
+            ctx = self.ctx(owner.repo, owner.path)
+            facts = ctx.facts.classes.get(owner.qualified_name) if ctx is not None else None
+            if ctx is None or facts is None or name in facts.attrs:
+                return None
+            if ctx.members.get((owner.qualified_name, name)):
+                return None
+            entries = ctx.facts.scopes[facts.scope].bindings.get(name)
+            if entries and text is None:
+                value = entries[-1][1]
+                if len(entries) > 1 or not value.startswith("str:") or "{}" in value:
+                    return None
+                text = value[4:]
+        return text
 
     def module_string(self, module: Value, name: str, depth: int) -> str | None:
         target = self.ctx(module.repo, module.path) if module.kind == "module" else None

@@ -51,6 +51,9 @@ _LITERALS = frozenset(
 _TYPE_NAMES = frozenset({"type_identifier", "nested_type_identifier", "identifier"})
 _MIDDLEWARE = frozenset({"call_expression", "arrow_function", "function_expression", "function"})
 _QUOTES = "\"'`"
+# Calls of an HTTP client that may take their URL in an options object.
+_CLIENT_VERBS = frozenset({"get", "post", "put", "patch", "delete", "head", "options", "request"})
+_REQUEST_FUNCTIONS = frozenset({"request", "__request"})
 
 
 class EcmaExtractor:
@@ -789,7 +792,8 @@ class EcmaExtractor:
             verb = chain.rpartition(".")[2]
             event = verb in EVENT_CALLS or verb in SERVICE_CALLS
             values = self.event_values(args, scope) if event else None
-            self.ref("call", chain, line, scope, mount or self.call_args(args, scope), values)
+            found = mount or self.options_call(chain, args, scope) or self.call_args(args, scope)
+            self.ref("call", chain, line, scope, found, values)
         spec = self.require_spec(node)
         if spec is not None:
             self.ref("import", spec, _line(node), scope)
@@ -817,6 +821,37 @@ class EcmaExtractor:
         if not any(looks_like_url_argument(v) for v in out[:4] if v):
             return None
         return out
+
+    def options_call(self, chain: str, args: Node | None, scope: int) -> list[str] | None:
+        """An HTTP client called with an options object holding its URL, `client.post({
+        url: '/users', … })`, `axios({ method: 'post', url })`, `__request(OpenAPI, {
+        method: 'GET', url: '/users/{id}' })`: ["", "", url, method, ""], the only
+        calls whose third slot (`url=` in Python) is filled in JS. The callee must be
+        shaped like a client: a verb or `request` member call, `axios`, a function
+        named `request`; the URL a string starting with `/` or `http`."""
+        verb = chain.rpartition(".")[2]
+        client = chain == "axios" or verb in _REQUEST_FUNCTIONS
+        if not client and not ("." in chain and verb in _CLIENT_VERBS):
+            return None
+        items = list(args.named_children) if args is not None else []
+        for item in items[:2]:
+            if item.type != "object":
+                continue
+            found: dict[str, str] = {}
+            for pair in item.named_children:
+                if pair.type == "shorthand_property_identifier":  # `{ url, method }`
+                    bound = self.lookup_local(self.text(pair), scope) or ""
+                    found[self.text(pair)] = bound[4:] if bound.startswith("str:") else ""
+                    continue
+                key = pair.child_by_field_name("key") if pair.type == "pair" else None
+                value = pair.child_by_field_name("value") if pair.type == "pair" else None
+                if key is not None and value is not None:
+                    found[self.text(key).strip(_QUOTES)] = self.string_pattern(value, scope) or ""
+            url = found.get("url", "")
+            if url.startswith(("/", "http")):
+                method = found.get("method") or ("GET" if chain == "axios" else "")
+                return ["", "", url, method, ""]
+        return None
 
     def mount_args(self, args: Node | None, scope: int) -> list[str] | None:
         """`app.use('/api', router)`: [prefix, "", "", "", router], the prefix `{}` when

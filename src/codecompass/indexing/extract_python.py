@@ -26,6 +26,8 @@ from codecompass.indexing.treesitter import Node
 
 MAX_CHAIN = 200
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*")
+# Annotations of a name whose string default is its value: `str`, `Final[str]`, …
+_STR_ANNOTATION = re.compile(r"(?:typing\.)?(?:(?:Final|ClassVar)\[\s*str\s*\]|Final)|str")
 _HTTP_WORDS = frozenset(
     {"get", "post", "put", "patch", "delete", "head", "options", "GET", "POST", "PUT"}
     | {"PATCH", "DELETE", "HEAD", "OPTIONS"}
@@ -191,10 +193,12 @@ class PythonExtractor:
             index = s.parent
         return scope
 
-    def string_pattern(self, node: Node, scope: int) -> str | None:
-        """A string literal's text, `{}` standing for each f-string interpolation."""
+    def string_pattern(self, node: Node, scope: int, chains: bool = False) -> str | None:
+        """A string literal's text, `{}` standing for each f-string interpolation; with
+        `chains`, `{=C}` for one that is a dotted name `C` (resolution may read it:
+        `f"{settings.API_PREFIX}/users"`, `settings.API_PREFIX + "/users"`)."""
         if node.type == "concatenated_string":
-            parts = [self.string_pattern(c, scope) for c in node.named_children]
+            parts = [self.string_pattern(c, scope, chains) for c in node.named_children]
             return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
         if node.type == "binary_operator":  # BASE + "/users"
             operator = node.child_by_field_name("operator")
@@ -202,10 +206,13 @@ class PythonExtractor:
             right = node.child_by_field_name("right")
             if operator is None or operator.type != "+" or left is None or right is None:
                 return None
-            head = self.string_pattern(left, scope)
-            tail = self.string_pattern(right, scope)
+            head = self.string_pattern(left, scope, chains)
+            tail = self.string_pattern(right, scope, chains)
             if head is None and tail is None:
                 return None
+            if chains:
+                head = head if head is not None else self.named_part(left)
+                tail = tail if tail is not None else self.named_part(right)
             return (head if head is not None else "{}") + (tail if tail is not None else "{}")
         if node.type == "identifier":
             found = self.lookup_local(self.text(node), scope)
@@ -218,12 +225,22 @@ class PythonExtractor:
                 out.append(self.text(child))
             elif child.type == "interpolation":
                 expr = child.child_by_field_name("expression")
-                known = self.lookup_local(self.text(expr), scope) if expr is not None else None
-                if expr is not None and expr.type == "identifier" and known is not None:
-                    out.append(known[4:] if known.startswith("str:") else "{}")
+                named = expr is not None and expr.type == "identifier"
+                known = self.lookup_local(self.text(expr), scope) if named and expr else None
+                if known is not None and known.startswith("str:"):
+                    out.append(known[4:])
+                elif chains and expr is not None:
+                    out.append(self.named_part(expr) or "{}")
                 else:
                     out.append("{}")
         return "".join(out)[:300]
+
+    def named_part(self, node: Node) -> str | None:
+        """`{=C}` for a part of a string that is a dotted name `C`, else None."""
+        if node.type not in ("identifier", "attribute"):
+            return None
+        chain = self.chain(node)
+        return f"{{={chain}}}" if chain is not None and _DOTTED.fullmatch(chain) else None
 
     def lookup_local(self, name: str, scope: int) -> str | None:
         """The latest value bound to `name` so far in `scope` or an enclosing one."""
@@ -578,8 +595,17 @@ class PythonExtractor:
             self.visit(right, scope)
         line = _line(node)
         declared = self.annotation(annotation, scope) if annotation is not None else None
+        # `PREFIX: str = "/api"` keeps its text, for the URLs built from it.
+        plain = (
+            annotation is not None
+            and right is not None
+            and right.type in ("string", "concatenated_string")
+            and _STR_ANNOTATION.fullmatch(self.text(annotation)) is not None
+        )
         for left in targets:
-            if declared and left.type == "identifier":
+            if plain and left.type == "identifier":
+                self.assign(left, right, scope, line)
+            elif declared and left.type == "identifier":
                 self.facts.scopes[scope].bind(self.text(left), line, f"type:{declared}")
                 self.router_prefix(self.text(left), right)
             elif declared and left.type == "attribute":
@@ -592,9 +618,11 @@ class PythonExtractor:
         if t == "identifier":
             self.bind_value(self.text(left), right, scope, line)
             self.router_prefix(self.text(left), right)
+            self.constructor_overrides(self.text(left), right, scope, line)
         elif t == "attribute":
             for part in _alternatives(right):
                 self.instance_attribute(left, self.value_of(part, scope), scope)
+                self.object_attribute(left, self.value_of(part, scope), scope, line)
             obj = left.child_by_field_name("object")
             if obj is not None and obj.type != "identifier":
                 self.visit(obj, scope)
@@ -667,6 +695,39 @@ class PythonExtractor:
             if local and local[-1][1].startswith("type:"):
                 value = local[-1][1]
         owner.attrs.setdefault(self.text(attr), []).append((scope, value))
+
+    def object_attribute(self, left: Node, value: str, scope: int, line: int) -> None:
+        """`settings.PREFIX = …` on a name that is not `self`: the pseudo name
+        `settings.PREFIX`, bound where `settings` is, says the attribute is set at run
+        time (a class-level default read through `settings` is then not its value)."""
+        chain = self.chain(left)
+        if chain is None or "." not in chain or not _DOTTED.fullmatch(chain):
+            return
+        head = chain.split(".", 1)[0]
+        owner = self.owner_scope(head, scope)
+        bound = self.facts.scopes[owner].bindings.get(head)
+        if bound and bound[0][1].startswith("self:"):
+            return
+        self.facts.scopes[owner].bind(chain, line, value)
+
+    def constructor_overrides(self, name: str, right: Node | None, scope: int, line: int) -> None:
+        """`settings = Settings(PREFIX="/v2")` at a module's top level: keyword arguments
+        of a class-like call bind `settings(PREFIX)` (dataclasses, pydantic and attrs
+        classes take their fields so); `**options` binds `settings(**)`."""
+        if scope != 0 or right is None or right.type != "call":
+            return  # only a module's objects are read through (`Resolver.instance_string`)
+        func = self.chain(right.child_by_field_name("function"))
+        args = right.child_by_field_name("arguments")
+        if func is None or args is None or not func.rpartition(".")[2][:1].isupper():
+            return
+        for arg in args.named_children:
+            if arg.type == "dictionary_splat":
+                self.facts.scopes[scope].bind(f"{name}(**)", line, "expr:?")
+            elif arg.type == "keyword_argument":
+                key = arg.child_by_field_name("name")
+                if key is not None:
+                    value = self.value_of(arg.child_by_field_name("value"), scope)
+                    self.facts.scopes[scope].bind(f"{name}({self.text(key)})", line, value)
 
     def router_prefix(self, name: str, right: Node | None) -> None:
         """`bp = Blueprint(…, url_prefix="/api")` / `router = APIRouter(prefix="/api")`;
@@ -808,9 +869,9 @@ class PythonExtractor:
                     found = [self.string_pattern(v, scope) for v in value.named_children]
                     keywords[self.text(key)] = ",".join(v for v in found if v)
                     continue
-                keywords[self.text(key)] = self.string_pattern(value, scope) or ""
+                keywords[self.text(key)] = self.string_pattern(value, scope, True) or ""
             elif len(positional) < 2 and arg.type not in ("list_splat", "dictionary_splat"):
-                text = self.string_pattern(arg, scope)
+                text = self.string_pattern(arg, scope, True)
                 # `@router.get("")`, Django's `path("", view)`: the root of the router
                 root = text == "" and not positional and arg.type == "string"
                 positional.append("/" if root else text or "")

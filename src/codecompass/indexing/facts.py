@@ -22,6 +22,12 @@ A binding value is a short string:
 - ``wrap:Q|C1|C2`` the definition ``Q`` passed through its decorators ``C1``, ``C2`` (in
   source order; applied bottom-up): the name holds what the decorators return.
 
+Pseudo names ``obj.attr`` (Python) record an attribute set on an object other than
+``self``: ``settings.PREFIX = v`` binds ``settings.PREFIX`` where ``settings`` is bound;
+a module-level ``settings = Settings(PREFIX=v)`` binds ``settings(PREFIX)`` (and
+``settings(**)`` for a ``**`` argument). A class-level default read through such an
+object is then not trusted (``Resolver.instance_string``).
+
 Pseudo names in a function's own scope: ``<return>`` (each returned expression) and
 ``<yield>`` (each yielded one: calling a generator function gives a generator of them).
 
@@ -33,11 +39,12 @@ a name followed by ``()`` for a call or ``[]`` for a subscript (``self.repo.get(
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 # Bumped whenever extraction changes: stored facts of another version are re-extracted.
-FACTS_VERSION = 5
+FACTS_VERSION = 6
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
@@ -262,6 +269,17 @@ class FileFacts:
                 )
             index = s.parent
         return False
+
+
+# A pseudo name `obj.attr` as `to_json` writes a scope's bindings: `"obj.attr":[[`.
+_OBJECT_ATTRIBUTE = re.compile(r'"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\.([A-Za-z_]\w*)":\[\[')
+
+
+def assigned_attributes(facts_json: str) -> set[str]:
+    """The attributes a file sets on objects other than `self` (the pseudo names
+    `obj.attr` of its scopes: `settings.PREFIX = …`), read from stored facts without
+    decoding them."""
+    return set(_OBJECT_ATTRIBUTE.findall(facts_json))
 
 
 # Pseudo names of a function scope that callers read (see the module docstring).
