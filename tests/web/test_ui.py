@@ -163,14 +163,19 @@ def test_a_graph_over_the_cap_says_so(page: Any, capped: Running) -> None:
     assert int(page.get_attribute("#cy", "data-edges")) <= 2
 
 
-def test_symbol_explorer_shows_callers_as_tree_and_graph(page: Any, web: Running) -> None:
-    page.goto(web.url + "/#/explore")
+def explore(page: Any, url: str, symbol: str, relation: str, depth: int) -> None:
+    """Open the symbol explorer on `symbol` and wait for its tree."""
+    page.goto(url + "/#/explore")
     page.wait_for_selector("body[data-ready]")
-    page.fill("#x-symbol", "verify_token")
-    page.select_option("#x-relation", "callers")
-    page.fill("#x-depth", "2")
+    page.fill("#x-symbol", symbol)
+    page.select_option("#x-relation", relation)
+    page.fill("#x-depth", str(depth))
     page.click("#explore-form button[type=submit]")
     page.wait_for_selector("#x-tree [role=treeitem]")
+
+
+def test_symbol_explorer_shows_callers_as_tree_and_graph(page: Any, web: Running) -> None:
+    explore(page, web.url, "verify_token", "callers", 2)
     names = page.locator("#x-tree [role=treeitem] > span > strong").all_inner_texts()
     # verify_token ← Handler.authorize ← get_user and AdminHandler.delete_user
     assert names[0] == "verify_token"
@@ -437,13 +442,7 @@ def edge_styles(page: Any) -> dict[str, list[str]]:
 
 
 def test_link_edges_are_drawn_apart_from_code_edges(page: Any, linked: Running) -> None:
-    page.goto(linked.url + "/#/explore")
-    page.wait_for_selector("body[data-ready]")
-    page.fill("#x-symbol", "shop/shop/events.py#place_order")
-    page.select_option("#x-relation", "dependencies")
-    page.fill("#x-depth", "1")
-    page.click("#explore-form button[type=submit]")
-    page.wait_for_selector("#x-tree [role=treeitem]")
+    explore(page, linked.url, "shop/shop/events.py#place_order", "dependencies", 1)
     grey = "rgb(140,149,159)"
     assert edge_styles(page) == {
         "calls": [grey, "solid", "rgb(77,86,97)"],
