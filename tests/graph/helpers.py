@@ -54,3 +54,12 @@ def typed_links(engine: Engine, types: tuple[str, ...]) -> set[TypedLink]:
         rows.add((e.type, e.source, e.target, e.name, e.confidence, e.via, e.evidence_line,
                   f"{e.target_repo}/{e.target_path}:{e.target_line}"))  # fmt: skip
     return rows
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    """Write `files` (relative path → text) under `root`; return `root`."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root

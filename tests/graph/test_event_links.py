@@ -16,7 +16,7 @@ from codecompass.engine import Engine
 from codecompass.graph.events import APIS, event_api, link_events, split_topic
 from codecompass.indexing.facts import EVENT_CALLS
 from codecompass.models import Edge, EdgeQuery
-from tests.graph.helpers import add_fixture, recall, workspace
+from tests.graph.helpers import add_fixture, recall, workspace, write
 
 # producer, topic node, consumer, confidence, via, producer line, consumer file, its line
 Link = tuple[str, str, str, float, str, int, str, int]
@@ -214,14 +214,6 @@ def audit(sender, **kwargs):
 order_placed.connect(audit)
 post_save.connect(audit)
 """
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def test_django_signals_link_senders_to_receivers(tmp_path: Path) -> None:

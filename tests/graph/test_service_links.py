@@ -13,7 +13,7 @@ from pathlib import Path
 from codecompass.engine import Engine
 from codecompass.graph.http import Mounts, client_path, link_http, route_path
 from codecompass.models import EdgeQuery, HttpFact
-from tests.graph.helpers import add_fixture, recall, workspace
+from tests.graph.helpers import add_fixture, recall, workspace, write
 
 # source, target, method, template, confidence, via, client line, route file, route line
 Link = tuple[str, str, str, str, float, str, int, str, int]
@@ -230,14 +230,6 @@ def h():
 def i():
     return requests.get(f"{API}/blog/")
 """
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def test_flask_blueprints_and_django_includes(tmp_path: Path) -> None:
