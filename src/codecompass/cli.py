@@ -449,7 +449,7 @@ def search(
             console.print(
                 f"[bold]{n}. {location}[/bold]  [cyan]{sym.kind} {escape(sym.symbol)}[/cyan]  "
                 f"[dim]score {sym.score:.4f} (chunk {sym.why['chunk_score']:.4f}, "
-                f"file {sym.why['file_score']:.4f})[/dim]"
+                f"file {sym.why['file_share']:.4f} of {sym.why['file_score']:.4f})[/dim]"
             )
         if not result.symbols:
             console.print("No results.")

@@ -452,6 +452,7 @@ class Engine:
             max_symbols=s.top_k,
             symbol_file_weight=s.symbol_file_weight,
             symbol_member_share=s.symbol_member_share,
+            symbol_file_falloff=s.symbol_file_falloff,
             expand_files=s.expand_files,
         )
         return replace(options, **{k: v for k, v in overrides.items() if v is not None})

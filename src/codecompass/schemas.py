@@ -62,7 +62,8 @@ class FileHit(Result):
 
 class SymbolHit(Result):
     """A function, method or class ranked for "which functions" questions: its best
-    chunk's score plus `symbol_file_weight` × its file's score in the file view."""
+    chunk's score plus its share of its file's score in the file view (`why`:
+    chunk_score, file_score, file_share; see `rank.symbol_scores`)."""
 
     repo: str
     path: str

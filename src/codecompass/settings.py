@@ -64,6 +64,10 @@ class SearchSettings:
     # A class (any owner of members) scores at least symbol_member_share × its best
     # member's chunk in the symbol view (0: off).
     symbol_member_share: float = 0.0
+    # A symbol's share of its file's score falls by this much for each point its own
+    # score is below the file's best symbol: the file lifts the symbols that carry its
+    # evidence, not every weak sibling (a module of many small exception classes).
+    symbol_file_falloff: float = 0.25
     # Every chunk of this many best files joins the candidates (finds the function).
     expand_files: int = 5
     # Ranking weights of the features in search/rank.py, tuned on evaluation runs

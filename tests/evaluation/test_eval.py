@@ -119,9 +119,7 @@ def test_golden_queries(tmp_path: Path) -> None:
         engine.index(root)
         report = run_golden(engine, load_tasks(golden).golden, modes=("hybrid",), dump=out)
         weights = engine.rank_weights()
-        views = Views(
-            engine.settings.search.file_support, engine.settings.search.symbol_file_weight
-        )
+        views = Views.of(engine.settings.search)
     summary = report["modes"][0]
     assert summary["recall@10"] == 100.0 and summary["mrr"] > 0
     # The tuner re-scores the dumped candidates exactly as the search ranked them.

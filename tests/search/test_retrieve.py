@@ -10,7 +10,14 @@ import pytest
 from codecompass.engine import Engine
 from codecompass.indexing.languages import is_test_path
 from codecompass.search.features import handled_type
-from codecompass.search.rank import FEATURES, RankWeights, explain, file_scores, score
+from codecompass.search.rank import (
+    FEATURES,
+    RankWeights,
+    explain,
+    file_scores,
+    score,
+    symbol_scores,
+)
 from tests.conftest import TinyEmbedder, make_git_repo
 
 AUTH = '''"""Authentication helpers."""
@@ -138,11 +145,15 @@ def test_symbol_view_ranks_each_symbol_once_with_its_file_evidence(engine: Engin
     }
     weight = engine.settings.search.symbol_file_weight
     files = {f.path: f.score for f in result.files}
+    lead: dict[str, float] = {}  # the file share of each file's best symbol
     for sym in result.symbols:
         assert sym.why["file_score"] == pytest.approx(files[sym.path], abs=1e-5)
-        assert sym.score == pytest.approx(
-            sym.why["chunk_score"] + weight * sym.why["file_score"], abs=1e-5
-        )
+        assert sym.score == pytest.approx(sym.why["chunk_score"] + sym.why["file_share"], abs=1e-5)
+        full = weight * sym.why["file_score"]
+        assert min(0, full) - 1e-5 <= sym.why["file_share"] <= max(0, full) + 1e-5
+        lead.setdefault(sym.path, sym.why["file_share"])
+    # A file's best symbol gets the whole weighted file score.
+    assert lead == pytest.approx({p: weight * files[p] for p in lead}, abs=1e-5)
     assert [s.score for s in result.symbols] == sorted(
         (s.score for s in result.symbols), reverse=True
     )
@@ -156,6 +167,47 @@ def test_the_file_of_the_best_chunk_leads_the_file_view() -> None:
     assert file_scores(scored, 0.5) == [("a", 1.0), ("b", 1.65), ("c", 0.95), ("d", 0.2)]
     assert file_scores(scored[1:], 0.5) == [("b", 1.65), ("c", 0.95), ("d", 0.2)]
     assert file_scores([], 0.5) == []
+
+
+def test_a_file_lifts_the_symbols_that_carry_its_evidence_not_every_sibling() -> None:
+    # errors.py wins on support (several small classes match a little less); models.py
+    # holds the strong method. With file_weight 1 and no falloff every error class
+    # rides on errors.py's total; with falloff 1 a symbol 0.3 below its file's best
+    # keeps 70% of it.
+    scored = [
+        ("errors", "HTTPError", 1.2),
+        ("models", "Response.raise_for_status", 1.1),
+        ("errors", "RetryError", 0.9),
+        ("errors", "InvalidURL", 0.8),
+        ("models", "Response", 0.2),
+    ]
+    totals = dict(file_scores([(k, v) for k, _, v in scored], 0.5))
+    assert totals == pytest.approx({"errors": 2.05, "models": 1.2})
+
+    def ranked(falloff: float) -> list[tuple[str, float, float]]:
+        parts = symbol_scores(scored, totals, 1.0, 0.0, falloff)
+        order = sorted(parts, key=lambda k: -sum(parts[k]))
+        return [(k[1], round(parts[k][0], 4), round(parts[k][1], 4)) for k in order]
+
+    assert [name for name, _, _ in ranked(0.0)] == [
+        "HTTPError",
+        "RetryError",
+        "InvalidURL",
+        "Response.raise_for_status",
+        "Response",
+    ]
+    assert ranked(1.0) == [
+        ("HTTPError", 1.2, 2.05),
+        ("RetryError", 0.9, 1.435),  # 2.05 × (1 − 0.3)
+        ("Response.raise_for_status", 1.1, 1.2),
+        ("InvalidURL", 0.8, 1.23),
+        ("Response", 0.2, 0.12),
+    ]
+    # Far below its file's best, a symbol keeps none of the file's score; a negative
+    # file score (tests) is kept whole by every symbol.
+    assert symbol_scores(scored, totals, 1.0, 0.0, 2.0)[("models", "Response")] == (0.2, 0.0)
+    negative = symbol_scores(scored, {"errors": -1.0, "models": 1.2}, 1.0, 0.0, 2.0)
+    assert negative[("errors", "InvalidURL")] == (0.8, -1.0)
 
 
 def test_symbol_view_lets_the_best_file_lead(tmp_path: Path) -> None:

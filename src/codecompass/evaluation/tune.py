@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from codecompass.evaluation.metrics import all_within, expected_ranks, recall_at, reciprocal_rank
 from codecompass.search.rank import FEATURES, SEED_000, RankWeights, file_scores, symbol_scores
+from codecompass.settings import SearchSettings
 
 GRID = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0)
 NEGATIVE_GRID = (0.0, -0.02, -0.05, -0.1, -0.2, -0.3, -0.5, -0.8, -1.0)
@@ -78,11 +79,22 @@ def load_dump(path: Path) -> list[DumpTask]:
 @dataclass(frozen=True, slots=True)
 class Views:
     """The settings of the file and symbol views (`[search]` file_support,
-    symbol_file_weight and symbol_member_share), tuned together with the weights."""
+    symbol_file_weight, symbol_member_share and symbol_file_falloff), tuned together
+    with the weights."""
 
     file_support: float = 0.3
     symbol_file_weight: float = 1.0
     symbol_member_share: float = 0.0
+    symbol_file_falloff: float = 0.0
+
+    @classmethod
+    def of(cls, search: SearchSettings) -> Views:
+        return cls(
+            search.file_support,
+            search.symbol_file_weight,
+            search.symbol_member_share,
+            search.symbol_file_falloff,
+        )
 
 
 def rankings(
@@ -113,8 +125,9 @@ def rankings(
         dict(totals),
         views.symbol_file_weight,
         views.symbol_member_share,
+        views.symbol_file_falloff,
     )
-    ranked = sorted(values, key=lambda k: -values[k])[:SYMBOLS]
+    ranked = sorted(values, key=lambda k: -sum(values[k]))[:SYMBOLS]
     return files, [f"{path}::{symbol}" for path, symbol in ranked], hits
 
 
@@ -139,6 +152,15 @@ def evaluate(
             for k in GOLDEN_KS:
                 add(f"golden@{k}", recall_at(ranks, k))
             add("golden_rr", reciprocal_rank(ranks))
+            # The symbol view, on the queries that expect a symbol.
+            named = [item for item in task.expected if item[1]]
+            if named:
+                view = [
+                    (path, symbol) for path, _, symbol in (f.partition("::") for f in functions)
+                ]
+                ranks = expected_ranks(view, named)
+                for k in GOLDEN_KS:
+                    add(f"golden_symbols@{k}", recall_at(ranks, k))
             continue
         for k in (1, 3, 5):
             add(f"file@{k}", all_within(files, task.gold_files, k))
@@ -167,6 +189,7 @@ VIEW_GRIDS = {
     "file_support": (0.0, 0.1, 0.2, 0.3, 0.5),
     "symbol_file_weight": (0.0, 0.25, 0.5, 1.0, 2.0, 4.0),
     "symbol_member_share": (0.0, 0.5, 0.8, 0.9, 0.95, 1.0),
+    "symbol_file_falloff": (0.0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0),
 }
 
 
@@ -268,11 +291,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.weights:
         start = RankWeights.from_mapping(json.loads(args.weights.read_text(encoding="utf-8")))
     elif args.start == "current":
-        from codecompass.settings import SearchSettings
-
         s = SearchSettings()
         start = RankWeights.from_mapping({f: getattr(s, f"weight_{f}") for f in FEATURES})
-        views = Views(s.file_support, s.symbol_file_weight, s.symbol_member_share)
+        views = Views.of(s)
     print(json.dumps({"start": start.as_dict(), "metrics": evaluate(tasks, start, views)}))
     if args.cv:
         vary = frozenset(args.cv.split(","))

@@ -61,6 +61,7 @@ class SearchOptions:
     max_symbols: int = 10
     symbol_file_weight: float = 0.0  # weight of a symbol's file score in the symbol view
     symbol_member_share: float = 0.0  # a class scores at least this × its best member
+    symbol_file_falloff: float = 0.0  # less file share per point below the file's best
     expand_files: int = 5  # all chunks of this many best files join the pool
     subgraph: bool = False
     collect: bool = False  # keep every candidate's features (for tuning the weights)

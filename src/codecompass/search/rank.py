@@ -133,12 +133,21 @@ def symbol_scores(
     file_total: Mapping[K, float],
     file_weight: float,
     member_share: float,
-) -> dict[tuple[K, str], float]:
-    """The symbol view's scores: each (file, symbol) by its best chunk + `file_weight` ×
-    its file's score; a class (or any owner of members) scores at least `member_share` ×
-    its best member's chunk score, because a change to a class is often found through
-    its methods (a new `_print_X` method of a printer). `scored` is (file key, symbol,
-    chunk score) in descending score order; symbols found only as owners are left out."""
+    file_falloff: float,
+) -> dict[tuple[K, str], tuple[float, float]]:
+    """The symbol view's scores: each (file, symbol) → (its own score, its share of its
+    file's score); the view ranks by their sum. `scored` is (file key, symbol, chunk
+    score) in descending score order; symbols found only as owners are left out.
+
+    - Own: the symbol's best chunk; a class (any owner of members) at least
+      `member_share` × its best member's chunk, because a change to a class is often
+      found through its methods (a new `_print_X` method of a printer).
+    - File share: `file_weight` × the file's score, less `file_falloff` of it for each
+      point the symbol's own score is below the file's best symbol (none when far
+      below; a negative file score is kept whole). The file's evidence lifts the
+      symbols that carry it, not every weak sibling: otherwise a module of many small
+      classes (`exceptions.py`) that wins the file view fills the symbol view with
+      classes nobody asked about."""
     best: dict[tuple[K, str], float] = {}
     for key, symbol, value in scored:
         best.setdefault((key, symbol), value)
@@ -147,7 +156,16 @@ def symbol_scores(
             owner = (key, symbol.rpartition(".")[0])
             if owner[1] and owner in best:
                 best[owner] = max(best[owner], member_share * value)
-    return {k: v + file_weight * file_total[k[0]] for k, v in best.items()}
+    file_best: dict[K, float] = {}
+    for (key, _), value in best.items():
+        file_best[key] = max(file_best.get(key, value), value)
+    shares: dict[tuple[K, str], tuple[float, float]] = {}
+    for (key, symbol), own in best.items():
+        share = file_weight * file_total[key]
+        if share > 0:  # a penalty (a file of tests) is no evidence: every symbol keeps it
+            share *= max(0.0, 1.0 - file_falloff * (file_best[key] - own))
+        shares[key, symbol] = (own, share)
+    return shares
 
 
 _DOC_LANGUAGES = frozenset({"markdown", "rst", "text"})

@@ -114,14 +114,29 @@ def symbols(
             first.setdefault((key, chunk.symbol), cid)
             scored.append((key, chunk.symbol, cands[cid].score))
     values = symbol_scores(
-        scored, file_total, options.symbol_file_weight, options.symbol_member_share
+        scored,
+        file_total,
+        options.symbol_file_weight,
+        options.symbol_member_share,
+        options.symbol_file_falloff,
     )
     ranked = sorted(
-        ((value, first[key]) for key, value in values.items()), key=lambda pair: (-pair[0], pair[1])
+        ((sum(parts), item) for item, parts in values.items()),
+        key=lambda pair: (-pair[0], first[pair[1]]),
     )[: options.max_symbols]
     out: list[SymbolHit] = []
-    for value, cid in ranked:
+    for value, item in ranked:
+        cid = first[item]
         chunk = chunks[cid]
+        own, file_share = values[item]
+        why: dict[str, Any] = {
+            "best_chunk": cid,
+            "chunk_score": round(cands[cid].score, 6),
+            "file_score": round(file_total[item[0]], 6),
+            "file_share": round(file_share, 6),
+        }
+        if own > cands[cid].score + 1e-9:  # lifted by its best member (`symbol_member_share`)
+            why["member_score"] = round(own, 6)
         out.append(
             SymbolHit(
                 repo=chunk.repo,
@@ -131,30 +146,10 @@ def symbols(
                 score=round(value, 6),
                 start_line=chunk.start_line,
                 end_line=chunk.end_line,
-                why=_symbol_why(
-                    cid,
-                    cands[cid].score,
-                    value,
-                    file_total[(chunk.repo, chunk.path)],
-                    options.symbol_file_weight,
-                ),
+                why=why,
             )
         )
     return out
-
-
-def _symbol_why(
-    cid: str, chunk_score: float, value: float, file_score: float, file_weight: float
-) -> dict[str, Any]:
-    why: dict[str, Any] = {
-        "best_chunk": cid,
-        "chunk_score": round(chunk_score, 6),
-        "file_score": round(file_score, 6),
-    }
-    own = value - file_weight * file_score
-    if own > chunk_score + 1e-9:  # lifted by its best member (`symbol_member_share`)
-        why["member_score"] = round(own, 6)
-    return why
 
 
 def subgraph(ctx: SearchContext, found: Sequence[Hit]) -> dict[str, Any]:
