@@ -4,6 +4,7 @@ with the real embedding model."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -56,6 +57,10 @@ def test_search_explains_and_ranks_files(repo: tuple[Path, Path]) -> None:
     flat = " ".join(symbols.split())  # the console wraps long lines
     first = flat.index("1. app/auth.py:1-3 function verify_token score")
     assert flat.index("2. app/auth.py:6-7 function compare score") > first
+    # Each symbol shows its own chunk's score and its share of its file's score.
+    top = payload["symbols"][0]["why"]
+    assert set(top) >= {"chunk_score", "file_score", "file_share"}
+    assert re.search(r"verify_token score [-\d.]+ \(chunk [-\d.]+, file [-\d.]+ of [-\d.]+\)", flat)
 
 
 def test_eval_golden_ablation_and_index_commit(repo: tuple[Path, Path], tmp_path: Path) -> None:
