@@ -9,6 +9,9 @@ import pytest
 
 from codecompass.engine import Engine
 from codecompass.indexing.languages import is_test_path
+from codecompass.models import ChunkFilter
+from codecompass.search import candidates
+from codecompass.search.candidates import _idf, query_terms
 from codecompass.search.features import handled_type
 from codecompass.search.rank import (
     FEATURES,
@@ -257,6 +260,26 @@ def test_term_statistics_follow_the_index(tmp_path: Path) -> None:
         assert eng.backend.lexical.doc_freqs(["gamma"]) == ({"gamma": 2}, 2)
 
 
+def test_a_term_in_half_the_chunks_is_left_out_of_bm25(tmp_path: Path) -> None:
+    """BM25 gives a term in half the chunks or more an IDF of 1e-6, so the lexical search
+    does not ask for it (matching it would score nearly every chunk): no score moves.
+    Alone, it is still asked for."""
+    files = {f"m{i}.py": f"def f{i}():\n    return 'widget'\n" for i in range(3)}
+    files["g.py"] = "def g():\n    return 'gamma'\n"
+    with _indexed(tmp_path, files) as eng:
+        lexical = eng.backend.lexical
+        freqs, total = lexical.doc_freqs(["widget", "gamma"])
+        assert freqs["widget"] * 2 >= total > freqs["gamma"] * 2
+        with_widget = dict(lexical.match(["gamma", "widget"], ChunkFilter()).top(20))
+        gamma_only = dict(lexical.match(["gamma"], ChunkFilter()).top(20))
+        assert len(with_widget) == freqs["widget"] + 1 and len(gamma_only) == 1
+        for cid, found in with_widget.items():
+            assert found == pytest.approx(gamma_only.get(cid, 0.0), abs=1e-5)
+    idf = {"gamma": _idf(freqs["gamma"] / total), "widget": _idf(freqs["widget"] / total)}
+    assert query_terms(idf) == ["gamma"]
+    assert query_terms({"widget": idf["widget"]}) == ["widget"]
+
+
 def _indexed(tmp_path: Path, files: dict[str, str]) -> Engine:
     """An engine over a new git repo of `files`, indexed with the tiny embedder."""
     repo = make_git_repo(tmp_path / "p", files)
@@ -390,3 +413,36 @@ def test_graph_rank_spreads_from_the_seeds(engine: Engine) -> None:
     assert ppr["compare"] > 0 and ppr["test_verify_token"] > 0
     assert ppr["compare"] > ppr["Session.refresh"]
     assert ppr["load"] == 0.0
+
+
+def test_graph_expansion_brings_the_head_of_a_huge_symbol(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reached symbol brings at most SYMBOL_CHUNKS of its chunks, from its start (a
+    generated function of thousands of chunks would otherwise flood the pool)."""
+    body = "".join(f"    value_{n} = compute_{n}(value_{n - 1})\n" for n in range(1, 400))
+    files = {
+        "a.py": "from b import bulky\n\n\ndef entry():\n    return bulky()\n",
+        "b.py": f"def bulky():\n    value_0 = 0\n{body}    return value_399\n",
+    }
+    with _indexed(tmp_path, files) as eng:
+        stored = sorted(
+            e.start_line
+            for entries in eng.backend.chunks.chunk_entries().values()
+            for e in entries
+            if e.path == "b.py" and e.symbol_id and e.symbol_id.endswith("#bulky")
+        )
+        assert len(stored) > 3
+
+        def pooled(mode: str) -> set[int]:
+            options = eng.search_options(
+                k=1, candidates=1, mode=mode, graph_seeds=1, expand_files=0, collect=True
+            )
+            found = eng.retrieve("entry", options).candidates or []
+            return {c["start_line"] for c in found if c["symbol"] == "bulky"}
+
+        without_graph = pooled("hybrid")
+        assert pooled("hybrid+graph") == set(stored)
+        monkeypatch.setattr(candidates, "SYMBOL_CHUNKS", 2)
+        assert pooled("hybrid+graph") == without_graph | set(stored[:2])
+        assert len(without_graph | set(stored[:2])) < len(stored)

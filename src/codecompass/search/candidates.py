@@ -20,11 +20,18 @@ from codecompass.search.query import module_path_candidates, query_windows
 # of all chunks adds little to the ranking but most of the lexical index's cost.
 MAX_QUERY_TERMS = 40
 COMMON_TERM_SHARE = 0.1
+# BM25 (FTS5's, and the PostgreSQL twin's) gives a term in half the chunks or more an IDF
+# of 1e-6: it adds nothing to a score, but matching it scores nearly every chunk (a
+# repository's name is in every path), which was most of a short query's lexical time.
+WEIGHTLESS_TERM_SHARE = 0.5
 # A name shared by more symbols than this only brings candidates from files the query
 # also names; otherwise `__init__` or `eval` would flood the pool.
 NAME_FANOUT = 30
 PATH_CHUNKS = 600  # chunks brought in by files the query names, all files together
 FILE_CHUNKS = 200  # chunks of one best file brought in by file expansion
+# Chunks of one symbol brought in by graph expansion, from its start. A generated
+# function of thousands of chunks (sympy's Rubi rules) would otherwise bring them all.
+SYMBOL_CHUNKS = 50
 _STOPWORDS_TEXT = """a about above after again against all also am an and any are as at be
     because been before being below between both but by can could did do does doing done
     down during each
@@ -53,10 +60,13 @@ def _idf(share: float) -> float:
 
 
 def query_terms(idf: dict[str, float]) -> list[str]:
-    """The terms the lexical search asks for: the rarest first; in a long query, only
-    those rarer than COMMON_TERM_SHARE of chunks."""
-    terms = sorted(idf, key=lambda t: -idf[t])
-    if len(terms) > MAX_QUERY_TERMS // 2:
+    """The terms the lexical search asks for: the rarest first, none BM25 gives no weight
+    (unless no other is left); in a long query, only those rarer than COMMON_TERM_SHARE
+    of chunks."""
+    ranked = sorted(idf, key=lambda t: -idf[t])
+    weightless = _idf(WEIGHTLESS_TERM_SHARE)
+    terms = [t for t in ranked if idf[t] > weightless] or ranked
+    if len(ranked) > MAX_QUERY_TERMS // 2:
         floor = _idf(COMMON_TERM_SHARE)
         terms = [t for t in terms if idf[t] >= floor] or terms
     return terms[:MAX_QUERY_TERMS]
@@ -261,7 +271,7 @@ def expand_graph(ctx: SearchContext) -> None:
             by_symbol.setdefault(c.symbol_id, []).append(cid)
     new_ids: list[str] = []
     for sid, entries in ctx.sources.chunks.symbol_chunks(list(reached)).items():
-        for e in entries:
+        for e in entries[:SYMBOL_CHUNKS]:
             if e.id not in ctx.chunks:
                 by_symbol.setdefault(sid, []).append(e.id)
                 new_ids.append(e.id)
