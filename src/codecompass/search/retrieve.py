@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from codecompass.blas import use_one_blas_thread
 from codecompass.errors import InputError
 from codecompass.models import FileRecord
 from codecompass.schemas import FileHit, Hit, MemoryNote, SearchCodeResult, SymbolHit
@@ -102,6 +103,7 @@ def check_options(query: str, options: SearchOptions) -> str:
 
 def retrieve(query: str, options: SearchOptions, sources: SearchSources) -> SearchResult:
     query = check_options(query, options)
+    use_one_blas_thread()
     timings: dict[str, float] = {}
     clock = time.perf_counter()
 
