@@ -69,7 +69,7 @@ def test_vectors_of_reads_stored_vectors_by_chunk_id(tmp_path: Path, ann: bool) 
     rows = [VectorRow(f"c{i}", "r", f"p{i}.py", "python", "function") for i in range(320)]
     store.write(rows, vectors)
     store.compact()
-    assert store._uses_ann() is ann
+    assert (store._exact_matrix() is None) is ann
     found = store.vectors_of(["c5", "c319", "absent"])
     assert sorted(found) == ["c319", "c5"]
     np.testing.assert_array_equal(found["c5"], vectors[5])

@@ -152,34 +152,36 @@ class LanceVectorStore:
     # -- searching --------------------------------------------------------------------
     def search(self, queries: Vectors, k: int, where: ChunkFilter) -> list[tuple[str, float]]:
         matrix = np.atleast_2d(np.asarray(queries, dtype=np.float32))
-        if self._uses_ann():
-            best: dict[str, float] = {}
-            for query in matrix:
-                for cid, cos in self._search_ann(query, k, where):
-                    best[cid] = max(cos, best.get(cid, -1.0))
-            return sorted(best.items(), key=lambda item: -item[1])[:k]
-        return self._load_matrix().search(matrix, k, where)
+        exact = self._exact_matrix()
+        if exact is not None:
+            return exact.search(matrix, k, where)
+        best: dict[str, float] = {}
+        for query in matrix:
+            for cid, cos in self._search_ann(query, k, where):
+                best[cid] = max(cos, best.get(cid, -1.0))
+        return sorted(best.items(), key=lambda item: -item[1])[:k]
 
     def vectors_of(self, ids: Sequence[str]) -> dict[str, Vectors]:
         """From the in-memory matrix while search is exact, from the table past
         `ann_threshold`."""
-        if self._uses_ann():
-            found: dict[str, Vectors] = {}
-            for start in range(0, len(ids), 5000):
-                part = ids[start : start + 5000]
-                table = (
-                    self._table.search()
-                    .where("id IN (" + ",".join(_quote(i) for i in part) + ")")
-                    .select(["id", "vector"])
-                    .limit(len(part))
-                    .to_arrow()
-                )
-                flat = table.column("vector").combine_chunks().flatten().to_numpy()
-                rows = np.asarray(flat, dtype=np.float32).reshape(table.num_rows, self.dim)
-                ids_read = [str(i) for i in table.column("id").to_pylist()]
-                found.update(zip(ids_read, rows, strict=True))
-            return found
-        return self._load_matrix().vectors_of(ids)
+        exact = self._exact_matrix()
+        if exact is not None:
+            return exact.vectors_of(ids)
+        found: dict[str, Vectors] = {}
+        for start in range(0, len(ids), 5000):
+            part = ids[start : start + 5000]
+            table = (
+                self._table.search()
+                .where("id IN (" + ",".join(_quote(i) for i in part) + ")")
+                .select(["id", "vector"])
+                .limit(len(part))
+                .to_arrow()
+            )
+            flat = table.column("vector").combine_chunks().flatten().to_numpy()
+            rows = np.asarray(flat, dtype=np.float32).reshape(table.num_rows, self.dim)
+            ids_read = [str(i) for i in table.column("id").to_pylist()]
+            found.update(zip(ids_read, rows, strict=True))
+        return found
 
     def clear(self) -> None:
         """Remove the folder itself: a damaged table cannot be trusted to delete."""
@@ -190,18 +192,22 @@ class LanceVectorStore:
     def count(self) -> int:
         if not self._folder.is_dir():
             return 0  # nothing stored yet (and no need to import LanceDB to say so)
-        if self._uses_ann():
-            return self._count()
-        return len(self._load_matrix().ids)
+        exact = self._exact_matrix()
+        return len(exact.ids) if exact is not None else self._count()
 
     def _count(self) -> int:
         return int(self._table.count_rows())
 
-    def _uses_ann(self) -> bool:
-        if self._current_matrix() is not None:
-            return False  # matrices are only kept for exact search
+    def _exact_matrix(self) -> VectorMatrix | None:
+        """The matrix exact search reads, or None past `ann_threshold` once the table
+        has its ANN index (one scan of the manifests when the matrix is current)."""
+        current = self._current_matrix()
+        if current is not None:
+            return current  # matrices are only kept for exact search
         self._table.checkout_latest()  # see writes made by other processes
-        return self._count() >= self.ann_threshold and self._has_index()
+        if self._count() >= self.ann_threshold and self._has_index():
+            return None
+        return self._load_matrix()
 
     def _manifests(self) -> tuple[str, ...]:
         """The table's version manifests (name, size, mtime): every write adds one."""
