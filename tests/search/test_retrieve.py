@@ -258,6 +258,9 @@ def test_term_statistics_follow_the_index(tmp_path: Path) -> None:
         (repo / "b.py").write_text("def beta():\n    return 'gamma'\n", encoding="utf-8")
         eng.index(root)
         assert eng.backend.lexical.doc_freqs(["gamma"]) == ({"gamma": 2}, 2)
+        (repo / "a.py").unlink()
+        eng.index(root)
+        assert eng.backend.lexical.doc_freqs(["gamma"]) == ({"gamma": 1}, 1)
 
 
 def test_a_term_in_half_the_chunks_is_left_out_of_bm25(tmp_path: Path) -> None:

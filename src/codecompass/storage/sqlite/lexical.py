@@ -116,11 +116,8 @@ class SQLiteLexical:
     def doc_freqs(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
         """Looking terms up in fts5vocab costs about 0.2 ms a term, and an issue text has
         hundreds, so answers are kept while the index is unchanged: (row count, highest
-        rowid) of FTS5's one-row-per-chunk shadow table changes with every insert (new
-        rowids) and every delete (fewer rows). Counting that table takes 1 ms; counting
-        the FTS table itself scans it (36 ms on 65k chunks)."""
-        row = self.db.execute("SELECT count(*), max(id) FROM chunks_fts_docsize").fetchone()
-        state = (int(row[0]), int(row[1] or 0))
+        rowid) changes with every insert (new rowids) and every delete (fewer rows)."""
+        state = self._state()
         if state != self._doc_freqs_state or len(self._doc_freqs) > 200_000:
             self._doc_freqs, self._doc_freqs_state = {}, state
         unique = [t for t in dict.fromkeys(terms) if t not in self._doc_freqs]
@@ -138,6 +135,17 @@ class SQLiteLexical:
         freqs = {t: self._doc_freqs[t] for t in dict.fromkeys(terms) if self._doc_freqs.get(t)}
         return freqs, state[0]
 
+    def _state(self) -> tuple[int, int]:
+        """(chunks, highest rowid) of the FTS table, without counting it (counting its
+        one-row-per-chunk shadow table took 1–3 ms a call on 67,000 chunks, and a search
+        asks twice). FTS5 keeps the row count as the first varint of its averages
+        record, rowid 1 of the `_data` shadow table, for `bm25()`."""
+        row = self.db.execute(
+            "SELECT (SELECT block FROM chunks_fts_data WHERE id = 1), "
+            "(SELECT max(id) FROM chunks_fts_docsize)"
+        ).fetchone()
+        return (_varint(row[0]) if row[0] else 0), int(row[1] or 0)
+
     def postings(self, ids: Sequence[str]) -> dict[str, dict[str, float]]:
         rows = self.db.in_batches(
             "SELECT c.id, f.symbol, f.path, f.body FROM chunks c "
@@ -145,3 +153,16 @@ class SQLiteLexical:
             list(ids),
         )
         return {str(cid): postings(LexicalRow(s, p, b))[0] for cid, s, p, b in rows}
+
+
+def _varint(data: bytes) -> int:
+    """The SQLite varint at the start of `data`: 7 bits a byte, high bit set on every byte
+    but the last, the ninth byte (if reached) all 8 bits."""
+    value = 0
+    for i, byte in enumerate(data[:9]):
+        if i == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return value
+    return value
