@@ -39,13 +39,16 @@ class ProgressView:
         self._lock = threading.Lock()
 
     def update(self, progress: Progress) -> bool:
-        """Keep a copy; True when the stage changed."""
+        """Keep a copy; True when the stage changed, or when the vectors stage learned
+        how many vectors it has to write (a log says so at once, not at the next tick)."""
         with self._lock:
             changed = progress.stage != self._latest.stage
             if changed:
                 self._stage_started = self._now()
+            counted = progress.stage == "vectors" and bool(progress.vectors_total)
+            news = changed or (counted and not self._latest.vectors_total)
             self._latest = replace(progress)
-            return changed
+            return news
 
     def eta(self) -> float | None:
         """Seconds left for the files or the vectors, or None before anything is done."""
