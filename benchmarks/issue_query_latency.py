@@ -1,9 +1,12 @@
-"""Warm latency of issue-text queries (the issue 4 target: p95 under 500 ms).
+"""Warm latency of issue texts (target p95 ≤ 300 ms) and titles (target p50 ≤ 50 ms).
+
+The targets are issue 18's, on the sympy index of the dev split.
 
 Opens an existing index, warms it up with a few queries, then runs the problem statement
 of every localization task in a JSONL file (the dev split's format) as a query with the
-evaluation's options (10 hits, 5 files, 10 symbols), in one process. Prints p50/p95 over
-all queries and the mean time of each search stage. The index should hold the tasks'
+evaluation's options (10 hits, 5 files, 10 symbols), in one process, and then each
+task's title (its first line) as a short query. Prints p50/p95 of each set and the mean
+time of each search stage. The index should hold the tasks'
 repository (any commit of it: the queries are only timed here, not scored).
 
     .venv/bin/python benchmarks/issue_query_latency.py --data-dir /tmp/eval-sympy \\

@@ -538,7 +538,7 @@ class Engine:
     def changed_on_disk(self, repo: str, path: str) -> bool:
         """Whether an indexed file changed (size or mtime) or left the disk since it was
         indexed: what it shows may be out of date."""
-        record = self.backend.files.files(repo).get((repo, path))
+        record = self.backend.files.files(repo, [path]).get((repo, path))
         if record is None or not self.access.allows(repo, path):
             return False
         return bool(self._changed_since_indexed({(repo, path): record}))
@@ -709,7 +709,7 @@ class Engine:
         policy = PathPolicy(allow=idx.allow, block=idx.block, max_file_bytes=idx.max_file_bytes)
         # An indexed path opens as it is, odd characters and all; the listing is read only
         # for a path that the strict reading would change or refuse.
-        literal = not is_plain_path(path) and (info.id, path) in self.backend.files.files(info.id)
+        literal = not is_plain_path(path) and bool(self.backend.files.files(info.id, [path]))
         confined = confine(
             Path(info.root), path, policy, allow_dir=allow_dir, repo=info.id, literal=literal
         )

@@ -14,7 +14,7 @@ one batch of vectors (`VectorWriter.write`), memories written and deleted togeth
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
@@ -224,8 +224,17 @@ class IndexRuns(Protocol):
 
 
 class FileCatalog(Protocol):
-    def files(self, repo: str | None = None) -> dict[tuple[str, str], FileRecord]:
-        """Indexed files by (repo, path): of one repository, or all."""
+    def files(
+        self, repo: str | None = None, paths: Collection[str] | None = None
+    ) -> dict[tuple[str, str], FileRecord]:
+        """Indexed files by (repo, path): of one repository, or all; only those at
+        `paths` when given."""
+        ...
+
+    def paths(self, repo: str | None = None) -> list[tuple[str, str]]:
+        """(repo, path) of every indexed file, sorted: of one repository, or all. Cheaper
+        than `files` when the records are not needed (a search matches the query's
+        paths and module names against these)."""
         ...
 
     def write_files(self, writes: Sequence[FileWrite | FileRemoval]) -> list[FileChange]:

@@ -312,6 +312,23 @@ def case_file_writes_and_tombstones(b: Backend) -> Any:
     }
 
 
+def case_file_reads(b: Backend) -> Any:
+    """The records of chosen paths, and the paths alone, agree with the whole listing."""
+    populate(b)
+    every = b.files.files()
+    chosen = b.files.files("api", ["auth/token.py", "nope.py", "auth/token.py"])
+    assert chosen == {("api", "auth/token.py"): every[("api", "auth/token.py")]}
+    assert b.files.paths() == list(every) == sorted(SOURCES)
+    assert b.files.paths("web") == [("web", "src/client.ts")]
+    assert b.files.files("api", []) == {}
+    return {
+        "paths": b.files.paths(),
+        "api_paths": b.files.paths("api"),
+        "chosen": chosen,
+        "any_repo": sorted(b.files.files(None, ["src/client.ts", "auth/models.py"])),
+    }
+
+
 def case_file_batches_are_all_or_nothing(b: Backend) -> Any:
     populate(b)
 

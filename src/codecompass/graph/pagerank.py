@@ -33,7 +33,7 @@ def compute_importance(backend: Backend) -> list[ImportanceRow]:
         repos.append(s.repo)
         kinds.append(s.kind)
         jump.append(EXPORTED_BOOST if s.exported else 1.0)
-    for repo, path in backend.files.files():
+    for repo, path in backend.files.paths():
         ids.append(f"{repo}/{path}")
         repos.append(repo)
         kinds.append("file")

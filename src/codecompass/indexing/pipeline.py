@@ -599,7 +599,7 @@ def _rescued_vectors(job: IndexJob) -> dict[str, Vectors]:
     """The vectors left in the vector store when the catalog holds no file at all (its
     database was lost or replaced), by chunk id. Asked only when the repository being
     indexed has no file yet."""
-    if job.backend.files.files() or not job.vectors.count():
+    if job.backend.files.paths() or not job.vectors.count():
         return {}
     return job.vectors.vectors_of(job.vectors.ids())
 

@@ -199,7 +199,7 @@ def _check_vectors(ws: Workspace, found: _Found) -> None:
 def _check_edges(ws: Workspace, found: _Found, symbols: dict[str, str]) -> None:
     """`symbols`: every symbol's id and simple name."""
     backend = ws.backend
-    files = {f"{repo}/{path}" for repo, path in backend.files.files()}
+    files = {f"{repo}/{path}" for repo, path in backend.files.paths()}
     edges = backend.edges.edges(EdgeQuery(resolved=True))
     found.checked["edges"] = len(edges)
     dangling: Counter[str] = Counter()

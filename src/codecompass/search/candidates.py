@@ -131,7 +131,7 @@ def add_named(ctx: SearchContext) -> None:
     names = q.names
     dotted = q.dotted
     repo = ctx.options.where.repo
-    files = list(ctx.files)
+    files = ctx.paths
     paths = [p for _, p in files]
     repo_of = {p: r for r, p in files}
 

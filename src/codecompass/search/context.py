@@ -6,7 +6,7 @@ stage's signature is the context and nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from codecompass.models import ChunkFilter, ChunkRecord, FileRecord
@@ -103,14 +103,25 @@ class SearchContext:
     lexical_best: float = 1.0  # the lexical top's best BM25: normalises every bm25
     cands: dict[str, Candidate] = field(default_factory=dict)
     chunks: dict[str, ChunkRecord] = field(default_factory=dict)
-    _files: dict[tuple[str, str], FileRecord] | None = None
+    _paths: list[tuple[str, str]] | None = None
 
     @property
-    def files(self) -> dict[tuple[str, str], FileRecord]:
-        """The indexed files the search may reach, read once per search."""
-        if self._files is None:
-            self._files = self.sources.files.files(self.options.where.repo)
-        return self._files
+    def paths(self) -> list[tuple[str, str]]:
+        """(repo, path) of the indexed files the search may reach, read once per search."""
+        if self._paths is None:
+            self._paths = self.sources.files.paths(self.options.where.repo)
+        return self._paths
+
+    def file_records(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], FileRecord]:
+        """The catalog's records of these files (reading every record would cost a short
+        query more than its ranking)."""
+        by_repo: dict[str, set[str]] = {}
+        for repo, path in keys:
+            by_repo.setdefault(repo, set()).add(path)
+        found: dict[tuple[str, str], FileRecord] = {}
+        for repo, paths in sorted(by_repo.items()):
+            found.update(self.sources.files.files(repo, paths))
+        return found
 
     @property
     def mode(self) -> str:

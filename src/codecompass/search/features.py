@@ -76,9 +76,10 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
             cand.features["keywords"] = sum(w for t, w in idf.items() if t in present) / total
     if weights.freshness or options.collect:
         now = datetime.now(UTC)
+        records = ctx.file_records((chunks[cid].repo, chunks[cid].path) for cid in cands)
         for cid, cand in cands.items():
             c = chunks[cid]
-            file = ctx.files.get((c.repo, c.path))
+            file = records.get((c.repo, c.path))
             stamp = file.indexed_at if file else None
             if stamp:
                 age = (now - datetime.fromisoformat(stamp)).total_seconds() / 86400

@@ -183,5 +183,5 @@ def retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sear
         ]
     result = SearchResult(parsed, found, file_view, symbol_view, subgraph, timings, collected)
     cited = {(h.repo, h.path) for h in found} | {(f.repo, f.path) for f in file_view}
-    result.cited = {key: ctx.files[key] for key in cited if key in ctx.files}
+    result.cited = ctx.file_records(cited)
     return result

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -218,12 +218,18 @@ class MemoryStore:
         return sorted(found, key=lambda r: (r.started_at, r.id))
 
     # -- FileCatalog --------------------------------------------------------------------
-    def files(self, repo: str | None = None) -> dict[tuple[str, str], FileRecord]:
+    def files(
+        self, repo: str | None = None, paths: Collection[str] | None = None
+    ) -> dict[tuple[str, str], FileRecord]:
+        wanted = None if paths is None else set(paths)
         return {
             key: self.file_records[key]
-            for key in sorted(self.file_records)
-            if repo is None or key[0] == repo
+            for key in self.paths(repo)
+            if wanted is None or key[1] in wanted
         }
+
+    def paths(self, repo: str | None = None) -> list[tuple[str, str]]:
+        return sorted(key for key in self.file_records if repo is None or key[0] == repo)
 
     def write_files(self, writes: Sequence[FileWrite | FileRemoval]) -> list[FileChange]:
         # All or nothing, as a database transaction: what the writes touch is restored

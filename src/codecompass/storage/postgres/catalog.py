@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -191,19 +191,29 @@ class PgCatalog:
         ]
 
     # -- files ----------------------------------------------------------------------
-    def files(self, repo: str | None = None) -> dict[tuple[str, str], FileRecord]:
-        if repo is None:
-            rows = self.db.rows(
-                f"SELECT {FILE_COLUMNS} FROM files WHERE workspace = %s ORDER BY repo, path",
-                (self.ws,),
-            )
-        else:
-            rows = self.db.rows(
-                f"SELECT {FILE_COLUMNS} FROM files WHERE workspace = %s AND repo = %s "
-                "ORDER BY path",
-                (self.ws, repo),
-            )
+    def files(
+        self, repo: str | None = None, paths: Collection[str] | None = None
+    ) -> dict[tuple[str, str], FileRecord]:
+        where, params = self._file_filter(repo)
+        if paths is not None:
+            where += " AND path = ANY(%s)"
+            params.append(sorted(set(paths)))
+        rows = self.db.rows(
+            f"SELECT {FILE_COLUMNS} FROM files WHERE {where} ORDER BY repo, path", params
+        )
         return {(row[0], row[1]): FileRecord(*row) for row in rows}
+
+    def paths(self, repo: str | None = None) -> list[tuple[str, str]]:
+        where, params = self._file_filter(repo)
+        rows = self.db.rows(
+            f"SELECT repo, path FROM files WHERE {where} ORDER BY repo, path", params
+        )
+        return [(str(r), str(p)) for r, p in rows]
+
+    def _file_filter(self, repo: str | None) -> tuple[str, list[Any]]:
+        if repo is None:
+            return "workspace = %s", [self.ws]
+        return "workspace = %s AND repo = %s", [self.ws, repo]
 
     def write_files(self, writes: Sequence[FileWrite | FileRemoval]) -> list[FileChange]:
         with self.db.transaction():

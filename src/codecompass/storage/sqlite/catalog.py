@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -155,14 +155,29 @@ class SQLiteCatalog:
         ]
 
     # -- files ----------------------------------------------------------------------
-    def files(self, repo: str | None = None) -> dict[tuple[str, str], FileRecord]:
-        if repo is None:
-            cur = self.db.execute(f"SELECT {FILE_COLUMNS} FROM files ORDER BY repo, path")
+    def files(
+        self, repo: str | None = None, paths: Collection[str] | None = None
+    ) -> dict[tuple[str, str], FileRecord]:
+        where, params = ("", ()) if repo is None else ("WHERE repo = ?", (repo,))
+        if paths is None:
+            cur: Iterable[Any] = self.db.execute(
+                f"SELECT {FILE_COLUMNS} FROM files {where} ORDER BY repo, path", params
+            )
         else:
-            cur = self.db.execute(
-                f"SELECT {FILE_COLUMNS} FROM files WHERE repo = ? ORDER BY path", (repo,)
+            cur = sorted(
+                self.db.in_batches(
+                    f"SELECT {FILE_COLUMNS} FROM files {where or 'WHERE 1'} "
+                    "AND path IN ({marks})",
+                    sorted(set(paths)),
+                    before=params,
+                )
             )
         return {(row[0], row[1]): FileRecord(*row) for row in cur}
+
+    def paths(self, repo: str | None = None) -> list[tuple[str, str]]:
+        where, params = ("", ()) if repo is None else ("WHERE repo = ?", (repo,))
+        cur = self.db.execute(f"SELECT repo, path FROM files {where} ORDER BY repo, path", params)
+        return [(str(r), str(p)) for r, p in cur]
 
     def write_files(self, writes: Sequence[FileWrite | FileRemoval]) -> list[FileChange]:
         with self.db.transaction():
