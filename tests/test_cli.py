@@ -79,12 +79,14 @@ def test_index_summary_counts(indexed: tuple[Path, Path]) -> None:
 
 def test_search_json_has_evidence_and_why(indexed: tuple[Path, Path]) -> None:
     _, data = indexed
-    code, out = run("search", "cancel an open order", "--data-dir", str(data), "--json", "-k", "3")
+    code, out = run("search", "cancel an open order", "--data-dir", str(data), "--json", "-k", "4")
     assert code == 0
     results = json.loads(out)["results"]
-    # The class (docstring "Keeps open orders", the cancel signature), the guide section
-    # naming `OrderBook.cancel` and the method itself are all fair answers.
-    assert {r["symbol"] for r in results} == {"OrderBook", "OrderBook.cancel", "Guide > Cancelling"}
+    # The class (docstring "Keeps open orders", the cancel signature) and the method lead;
+    # the guide section naming `OrderBook.cancel` and `OrderBook.add` (lifted by its
+    # file's evidence) follow.
+    assert {r["symbol"] for r in results[:2]} == {"OrderBook", "OrderBook.cancel"}
+    assert {r["symbol"] for r in results[2:]} == {"OrderBook.add", "Guide > Cancelling"}
     top = next(r for r in results if r["symbol"] == "OrderBook.cancel")
     assert (top["path"], top["start_line"], top["end_line"]) == ("orders/service.py", 12, 14)
     assert top["kind"] == "method" and top["language"] == "python"
@@ -109,6 +111,10 @@ def test_human_output_explains(indexed: tuple[Path, Path]) -> None:
     code, out = run("search", "parse_amount", "--data-dir", str(data), "--explain", "-k", "1")
     assert code == 0
     assert "orders/service.py:17-19" in out and "why:" in out and "parse_amount" in out
+    _, as_json = run("search", "parse_amount", "--data-dir", str(data), "--json", "-k", "1")
+    why = json.loads(as_json)["results"][0]["why"]
+    assert why["file_share"] > 0
+    assert f"score: chunk {why['chunk_score']:.4f} + file share {why['file_share']:.4f}" in out
 
 
 def test_status(indexed: tuple[Path, Path]) -> None:

@@ -478,6 +478,8 @@ def explain_lines(why: dict[str, Any]) -> list[str]:
         for name, f in sorted(features.items(), key=lambda kv: -kv[1]["contribution"])
     ]
     lines = ["why: " + (", ".join(parts) or "no feature fired")]
+    if why.get("file_share"):
+        lines.append(f"score: chunk {why['chunk_score']:.4f} + file share {why['file_share']:.4f}")
     sources = why.get("sources", {})
     if sources:
         lines.append("found by: " + ", ".join(f"{s} #{r}" if r else s for s, r in sources.items()))

@@ -774,7 +774,9 @@ class Engine:
             stale.update(found.stale)
             generation = found.generation
             coverage = found.coverage
-        ranked = [h for h in sorted(hits, key=lambda h: -h.score) if h.score >= min_score]
+        if len(repos) > 1:  # one list from several: merged by score
+            hits.sort(key=lambda h: -h.score)
+        ranked = [h for h in hits if h.score >= min_score]
         return answer.Found(ranked[:k], generation, stale, coverage)
 
     def pack_evidence(

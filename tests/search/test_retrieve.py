@@ -18,6 +18,7 @@ from codecompass.search.rank import (
     RankWeights,
     explain,
     file_scores,
+    hit_ranking,
     score,
     symbol_scores,
 )
@@ -71,7 +72,11 @@ def test_an_identifier_in_prose_finds_its_definition_and_explains(engine: Engine
     assert (top.path, top.symbol) == ("app/auth.py", "verify_token")
     features = top.why["features"]
     assert "name" in features and features["name"]["value"] == 1.0
-    assert sum(f["contribution"] for f in features.values()) == pytest.approx(top.score, abs=1e-3)
+    chunk_score = top.why["chunk_score"]
+    assert sum(f["contribution"] for f in features.values()) == pytest.approx(chunk_score, abs=1e-3)
+    # The hit's score adds its share of the file's score, as in the symbol view.
+    assert top.score == pytest.approx(chunk_score + top.why["file_share"], abs=1e-6)
+    assert top.why["file_share"] > 0
     assert "verify_token" in top.why["matched_terms"]
     assert result.files[0].path == "app/auth.py"
 
@@ -234,17 +239,84 @@ def test_symbol_view_lets_the_best_file_lead(tmp_path: Path) -> None:
         # Fixed weights: the test is about the view, not the tuned defaults.
         weights = RankWeights().only("cosine", "bm25").with_(cosine=1.0, bm25=1.0)
         query = "invoice total tax"
-        plain = [
-            s.symbol for s in eng.retrieve(query, eng.search_options(k=5, weights=weights)).symbols
-        ]
+        plain = eng.retrieve(query, eng.search_options(k=5, weights=weights))
         eng.settings = replace(eng.settings, search=heavy)
-        led = [
-            s.symbol for s in eng.retrieve(query, eng.search_options(k=5, weights=weights)).symbols
-        ]
+        led = eng.retrieve(query, eng.search_options(k=5, weights=weights))
     # misc.total_tax matches better than two billing functions, but billing.py holds
-    # the evidence.
-    assert plain == ["invoice_tax", "total_tax", "invoice_total", "invoice_send"]
-    assert led == ["invoice_tax", "invoice_total", "invoice_send", "total_tax"]
+    # the evidence. The hits rank functions as the view does.
+    for result in (plain, led):
+        assert [h.symbol for h in result.hits] == [s.symbol for s in result.symbols]
+    assert [s.symbol for s in plain.symbols] == [
+        "invoice_tax",
+        "total_tax",
+        "invoice_total",
+        "invoice_send",
+    ]
+    assert [s.symbol for s in led.symbols] == [
+        "invoice_tax",
+        "invoice_total",
+        "invoice_send",
+        "total_tax",
+    ]
+    assert [h.score for h in led.hits] == [s.score for s in led.symbols]
+    assert [h.score for h in plain.hits] == [h.why["chunk_score"] for h in plain.hits]
+
+
+def test_the_best_chunk_leads_the_hits_and_the_evidence(tmp_path: Path) -> None:
+    """lone.py holds the best chunk; strong.py's three near matches give its functions a
+    larger share. The best chunk stays first, in the hits and in the evidence an answer
+    is built from (not re-sorted by score)."""
+    repo = make_git_repo(
+        tmp_path / "p",
+        {
+            "strong.py": "def refund_order(order):\n    return order\n\n\n"
+            "def refund_amount(order):\n    return order\n\n\n"
+            "def refund_reason(order):\n    return order\n",
+            "lone.py": "def refund_order_amount(order):\n    return order\n",
+        },
+    )
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    query = "refund order amount"
+    with eng:
+        eng.index(root)
+        hits = eng.retrieve(query, eng.search_options(k=5)).hits
+        evidence = eng.find_evidence(query, top_k=5).hits
+    order = ["refund_order_amount", "refund_amount", "refund_order", "refund_reason"]
+    assert [h.symbol for h in hits] == order
+    assert hits[0].why["chunk_score"] == max(h.why["chunk_score"] for h in hits)
+    assert hits[0].score < hits[1].score
+    assert [h.score for h in hits[1:]] == sorted((h.score for h in hits[1:]), reverse=True)
+    assert [h.symbol for h in evidence] == order
+
+
+def test_hits_follow_the_symbol_view_after_the_best_chunk() -> None:
+    # billing.py holds the best chunk; misc.py has more support, so a larger total.
+    scored: list[tuple[str, str | None, float]] = [
+        ("billing", "invoice_tax", 2.0),
+        ("misc", "total_tax", 1.9),
+        ("misc", "tax_rate", 1.5),
+        ("billing", None, 1.0),  # module code: no symbol
+        ("billing", "invoice_tax", 0.8),  # a second window of invoice_tax
+    ]
+    totals = {"billing": 2.0, "misc": 3.0}
+    values = symbol_scores([(k, s, v) for k, s, v in scored if s], totals, 1.0, 0.0, 0.25)
+    assert hit_ranking(scored, values, totals, 1.0, 0.25) == [
+        (0, 4.0),  # the best chunk leads, though misc's total_tax scores more
+        (1, 4.9),
+        (2, pytest.approx(4.2)),  # 1.5 + 3.0 × (1 − 0.25 × 0.4)
+        (4, 4.0),  # every window of a symbol gets the symbol's score
+        (3, 2.5),  # 1.0 + 2.0 × (1 − 0.25 × 1.0)
+    ]
+    # With no file weight the hits keep the chunk scores: each symbol's best (its second
+    # window comes next, and the hits drop it as a duplicate).
+    flat = symbol_scores([(k, s, v) for k, s, v in scored if s], totals, 0.0, 0.0, 0.25)
+    assert hit_ranking(scored, flat, totals, 0.0, 0.25) == [
+        (0, 2.0),
+        (4, 2.0),
+        (1, 1.9),
+        (2, 1.5),
+        (3, 1.0),
+    ]
 
 
 def test_term_statistics_follow_the_index(tmp_path: Path) -> None:
@@ -315,12 +387,12 @@ def test_the_handler_of_a_named_type_is_found(tmp_path: Path) -> None:
         result = eng.retrieve(query, eng.search_options(k=10))
         weights = eng.rank_weights().with_(dispatch=0.0)
         blind = {
-            h.symbol: h.score
+            h.symbol: h.why["chunk_score"]
             for h in eng.retrieve(query, eng.search_options(k=10, weights=weights)).hits
         }
     # Without the feature the two handlers tie; with it the handler of `Sum` leads.
     assert blind["PrettyPrinter._print_Sum"] == pytest.approx(blind["PrettyPrinter._print_Product"])
-    scores = {h.symbol: h.score for h in result.hits}
+    scores = {h.symbol: h.why["chunk_score"] for h in result.hits}
     lead = scores["PrettyPrinter._print_Sum"] - scores["PrettyPrinter._print_Product"]
     assert lead == pytest.approx(1.0, abs=1e-3)
     handler = next(h for h in result.hits if h.symbol == "PrettyPrinter._print_Sum")

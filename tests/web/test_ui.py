@@ -49,6 +49,11 @@ def test_search_then_click_shows_the_code(page: Any, web: Running, site: Site) -
         f"{expected[0]['path']}:{expected[0]['start_line']}-{expected[0]['end_line']}"
     )
     assert "found by" in items.nth(0).locator(".why").inner_text()
+    # The score bar ends with the hit's share of its file's score.
+    share = expected[0]["why"]["file_share"]
+    assert share > 0
+    label = items.nth(0).locator(".bar").get_attribute("aria-label")
+    assert label.endswith(f", its file's evidence {share:.3f}")
     second = expected[1]
     items.nth(1).click()
     title = f"{second['repo']}/{second['path']}:{second['start_line']}-{second['end_line']}"

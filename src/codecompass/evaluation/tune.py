@@ -27,7 +27,14 @@ import numpy as np
 import numpy.typing as npt
 
 from codecompass.evaluation.metrics import all_within, expected_ranks, recall_at, reciprocal_rank
-from codecompass.search.rank import FEATURES, SEED_000, RankWeights, file_scores, symbol_scores
+from codecompass.search.rank import (
+    FEATURES,
+    SEED_000,
+    RankWeights,
+    file_scores,
+    hit_ranking,
+    symbol_scores,
+)
 from codecompass.settings import SearchSettings
 
 GRID = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0)
@@ -101,25 +108,14 @@ def rankings(
     task: DumpTask, weights: RankWeights, views: Views = Views()
 ) -> tuple[list[str], list[str], list[tuple[str, str | None]]]:
     """The file view, the symbol view (`path::symbol`) and the hits these weights give,
-    built as search builds them (hits capped per file; windows of one symbol count once;
-    a symbol scored by its best chunk plus its file's weighted score)."""
+    built as search builds them (hits in `rank.hit_ranking`'s order, capped per file;
+    windows of one symbol count once; a symbol scored by its best chunk plus its file's
+    weighted score)."""
     vector = np.array([getattr(weights, f) for f in FEATURES], dtype=np.float64)
     scores = (task.matrix @ vector).tolist()
     order = sorted(range(len(scores)), key=lambda i: -scores[i])
     totals = file_scores([(task.paths[i], scores[i]) for i in order], views.file_support)
     files = [k for k, _ in totals]
-    per_file: dict[str, int] = {}
-    seen: set[tuple[str, str]] = set()
-    hits: list[tuple[str, str | None]] = []
-    for i in order:
-        path, symbol = task.paths[i], task.symbols[i]
-        if symbol:
-            if (path, symbol) in seen:
-                continue
-            seen.add((path, symbol))
-        if len(hits) < HITS and per_file.get(path, 0) < MAX_PER_FILE:
-            per_file[path] = per_file.get(path, 0) + 1
-            hits.append((path, symbol))
     values = symbol_scores(
         [(task.paths[i], s, scores[i]) for i in order if (s := task.symbols[i])],
         dict(totals),
@@ -128,6 +124,25 @@ def rankings(
         views.symbol_file_falloff,
     )
     ranked = sorted(values, key=lambda k: -sum(values[k]))[:SYMBOLS]
+    ranking = hit_ranking(
+        [(task.paths[i], task.symbols[i], scores[i]) for i in order],
+        values,
+        dict(totals),
+        views.symbol_file_weight,
+        views.symbol_file_falloff,
+    )
+    per_file: dict[str, int] = {}
+    seen: set[tuple[str, str]] = set()
+    hits: list[tuple[str, str | None]] = []
+    for index, _ in ranking:
+        path, symbol = task.paths[order[index]], task.symbols[order[index]]
+        if symbol:
+            if (path, symbol) in seen:
+                continue
+            seen.add((path, symbol))
+        if len(hits) < HITS and per_file.get(path, 0) < MAX_PER_FILE:
+            per_file[path] = per_file.get(path, 0) + 1
+            hits.append((path, symbol))
     return files, [f"{path}::{symbol}" for path, symbol in ranked], hits
 
 

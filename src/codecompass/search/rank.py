@@ -159,13 +159,49 @@ def symbol_scores(
     file_best: dict[K, float] = {}
     for (key, _), value in best.items():
         file_best[key] = max(file_best.get(key, value), value)
-    shares: dict[tuple[K, str], tuple[float, float]] = {}
-    for (key, symbol), own in best.items():
-        share = file_weight * file_total[key]
-        if share > 0:  # a penalty (a file of tests) is no evidence: every symbol keeps it
-            share *= max(0.0, 1.0 - file_falloff * (file_best[key] - own))
-        shares[key, symbol] = (own, share)
-    return shares
+    return {
+        (key, symbol): (
+            own,
+            file_share(file_total[key], file_weight, file_falloff, file_best[key] - own),
+        )
+        for (key, symbol), own in best.items()
+    }
+
+
+def file_share(file_total: float, weight: float, falloff: float, gap: float) -> float:
+    """What a symbol (or a chunk) `gap` points below its file's best gets of the file's
+    score: `weight` × the score, less `falloff` of it per point of the gap (never below
+    0). A penalty (a file of tests) is no evidence: everything in the file keeps it."""
+    share = weight * file_total
+    if share > 0:
+        share *= max(0.0, 1.0 - falloff * gap)
+    return share
+
+
+def hit_ranking(
+    scored: Sequence[tuple[K, str | None, float]],
+    symbol_values: Mapping[tuple[K, str], tuple[float, float]],
+    file_total: Mapping[K, float],
+    file_weight: float,
+    file_falloff: float,
+) -> list[tuple[int, float]]:
+    """The order of the hits, as (index into `scored`, score): the best chunk of all
+    first, as its file leads the file view; then every other chunk by its symbol's score
+    in the symbol view (own + file share, `symbol_scores`), so the hits rank functions
+    as the view does. A chunk outside any symbol (module code, a document) scores its
+    own plus the share a symbol of its score would get. `scored` is (file key, symbol or
+    None, chunk score) in descending score order."""
+    file_best: dict[K, float] = {}
+    for key, _, value in scored:
+        file_best.setdefault(key, value)
+    ranked: list[tuple[int, float]] = []
+    for index, (key, symbol, value) in enumerate(scored):
+        parts = symbol_values.get((key, symbol)) if symbol else None
+        if parts is None:
+            gap = file_best[key] - value
+            parts = (value, file_share(file_total[key], file_weight, file_falloff, gap))
+        ranked.append((index, sum(parts)))
+    return ranked[:1] + sorted(ranked[1:], key=lambda item: -item[1])
 
 
 _DOC_LANGUAGES = frozenset({"markdown", "rst", "text"})

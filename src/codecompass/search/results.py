@@ -11,16 +11,61 @@ from codecompass.schemas import FileHit, Hit, SymbolHit
 from codecompass.search.context import SearchContext
 from codecompass.search.features import TOKENS
 from codecompass.search.format import format_snippet
-from codecompass.search.rank import explain, symbol_scores
+from codecompass.search.rank import explain, hit_ranking, symbol_scores
 
 MAX_SUBGRAPH_NODES = 200
 
 
-def hits(ctx: SearchContext, order: Sequence[str]) -> list[Hit]:
+SymbolValues = dict[tuple[tuple[str, str], str], tuple[float, float]]
+
+
+def symbol_values(
+    ctx: SearchContext, order: Sequence[str], totals: Sequence[tuple[tuple[str, str], float]]
+) -> SymbolValues:
+    """Each (file, symbol) of the candidates → (its own score, its file share): see
+    `rank.symbol_scores`."""
+    chunks, cands, options = ctx.chunks, ctx.cands, ctx.options
+    return symbol_scores(
+        [
+            ((chunks[cid].repo, chunks[cid].path), symbol, cands[cid].score)
+            for cid in order
+            if (symbol := chunks[cid].symbol)
+        ],
+        dict(totals),
+        options.symbol_file_weight,
+        options.symbol_member_share,
+        options.symbol_file_falloff,
+    )
+
+
+def hit_order(
+    ctx: SearchContext,
+    order: Sequence[str],
+    totals: Sequence[tuple[tuple[str, str], float]],
+    values: SymbolValues,
+) -> list[tuple[str, float]]:
+    """The candidates in the order of the hits, each with its hit score (see
+    `rank.hit_ranking`)."""
+    chunks, cands = ctx.chunks, ctx.cands
+    scored = [
+        ((chunks[cid].repo, chunks[cid].path), chunks[cid].symbol, cands[cid].score)
+        for cid in order
+    ]
+    options = ctx.options
+    ranking = hit_ranking(
+        scored, values, dict(totals), options.symbol_file_weight, options.symbol_file_falloff
+    )
+    return [(order[index], value) for index, value in ranking]
+
+
+def hits(ctx: SearchContext, ranking: Sequence[tuple[str, float]]) -> list[Hit]:
+    """The first `k` of `ranking` (candidate, hit score), windows of one symbol and
+    overlapping ranges once, at most `max_per_file` from a file, explained."""
     options, chunks, cands = ctx.options, ctx.chunks, ctx.cands
+    score_of = dict(ranking)
     kept: list[ChunkRecord] = []
     per_file: dict[tuple[str, str], int] = {}
-    for cid in order:
+    for cid, _ in ranking:
         chunk = chunks[cid]
         key = (chunk.repo, chunk.path)
         if per_file.get(key, 0) >= options.max_per_file:
@@ -41,10 +86,13 @@ def hits(ctx: SearchContext, order: Sequence[str]) -> list[Hit]:
     for chunk in kept:
         cand = cands[chunk.id]
         present = TOKENS.get(chunk)
+        value = score_of[chunk.id]
         why: dict[str, Any] = {
             "features": explain(cand.features, ctx.weights),
             "sources": dict(cand.sources),
             "matched_terms": [t for t in ctx.idf if t in present][:20],
+            "chunk_score": round(cand.score, 6),
+            "file_share": round(value - cand.score, 6),
         }
         # Each retriever's own rank and score, as in the first search version.
         for source, feature in (("dense", "cosine"), ("lexical", "bm25")):
@@ -64,7 +112,7 @@ def hits(ctx: SearchContext, order: Sequence[str]) -> list[Hit]:
                 symbol=chunk.symbol,
                 kind=chunk.kind,
                 language=chunk.language,
-                score=round(cand.score, 6),
+                score=round(value, 6),
                 snippet=format_snippet(chunk, options.detail, docs.get(chunk.symbol_id or "", "")),
                 why=why,
             )
@@ -99,27 +147,20 @@ def files(
 
 
 def symbols(
-    ctx: SearchContext, order: Sequence[str], totals: Sequence[tuple[tuple[str, str], float]]
+    ctx: SearchContext,
+    order: Sequence[str],
+    totals: Sequence[tuple[tuple[str, str], float]],
+    values: SymbolValues,
 ) -> list[SymbolHit]:
     """Each symbol once, by its best chunk, scored with its file's total (see
     `rank.symbol_scores`)."""
     chunks, cands, options = ctx.chunks, ctx.cands, ctx.options
     file_total = dict(totals)
     first: dict[tuple[tuple[str, str], str], str] = {}
-    scored: list[tuple[tuple[str, str], str, float]] = []
     for cid in order:
         chunk = chunks[cid]
         if chunk.symbol:
-            key = (chunk.repo, chunk.path)
-            first.setdefault((key, chunk.symbol), cid)
-            scored.append((key, chunk.symbol, cands[cid].score))
-    values = symbol_scores(
-        scored,
-        file_total,
-        options.symbol_file_weight,
-        options.symbol_member_share,
-        options.symbol_file_falloff,
-    )
+            first.setdefault(((chunk.repo, chunk.path), chunk.symbol), cid)
     ranked = sorted(
         ((sum(parts), item) for item, parts in values.items()),
         key=lambda pair: (-pair[0], first[pair[1]]),

@@ -156,17 +156,23 @@ def retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sear
         features.mark_handlers(ctx)
     cands, chunks = ctx.cands, ctx.chunks
     order = sorted(cands, key=lambda cid: (-cands[cid].score, cid))
-    if sources.reranker is not None:
+    reranker = sources.reranker
+    if reranker is not None:
         head = order[:pool]
-        picked = list(sources.reranker.rerank(query, [chunks[cid].text for cid in head]))
+        picked = list(reranker.rerank(query, [chunks[cid].text for cid in head]))
         rest = [i for i in range(len(head)) if i not in set(picked)]
         order = [head[i] for i in (*picked, *rest)] + order[pool:]
     lap("rank")
 
-    found = results.hits(ctx, order)
     totals = ctx.file_totals(order)
+    values = results.symbol_values(ctx, order, totals)
+    ranking = results.hit_order(ctx, order, totals, values)
+    if reranker is not None:  # the model's order stands over the scores
+        position = {cid: i for i, cid in enumerate(order)}
+        ranking.sort(key=lambda item: position[item[0]])
+    found = results.hits(ctx, ranking)
     file_view = results.files(ctx, order, totals)
-    symbol_view = results.symbols(ctx, order, totals)
+    symbol_view = results.symbols(ctx, order, totals, values)
     subgraph = results.subgraph(ctx, found) if options.subgraph else None
     lap("format")
     collected = None

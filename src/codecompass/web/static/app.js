@@ -24,12 +24,13 @@ const FEATURE_WORDS = {
   cosine: "meaning", bm25: "keywords", keywords: "shared words", name: "name",
   path: "path", frame: "stack frame", member: "member of a match", dispatch: "dispatch",
   edge: "graph link", importance: "importance", freshness: "recent change",
-  test: "test file", doc: "docs",
+  test: "test file", doc: "docs", file_share: "its file's evidence",
 };
 const FEATURE_COLOURS = {
   cosine: "#0550ae", bm25: "#8250df", keywords: "#bf3989", name: "#953800", path: "#1a7f37",
   frame: "#cf222e", member: "#6639ba", dispatch: "#0a3069", edge: "#116329",
   importance: "#4d5661", freshness: "#9a6700", test: "#57606a", doc: "#1b7c83",
+  file_share: "#8c959f",
 };
 const ROLE_COLOURS = { seed: "#0550ae", brought: "#116329", path: "#6e7781" };
 /* The edges that link services, drawn apart from the code's own (grey) edges: a colour
@@ -181,14 +182,18 @@ function whyWords(hit) {
 }
 
 function whyBar(hit) {
-  const features = (hit.why && hit.why.features) || {};
-  const positive = Object.entries(features).filter(([, f]) => f.contribution > 0);
-  const total = positive.reduce((sum, [, f]) => sum + f.contribution, 0) || 1;
+  const why = hit.why || {};
+  /* [name, contribution, tooltip]: the features of the chunk's own score, then the share
+     of its file's score the hit gets (as in the symbol view). */
+  const positive = Object.entries(why.features || {}).filter(([, f]) => f.contribution > 0)
+    .map(([name, f]) => [name, f.contribution, `${f.value} × ${f.weight} = ${f.contribution}`]);
+  if (why.file_share > 0) positive.push(["file_share", why.file_share, `${why.file_share}`]);
+  const total = positive.reduce((sum, [, value]) => sum + value, 0) || 1;
   const bar = el("div", { class: "bar", role: "img",
-    "aria-label": "Score parts: " + positive.map(([n, f]) => `${FEATURE_WORDS[n] || n} ${f.contribution.toFixed(3)}`).join(", ") });
-  for (const [name, f] of positive) {
-    const part = el("span", { title: `${FEATURE_WORDS[name] || name}: ${f.value} × ${f.weight} = ${f.contribution}` });
-    part.style.width = `${(100 * f.contribution) / total}%`;
+    "aria-label": "Score parts: " + positive.map(([n, value]) => `${FEATURE_WORDS[n] || n} ${value.toFixed(3)}`).join(", ") });
+  for (const [name, value, detail] of positive) {
+    const part = el("span", { title: `${FEATURE_WORDS[name] || name}: ${detail}` });
+    part.style.width = `${(100 * value) / total}%`;
     part.style.background = FEATURE_COLOURS[name] || "#57606a";
     bar.append(part);
   }
