@@ -191,17 +191,17 @@ def hit_ranking(
     as the view does. A chunk outside any symbol (module code, a document) scores its
     own plus the share a symbol of its score would get. `scored` is (file key, symbol or
     None, chunk score) in descending score order."""
+    symbol_total = {item: own + share for item, (own, share) in symbol_values.items()}
     file_best: dict[K, float] = {}
-    for key, _, value in scored:
-        file_best.setdefault(key, value)
-    ranked: list[tuple[int, float]] = []
-    for index, (key, symbol, value) in enumerate(scored):
-        parts = symbol_values.get((key, symbol)) if symbol else None
-        if parts is None:
-            gap = file_best[key] - value
-            parts = (value, file_share(file_total[key], file_weight, file_falloff, gap))
-        ranked.append((index, sum(parts)))
-    return ranked[:1] + sorted(ranked[1:], key=lambda item: -item[1])
+    totals: list[float] = []
+    for key, symbol, value in scored:
+        best = file_best.setdefault(key, value)
+        total = symbol_total.get((key, symbol)) if symbol else None
+        if total is None:
+            total = value + file_share(file_total[key], file_weight, file_falloff, best - value)
+        totals.append(total)
+    rest = sorted(range(1, len(totals)), key=totals.__getitem__, reverse=True)  # stable
+    return [(index, totals[index]) for index in (0, *rest)] if totals else []
 
 
 _DOC_LANGUAGES = frozenset({"markdown", "rst", "text"})
