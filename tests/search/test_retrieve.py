@@ -463,8 +463,13 @@ def test_a_class_is_lifted_by_its_best_member_in_the_symbol_view(tmp_path: Path)
             return [(s.symbol, round(s.score, 4)) for s in found]
 
         plain, lifted = ranked(0.0), ranked(0.9)
-        symbols = eng.retrieve("sinc", replace(options, symbol_member_share=0.9)).symbols
+        result = eng.retrieve("sinc", replace(options, symbol_member_share=0.9))
+        symbols = result.symbols
     best = dict(plain)["CodePrinter.emit_sinc"]
+    # The hits rank and explain the class as the view does.
+    hit = next(h for h in result.hits if h.symbol == "CodePrinter")
+    assert hit.why["member_score"] == pytest.approx(0.9 * best, abs=1e-4)
+    assert (hit.score, hit.why["file_share"]) == (pytest.approx(0.9 * best, abs=1e-4), 0.0)
     assert dict(plain)["CodePrinter"] < 0.9 * best
     assert dict(lifted)["CodePrinter"] == round(0.9 * best, 4)
     # Only the owner moves; its members and other symbols keep their scores.

@@ -58,7 +58,9 @@ def hit_order(
     return [(order[index], value) for index, value in ranking]
 
 
-def hits(ctx: SearchContext, ranking: Sequence[tuple[str, float]]) -> list[Hit]:
+def hits(
+    ctx: SearchContext, ranking: Sequence[tuple[str, float]], values: SymbolValues
+) -> list[Hit]:
     """The first `k` of `ranking` (candidate, hit score), windows of one symbol and
     overlapping ranges once, at most `max_per_file` from a file, explained."""
     options, chunks, cands = ctx.options, ctx.chunks, ctx.cands
@@ -87,13 +89,18 @@ def hits(ctx: SearchContext, ranking: Sequence[tuple[str, float]]) -> list[Hit]:
         cand = cands[chunk.id]
         present = TOKENS.get(chunk)
         value = score_of[chunk.id]
+        own, share = cand.score, value - cand.score
+        if chunk.symbol:
+            own, share = values.get(((chunk.repo, chunk.path), chunk.symbol), (own, share))
         why: dict[str, Any] = {
             "features": explain(cand.features, ctx.weights),
             "sources": dict(cand.sources),
             "matched_terms": [t for t in ctx.idf if t in present][:20],
             "chunk_score": round(cand.score, 6),
-            "file_share": round(value - cand.score, 6),
+            "file_share": round(share, 6),
         }
+        if own > cand.score + 1e-9:  # lifted by its best member (`symbol_member_share`)
+            why["member_score"] = round(own, 6)
         # Each retriever's own rank and score, as in the first search version.
         for source, feature in (("dense", "cosine"), ("lexical", "bm25")):
             if source in cand.sources:
