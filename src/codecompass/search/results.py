@@ -96,11 +96,8 @@ def hits(
             "features": explain(cand.features, ctx.weights),
             "sources": dict(cand.sources),
             "matched_terms": [t for t in ctx.idf if t in present][:20],
-            "chunk_score": round(cand.score, 6),
-            "file_share": round(share, 6),
+            **_score_parts(cand.score, own, share),
         }
-        if own > cand.score + 1e-9:  # lifted by its best member (`symbol_member_share`)
-            why["member_score"] = round(own, 6)
         # Each retriever's own rank and score, as in the first search version.
         for source, feature in (("dense", "cosine"), ("lexical", "bm25")):
             if source in cand.sources:
@@ -176,15 +173,11 @@ def symbols(
     for value, item in ranked:
         cid = first[item]
         chunk = chunks[cid]
-        own, file_share = values[item]
         why: dict[str, Any] = {
             "best_chunk": cid,
-            "chunk_score": round(cands[cid].score, 6),
             "file_score": round(file_total[item[0]], 6),
-            "file_share": round(file_share, 6),
+            **_score_parts(cands[cid].score, *values[item]),
         }
-        if own > cands[cid].score + 1e-9:  # lifted by its best member (`symbol_member_share`)
-            why["member_score"] = round(own, 6)
         out.append(
             SymbolHit(
                 repo=chunk.repo,
@@ -198,6 +191,16 @@ def symbols(
             )
         )
     return out
+
+
+def _score_parts(chunk_score: float, own: float, share: float) -> dict[str, float]:
+    """How a view score adds up, for `why`: the chunk's own score, its share of its
+    file's score and, when its best member lifted a class (`symbol_member_share`), the
+    lifted score that replaces the chunk's."""
+    parts = {"chunk_score": round(chunk_score, 6), "file_share": round(share, 6)}
+    if own > chunk_score + 1e-9:
+        parts["member_score"] = round(own, 6)
+    return parts
 
 
 def subgraph(ctx: SearchContext, found: Sequence[Hit]) -> dict[str, Any]:
