@@ -526,3 +526,21 @@ def test_graph_expansion_brings_the_head_of_a_huge_symbol(
         monkeypatch.setattr(candidates, "SYMBOL_CHUNKS", 2)
         assert pooled("hybrid+graph") == without_graph | set(stored[:2])
         assert len(without_graph | set(stored[:2])) < len(stored)
+
+
+def test_the_files_named_most_strongly_take_the_path_budget_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files the query names share PATH_CHUNKS chunks: the one named by its path (1.0)
+    before the one named by its stem (0.5), whatever the order of Python's sets (which
+    varies between processes and made the pool, so the results, vary run to run)."""
+    files = {
+        "pkg/alpha.py": "".join(f"def a{n}():\n    return {n}\n\n\n" for n in range(4)),
+        "pkg/beta.py": "".join(f"def b{n}():\n    return {n}\n\n\n" for n in range(4)),
+    }
+    monkeypatch.setattr(candidates, "PATH_CHUNKS", 4)
+    with _indexed(tmp_path, files) as eng:
+        options = eng.search_options(k=1, candidates=1, expand_files=0, collect=True)
+        found = eng.retrieve("pkg/alpha.py misbehaves when pkg.beta calls it", options).candidates
+    named = {(c["path"], c["features"].get("path")) for c in found or [] if "path" in c["features"]}
+    assert named == {("pkg/alpha.py", 1.0)}

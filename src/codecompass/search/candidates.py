@@ -189,7 +189,8 @@ def add_named(ctx: SearchContext) -> None:
                 value = min(1.0, value + 0.5)
         symbol_value[s.id] = max(symbol_value.get(s.id, 0.0), value)
 
-    wanted_files = {*file_value, *frame_funcs}
+    # The strongest naming first: files share the PATH_CHUNKS budget in this order.
+    wanted_files = sorted({*file_value, *frame_funcs}, key=lambda p: (-file_value.get(p, 1.0), p))
     keys = [(repo_of[p], p) for p in wanted_files if p in repo_of]
     keys += [(s.repo, s.path) for s in rows if s.id in symbol_value]
     found: dict[str, tuple[str, float]] = {}
