@@ -23,12 +23,19 @@ AUTH = '''def verify_token(token, secret):
 def compare(a, b):
     return a == b
 '''
+TEST_AUTH = """from app.auth import verify_token
+
+
+def test_a_wrong_secret_is_refused():
+    assert not verify_token("token", "other secret")
+"""
 
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("cli-search")
-    repo = make_git_repo(root / "proj", {"app/auth.py": AUTH, "README.md": "# Proj\n"})
+    files = {"app/auth.py": AUTH, "tests/test_auth.py": TEST_AUTH, "README.md": "# Proj\n"}
+    repo = make_git_repo(root / "proj", files)
     data = root / "data"
     result = CliRunner().invoke(main, ["index", str(repo), "--data-dir", str(data), "--json"])
     assert result.exit_code == 0, result.output
@@ -48,6 +55,8 @@ def test_search_explains_and_ranks_files(repo: tuple[Path, Path]) -> None:
     assert "understood:" in out and "why: " in out and "frame" in out
     files = run("search", "verify_token", "--data-dir", str(data), "--files")
     assert "1. app/auth.py" in files
+    # The best test file vouches for the file it tests (`test_auth.py` → `auth.py`).
+    assert re.search(r"tested by tests/test_auth\.py \(\+0\.\d{4}\)", " ".join(files.split()))
     payload = json.loads(run("search", "verify_token", "--data-dir", str(data), "--json"))
     assert payload["understood"]["identifiers"] == ["verify_token"]
     assert payload["files"][0]["path"] == "app/auth.py"
@@ -96,7 +105,7 @@ def test_eval_golden_ablation_and_index_commit(repo: tuple[Path, Path], tmp_path
     stats = json.loads(
         run("index", str(bare), "--commit", "HEAD", "--data-dir", str(tmp_path / "d"), "--json")
     )
-    assert (stats["commit"], stats["new"], stats["repo"]) == (head, 2, "proj")
+    assert (stats["commit"], stats["new"], stats["repo"]) == (head, 3, "proj")
 
 
 def test_search_rerank_needs_a_model_and_reorders_with_it(repo: tuple[Path, Path]) -> None:

@@ -437,8 +437,15 @@ def search(
         for n, f in enumerate(result.files, start=1):
             symbols = escape(", ".join(f.symbols[:3]))
             shown = escape(f"{f.repo}/{f.path}" if show_repo else f.path)
+            tested = f.why.get("tested_by")
+            vouched = (
+                f"  [dim]tested by {escape(tested['path'])} (+{tested['contribution']:.4f})[/dim]"
+                if tested
+                else ""
+            )
             console.print(
                 f"[bold]{n}. {shown}[/bold]  [dim]score {f.score:.4f}[/dim]  [cyan]{symbols}"
+                f"[/cyan]{vouched}"
             )
         if not result.files:
             console.print("No results.")

@@ -449,6 +449,7 @@ class Engine:
             freshness_days=s.freshness_days,
             max_files=s.top_k,
             file_support=s.file_support,
+            file_tested=s.file_tested,
             max_symbols=s.top_k,
             symbol_file_weight=s.symbol_file_weight,
             symbol_member_share=s.symbol_member_share,

@@ -49,7 +49,8 @@ class Evidence(Hit):
 
 
 class FileHit(Result):
-    """A file ranked by its best evidence, for "which files" questions."""
+    """A file ranked by its best evidence, for "which files" questions (`why`:
+    best_chunk, chunks_matched, and tested_by when a best test file tests it)."""
 
     repo: str
     path: str
@@ -62,8 +63,9 @@ class FileHit(Result):
 
 class SymbolHit(Result):
     """A function, method or class ranked for "which functions" questions: its best
-    chunk's score plus its share of its file's score in the file view (`why`:
-    chunk_score, file_score, file_share; see `rank.symbol_scores`)."""
+    chunk's score plus its share of its file's score from its chunks (`why`:
+    chunk_score, file_score, file_share; see `rank.symbol_scores`). The test evidence
+    the file view adds is left out."""
 
     repo: str
     path: str

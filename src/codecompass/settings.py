@@ -58,6 +58,9 @@ class SearchSettings:
     freshness_days: float = 90.0
     # The file view scores a file by its best chunk + file_support × its next two best.
     file_support: float = 0.5
+    # A file the best test files test (`test_x.py` → `x.py`) gains file_tested × their
+    # relevance in the file view (0: off); the symbol view and the hits ignore it.
+    file_tested: float = 1.5
     # The symbol view ("which functions") scores a symbol by its best chunk plus
     # symbol_file_weight × its file's score, so the best files' symbols lead.
     symbol_file_weight: float = 1.0

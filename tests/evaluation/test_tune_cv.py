@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from codecompass.evaluation.tune import DumpTask, Views, cross_validate
+from codecompass.evaluation.tune import DumpTask, Views, cross_validate, rankings
 from codecompass.search.rank import FEATURES, RankWeights
 
 
@@ -40,3 +40,43 @@ def test_a_weight_no_task_needs_is_not_chosen() -> None:
     report = cross_validate(tasks, start, Views(), frozenset({"message"}), folds=5, repeats=1)
     assert report["held_out_change"]["file@1"] == {"mean": 0.0, "sd": 0.0}
     assert report["chosen"] == [{"message": 0.0}] * 5
+
+
+def _tested_task(n: int) -> DumpTask:
+    """Four files by chunk score, the gold one last; its test vouches for it (0.5)."""
+    row = dict.fromkeys(FEATURES, 0.0)
+    cosines = (0.9, 0.8, 0.7, 0.6)
+    return DumpTask(
+        id=f"t{n}",
+        gold_files=("gold.py",),
+        gold_functions=("gold.py::fix",),
+        paths=("lead.py", "b.py", "c.py", "gold.py"),
+        symbols=("lead", "b", "c", "fix"),
+        matrix=np.array([[{**row, "cosine": c}[f] for f in FEATURES] for c in cosines]),
+        tested=(0.0, 0.0, 0.0, 0.5),
+    )
+
+
+def test_the_tuner_ranks_files_with_their_test_evidence() -> None:
+    task = _tested_task(0)
+    start = RankWeights().only("cosine").with_(cosine=1.0)
+    assert rankings(task, start, Views(file_support=0.0))[0] == [
+        "lead.py",
+        "b.py",
+        "c.py",
+        "gold.py",
+    ]
+    # 0.6 + 0.8 × 0.5 = 1.0 passes b and c, not the lead (the best chunk's file).
+    files, symbols, _ = rankings(task, start, Views(file_support=0.0, file_tested=0.8))
+    assert files == ["lead.py", "gold.py", "b.py", "c.py"]
+    assert symbols[0] == "lead.py::lead" and symbols[-1] == "gold.py::fix"  # views apart
+    report = cross_validate(
+        [_tested_task(n) for n in range(10)],
+        start,
+        Views(file_support=0.0),
+        frozenset({"file_tested"}),
+        folds=5,
+        repeats=1,
+    )
+    assert report["held_out_change"]["file@3"] == {"mean": 100.0, "sd": 0.0}
+    assert all(c["file_tested"] >= 0.3 for c in report["chosen"])

@@ -59,6 +59,7 @@ class DumpTask:
     symbols: tuple[str | None, ...]
     matrix: npt.NDArray[np.float64]  # candidates × FEATURES
     expected: tuple[tuple[str, str | None], ...] = ()  # a golden query's (path, symbol)
+    tested: tuple[float, ...] = ()  # each candidate's file's test evidence (0 without)
 
 
 def load_dump(path: Path) -> list[DumpTask]:
@@ -78,6 +79,7 @@ def load_dump(path: Path) -> list[DumpTask]:
                     dtype=np.float64,
                 ).reshape(len(cands), len(FEATURES)),
                 expected=tuple((e["path"], e.get("symbol")) for e in row.get("expected", ())),
+                tested=tuple(float(c.get("tested", 0.0)) for c in cands),
             )
         )
     return tasks
@@ -85,11 +87,12 @@ def load_dump(path: Path) -> list[DumpTask]:
 
 @dataclass(frozen=True, slots=True)
 class Views:
-    """The settings of the file and symbol views (`[search]` file_support,
+    """The settings of the file and symbol views (`[search]` file_support, file_tested,
     symbol_file_weight, symbol_member_share and symbol_file_falloff), tuned together
     with the weights."""
 
     file_support: float = 0.3
+    file_tested: float = 0.0
     symbol_file_weight: float = 1.0
     symbol_member_share: float = 0.0
     symbol_file_falloff: float = 0.0
@@ -98,6 +101,7 @@ class Views:
     def of(cls, search: SearchSettings) -> Views:
         return cls(
             search.file_support,
+            search.file_tested,
             search.symbol_file_weight,
             search.symbol_member_share,
             search.symbol_file_falloff,
@@ -114,8 +118,11 @@ def rankings(
     vector = np.array([getattr(weights, f) for f in FEATURES], dtype=np.float64)
     scores = (task.matrix @ vector).tolist()
     order = sorted(range(len(scores)), key=lambda i: -scores[i])
-    totals = file_scores([(task.paths[i], scores[i]) for i in order], views.file_support)
-    files = [k for k, _ in totals]
+    chunk_evidence = [(task.paths[i], scores[i]) for i in order]
+    totals = file_scores(chunk_evidence, views.file_support)
+    tested = task.tested or (0.0,) * len(task.paths)
+    bonus = {p: views.file_tested * t for p, t in zip(task.paths, tested, strict=True) if t}
+    files = [k for k, _ in file_scores(chunk_evidence, views.file_support, bonus)]
     values = symbol_scores(
         [(task.paths[i], s, scores[i]) for i in order if (s := task.symbols[i])],
         dict(totals),
@@ -202,6 +209,7 @@ def objective(metrics: dict[str, float]) -> float:
 
 VIEW_GRIDS = {
     "file_support": (0.0, 0.1, 0.2, 0.3, 0.5),
+    "file_tested": (0.0, 0.3, 0.5, 0.8, 1.0, 1.5, 2.0),
     "symbol_file_weight": (0.0, 0.25, 0.5, 1.0, 2.0, 4.0),
     "symbol_member_share": (0.0, 0.5, 0.8, 0.9, 0.95, 1.0),
     "symbol_file_falloff": (0.0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0),

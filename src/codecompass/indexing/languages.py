@@ -262,6 +262,11 @@ def language_for_path(path: str) -> str:
 _TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
 
 
+def is_test_folder(name: str) -> bool:
+    """A folder that holds tests (`tests`, `__tests__`, `spec`, …)."""
+    return name in _TEST_DIRS
+
+
 def is_test_path(path: str) -> bool:
     """A test, by the conventions of the common test runners."""
     parts = path.split("/")
@@ -274,6 +279,31 @@ def is_test_path(path: str) -> bool:
         or stem.endswith(("_test", "_tests", ".test", ".spec"))
         or name == "conftest.py"
     )
+
+
+_TEST_SUFFIXES = ("_tests", "_test", "_spec", ".test", ".spec", "Tests", "Test")
+
+
+def name_under_test(path: str) -> str | None:
+    """The name of the file a test file tests, by the runners' naming conventions
+    (`test_ccode.py` → `ccode.py`, `mux_test.go` → `mux.go`, `app.spec.ts` → `app.ts`,
+    `ParserTest.java` → `Parser.java`); a file in a test folder without a test name
+    (`tests/cli.py`) tests its namesake. None for anything but a test."""
+    if not is_test_path(path) or path.endswith("/conftest.py") or path == "conftest.py":
+        return None
+    name = path.rsplit("/", 1)[-1]
+    stem, dot, extension = name.rpartition(".")
+    if not dot:
+        return None
+    if stem.startswith("test_"):
+        stem = stem[5:]
+    elif stem.startswith("Test") and stem[4:5].isupper():  # TestParser.java
+        stem = stem[4:]
+    for suffix in _TEST_SUFFIXES:
+        if stem.endswith(suffix) and len(stem) > len(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    return f"{stem}.{extension}" if stem.strip("_.") else None
 
 
 def is_declaration_path(path: str) -> bool:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from codecompass.indexing.languages import is_test_folder, is_test_path, name_under_test
 from codecompass.models import Edge, SymbolQuery
-from codecompass.search.context import Candidate, SearchContext
+from codecompass.search.context import Candidate, SearchContext, Tested
 from codecompass.search.expand import expand, personalized_rank
 from codecompass.search.features import fill
 from codecompass.search.query import module_path_candidates, query_windows
@@ -32,6 +33,10 @@ FILE_CHUNKS = 200  # chunks of one best file brought in by file expansion
 # Chunks of one symbol brought in by graph expansion, from its start. A generated
 # function of thousands of chunks (sympy's Rubi rules) would otherwise bring them all.
 SYMBOL_CHUNKS = 50
+# The best test files (ranked as if they were code) that vouch for the files they test;
+# a test name shared by more code files than TESTED_TIES at the same depth names none.
+TESTED_FILES = 2
+TESTED_TIES = 2
 _STOPWORDS_TEXT = """a about above after again against all also am an and any are as at be
     because been before being below between both but by can could did do does doing done
     down during each
@@ -236,18 +241,103 @@ def expand_files(ctx: SearchContext) -> None:
             files.append(key)
         if len(files) >= ctx.options.expand_files:
             break
-    new_ids: list[str] = []
-    for entries in ctx.sources.chunks.chunk_entries(files).values():
-        new_ids.extend(e.id for e in entries[:FILE_CHUNKS] if e.id not in ctx.cands)
+    _join_files(ctx, files, "file")
+
+
+def _join_files(
+    ctx: SearchContext, files: list[tuple[str, str]], source: str
+) -> dict[str, Candidate]:
+    """The first FILE_CHUNKS chunks of each of these files that are not candidates yet,
+    added to the pool with their features (all but `importance`), not yet scored."""
+    new_ids = [
+        e.id
+        for entries in ctx.sources.chunks.chunk_entries(files).values()
+        for e in entries[:FILE_CHUNKS]
+        if e.id not in ctx.cands
+    ]
     if not new_ids:
-        return
+        return {}
     ctx.chunks.update(ctx.sources.chunks.chunks(new_ids))
     added = {
-        cid: Candidate(sources={"file": 0})
+        cid: Candidate(sources={source: 0})
         for cid in new_ids
         if cid in ctx.chunks and ctx.passes(ctx.chunks[cid])
     }
     _join(ctx, added)
+    return added
+
+
+def files_under_test(test_path: str, paths: Sequence[str]) -> list[str]:
+    """The code files of `paths` that `test_path` tests: named as its name says
+    (`name_under_test`, or that name with a leading `_`, Python's private module),
+    sharing the longest folder with it once test folders are left out
+    (`sympy/printing/tests/test_ccode.py` → `sympy/printing/ccode.py`); none when more
+    than TESTED_TIES files tie."""
+    wanted = name_under_test(test_path)
+    if wanted is None:
+        return []
+    names = (wanted, "_" + wanted)
+    found = [
+        p
+        for p in paths
+        if p.endswith(names) and p.rsplit("/", 1)[-1] in names and not is_test_path(p)
+    ]
+    if not found:
+        return []
+    home = [part for part in test_path.split("/")[:-1] if not is_test_folder(part)]
+
+    def shared(path: str) -> int:
+        depth = 0
+        for mine, theirs in zip(home, path.split("/")[:-1], strict=False):
+            if mine != theirs:
+                break
+            depth += 1
+        return depth
+
+    deepest = max(shared(p) for p in found)
+    best = [p for p in found if shared(p) == deepest]
+    return best if len(best) <= TESTED_TIES else []
+
+
+def add_tested(ctx: SearchContext) -> dict[str, Candidate]:
+    """Test evidence for the file view (`ctx.tested`), from scored candidates: an
+    issue's example code reads like the tests of the code at fault, but tests rank low
+    (`test` weighs negative), so the best `TESTED_FILES` test files, ranked as if they
+    were code, vouch for the files they test, in proportion to their best chunk against
+    the best candidate of all. Returns the chunks of those files that join the pool
+    (when a file had none there), with every feature but `importance`, not yet scored."""
+    penalty = ctx.weights.test
+    best_test: dict[tuple[str, str], float] = {}
+    present: set[tuple[str, str]] = set()
+    top = 0.0
+    for cid, cand in ctx.cands.items():
+        chunk = ctx.chunks[cid]
+        key = (chunk.repo, chunk.path)
+        present.add(key)
+        relevance = cand.score
+        if cand.features.get("test"):
+            relevance -= penalty
+            if relevance > best_test.get(key, -math.inf):
+                best_test[key] = relevance
+        top = relevance if relevance > top else top
+    tests = sorted(best_test.items(), key=lambda item: -item[1])[:TESTED_FILES]
+    names = tuple(
+        name
+        for (_, test), _ in tests
+        if (wanted := name_under_test(test))
+        for name in (wanted, "_" + wanted)
+    )
+    if top <= 0 or not names:
+        return {}
+    named = [(repo, path) for repo, path in ctx.paths if path.endswith(names)]
+    for (repo, test), relevance in tests:
+        for path in files_under_test(test, [p for r, p in named if r == repo]):
+            value = max(0.0, relevance / top)
+            known = ctx.tested.get((repo, path))
+            if known is None or value > known.value:
+                ctx.tested[(repo, path)] = Tested(test, value)
+    absent = [key for key in ctx.tested if key not in present]
+    return _join_files(ctx, absent, "tested") if absent else {}
 
 
 def expand_graph(ctx: SearchContext) -> None:

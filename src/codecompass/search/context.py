@@ -58,6 +58,7 @@ class SearchOptions:
     freshness_days: float = 90.0
     max_files: int = 10
     file_support: float = 0.0  # weight of a file's 2nd and 3rd best chunks in the file view
+    file_tested: float = 0.0  # weight of a file's test evidence (`Tested`) in the file view
     max_symbols: int = 10
     symbol_file_weight: float = 0.0  # weight of a symbol's file score in the symbol view
     symbol_member_share: float = 0.0  # a class scores at least this × its best member
@@ -90,6 +91,15 @@ class Candidate:
     score: float = 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class Tested:
+    """A file's test evidence: the test file that tests it and that test's best chunk
+    relevance (its score without the test penalty) against the best candidate's."""
+
+    test_path: str
+    value: float
+
+
 @dataclass(slots=True)
 class SearchContext:
     query: str
@@ -103,6 +113,7 @@ class SearchContext:
     lexical_best: float = 1.0  # the lexical top's best BM25: normalises every bm25
     cands: dict[str, Candidate] = field(default_factory=dict)
     chunks: dict[str, ChunkRecord] = field(default_factory=dict)
+    tested: dict[tuple[str, str], Tested] = field(default_factory=dict)
     _paths: list[tuple[str, str]] | None = None
 
     @property
@@ -141,18 +152,29 @@ class SearchContext:
     def passes(self, chunk: ChunkRecord) -> bool:
         return self.options.where.matches(chunk.repo, chunk.path, chunk.language, chunk.kind)
 
-    def rescore(self) -> None:
-        for cand in self.cands.values():
+    def rescore(self, cands: dict[str, Candidate] | None = None) -> None:
+        """Score these candidates (all by default) from their features."""
+        for cand in (self.cands if cands is None else cands).values():
             cand.score = score(cand.features, self.weights)
 
     def ranked(self) -> list[str]:
         """Candidates by score; ties keep the order they joined in."""
         return sorted(self.cands, key=lambda cid: -self.cands[cid].score)
 
-    def file_totals(self, order: Sequence[str]) -> list[tuple[tuple[str, str], float]]:
-        """Files of the candidates in `order`, scored (see `rank.file_scores`)."""
+    def file_totals(
+        self, order: Sequence[str], *, with_tests: bool = False
+    ) -> list[tuple[tuple[str, str], float]]:
+        """Files of the candidates in `order`, scored by their chunks (see
+        `rank.file_scores`), and with `with_tests` by their test evidence too, as the
+        file view ranks them."""
         chunks, cands = self.chunks, self.cands
+        bonus = (
+            {key: self.options.file_tested * t.value for key, t in self.tested.items()}
+            if with_tests
+            else None
+        )
         return file_scores(
             [((chunks[cid].repo, chunks[cid].path), cands[cid].score) for cid in order],
             self.options.file_support,
+            bonus,
         )

@@ -97,12 +97,12 @@ def _flat_strings(text: str) -> str:
     return _SPACE.sub(" ", _STRING_BREAK.sub("", text))
 
 
-def add_importance(ctx: SearchContext) -> None:
+def add_importance(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
     graph = ctx.sources.graph
     assert graph is not None
-    symbol_ids = [ctx.chunks[cid].symbol_id or "" for cid in ctx.cands]
+    symbol_ids = [ctx.chunks[cid].symbol_id or "" for cid in cands]
     importance = graph.importance([sid for sid in symbol_ids if sid])
-    for cid, cand in ctx.cands.items():
+    for cid, cand in cands.items():
         sid = ctx.chunks[cid].symbol_id
         if sid and sid in importance:
             cand.features["importance"] = _importance_feature(importance[sid])

@@ -144,10 +144,22 @@ def files(
                 start_line=top.start_line,
                 end_line=top.end_line,
                 symbols=[s for s in symbols if s][:5],
-                why={"best_chunk": ids[0], "chunks_matched": len(ids)},
+                why=_file_why(ctx, key, ids),
             )
         )
     return out
+
+
+def _file_why(ctx: SearchContext, key: tuple[str, str], ids: Sequence[str]) -> dict[str, Any]:
+    why: dict[str, Any] = {"best_chunk": ids[0], "chunks_matched": len(ids)}
+    tested = ctx.tested.get(key)
+    if tested is not None and ctx.options.file_tested:
+        why["tested_by"] = {
+            "path": tested.test_path,
+            "relevance": round(tested.value, 4),
+            "contribution": round(ctx.options.file_tested * tested.value, 6),
+        }
+    return why
 
 
 def symbols(

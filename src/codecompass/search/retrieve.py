@@ -147,11 +147,18 @@ def retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sear
     if graph and (weights.edge > 0 or weights.ppr > 0 or options.collect):
         candidates.expand_graph(ctx)
         lap("graph")
-    if graph and (weights.importance or options.collect):
-        features.add_importance(ctx)
+    importance = graph and bool(weights.importance or options.collect)
+    if importance:
+        features.add_importance(ctx, ctx.cands)
         lap("importance")
 
     ctx.rescore()
+    if hybrid and (options.file_tested or options.collect):
+        added = candidates.add_tested(ctx)
+        if importance:
+            features.add_importance(ctx, added)
+        ctx.rescore(added)
+        lap("tested")
     if weights.dispatch or options.collect:
         features.mark_handlers(ctx)
     cands, chunks = ctx.cands, ctx.chunks
@@ -171,22 +178,26 @@ def retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sear
         position = {cid: i for i, cid in enumerate(order)}
         ranking.sort(key=lambda item: position[item[0]])
     found = results.hits(ctx, ranking, values)
-    file_view = results.files(ctx, order, totals)
+    file_view = results.files(ctx, order, ctx.file_totals(order, with_tests=True))
     symbol_view = results.symbols(ctx, order, totals, values)
     subgraph = results.subgraph(ctx, found) if options.subgraph else None
     lap("format")
     collected = None
     if options.collect:
-        collected = [
-            {
-                "path": chunks[cid].path,
-                "symbol": chunks[cid].symbol,
-                "start_line": chunks[cid].start_line,
-                "end_line": chunks[cid].end_line,
-                "features": {k: round(v, 5) for k, v in cands[cid].features.items()},
-            }
-            for cid in order
-        ]
+        collected = []
+        for cid in order:
+            chunk = chunks[cid]
+            tested = ctx.tested.get((chunk.repo, chunk.path))
+            collected.append(
+                {
+                    "path": chunk.path,
+                    "symbol": chunk.symbol,
+                    "start_line": chunk.start_line,
+                    "end_line": chunk.end_line,
+                    "features": {k: round(v, 5) for k, v in cands[cid].features.items()},
+                    "tested": round(tested.value, 5) if tested else 0.0,
+                }
+            )
     result = SearchResult(parsed, found, file_view, symbol_view, subgraph, timings, collected)
     cited = {(h.repo, h.path) for h in found} | {(f.repo, f.path) for f in file_view}
     result.cited = ctx.file_records(cited)
