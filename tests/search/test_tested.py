@@ -11,7 +11,7 @@ from codecompass.engine import Engine
 from codecompass.indexing.languages import name_under_test
 from codecompass.schemas import FileHit
 from codecompass.search.candidates import files_under_test
-from codecompass.search.rank import file_scores
+from codecompass.search.rank import file_scores, raise_files
 from codecompass.search.retrieve import SearchResult
 from tests.conftest import make_git_repo
 
@@ -61,10 +61,10 @@ def test_a_bonus_raises_a_file_but_the_best_chunk_still_leads() -> None:
     scored = [("a", 1.0), ("b", 0.9), ("b", 0.8), ("c", 0.7), ("d", 0.5)]
     plain = file_scores(scored, 0.5)
     assert [(k, round(v, 4)) for k, v in plain] == [("a", 1.0), ("b", 1.3), ("c", 0.7), ("d", 0.5)]
-    raised = file_scores(scored, 0.5, {"d": 0.9, "a": 0.1})
+    raised = raise_files(plain, {"d": 0.9, "a": 0.1})
     assert [(k, round(v, 4)) for k, v in raised] == [("a", 1.1), ("d", 1.4), ("b", 1.3), ("c", 0.7)]
     # Even a bonus above the lead's total leaves the best chunk's file first.
-    assert [k for k, _ in file_scores(scored, 0.5, {"c": 5.0})] == ["a", "c", "b", "d"]
+    assert [k for k, _ in raise_files(plain, {"c": 5.0})] == ["a", "c", "b", "d"]
 
 
 ROUNDING = '''"""Decimal helpers."""

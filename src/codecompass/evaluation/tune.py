@@ -33,6 +33,7 @@ from codecompass.search.rank import (
     RankWeights,
     file_scores,
     hit_ranking,
+    raise_files,
     symbol_scores,
 )
 from codecompass.settings import SearchSettings
@@ -118,11 +119,10 @@ def rankings(
     vector = np.array([getattr(weights, f) for f in FEATURES], dtype=np.float64)
     scores = (task.matrix @ vector).tolist()
     order = sorted(range(len(scores)), key=lambda i: -scores[i])
-    chunk_evidence = [(task.paths[i], scores[i]) for i in order]
-    totals = file_scores(chunk_evidence, views.file_support)
+    totals = file_scores([(task.paths[i], scores[i]) for i in order], views.file_support)
     tested = task.tested or (0.0,) * len(task.paths)
     bonus = {p: views.file_tested * t for p, t in zip(task.paths, tested, strict=True) if t}
-    files = [k for k, _ in file_scores(chunk_evidence, views.file_support, bonus)]
+    files = [k for k, _ in raise_files(totals, bonus)]
     values = symbol_scores(
         [(task.paths[i], s, scores[i]) for i in order if (s := task.symbols[i])],
         dict(totals),

@@ -289,9 +289,9 @@ def name_under_test(path: str) -> str | None:
     (`test_ccode.py` → `ccode.py`, `mux_test.go` → `mux.go`, `app.spec.ts` → `app.ts`,
     `ParserTest.java` → `Parser.java`); a file in a test folder without a test name
     (`tests/cli.py`) tests its namesake. None for anything but a test."""
-    if not is_test_path(path) or path.endswith("/conftest.py") or path == "conftest.py":
-        return None
     name = path.rsplit("/", 1)[-1]
+    if not is_test_path(path) or name == "conftest.py":
+        return None
     stem, dot, extension = name.rpartition(".")
     if not dot:
         return None

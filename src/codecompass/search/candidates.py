@@ -273,15 +273,8 @@ def files_under_test(test_path: str, paths: Sequence[str]) -> list[str]:
     sharing the longest folder with it once test folders are left out
     (`sympy/printing/tests/test_ccode.py` → `sympy/printing/ccode.py`); none when more
     than TESTED_TIES files tie."""
-    wanted = name_under_test(test_path)
-    if wanted is None:
-        return []
-    names = (wanted, "_" + wanted)
-    found = [
-        p
-        for p in paths
-        if p.endswith(names) and p.rsplit("/", 1)[-1] in names and not is_test_path(p)
-    ]
+    names = _names_under_test(test_path)
+    found = [p for p in paths if p.rsplit("/", 1)[-1] in names and not is_test_path(p)]
     if not found:
         return []
     home = [part for part in test_path.split("/")[:-1] if not is_test_folder(part)]
@@ -297,6 +290,13 @@ def files_under_test(test_path: str, paths: Sequence[str]) -> list[str]:
     deepest = max(shared(p) for p in found)
     best = [p for p in found if shared(p) == deepest]
     return best if len(best) <= TESTED_TIES else []
+
+
+def _names_under_test(test_path: str) -> tuple[str, ...]:
+    """The file names a test may test: its `name_under_test` and, as Python names a
+    private module, the same with a leading `_`."""
+    wanted = name_under_test(test_path)
+    return (wanted, "_" + wanted) if wanted else ()
 
 
 def add_tested(ctx: SearchContext) -> dict[str, Candidate]:
@@ -321,12 +321,7 @@ def add_tested(ctx: SearchContext) -> dict[str, Candidate]:
                 best_test[key] = relevance
         top = relevance if relevance > top else top
     tests = sorted(best_test.items(), key=lambda item: -item[1])[:TESTED_FILES]
-    names = tuple(
-        name
-        for (_, test), _ in tests
-        if (wanted := name_under_test(test))
-        for name in (wanted, "_" + wanted)
-    )
+    names = tuple(name for (_, test), _ in tests for name in _names_under_test(test))
     if top <= 0 or not names:
         return {}
     named = [(repo, path) for repo, path in ctx.paths if path.endswith(names)]

@@ -161,20 +161,11 @@ class SearchContext:
         """Candidates by score; ties keep the order they joined in."""
         return sorted(self.cands, key=lambda cid: -self.cands[cid].score)
 
-    def file_totals(
-        self, order: Sequence[str], *, with_tests: bool = False
-    ) -> list[tuple[tuple[str, str], float]]:
+    def file_totals(self, order: Sequence[str]) -> list[tuple[tuple[str, str], float]]:
         """Files of the candidates in `order`, scored by their chunks (see
-        `rank.file_scores`), and with `with_tests` by their test evidence too, as the
-        file view ranks them."""
+        `rank.file_scores`)."""
         chunks, cands = self.chunks, self.cands
-        bonus = (
-            {key: self.options.file_tested * t.value for key, t in self.tested.items()}
-            if with_tests
-            else None
-        )
         return file_scores(
             [((chunks[cid].repo, chunks[cid].path), cands[cid].score) for cid in order],
             self.options.file_support,
-            bonus,
         )

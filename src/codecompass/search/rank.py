@@ -114,22 +114,30 @@ def explain(features: Mapping[str, float], weights: RankWeights) -> dict[str, di
     return out
 
 
-def file_scores(
-    scored: Sequence[tuple[K, float]], support: float, bonus: Mapping[K, float] | None = None
-) -> list[tuple[K, float]]:
+def file_scores(scored: Sequence[tuple[K, float]], support: float) -> list[tuple[K, float]]:
     """Files by their best chunk's score plus `support` × the next two best ones (so a
-    file with several pieces of evidence edges out one lucky chunk) plus their `bonus`
-    (evidence about the file as a whole); best first, except that the file holding the
-    best chunk of all leads whatever its total: the rest orders the runners-up, but does
-    not overrule the strongest single piece of evidence (the first hit). `scored` is
-    (file key, chunk score) in descending score order."""
+    file with several pieces of evidence edges out one lucky chunk); best first, except
+    that the file holding the best chunk of all leads whatever its total: support orders
+    the runners-up, but does not overrule the strongest single piece of evidence (the
+    first hit). `scored` is (file key, chunk score) in descending score order."""
     seen: dict[K, list[float]] = {}
     for key, value in scored:
         seen.setdefault(key, []).append(value)
-    extra = bonus or {}
-    totals = {k: v[0] + support * sum(v[1:3]) + extra.get(k, 0.0) for k, v in seen.items()}
+    totals = {k: v[0] + support * sum(v[1:3]) for k, v in seen.items()}
     lead = next(iter(seen), None)
     return sorted(totals.items(), key=lambda kv: (kv[0] != lead, -kv[1]))
+
+
+def raise_files(
+    totals: Sequence[tuple[K, float]], bonus: Mapping[K, float]
+) -> list[tuple[K, float]]:
+    """`file_scores`' files with evidence about each file as a whole added (its test
+    evidence), re-ranked; the file of the best chunk still leads."""
+    if not totals or not bonus:
+        return list(totals)
+    lead = totals[0][0]
+    raised = [(key, total + bonus.get(key, 0.0)) for key, total in totals]
+    return sorted(raised, key=lambda kv: (kv[0] != lead, -kv[1]))
 
 
 def symbol_scores(

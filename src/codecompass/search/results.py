@@ -11,7 +11,7 @@ from codecompass.schemas import FileHit, Hit, SymbolHit
 from codecompass.search.context import SearchContext
 from codecompass.search.features import TOKENS
 from codecompass.search.format import format_snippet
-from codecompass.search.rank import explain, hit_ranking, symbol_scores
+from codecompass.search.rank import explain, hit_ranking, raise_files, symbol_scores
 
 MAX_SUBGRAPH_NODES = 200
 
@@ -127,6 +127,9 @@ def hits(
 def files(
     ctx: SearchContext, order: Sequence[str], totals: Sequence[tuple[tuple[str, str], float]]
 ) -> list[FileHit]:
+    """The file view: the files' chunk totals raised by their test evidence."""
+    weight = ctx.options.file_tested
+    totals = raise_files(totals, {key: weight * t.value for key, t in ctx.tested.items()})
     chunks = ctx.chunks
     ids_of: dict[tuple[str, str], list[str]] = {}
     for cid in order:

@@ -178,7 +178,7 @@ def retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sear
         position = {cid: i for i, cid in enumerate(order)}
         ranking.sort(key=lambda item: position[item[0]])
     found = results.hits(ctx, ranking, values)
-    file_view = results.files(ctx, order, ctx.file_totals(order, with_tests=True))
+    file_view = results.files(ctx, order, totals)
     symbol_view = results.symbols(ctx, order, totals, values)
     subgraph = results.subgraph(ctx, found) if options.subgraph else None
     lap("format")
