@@ -28,7 +28,13 @@ def test_a_test_file_names_the_file_it_tests() -> None:
     # A file in a test folder without a test name tests its namesake.
     assert name_under_test("tests/cli.py") == "cli.py"
     # Not a test, a fixture module, or nothing left of the name.
-    for path in ("pkg/rounding.py", "tests/conftest.py", "tests/test_.py", "Testing.java"):
+    for path in (
+        "pkg/rounding.py",
+        "tests/conftest.py",
+        "pkg/tests/__init__.py",
+        "tests/test_.py",
+        "Testing.java",
+    ):
         assert name_under_test(path) is None
 
 
@@ -55,6 +61,27 @@ def test_a_test_vouches_for_its_nearest_namesake() -> None:
     assert files_under_test("tests/test_util.py", paths) == []
     assert files_under_test("tests/test_missing.py", paths) == []
     assert files_under_test("sympy/printing/ccode.py", paths) == []
+
+
+def test_a_namesake_in_a_sibling_package_is_not_the_file_under_test() -> None:
+    paths = [
+        "astropy/io/ascii/core.py",
+        "astropy/io/registry/core.py",
+        "astropy/units/function/units.py",
+        "astropy/units.py",
+        "src/_pytest/fixtures.py",
+    ]
+    # `io/fits` tests have no `core.py` of their own: the siblings' are not theirs.
+    assert files_under_test("astropy/io/fits/tests/test_core.py", paths) == []
+    # Below the test's folder, or above it, a namesake is its own.
+    assert files_under_test("astropy/units/tests/test_units.py", paths) == [
+        "astropy/units/function/units.py"
+    ]
+    assert files_under_test("astropy/units/quantity/tests/test_units.py", paths[3:4]) == [
+        "astropy/units.py"
+    ]
+    # Tests under their own root name the code under another.
+    assert files_under_test("testing/python/fixtures.py", paths) == ["src/_pytest/fixtures.py"]
 
 
 def test_a_bonus_raises_a_file_but_the_best_chunk_still_leads() -> None:

@@ -288,9 +288,10 @@ def name_under_test(path: str) -> str | None:
     """The name of the file a test file tests, by the runners' naming conventions
     (`test_ccode.py` → `ccode.py`, `mux_test.go` → `mux.go`, `app.spec.ts` → `app.ts`,
     `ParserTest.java` → `Parser.java`); a file in a test folder without a test name
-    (`tests/cli.py`) tests its namesake. None for anything but a test."""
+    (`tests/cli.py`) tests its namesake. None for anything but a test, and for a test
+    folder's fixtures (`conftest.py`) and package marker (`__init__.py`)."""
     name = path.rsplit("/", 1)[-1]
-    if not is_test_path(path) or name == "conftest.py":
+    if not is_test_path(path) or name in ("conftest.py", "__init__.py"):
         return None
     stem, dot, extension = name.rpartition(".")
     if not dot:
