@@ -84,6 +84,26 @@ def test_a_namesake_in_a_sibling_package_is_not_the_file_under_test() -> None:
     assert files_under_test("testing/python/fixtures.py", paths) == ["src/_pytest/fixtures.py"]
 
 
+def test_a_tests_tree_that_mirrors_the_package_names_the_mirrored_folder() -> None:
+    paths = [
+        "django/forms/forms.py",
+        "django/contrib/auth/forms.py",
+        "django/contrib/admin/forms.py",
+        "django/contrib/flatpages/forms.py",
+        "pylint/lint/utils.py",
+        "pylint/checkers/utils.py",
+    ]
+    assert files_under_test("tests/auth_tests/test_forms.py", paths) == [
+        "django/contrib/auth/forms.py"
+    ]
+    assert files_under_test("tests/forms_tests/tests/test_forms.py", paths) == [
+        "django/forms/forms.py"
+    ]
+    assert files_under_test("tests/lint/test_utils.py", paths) == ["pylint/lint/utils.py"]
+    # No folder to go by: four namesakes tie and none is named.
+    assert files_under_test("tests/test_forms.py", paths) == []
+
+
 def test_a_bonus_raises_a_file_but_the_best_chunk_still_leads() -> None:
     scored = [("a", 1.0), ("b", 0.9), ("b", 0.8), ("c", 0.7), ("d", 0.5)]
     plain = file_scores(scored, 0.5)
