@@ -60,7 +60,7 @@ class SearchSettings:
     file_support: float = 0.5
     # A file the best test files test (`test_x.py` → `x.py`) gains file_tested × their
     # relevance in the file view (0: off); the symbol view and the hits ignore it.
-    file_tested: float = 1.5
+    file_tested: float = 0.5
     # The symbol view ("which functions") scores a symbol by its best chunk plus
     # symbol_file_weight × its file's score, so the best files' symbols lead.
     symbol_file_weight: float = 1.0

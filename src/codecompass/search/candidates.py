@@ -277,10 +277,12 @@ def files_under_test(test_path: str, paths: Sequence[str]) -> list[str]:
     than TESTED_TIES files tie.
 
     A file in the test's folder, below it or above it qualifies, and so does one under
-    another root (`tests/test_cli.py` → `src/flask/cli.py`); one that branches off into
-    a sibling package does not (`astropy/io/fits/tests/test_core.py` is no test of
-    `astropy/io/ascii/core.py`). Of namesakes tied in depth, those in folders named as
-    the test's (`auth_tests` as `auth`) win: a `tests/` tree that mirrors the package
+    another root (`tests/test_cli.py` → `src/flask/cli.py`) unless the test sits in a
+    root that holds code itself (`xarray/tests/test_coding.py` is no test of
+    `asv_bench/benchmarks/coding.py`); one that branches off into a sibling package does
+    not (`astropy/io/fits/tests/test_core.py` is no test of `astropy/io/ascii/core.py`).
+    Of namesakes tied in depth, those in folders named as the test's (`auth_tests` as
+    `auth`) win: a `tests/` tree that mirrors the package
     (`tests/auth_tests/test_forms.py` → `django/contrib/auth/forms.py`).
 
     Checked against 3,410 (test, code file) pairs of commits that change tests and one
@@ -288,19 +290,30 @@ def files_under_test(test_path: str, paths: Sequence[str]) -> list[str]:
     packages dropped 21 namings the commits contradict and none they confirm; the
     mirror rule named 5 pairs more (3 confirmed, 2 where the commit fixed another file)."""
     names = _names_under_test(test_path)
+    if not names:
+        return []
     home = [part for part in test_path.split("/")[:-1] if not is_test_folder(part)]
     shared: dict[str, int] = {}
+    elsewhere: list[str] = []  # under another root
     for path in paths:
+        if not path.endswith(names) or is_test_path(path):
+            continue
         folder = path.split("/")
-        if folder.pop() not in names or is_test_path(path):
+        if folder.pop() not in names:
             continue
         depth = 0
         for mine, theirs in zip(home, folder, strict=False):
             if mine != theirs:
                 break
             depth += 1
-        if depth in (0, len(home), len(folder)):  # not a sibling package's file
+        if depth in (len(home), len(folder)):  # the test's folder, below or above it
             shared[path] = depth
+        elif depth == 0:
+            elsewhere.append(path)
+    if elsewhere and not shared:
+        root = f"{home[0]}/"
+        if not any(p.startswith(root) and not is_test_path(p) for p in paths):
+            shared = dict.fromkeys(elsewhere, 0)
     if not shared:
         return []
     deepest = max(shared.values())
@@ -342,12 +355,14 @@ def add_tested(ctx: SearchContext) -> dict[str, Candidate]:
                 best_test[key] = relevance
         top = relevance if relevance > top else top
     tests = sorted(best_test.items(), key=lambda item: -item[1])[:TESTED_FILES]
-    names = tuple(name for (_, test), _ in tests for name in _names_under_test(test))
-    if top <= 0 or not names:
+    if top <= 0 or not tests:
         return {}
-    named = [(repo, path) for repo, path in ctx.paths if path.endswith(names)]
+    repo_paths: dict[str, list[str]] = {repo: [] for (repo, _), _ in tests}
+    for repo, path in ctx.paths:
+        if repo in repo_paths:
+            repo_paths[repo].append(path)
     for (repo, test), relevance in tests:
-        for path in files_under_test(test, [p for r, p in named if r == repo]):
+        for path in files_under_test(test, repo_paths[repo]):
             value = max(0.0, relevance / top)
             known = ctx.tested.get((repo, path))
             if known is None or value > known.value:
