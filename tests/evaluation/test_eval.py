@@ -135,6 +135,12 @@ def test_bad_task_lines_are_reported(tmp_path: Path) -> None:
     bad.write_text('{"query": "x"}\n', encoding="utf-8")
     with pytest.raises(InputError, match="expected"):
         load_tasks(bad)
+    # An empty query fails the file before anything runs, naming its line.
+    ok = '{"query": "where is the token checked", "expected": ["app/auth.py"]}'
+    for empty in ('{"query": "  ", "expected": ["a.py"]}', '{"problem_statement": "\\n"}'):
+        bad.write_text(f"{ok}\n{empty}\n", encoding="utf-8")
+        with pytest.raises(InputError, match=r"bad\.jsonl:2: the query is empty"):
+            load_tasks(bad)
 
 
 def test_merging_reports_recomputes_the_summary() -> None:

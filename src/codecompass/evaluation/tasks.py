@@ -110,6 +110,10 @@ def load_tasks(path: Path) -> TaskFile:
             raise InputError(
                 f"{path}:{number}: unknown type {given_type!r} (one of {', '.join(QUERY_TYPES)})."
             )
+        text = row.get("problem_statement", row.get("query"))
+        if text is not None and not str(text).strip():
+            # found before the first search, not after an hour of indexing
+            raise InputError(f"{path}:{number}: the query is empty; give it some words.")
         if "problem_statement" in row:
             statement = str(row["problem_statement"])
             for key in ("repo", "base_commit", "gold_files"):
