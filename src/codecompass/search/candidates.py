@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from codecompass.indexing.languages import is_test_folder, is_test_path, name_under_test
 from codecompass.models import Edge, SymbolQuery
@@ -269,7 +269,9 @@ def _join_files(
     return added
 
 
-def files_under_test(test_path: str, paths: Sequence[str]) -> list[str]:
+def files_under_test(
+    test_path: str, paths: Sequence[str], holds_code: Callable[[str], bool] | None = None
+) -> list[str]:
     """The code files of `paths` that `test_path` tests: named as its name says
     (`name_under_test`, or that name with a leading `_`, Python's private module),
     sharing the longest folder with it once test folders are left out
@@ -288,7 +290,10 @@ def files_under_test(test_path: str, paths: Sequence[str]) -> list[str]:
     Checked against 3,410 (test, code file) pairs of commits that change tests and one
     code file (the last 3,000 commits of seven Python projects): leaving out sibling
     packages dropped 21 namings the commits contradict and none they confirm; the
-    mirror rule named 5 pairs more (3 confirmed, 2 where the commit fixed another file)."""
+    mirror rule named 5 pairs more (3 confirmed, 2 where the commit fixed another file).
+
+    `holds_code(folder)` says whether code files lie under a top folder (`xarray/`);
+    without it, `paths` are taken to be every indexed path."""
     names = _names_under_test(test_path)
     if not names:
         return []
@@ -311,8 +316,8 @@ def files_under_test(test_path: str, paths: Sequence[str]) -> list[str]:
         elif depth == 0:
             elsewhere.append(path)
     if elsewhere and not shared:
-        root = f"{home[0]}/"
-        if not any(p.startswith(root) and not is_test_path(p) for p in paths):
+        holds_code = holds_code or _holds_code([("", p) for p in paths], "")
+        if not holds_code(home[0]):
             shared = dict.fromkeys(elsewhere, 0)
     if not shared:
         return []
@@ -324,6 +329,13 @@ def files_under_test(test_path: str, paths: Sequence[str]) -> list[str]:
         most = max(mirrored.values())
         best = [p for p in best if mirrored[p] == most]
     return best if len(best) <= TESTED_TIES else []
+
+
+def _holds_code(paths: Sequence[tuple[str, str]], repo: str) -> Callable[[str], bool]:
+    """Whether code files of `repo` lie under a top folder of it, among (repo, path)."""
+    return lambda folder: any(
+        r == repo and p.startswith(f"{folder}/") and not is_test_path(p) for r, p in paths
+    )
 
 
 def _names_under_test(test_path: str) -> tuple[str, ...]:
@@ -355,14 +367,13 @@ def add_tested(ctx: SearchContext) -> dict[str, Candidate]:
                 best_test[key] = relevance
         top = relevance if relevance > top else top
     tests = sorted(best_test.items(), key=lambda item: -item[1])[:TESTED_FILES]
-    if top <= 0 or not tests:
+    names = tuple(name for (_, test), _ in tests for name in _names_under_test(test))
+    if top <= 0 or not names:
         return {}
-    repo_paths: dict[str, list[str]] = {repo: [] for (repo, _), _ in tests}
-    for repo, path in ctx.paths:
-        if repo in repo_paths:
-            repo_paths[repo].append(path)
+    named = [(repo, path) for repo, path in ctx.paths if path.endswith(names)]
     for (repo, test), relevance in tests:
-        for path in files_under_test(test, repo_paths[repo]):
+        candidates = [p for r, p in named if r == repo]
+        for path in files_under_test(test, candidates, _holds_code(ctx.paths, repo)):
             value = max(0.0, relevance / top)
             known = ctx.tested.get((repo, path))
             if known is None or value > known.value:
