@@ -15,11 +15,18 @@ out, and messages of fewer than three words.
 
 The dump re-scored with `codecompass tune` (or `evaluation.tune.rankings`) gives the file
 view under other settings.
+
+With `--functions`, each query also names the functions and classes the commit changed:
+the innermost `def`/`class` around each changed line of the file before the commit (read
+with Python's `ast`), when there are one to three and each exists at SNAPSHOT under the
+same qualified name (`Class.method`); other commits are left out. The symbol view is then
+scored as well.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import subprocess
@@ -44,12 +51,58 @@ def git(repo: str, *args: str) -> str:
     ).stdout
 
 
+MAX_SYMBOLS = 3
+HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? ", re.M)
+
+
+def definitions(source: str) -> list[tuple[str, int, int]]:
+    """Each `def`/`class` of a Python file as (qualified name, first line with its
+    decorators, last line)."""
+    found: list[tuple[str, int, int]] = []
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                name = prefix + child.name
+                first = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                found.append((name, first, child.end_lineno or child.lineno))
+                walk(child, name + ".")
+            else:
+                walk(child, prefix)
+
+    walk(ast.parse(source), "")
+    return found
+
+
+def changed_symbols(repo: str, sha: str, path: str, snapshot: str) -> list[str] | None:
+    """The qualified names of the definitions `sha` changed in `path`, if one to
+    MAX_SYMBOLS and all present at `snapshot`; None otherwise."""
+    try:
+        before = definitions(git(repo, "show", f"{sha}^:{path}"))
+        then = {name for name, _, _ in definitions(git(repo, "show", f"{snapshot}:{path}"))}
+    except SyntaxError:
+        return None
+    lines: set[int] = set()
+    for hunk in HUNK.finditer(git(repo, "diff", "-U0", f"{sha}^", sha, "--", path)):
+        start, count = int(hunk.group(1)), int(hunk.group(2) or 1)
+        lines.update(range(start, start + count) if count else [start])
+    names: set[str] = set()
+    for line in lines:
+        around = [d for d in before if d[1] <= line <= d[2]]
+        if around:
+            names.add(min(around, key=lambda d: d[2] - d[1])[0])
+    if not 0 < len(names) <= MAX_SYMBOLS or not names <= then:
+        return None
+    return sorted(names)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("repo", help="git directory (a clone's .git or a bare repository)")
     parser.add_argument("snapshot", help="the commit the index holds")
     parser.add_argument("name", help="the repository's name in the index (--name)")
     parser.add_argument("code_prefix", help="code files start with this (src/, xarray/)")
+    parser.add_argument("--functions", action="store_true", help="name the changed symbols")
     args = parser.parse_args()
     at_snapshot = set(git(args.repo, "ls-tree", "-r", "--name-only", args.snapshot).split("\n"))
     log = git(
@@ -77,6 +130,11 @@ def main() -> None:
             continue
         row = {"id": sha[:10], "query": query[:MAX_CHARS], "repo": args.name}
         row["expected"] = [{"path": code[0]}]
+        if args.functions:
+            symbols = changed_symbols(args.repo, sha, code[0], args.snapshot)
+            if symbols is None:
+                continue
+            row["expected"] = [{"path": code[0], "symbol": name} for name in symbols]
         sys.stdout.write(json.dumps(row) + "\n")
         count += 1
     print(f"{count} queries", file=sys.stderr)
