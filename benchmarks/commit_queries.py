@@ -13,8 +13,9 @@ out, and messages of fewer than three words.
     .venv/bin/python benchmarks/commit_queries.py REPO.git SNAPSHOT proj src/ > proj.jsonl
     codecompass eval proj.jsonl --data-dir /tmp/proj-data --dump-features proj-features.jsonl
 
-The dump re-scored with `codecompass tune` (or `evaluation.tune.rankings`) gives the file
-view under other settings.
+Code files end with `--ext` (`.py` unless told, `.go` for a Go project). The dump
+re-scored with `codecompass tune` (or `evaluation.tune.rankings`) gives the file view
+under other settings.
 
 With `--functions`, each query also names the functions and classes the commit changed:
 the innermost `def`/`class` around each changed line of the file before the commit (read
@@ -102,7 +103,10 @@ def main() -> None:
     parser.add_argument("snapshot", help="the commit the index holds")
     parser.add_argument("name", help="the repository's name in the index (--name)")
     parser.add_argument("code_prefix", help="code files start with this (src/, xarray/)")
-    parser.add_argument("--functions", action="store_true", help="name the changed symbols")
+    parser.add_argument("--ext", default=".py", help="code files end with this (.py, .go)")
+    parser.add_argument(
+        "--functions", action="store_true", help="name the changed symbols (Python only)"
+    )
     args = parser.parse_args()
     at_snapshot = set(git(args.repo, "ls-tree", "-r", "--name-only", args.snapshot).split("\n"))
     log = git(
@@ -118,7 +122,7 @@ def main() -> None:
     for block in log.split("COMMIT@@")[1:]:
         head, _, changed = block.partition("FILES@@")
         sha, _, message = head.partition("\n")
-        files = [f for f in changed.split("\n") if f.endswith(".py")]
+        files = [f for f in changed.split("\n") if f.endswith(args.ext)]
         code = [f for f in files if f.startswith(args.code_prefix) and not is_test_path(f)]
         if len(code) != 1 or code[0] not in at_snapshot or not any(map(is_test_path, files)):
             continue
