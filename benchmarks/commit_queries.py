@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import re
 import subprocess
@@ -44,16 +45,14 @@ TRAILER = re.compile(
     re.I,
 )
 MAX_CHARS = 4000
+MAX_SYMBOLS = 3
+HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? ", re.M)
 
 
 def git(repo: str, *args: str) -> str:
     return subprocess.run(
         ["git", "--git-dir", repo, *args], capture_output=True, text=True, check=True
     ).stdout
-
-
-MAX_SYMBOLS = 3
-HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? ", re.M)
 
 
 def definitions(source: str) -> list[tuple[str, int, int]]:
@@ -75,13 +74,20 @@ def definitions(source: str) -> list[tuple[str, int, int]]:
     return found
 
 
+@functools.cache
+def defined_at(repo: str, commit: str, path: str) -> frozenset[str]:
+    """The qualified names a Python file defines at a commit (read once per file)."""
+    return frozenset(name for name, _, _ in definitions(git(repo, "show", f"{commit}:{path}")))
+
+
 def changed_symbols(repo: str, sha: str, path: str, snapshot: str) -> list[str] | None:
     """The qualified names of the definitions `sha` changed in `path`, if one to
-    MAX_SYMBOLS and all present at `snapshot`; None otherwise."""
+    MAX_SYMBOLS and all present at `snapshot`; None otherwise (also when either version
+    does not parse or the file is missing before `sha`)."""
     try:
         before = definitions(git(repo, "show", f"{sha}^:{path}"))
-        then = {name for name, _, _ in definitions(git(repo, "show", f"{snapshot}:{path}"))}
-    except SyntaxError:
+        then = defined_at(repo, snapshot, path)
+    except (SyntaxError, subprocess.CalledProcessError):
         return None
     lines: set[int] = set()
     for hunk in HUNK.finditer(git(repo, "diff", "-U0", f"{sha}^", sha, "--", path)):

@@ -26,7 +26,7 @@ contribution, so a score can always be taken apart.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -124,8 +124,7 @@ def file_scores(scored: Sequence[tuple[K, float]], support: float) -> list[tuple
     for key, value in scored:
         seen.setdefault(key, []).append(value)
     totals = {k: v[0] + support * sum(v[1:3]) for k, v in seen.items()}
-    lead = next(iter(seen), None)
-    return sorted(totals.items(), key=lambda kv: (kv[0] != lead, -kv[1]))
+    return _lead_first(totals.items(), next(iter(seen), None))
 
 
 def raise_files(
@@ -135,9 +134,13 @@ def raise_files(
     evidence), re-ranked; the file of the best chunk still leads."""
     if not totals or not bonus:
         return list(totals)
-    lead = totals[0][0]
     raised = [(key, total + bonus.get(key, 0.0)) for key, total in totals]
-    return sorted(raised, key=lambda kv: (kv[0] != lead, -kv[1]))
+    return _lead_first(raised, totals[0][0])
+
+
+def _lead_first(totals: Iterable[tuple[K, float]], lead: K | None) -> list[tuple[K, float]]:
+    """Files by total, best first, but the `lead` file (the best chunk's) first of all."""
+    return sorted(totals, key=lambda kv: (kv[0] != lead, -kv[1]))
 
 
 def symbol_scores(

@@ -129,7 +129,8 @@ def files(
 ) -> list[FileHit]:
     """The file view: the files' chunk totals raised by their test evidence."""
     weight = ctx.options.file_tested
-    totals = raise_files(totals, {key: weight * t.value for key, t in ctx.tested.items()})
+    bonus = {key: weight * t.value for key, t in ctx.tested.items()} if weight else {}
+    totals = raise_files(totals, bonus)
     chunks = ctx.chunks
     ids_of: dict[tuple[str, str], list[str]] = {}
     for cid in order:
@@ -147,20 +148,22 @@ def files(
                 start_line=top.start_line,
                 end_line=top.end_line,
                 symbols=[s for s in symbols if s][:5],
-                why=_file_why(ctx, key, ids),
+                why=_file_why(ctx, key, ids, bonus.get(key)),
             )
         )
     return out
 
 
-def _file_why(ctx: SearchContext, key: tuple[str, str], ids: Sequence[str]) -> dict[str, Any]:
+def _file_why(
+    ctx: SearchContext, key: tuple[str, str], ids: Sequence[str], bonus: float | None
+) -> dict[str, Any]:
     why: dict[str, Any] = {"best_chunk": ids[0], "chunks_matched": len(ids)}
-    tested = ctx.tested.get(key)
-    if tested is not None and ctx.options.file_tested:
+    if bonus is not None:
+        tested = ctx.tested[key]
         why["tested_by"] = {
             "path": tested.test_path,
             "relevance": round(tested.value, 4),
-            "contribution": round(ctx.options.file_tested * tested.value, 6),
+            "contribution": round(bonus, 6),
         }
     return why
 
