@@ -91,6 +91,33 @@ def test_a_traceback_frame_points_at_the_function(engine: Engine) -> None:
     assert (hits[0].symbol, hits[0].why["features"]["frame"]["value"]) == ("compare", 1.0)
 
 
+def test_a_traceback_path_names_the_indexed_file_it_ends_with() -> None:
+    paths = [
+        "src/flask/app.py",
+        "src/flask/sansio/app.py",
+        "src/flask/json/__init__.py",
+        "examples/tutorial/flaskr/__init__.py",
+        "sympy/core/mod.py",
+        "setup.py",
+    ]
+    match = candidates._match_files
+    # The repository's path is the tail of the absolute one, or a partial path its tail.
+    assert match("/home/u/sympy/sympy/core/mod.py", paths) == ["sympy/core/mod.py"]
+    assert match("core/mod.py", paths) == ["sympy/core/mod.py"]
+    assert match("app.py", paths) == ["src/flask/app.py", "src/flask/sansio/app.py"]
+    # An installed package's module is the tail of a path under a folder (src layout).
+    site = "/home/u/.venv/lib/python3.12/site-packages"
+    assert match(f"{site}/flask/app.py", paths) == ["src/flask/app.py"]
+    assert match(f"{site}/flask/sansio/app.py", paths) == ["src/flask/sansio/app.py"]
+    assert match("/usr/lib/python3/dist-packages/flask/app.py", paths) == ["src/flask/app.py"]
+    assert match(f"{site}/Flask-3.1-py3.12.egg/flask/app.py", paths) == ["src/flask/app.py"]
+    # Only a package's module counts: a top-level module or the standard library
+    # names no file of the repository that merely shares its last folders.
+    assert match(f"{site}/app.py", paths) == []
+    assert match("/usr/lib/python3.12/json/__init__.py", paths) == []
+    assert match(f"{site}/werkzeug/serving.py", paths) == []
+
+
 def test_modes_and_caps(engine: Engine) -> None:
     for mode in ("bm25", "dense", "hybrid", "hybrid+graph"):
         assert engine.search("verify token secret", k=3, mode=mode)

@@ -124,12 +124,33 @@ def _match_files(wanted: str, paths: Sequence[str]) -> list[str]:
     if exact:
         return exact
     # An absolute path from a traceback ends with the repo path; a partial path is the
-    # tail of one. Keep the matches sharing the longest tail.
-    hits = [p for p in paths if wanted.endswith("/" + p) or p.endswith("/" + wanted)]
-    if not hits:
+    # tail of one; an installed module's path is the tail of one kept under a folder
+    # (`…/site-packages/flask/app.py` is `src/flask/app.py`). Keep the matches sharing
+    # the most trailing folders.
+    tails = [wanted, *_installed_module(wanted)]
+    shared: dict[str, int] = {}
+    for path in paths:
+        for tail in tails:
+            if tail.endswith("/" + path) or path.endswith("/" + tail):
+                depth = min(path.count("/"), tail.count("/"))
+                shared[path] = max(shared.get(path, -1), depth)
+    if not shared:
         return []
-    longest = max(min(len(p), len(wanted)) for p in hits)
-    return [p for p in hits if min(len(p), len(wanted)) == longest]
+    deepest = max(shared.values())
+    return [p for p, depth in shared.items() if depth == deepest]
+
+
+def _installed_module(path: str) -> list[str]:
+    """The module path inside an installed package's path: what follows
+    `site-packages/` or `dist-packages/` (and an `.egg` folder), at least a package
+    folder and a file."""
+    for marker in ("/site-packages/", "/dist-packages/"):
+        if marker in f"/{path}":
+            parts = f"/{path}".rsplit(marker, 1)[1].split("/")
+            if parts[0].endswith(".egg"):
+                parts = parts[1:]
+            return ["/".join(parts)] if len(parts) >= 2 else []
+    return []
 
 
 def add_named(ctx: SearchContext) -> None:
