@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -576,3 +577,33 @@ def test_the_files_named_most_strongly_take_the_path_budget_first(
         found = eng.retrieve("pkg/alpha.py misbehaves when pkg.beta calls it", options).candidates
     named = {(c["path"], c["features"].get("path")) for c in found or [] if "path" in c["features"]}
     assert named == {("pkg/alpha.py", 1.0)}
+
+
+def test_a_dotted_module_names_its_file_in_a_source_root(tmp_path: Path) -> None:
+    repo = make_git_repo(
+        tmp_path / "proj",
+        {
+            "src/shop/__init__.py": "",
+            "src/shop/billing.py": "def charge(order):\n    return order.total\n",
+            "src/shop/orders.py": "def place(cart):\n    return cart\n",
+            "lib/shop/billing.py": "def charge(order):\n    return 0\n",
+            "lib/__init__.py": "",
+        },
+    )
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    eng.index(root)
+
+    def named(query: str) -> dict[str, float]:
+        hits = eng.retrieve(query, eng.search_options(k=10)).hits
+        return {
+            h.path: h.why["features"]["path"]["value"] for h in hits if "path" in h.why["features"]
+        }
+
+    # `src/` holds packages without being one; `lib/` is a package, so `shop.billing`
+    # is `lib.shop.billing` there: only the file stem names it, shared by two files.
+    stem_only = pytest.approx(0.5 / (1 + math.log(2)), abs=1e-4)
+    assert named("the rounding in shop.billing is off") == {
+        "src/shop/billing.py": 0.7,
+        "lib/shop/billing.py": stem_only,
+    }
+    assert named("carts placed twice, see shop.orders") == {"src/shop/orders.py": 0.7}

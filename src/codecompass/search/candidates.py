@@ -171,14 +171,17 @@ def add_named(ctx: SearchContext) -> None:
     for wanted in q.paths:
         for path in _match_files(wanted, paths):
             name_file(path, 1.0)
-    for name in dotted:
-        for wanted in module_path_candidates(name):
-            if wanted in repo_of:
-                name_file(wanted, 0.7)
+    modules = {wanted for name in dotted for wanted in module_path_candidates(name)}
     stems: dict[str, list[str]] = {}
     for path in paths:
         stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         stems.setdefault(stem, []).append(path)
+        if modules:
+            # A module also lives in a source root that is no package itself:
+            # `flask.app` in `src/flask/app.py`, `matplotlib.axes` in `lib/matplotlib/`.
+            root, _, inner = path.partition("/")
+            if path in modules or (inner in modules and f"{root}/__init__.py" not in repo_of):
+                name_file(path, 0.7)
     for name in names:
         if len(name) >= 3 and name in stems:
             share = stems[name]
