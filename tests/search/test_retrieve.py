@@ -472,13 +472,13 @@ def test_the_code_raising_a_quoted_error_gets_message(tmp_path: Path) -> None:
         "ValueError: Velocity of point Q has not been defined in ReferenceFrame A\n"
     )
     with _indexed(tmp_path, {"point.py": point}) as eng:
-        weights = eng.rank_weights().with_(message=1.0)
-        result = eng.retrieve(query, eng.search_options(k=5, weights=weights, collect=True))
+        result = eng.retrieve(query, eng.search_options(k=5, collect=True))
     assert result.candidates is not None
     marked = {c["symbol"] for c in result.candidates if c["features"].get("message")}
     assert marked == {"Point.vel"}
     top = result.hits[0]
-    assert (top.symbol, top.why["features"]["message"]["contribution"]) == ("Point.vel", 1.0)
+    # On by default (`weight_message` 0.5).
+    assert (top.symbol, top.why["features"]["message"]["contribution"]) == ("Point.vel", 0.5)
 
 
 def test_a_class_is_lifted_by_its_best_member_in_the_symbol_view(tmp_path: Path) -> None:
