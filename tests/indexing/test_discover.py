@@ -268,6 +268,10 @@ def build_every_reason(root: Path) -> None:
     # lockfile
     write(root, "package-lock.json", "{}\n")
     write(root, "poetry.lock", "# lock\n")
+    # translations: gettext catalogs, text or compiled
+    write(root, "locale/de/LC_MESSAGES/app.po", 'msgid "Bad value"\nmsgstr "Falscher Wert"\n')
+    write(root, "locale/app.pot", 'msgid "Bad value"\nmsgstr ""\n')
+    write(root, "locale/de/LC_MESSAGES/app.mo", b"\xde\x12\x04\x95\0\0")
     # minified: by name twice, by content once
     write(root, "static/app.min.js", "var a=1;\n")
     write(root, "static/app.js.map", "{}\n")
@@ -304,6 +308,7 @@ def test_every_skip_reason_is_counted_exactly(tmp_path: Path, mode: Mode) -> Non
             "vendored": 4,
             "secret": 3,
             "lockfile": 2,
+            "translations": 3,
             "minified": 3,
             "generated": 2,
             "binary": 2,
@@ -316,6 +321,11 @@ def test_every_skip_reason_is_counted_exactly(tmp_path: Path, mode: Mode) -> Non
         "vendored": [".codecompass/", ".venv/", "node_modules/", "src/__pycache__/"],
         "secret": [".env", "certs/server.pem", "deploy/id_rsa"],
         "lockfile": ["package-lock.json", "poetry.lock"],
+        "translations": [
+            "locale/app.pot",
+            "locale/de/LC_MESSAGES/app.mo",
+            "locale/de/LC_MESSAGES/app.po",
+        ],
         "minified": ["static/app.js.map", "static/app.min.js", "static/bundle.js"],
         "generated": ["api/api.go", "proto/msg_pb2.py"],
         "binary": ["assets/logo.png", "data/blob.dat"],

@@ -20,6 +20,8 @@ Skip reasons, in the order they are tested (the first that applies is counted):
    ``blocked``      matches `DiscoveryRules.block`.
    ``not_allowed``  `DiscoveryRules.allow` is non-empty and the path matches none of it.
    ``lockfile``     dependency lock files.
+   ``translations`` gettext catalogs (`.po`, `.pot`, `.mo`): each message once per
+                    language, which would outrank the code that emits it.
    ``minified``     `*.min.js`, `*.min.css`, `*.map`, ...
    ``generated``    protobuf/grpc stubs, `*.g.dart`, `*.designer.cs`, ...
    ``binary``       extensions that are never text (images, archives, fonts, objects,
@@ -140,6 +142,11 @@ _GENERATED_MARKER = re.compile(
     rb"@generated\b|DO NOT EDIT|(?i:\b(?:auto-?generated|automatically generated)\b)"
 )
 
+# gettext catalogs: every user-facing string once per language, with the source lines
+# that use it. Sphinx keeps more bytes of them than of Python; an issue quoting a message
+# would find a hundred catalogs before the code that raises it.
+_TRANSLATION_EXTENSIONS = frozenset({"po", "pot", "mo"})
+
 _BINARY_EXTENSIONS = frozenset(
     {
         # images
@@ -233,6 +240,8 @@ def _name_reason(name: str) -> str | None:
     lower = name.lower()
     if lower in _LOCKFILE_NAMES or lower.endswith(".lock"):
         return "lockfile"
+    if _extension(lower) in _TRANSLATION_EXTENSIONS:
+        return "translations"
     if lower.endswith(_MINIFIED_SUFFIXES):
         return "minified"
     if lower.endswith(_GENERATED_SUFFIXES):
