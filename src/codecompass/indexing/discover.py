@@ -138,8 +138,11 @@ _GENERATED_MARKER_LINES = 5
 _COMMENT_STARTS = tuple(
     s.encode() for s in ("#", "//", "/*", "*", "<!--", "--", ";", "%", '"""', "'''", "(*", "{-")
 )
+# "Generated from <source> by <tool>": Snowball stemmers, ANTLR parsers, configure output.
+# One word between "from" and "by" keeps prose ("generated from the input by") out.
 _GENERATED_MARKER = re.compile(
     rb"@generated\b|DO NOT EDIT|(?i:\b(?:auto-?generated|automatically generated)\b)"
+    rb"|(?i:\bgenerated from \S+ by\b)"
 )
 
 # gettext catalogs: every user-facing string once per language, with the source lines
