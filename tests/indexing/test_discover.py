@@ -272,6 +272,7 @@ def build_every_reason(root: Path) -> None:
     write(root, "locale/de/LC_MESSAGES/app.po", 'msgid "Bad value"\nmsgstr "Falscher Wert"\n')
     write(root, "locale/app.pot", 'msgid "Bad value"\nmsgstr ""\n')
     write(root, "locale/de/LC_MESSAGES/app.mo", b"\xde\x12\x04\x95\0\0")
+    write(root, "src/locale/messages.de.xlf", '<xliff version="1.2"></xliff>\n')
     # minified: by name twice, by content once
     write(root, "static/app.min.js", "var a=1;\n")
     write(root, "static/app.js.map", "{}\n")
@@ -308,7 +309,7 @@ def test_every_skip_reason_is_counted_exactly(tmp_path: Path, mode: Mode) -> Non
             "vendored": 4,
             "secret": 3,
             "lockfile": 2,
-            "translations": 3,
+            "translations": 4,
             "minified": 3,
             "generated": 2,
             "binary": 2,
@@ -325,6 +326,7 @@ def test_every_skip_reason_is_counted_exactly(tmp_path: Path, mode: Mode) -> Non
             "locale/app.pot",
             "locale/de/LC_MESSAGES/app.mo",
             "locale/de/LC_MESSAGES/app.po",
+            "src/locale/messages.de.xlf",
         ],
         "minified": ["static/app.js.map", "static/app.min.js", "static/bundle.js"],
         "generated": ["api/api.go", "proto/msg_pb2.py"],

@@ -20,8 +20,8 @@ Skip reasons, in the order they are tested (the first that applies is counted):
    ``blocked``      matches `DiscoveryRules.block`.
    ``not_allowed``  `DiscoveryRules.allow` is non-empty and the path matches none of it.
    ``lockfile``     dependency lock files.
-   ``translations`` gettext catalogs (`.po`, `.pot`, `.mo`): each message once per
-                    language, which would outrank the code that emits it.
+   ``translations`` gettext and XLIFF catalogs (`.po`, `.pot`, `.mo`, `.xlf`): each
+                    message once per language, outranking the code that emits it.
    ``minified``     `*.min.js`, `*.min.css`, `*.map`, ...
    ``generated``    protobuf/grpc stubs, `*.g.dart`, `*.designer.cs`, ...
    ``binary``       extensions that are never text (images, archives, fonts, objects,
@@ -145,10 +145,10 @@ _GENERATED_MARKER = re.compile(
     rb"|(?i:\bgenerated from \S+ by\b)"
 )
 
-# gettext catalogs: every user-facing string once per language, with the source lines
-# that use it. Sphinx keeps more bytes of them than of Python; an issue quoting a message
-# would find a hundred catalogs before the code that raises it.
-_TRANSLATION_EXTENSIONS = frozenset({"po", "pot", "mo"})
+# Translation catalogs (gettext, XLIFF): every user-facing string once per language, with
+# the source lines that use it. Sphinx keeps more bytes of them than of Python; an issue
+# quoting a message would find a hundred catalogs before the code that raises it.
+_TRANSLATION_EXTENSIONS = frozenset({"po", "pot", "mo", "xlf", "xliff"})
 
 _BINARY_EXTENSIONS = frozenset(
     {
