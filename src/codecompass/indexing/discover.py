@@ -22,6 +22,8 @@ Skip reasons, in the order they are tested (the first that applies is counted):
    ``lockfile``     dependency lock files.
    ``translations`` gettext and XLIFF catalogs (`.po`, `.pot`, `.mo`, `.xlf`): each
                     message once per language, outranking the code that emits it.
+   ``media``        pictures and fonts written as text (`.svg`, `.eps`, `.afm`, `.bdf`):
+                    drawing commands and glyph metrics, no code to find.
    ``minified``     `*.min.js`, `*.min.css`, `*.map`, ...
    ``generated``    protobuf/grpc stubs, `*.g.dart`, `*.designer.cs`, ...
    ``binary``       extensions that are never text (images, archives, fonts, objects,
@@ -37,7 +39,7 @@ Skip reasons, in the order they are tested (the first that applies is counted):
    ``binary``       a NUL byte, unless a UTF-16/32 byte-order mark opens the file and
                     its head decodes (`decoding.sniff_text`); the rules below then read
                     the decoded head. UTF-16 without a mark stays binary.
-   ``minified``     for js/css/json/html/svg: a line over 5,000 chars, or an average line
+   ``minified``     for js/css/json/html: a line over 5,000 chars, or an average line
                     over 300 chars in a head of more than 1,000 bytes.
    ``generated``    a generator marker in a comment line among the first 5 lines.
 
@@ -118,7 +120,7 @@ _LOCKFILE_NAMES = frozenset(
 )
 
 _MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".min.cjs", ".min.css", ".map")
-_MINIFIABLE_EXTENSIONS = frozenset({"js", "mjs", "cjs", "css", "json", "html", "htm", "svg"})
+_MINIFIABLE_EXTENSIONS = frozenset({"js", "mjs", "cjs", "css", "json", "html", "htm"})
 _MAX_LINE_CHARS = 5000
 _MAX_AVERAGE_LINE_CHARS = 300
 _AVERAGE_RULE_MIN_BYTES = 1000
@@ -149,6 +151,11 @@ _GENERATED_MARKER = re.compile(
 # the source lines that use it. Sphinx keeps more bytes of them than of Python; an issue
 # quoting a message would find a hundred catalogs before the code that raises it.
 _TRANSLATION_EXTENSIONS = frozenset({"po", "pot", "mo", "xlf", "xliff"})
+
+# Pictures and fonts that are text, not code: vector images (a plotting library's test
+# baselines outweigh its Python), PostScript, and font metrics or bitmaps. Their words
+# (`path`, `clip`, `font`, `transform`) are the words of a graphics codebase's questions.
+_MEDIA_EXTENSIONS = frozenset({"svg", "eps", "afm", "bdf"})
 
 _BINARY_EXTENSIONS = frozenset(
     {
@@ -245,6 +252,8 @@ def _name_reason(name: str) -> str | None:
         return "lockfile"
     if _extension(lower) in _TRANSLATION_EXTENSIONS:
         return "translations"
+    if _extension(lower) in _MEDIA_EXTENSIONS:
+        return "media"
     if lower.endswith(_MINIFIED_SUFFIXES):
         return "minified"
     if lower.endswith(_GENERATED_SUFFIXES):
