@@ -89,6 +89,7 @@ class SearchSettings:
     weight_importance: float = 0.02
     weight_freshness: float = 0.0
     weight_test: float = -1.0
+    weight_stub: float = -0.5
     weight_doc: float = -0.5
 
 

@@ -481,6 +481,31 @@ def test_the_code_raising_a_quoted_error_gets_message(tmp_path: Path) -> None:
     assert (top.symbol, top.why["features"]["message"]["contribution"]) == ("Point.vel", 0.5)
 
 
+def test_a_stub_ranks_below_the_module_it_describes(tmp_path: Path) -> None:
+    """`curve.pyi` repeats `curve.py`'s signatures without the code: it is marked `stub`
+    and its twin comes first. `fastcurve.pyi` stands for a C extension: no module beside
+    it, so it is the only view of that code and is not marked."""
+    module = (
+        "def split_curve(points, t):\n"
+        '    """Split a Bezier curve at parameter t (de Casteljau)."""\n'
+        "    left, right = [points[0]], [points[-1]]\n"
+        "    return left, right\n"
+    )
+    stub = "def split_curve(points: list[float], t: float) -> tuple[list, list]: ...\n"
+    extension = "def split_curve_fast(points: list[float], t: float) -> tuple[list, list]: ...\n"
+    files = {"pkg/curve.py": module, "pkg/curve.pyi": stub, "pkg/fastcurve.pyi": extension}
+    with _indexed(tmp_path, files) as eng:
+        result = eng.retrieve("split curve points t", eng.search_options(k=5, collect=True))
+    assert result.candidates is not None
+    marked = {c["path"] for c in result.candidates if c["features"].get("stub")}
+    assert marked == {"pkg/curve.pyi"}
+    order = [hit.path for hit in result.hits]
+    assert order.index("pkg/curve.py") < order.index("pkg/curve.pyi")
+    stub_hit = result.hits[order.index("pkg/curve.pyi")]
+    # On by default (`weight_stub` -0.5).
+    assert stub_hit.why["features"]["stub"]["contribution"] == -0.5
+
+
 def test_a_class_is_lifted_by_its_best_member_in_the_symbol_view(tmp_path: Path) -> None:
     printer = (
         "class CodePrinter:\n    '''Prints code.'''\n    indent = 4\n\n"

@@ -41,10 +41,11 @@ TOKENS = TokenCache()
 
 def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
     """Give these candidates every feature the weights use (cosine, keywords, member,
-    message, test, doc, freshness)."""
+    message, test, stub, doc, freshness)."""
     weights, options, chunks = ctx.weights, ctx.options, ctx.chunks
     names = ctx.query_names
     phrases = message_phrases(ctx.parsed.errors) if weights.message or options.collect else []
+    stubs = _implemented_stubs(ctx, cands) if weights.stub or options.collect else set()
     for cid, cand in cands.items():
         chunk = chunks[cid]
         owners = (chunk.symbol or "").split(".")[:-1]
@@ -56,6 +57,8 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
                 cand.features["message"] = 1.0
         if is_test_path(chunk.path):
             cand.features["test"] = 1.0
+        if (chunk.repo, chunk.path) in stubs:
+            cand.features["stub"] = 1.0
         if is_doc_language(chunk.language):
             cand.features["doc"] = 1.0
     vectors = ctx.sources.vectors
@@ -84,6 +87,19 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
             if stamp:
                 age = (now - datetime.fromisoformat(stamp)).total_seconds() / 86400
                 cand.features["freshness"] = 0.5 ** (max(0.0, age) / options.freshness_days)
+
+
+def _implemented_stubs(ctx: SearchContext, cands: dict[str, Candidate]) -> set[tuple[str, str]]:
+    """The type stubs among these candidates' files (`x.pyi`) whose module (`x.py`) is
+    indexed too. Such a stub repeats the module's signatures without its code, and took
+    79 of the 600 hits of 60 Matplotlib queries; a stub with no module beside it (a C
+    extension's) is the only Python view of its code and keeps its rank."""
+    stubs = {(chunk.repo, chunk.path) for chunk in map(ctx.chunks.__getitem__, cands)}
+    stubs = {key for key in stubs if key[1].endswith(".pyi")}
+    if not stubs:
+        return set()
+    indexed = set(ctx.paths)
+    return {(repo, path) for repo, path in stubs if (repo, path[:-1]) in indexed}
 
 
 # A string literal continued on the next line: `'…has not been' '  defined…'` or `+`.

@@ -16,6 +16,7 @@
 | `importance` | the symbol's graph importance (PageRank-like), when a graph exists        |
 | `freshness`  | how recently the chunk's file changed (half-life `freshness_days`)        |
 | `test`       | 1 for test code (`tests/`, `test_*.py`, `*.spec.ts`, …): weighed negative |
+| `stub`       | 1 for a type stub (`x.pyi`) whose module (`x.py`) is indexed: negative    |
 | `doc`        | 1 for documentation and plain text (Markdown, reST, text windows)         |
 
 Seed 000's formula (0.6·cos + 0.2·keywords + 0.15·edge + 0.05·freshness) is the
@@ -48,6 +49,7 @@ FEATURES = (
     "importance",
     "freshness",
     "test",
+    "stub",
     "doc",
 )
 
@@ -68,6 +70,7 @@ class RankWeights:
     importance: float = 0.0
     freshness: float = 0.05
     test: float = 0.0
+    stub: float = 0.0
     doc: float = 0.0
 
     @classmethod
