@@ -4,6 +4,7 @@ status page, offline loading, the keyboard, labels, contrast and the layout at 1
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +12,9 @@ from typing import Any
 
 import pytest
 
+import codecompass.web as web_package
 from codecompass.protocols import Embedder
+from codecompass.search.rank import FEATURES
 from tests.web.conftest import Running, Site, settings_for, start
 
 pytestmark = pytest.mark.slow
@@ -473,3 +476,14 @@ def test_link_edges_are_drawn_apart_from_code_edges(page: Any, linked: Running) 
     assert swatch.evaluate("s => getComputedStyle(s).borderTopColor") == "rgb(149, 56, 0)"
     assert page.locator("#edge-filter .swatch").count() == 7
     assert page.locator("#edge-filter label:has(input[value=calls]) .swatch").count() == 0
+
+
+def test_every_ranking_feature_has_words_in_the_score_bar() -> None:
+    """The score bar names each part in words; a feature the page does not know would
+    show its raw name (`ppr`) to a reader who never saw the ranking code."""
+    script = (Path(web_package.__file__).parent / "static" / "app.js").read_text(encoding="utf-8")
+    words = re.search(r"const FEATURE_WORDS = \{(.*?)\};", script, re.S)
+    colours = re.search(r"const FEATURE_COLOURS = \{(.*?)\};", script, re.S)
+    assert words is not None and colours is not None
+    assert set(FEATURES) - set(re.findall(r"(\w+): \"", words[1])) == set()
+    assert set(FEATURES) - set(re.findall(r"(\w+): \"", colours[1])) == set()
