@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.graph.helpers import Edge, add_fixture, edges, workspace
+from tests.graph.helpers import Edge, add_fixture, edges, workspace, write
 from tests.peek import peek
 
 P = "shop/shop"
@@ -212,3 +212,35 @@ def test_repeated_rebinding_resolves_in_linear_work(tmp_path: Path, monkeypatch)
     steps = {("chain/chain.py#simplify", step, "calls", 0.8, n) for n in [*range(11, 51), 52, 54]}
     assert {e for e in found if e[1] == step} == steps
     assert ("chain/chain.py#simplify", "chain/chain.py#Expr.done", "calls", 0.8, 55) in found
+
+
+def test_a_name_resolves_only_to_code_its_language_can_call(tmp_path: Path) -> None:
+    """Matplotlib's vendored C++ called Python methods by name (`arc()` → `Path.arc`, 564
+    edges). A C call finds C code, and nothing when only Python defines the name."""
+    engine = workspace(tmp_path)
+    python = "class Path:\n    def arc(self):\n        pass\n\n    def wedge(self):\n        pass\n"
+    header = "int draw(int r) {\n    return arc(r) + wedge(r);\n}\n"
+    write(tmp_path / "mixed", {"lib/path.py": python, "src/draw.h": header, "src/arc.c": ARC_C})
+    engine.add_repo(tmp_path / "mixed", name="mixed")
+    calls = {(s, t) for s, t, *_ in edges(engine, ("calls",)) if s.startswith("mixed/src/")}
+    # `wedge` is Python's alone: the call stays unresolved, with its name.
+    assert calls == {
+        ("mixed/src/draw.h#draw", "mixed/src/arc.c#arc"),
+        ("mixed/src/draw.h#draw", "?wedge"),
+    }
+
+
+ARC_C = "int arc(int r) {\n    return r * 2;\n}\n"
+
+
+def test_a_method_guess_takes_the_module_not_its_stub(tmp_path: Path) -> None:
+    """`x.pyi` repeats `x.py`'s signatures: a method guessed by name is the module's, once
+    (each stub made a second candidate, and more than three left a call unresolved)."""
+    engine = workspace(tmp_path)
+    shape = "class Shape:\n    def outline(self):\n        return []\n"
+    stub = "class Shape:\n    def outline(self) -> list[int]: ...\n"
+    user = "def render(item):\n    return item.outline()\n"
+    write(tmp_path / "typed", {"pkg/shape.py": shape, "pkg/shape.pyi": stub, "app.py": user})
+    engine.add_repo(tmp_path / "typed", name="typed")
+    calls = {(s, t, c) for s, t, _, c, _ in edges(engine, ("calls",)) if s.startswith("typed/app")}
+    assert calls == {("typed/app.py#render", "typed/pkg/shape.py#Shape.outline", 0.4)}

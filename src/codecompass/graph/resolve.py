@@ -47,6 +47,7 @@ from codecompass.graph.index import Package, SymbolIndex, file_key
 from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT
 from codecompass.indexing.extract import DEEP_LANGUAGES, ECMA_LANGUAGES
 from codecompass.indexing.facts import FileFacts, FunctionFacts, Ref
+from codecompass.indexing.languages import language_for_path
 from codecompass.models import Edge, HttpFact, SymbolRecord
 
 CONF_EXACT = 1.0
@@ -682,7 +683,13 @@ class Resolver:
         name = segments[-1][0]
         if (name.startswith("__") and name.endswith("__")) or name in BUILTIN_METHODS:
             return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
-        candidates = [s for s in self.index.by_name(name, ctx.repo) if s.kind == "method"]
+        candidates = _without_stub_twins(
+            [
+                s
+                for s in self.index.by_name(name, ctx.repo)
+                if s.kind == "method" and _callable_from(ctx.language, s)
+            ]
+        )
         if not candidates or len(candidates) > MAX_CANDIDATES:
             return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
         conf = min(CONF_AMBIGUOUS, 0.8 / len(candidates))
@@ -1448,7 +1455,9 @@ class Resolver:
                         "import",
                     )
         found = [
-            s for s in self.index.by_name(name, ctx.repo) if s.kind in kinds and s.id != source
+            s
+            for s in self.index.by_name(name, ctx.repo)
+            if s.kind in kinds and s.id != source and _callable_from(ctx.language, s)
         ]
         if len(local) > 1:
             found = local
@@ -1867,6 +1876,39 @@ def _edge(
         via=via,
         evidence_line=line,
     )
+
+
+# Programming languages that call each other's definitions by name: C's family links into
+# one program (and Rust, Go, Swift, Zig and Fortran call C by name), the JVM's and
+# JavaScript's share classes and modules. Any other pair cannot: a C++ header's `arc()`
+# is no call of a Python method `Path.arc`. Markup and build files are in no family and
+# may name anything.
+_CALL_FAMILIES: dict[str, str] = {
+    **dict.fromkeys(("c", "cpp", "objc", "swift", "zig", "fortran", "rust", "go"), "native"),
+    **dict.fromkeys(("java", "kotlin", "scala", "groovy"), "jvm"),
+    **dict.fromkeys((*ECMA_LANGUAGES, "vue", "svelte"), "ecma"),
+    **{name: name for name in ("python", "ruby", "php", "csharp", "dart", "lua", "perl")},
+    **{name: name for name in ("elixir", "haskell", "ocaml", "julia", "r")},
+}
+
+
+def _callable_from(language: str, target: SymbolRecord) -> bool:
+    """Whether code in `language` can call `target` by its name (see `_CALL_FAMILIES`)."""
+    source_family = _CALL_FAMILIES.get(language)
+    target_family = _CALL_FAMILIES.get(language_for_path(target.path))
+    return source_family is None or target_family is None or source_family == target_family
+
+
+def _without_stub_twins(symbols: list[SymbolRecord]) -> list[SymbolRecord]:
+    """These symbols less those of a type stub (`x.pyi`) whose module (`x.py`) defines the
+    same name among them: the code called is the module's (Matplotlib ships a stub beside
+    most modules, which made every method guess two candidates, or more than three)."""
+    defined = {(s.repo, s.path, s.qualified_name) for s in symbols if not s.path.endswith(".pyi")}
+    return [
+        s
+        for s in symbols
+        if not (s.path.endswith(".pyi") and (s.repo, s.path[:-1], s.qualified_name) in defined)
+    ]
 
 
 def _unresolved(source: str, name: str, edge_type: str, conf: float, ref: Ref, via: str) -> Edge:
