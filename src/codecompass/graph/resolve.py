@@ -39,6 +39,7 @@ import posixpath
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TypeVar
 
 from codecompass.graph.http import UNKNOWN as UNKNOWN_PREFIX
@@ -47,7 +48,7 @@ from codecompass.graph.index import Package, SymbolIndex, file_key
 from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT
 from codecompass.indexing.extract import DEEP_LANGUAGES, ECMA_LANGUAGES
 from codecompass.indexing.facts import FileFacts, FunctionFacts, Ref
-from codecompass.indexing.languages import language_for_path
+from codecompass.indexing.languages import language_for_path, stub_module
 from codecompass.models import Edge, HttpFact, SymbolRecord
 
 CONF_EXACT = 1.0
@@ -1895,20 +1896,25 @@ _CALL_FAMILIES: dict[str, str] = {
 def _callable_from(language: str, target: SymbolRecord) -> bool:
     """Whether code in `language` can call `target` by its name (see `_CALL_FAMILIES`)."""
     source_family = _CALL_FAMILIES.get(language)
-    target_family = _CALL_FAMILIES.get(language_for_path(target.path))
-    return source_family is None or target_family is None or source_family == target_family
+    if source_family is None:
+        return True
+    target_family = _path_family(target.path)
+    return target_family is None or source_family == target_family
+
+
+@lru_cache(maxsize=65_536)
+def _path_family(path: str) -> str | None:
+    """The call family of a file's language: asked for every candidate of a name (5 µs
+    a path uncached), thousands of times per relink."""
+    return _CALL_FAMILIES.get(language_for_path(path))
 
 
 def _without_stub_twins(symbols: list[SymbolRecord]) -> list[SymbolRecord]:
     """These symbols less those of a type stub (`x.pyi`) whose module (`x.py`) defines the
     same name among them: the code called is the module's (Matplotlib ships a stub beside
     most modules, which made every method guess two candidates, or more than three)."""
-    defined = {(s.repo, s.path, s.qualified_name) for s in symbols if not s.path.endswith(".pyi")}
-    return [
-        s
-        for s in symbols
-        if not (s.path.endswith(".pyi") and (s.repo, s.path[:-1], s.qualified_name) in defined)
-    ]
+    defined = {(s.repo, s.path, s.qualified_name) for s in symbols}
+    return [s for s in symbols if (s.repo, stub_module(s.path), s.qualified_name) not in defined]
 
 
 def _unresolved(source: str, name: str, edge_type: str, conf: float, ref: Ref, via: str) -> Edge:

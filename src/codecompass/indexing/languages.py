@@ -310,3 +310,8 @@ def name_under_test(path: str) -> str | None:
 def is_declaration_path(path: str) -> bool:
     """Type declarations only (`.d.ts`, `.pyi`): signatures of code that lives elsewhere."""
     return path.endswith((".d.ts", ".d.mts", ".d.cts", ".pyi"))
+
+
+def stub_module(path: str) -> str | None:
+    """The module a Python type stub describes (`pkg/x.pyi` → `pkg/x.py`), else None."""
+    return path[:-1] if path.endswith(".pyi") else None

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from codecompass.indexing.languages import is_test_path
+from codecompass.indexing.languages import is_test_path, stub_module
 from codecompass.models import ChunkRecord
 from codecompass.search.context import Candidate, SearchContext
 from codecompass.search.query import message_phrases
@@ -94,12 +94,15 @@ def _implemented_stubs(ctx: SearchContext, cands: dict[str, Candidate]) -> set[t
     indexed too. Such a stub repeats the module's signatures without its code, and took
     79 of the 600 hits of 60 Matplotlib queries; a stub with no module beside it (a C
     extension's) is the only Python view of its code and keeps its rank."""
-    stubs = {(chunk.repo, chunk.path) for chunk in map(ctx.chunks.__getitem__, cands)}
-    stubs = {key for key in stubs if key[1].endswith(".pyi")}
+    stubs = {
+        (chunk.repo, chunk.path)
+        for chunk in map(ctx.chunks.__getitem__, cands)
+        if stub_module(chunk.path)
+    }
     if not stubs:
         return set()
     indexed = set(ctx.paths)
-    return {(repo, path) for repo, path in stubs if (repo, path[:-1]) in indexed}
+    return {(repo, path) for repo, path in stubs if (repo, stub_module(path)) in indexed}
 
 
 # A string literal continued on the next line: `'…has not been' '  defined…'` or `+`.
