@@ -39,6 +39,7 @@ from codecompass.indexing.chunk import CHUNK_KINDS, ChunkLimits
 from codecompass.indexing.discover import DiscoveryRules, discover
 from codecompass.indexing.gitsource import GitTreeSource, default_repo_name, resolve_git_dir
 from codecompass.indexing.languages import LANGUAGE_ALIASES, LANGUAGES
+from codecompass.indexing.notebook import notebook_lines
 from codecompass.indexing.pipeline import (
     FileSource,
     IndexJob,
@@ -672,12 +673,14 @@ class Engine:
         *,
         repo: str | None = None,
     ) -> FileView:
-        """Lines of a file of an indexed repository, read from disk (the source of truth)."""
+        """Lines of a file of an indexed repository, read from disk (the source of truth);
+        a notebook's as its chunks show them: cell sources at their lines, JSON blank."""
         confined = self.confine(path, repo=repo)
         rel = confined.rel
         # Redacted whole, then cut: a range that starts inside a private key block must
         # not show the key's body.
-        lines = redact_secrets(read_text(confined))[0].splitlines()
+        text = redact_secrets(read_text(confined))[0]
+        lines = notebook_lines(rel, text) or text.splitlines()
         total = len(lines)
         start = 1 if start_line is None else start_line
         end = min(total, start + OPEN_MAX_LINES - 1) if end_line is None else end_line

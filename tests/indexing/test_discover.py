@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 
 from codecompass.errors import InputError
-from codecompass.indexing.discover import DiscoveryResult, DiscoveryRules, discover, sniff
+from codecompass.indexing.discover import (
+    NOTEBOOK_SIZE_FACTOR,
+    DiscoveryResult,
+    DiscoveryRules,
+    discover,
+    read_candidate,
+    sniff,
+)
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -390,6 +397,21 @@ def test_too_large_boundary(tmp_path: Path, mode: Mode) -> None:
     assert paths(result) == ["exact.txt", "under.txt"]
     assert result.skipped == Counter({"too_large": 1})
     assert result.examples == {"too_large": ["over.txt"]}
+
+
+def test_a_notebook_may_be_larger_as_its_outputs_are_not_read(tmp_path: Path, mode: Mode) -> None:
+    root = tmp_path / "proj"
+    write(root, "plots.ipynb", "a" * 64 * NOTEBOOK_SIZE_FACTOR)
+    write(root, "huge.ipynb", "a" * (64 * NOTEBOOK_SIZE_FACTOR + 1))
+    write(root, "plots.py", "a" * 65)
+
+    result = discover(mode(root), DiscoveryRules(max_file_bytes=64))
+
+    assert paths(result) == ["plots.ipynb"]
+    assert result.examples == {"too_large": ["huge.ipynb", "plots.py"]}
+    (notebook,) = result.files
+    assert read_candidate(notebook, 64) == b"a" * 64 * NOTEBOOK_SIZE_FACTOR
+    assert read_candidate(notebook, 63) == "too_large"
 
 
 def test_allow_and_block_globs(tmp_path: Path, mode: Mode) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from codecompass.engine import Engine
 from codecompass.errors import InputError
-from codecompass.indexing.discover import DiscoveryRules
+from codecompass.indexing.discover import NOTEBOOK_SIZE_FACTOR, DiscoveryRules
 from codecompass.indexing.gitsource import GitTreeSource, commit_dates
 from tests.conftest import TinyEmbedder, git, make_git_repo
 
@@ -86,3 +86,18 @@ def test_index_commit_after_commit_reuses_files_and_embeddings(
 def test_unknown_commit_is_a_clear_error(bare: tuple[Path, str, str]) -> None:
     with pytest.raises(InputError, match="rev-parse"):
         GitTreeSource(bare[0], "0" * 40, DiscoveryRules())
+
+
+def test_a_notebook_may_be_larger_than_other_files(tmp_path: Path) -> None:
+    work = make_git_repo(
+        tmp_path / "work",
+        {"plots.ipynb": "a" * 64 * NOTEBOOK_SIZE_FACTOR, "plots.py": "a" * 65},
+    )
+    head = git(work, "rev-parse", "HEAD").strip()
+    with GitTreeSource(work / ".git", head, DiscoveryRules(max_file_bytes=64)) as source:
+        found = source.discover()
+        assert [c.path for c in found.files] == ["plots.ipynb"]
+        assert found.examples == {"too_large": ["plots.py"]}
+        (notebook,) = found.files
+        assert source.read(notebook, 64) == b"a" * 64 * NOTEBOOK_SIZE_FACTOR
+        assert source.read(notebook, 63) == "too_large"

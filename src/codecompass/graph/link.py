@@ -40,7 +40,7 @@ from codecompass.graph.rpc import link_rpc, rpc_facts
 from codecompass.hashing import canonical_text
 from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import FACTS_VERSION
-from codecompass.indexing.parse import parse
+from codecompass.indexing.parse import parse_file
 from codecompass.models import (
     Edge,
     EdgeQuery,
@@ -159,8 +159,8 @@ def link(
                 text = _read(roots.get(repo), item.path)
                 if text is None:
                     continue
-                parsed = parse(text, item.language)
-                facts = extract_facts(item.path, text, parsed)
+                source = parse_file(item.path, text)
+                facts = extract_facts(item.path, source.code, source.parsed)
                 defines = backend.symbols.symbols(SymbolQuery(files=[(repo, item.path)]))
                 restaged.append(
                     FactsRecord(
@@ -168,7 +168,7 @@ def link(
                         path=item.path,
                         file_hash=item.file_hash,
                         version=FACTS_VERSION,
-                        language=item.language,
+                        language=source.parsed.language,
                         defines=tuple(sorted(s.id for s in defines)),
                         interface=facts.interface_key(),
                         facts_json=facts.to_json(),

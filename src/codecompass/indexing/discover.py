@@ -33,7 +33,9 @@ Skip reasons, in the order they are tested (the first that applies is counted):
                     are never followed, so nothing outside `root` is read.
    ``submodule``    the path is a directory (a git submodule or nested repository).
    ``special``      a FIFO, socket or device; never opened, since reading could block.
-   ``too_large``    size > `max_file_bytes` (a file of exactly that size is kept).
+   ``too_large``    size > `max_file_bytes` (a file of exactly that size is kept); a
+                    Jupyter notebook may be `NOTEBOOK_SIZE_FACTOR` times larger, as
+                    only its cells' sources are read, not the outputs that make it big.
    ``unreadable``   `lstat` or `open` failed for a reason other than the file being gone.
 3. content of the first 8 KiB (`sniff`):
    ``binary``       a NUL byte, unless a UTF-16/32 byte-order mark opens the file and
@@ -63,9 +65,11 @@ import pathspec
 from codecompass.decoding import sniff_text
 from codecompass.errors import InputError
 from codecompass.gitexec import run_git
+from codecompass.indexing.notebook import is_notebook_path
 from codecompass.security.secrets import is_secret_path
 
 SNIFF_BYTES = 8192
+NOTEBOOK_SIZE_FACTOR = 16
 MAX_EXAMPLES = 5
 _GIT_TIMEOUT_S = 120
 _GONE = "gone"  # deleted between listing and reading: dropped, not counted
@@ -339,7 +343,7 @@ class _Classifier:
         except OSError:
             self.result.skip("unreadable", path)
             return
-        reason = self._stat_reason(st)
+        reason = self._stat_reason(path, st)
         if reason is None:
             reason = self._content_reason(path, abs_path)
         if reason is None:
@@ -347,7 +351,7 @@ class _Classifier:
         elif reason != _GONE:
             self.result.skip(reason, path)
 
-    def _stat_reason(self, st: os.stat_result) -> str | None:
+    def _stat_reason(self, path: str, st: os.stat_result) -> str | None:
         mode = st.st_mode
         if stat.S_ISLNK(mode):
             return "symlink"
@@ -355,7 +359,7 @@ class _Classifier:
             return "submodule"
         if not stat.S_ISREG(mode):
             return "special"
-        if st.st_size > self.rules.max_file_bytes:
+        if st.st_size > size_limit(path, self.rules.max_file_bytes):
             return "too_large"
         return None
 
@@ -491,6 +495,11 @@ def discover(root: Path, rules: DiscoveryRules = DiscoveryRules()) -> DiscoveryR
     return result
 
 
+def size_limit(path: str, max_file_bytes: int) -> int:
+    """The largest size of `path` that is read (see ``too_large``)."""
+    return max_file_bytes * NOTEBOOK_SIZE_FACTOR if is_notebook_path(path) else max_file_bytes
+
+
 def read_candidate(candidate: Candidate, max_file_bytes: int) -> bytes | str:
     """A discovered file's bytes, opened as discovery opens it (never through a symlink),
     or the skip reason if it changed into something discovery would have skipped."""
@@ -501,19 +510,20 @@ def read_candidate(candidate: Candidate, max_file_bytes: int) -> bytes | str:
         fd = os.open(candidate.abs_path, flags)
     except OSError:
         return "symlink" if os.path.islink(candidate.abs_path) else "unreadable"
+    limit = size_limit(candidate.path, max_file_bytes)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             return "special"
-        if st.st_size > max_file_bytes:
+        if st.st_size > limit:
             return "too_large"
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(max_file_bytes + 1)
+            data = handle.read(limit + 1)
     except OSError:
         return "unreadable"
     finally:
         os.close(fd)
-    if len(data) > max_file_bytes:
+    if len(data) > limit:
         return "too_large"
     return sniff(data[:SNIFF_BYTES], candidate.path) or data
 

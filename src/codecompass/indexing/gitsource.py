@@ -30,6 +30,7 @@ from codecompass.indexing.discover import (
     DiscoveryRules,
     _Classifier,
     _vendored_dir,
+    size_limit,
     sniff,
 )
 
@@ -159,7 +160,7 @@ class GitTreeSource:
                 continue
             reason = classifier.path_reason(path)
             if reason is None:
-                reason = self._entry_reason(mode, kind, size)
+                reason = self._entry_reason(path, mode, kind, size)
             if reason is not None:
                 result.skip(reason, path)
                 continue
@@ -168,14 +169,14 @@ class GitTreeSource:
         classifier.finish()
         return result
 
-    def _entry_reason(self, mode: str, kind: str, size: str) -> str | None:
+    def _entry_reason(self, path: str, mode: str, kind: str, size: str) -> str | None:
         if mode == _MODE_SYMLINK:
             return "symlink"
         if mode == _MODE_SUBMODULE or kind != "blob":
             return "submodule"
         if not size.isdigit():
             return "unreadable"
-        if int(size) > self.rules.max_file_bytes:
+        if int(size) > size_limit(path, self.rules.max_file_bytes):
             return "too_large"
         return None
 
@@ -184,7 +185,7 @@ class GitTreeSource:
         entry = self._entries.get(candidate.path)
         if entry is None:
             return "unreadable"
-        if entry.size > max_file_bytes:
+        if entry.size > size_limit(candidate.path, max_file_bytes):
             return "too_large"
         data = self._cat(entry.sha)
         if data is None:

@@ -62,8 +62,10 @@ Conventions:
 
 Languages without a grammar are read in pure Python (``_PLAIN_READERS``: Markdown, reST,
 R, Protobuf, GraphQL, CMake, Dockerfile); a Vue or Svelte component is its ``<script>``
-parsed as JS/TS (``sfc.py``). The grammars added in issue 17 have their ``Rules`` in
-``rules_more.py``, whose ``finish`` pass tidies their symbols.
+parsed as JS/TS (``sfc.py``); a Jupyter notebook is its cells, parsed in the kernel's
+language at the notebook's own lines (``notebook.py``, through ``parse_file``). The
+grammars added in issue 17 have their ``Rules`` in ``rules_more.py``, whose ``finish``
+pass tidies their symbols.
 
 ``parse`` never raises: any failure returns ``ParsedFile(language, error=...)`` so the
 caller can fall back to line windows. That also happens when tree-sitter exceeds its
@@ -77,6 +79,7 @@ when its query file is missing. Definitions and references nested deeper than
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from codecompass.indexing import treesitter
 from codecompass.indexing.buildfiles import parse_cmake, parse_dockerfile
@@ -85,8 +88,10 @@ from codecompass.indexing.languages import (
     EXTRA_INSTALL_HINT,
     EXTRA_LANGUAGES,
     TREE_SITTER_LANGUAGES,
+    language_for_path,
 )
 from codecompass.indexing.markup import parse_markdown, parse_rst
+from codecompass.indexing.notebook import NotebookError, is_notebook_path, notebook_view
 from codecompass.indexing.rlang import parse_r
 from codecompass.indexing.rules import (
     FUNCTION_KINDS,
@@ -102,7 +107,7 @@ from codecompass.indexing.rules_more import MORE_RULES
 from codecompass.indexing.sfc import parse_component
 from codecompass.models import ParsedFile, Reference, Symbol
 
-__all__ = ["missing_grammar_message", "parse"]
+__all__ = ["SourceFile", "missing_grammar_message", "parse", "parse_file"]
 
 _MAX_SIGNATURE = 200
 # Time budget for tree-sitter: a fixed allowance plus a floor speed far below normal
@@ -153,6 +158,38 @@ def parse(text: str, language: str, path: str = "") -> ParsedFile:
         return ParsedFile(language, error="nesting too deep to parse", tree=root)
     except Exception as exc:  # any failure means "fall back to line windows"
         return ParsedFile(language, error=f"{type(exc).__name__}: {exc}"[:300], tree=root)
+
+
+@dataclass(slots=True)
+class SourceFile:
+    """A file as the index reads it."""
+
+    parsed: ParsedFile
+    code: str  # the text the parser read, which facts are extracted from
+    lines: list[str]  # what chunks show: one entry per line of the file
+
+
+def parse_file(path: str, text: str) -> SourceFile:
+    """`parse` for a stored file: the language from its path; a notebook through its
+    cells."""
+    if is_notebook_path(path):
+        try:
+            view = notebook_view(text)
+        except NotebookError as exc:
+            error = f"{exc}: chunked by lines"
+            return SourceFile(ParsedFile("text", error=error), text, _lines(text))
+        if view.problem is not None:
+            error = f"{view.problem}: its source lines chunked as text"
+            return SourceFile(ParsedFile("text", error=error), view.code, view.shown)
+        return SourceFile(parse(view.code, view.language, path), view.code, view.shown)
+    return SourceFile(parse(text, language_for_path(path), path), text, _lines(text))
+
+
+def _lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def missing_grammar_message(language: str) -> str:

@@ -43,8 +43,7 @@ from codecompass.indexing.discover import (
 )
 from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import FACTS_VERSION
-from codecompass.indexing.languages import language_for_path
-from codecompass.indexing.parse import parse
+from codecompass.indexing.parse import parse_file
 from codecompass.indexing.treesitter import grammar_missing
 from codecompass.models import (
     ChunkRecord,
@@ -445,13 +444,10 @@ def _prepare(
     job: IndexJob, candidate: Candidate, text: str, file_hash: str, sec: dict[str, float]
 ) -> tuple[FileRecord, FileContent]:
     repo, path, embedder = job.repo, candidate.path, job.embedder
-    language = language_for_path(path)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
     with _Timer(sec, "parse"):
-        parsed = parse(text, language, path)
-        facts = extract_facts(path, text, parsed)
+        source = parse_file(path, text)
+        parsed, lines, language = source.parsed, source.lines, source.parsed.language
+        facts = extract_facts(path, source.code, parsed)
         parsed.tree = None  # one parse served symbols, chunks and facts; free it
     with _Timer(sec, "chunk"):
         symbols = symbol_records(repo, path, parsed.symbols, lines)

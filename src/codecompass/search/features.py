@@ -13,7 +13,7 @@ from codecompass.indexing.languages import is_test_path, stub_module
 from codecompass.models import ChunkRecord
 from codecompass.search.context import Candidate, SearchContext
 from codecompass.search.query import message_phrases
-from codecompass.search.rank import is_doc_language, score
+from codecompass.search.rank import is_documentation, score
 from codecompass.tokens import code_tokens
 
 
@@ -59,7 +59,7 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
             cand.features["test"] = 1.0
         if (chunk.repo, chunk.path) in stubs:
             cand.features["stub"] = 1.0
-        if is_doc_language(chunk.language):
+        if is_documentation(chunk.language, chunk.path):
             cand.features["doc"] = 1.0
     vectors = ctx.sources.vectors
     if (weights.cosine or options.collect) and ctx.query_vectors is not None and vectors:

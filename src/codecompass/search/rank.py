@@ -17,7 +17,8 @@
 | `freshness`  | how recently the chunk's file changed (half-life `freshness_days`)        |
 | `test`       | 1 for test code (`tests/`, `test_*.py`, `*.spec.ts`, …): weighed negative |
 | `stub`       | 1 for a type stub (`x.pyi`) whose module (`x.py`) is indexed: negative    |
-| `doc`        | 1 for documentation and plain text (Markdown, reST, text windows)         |
+| `doc`        | 1 for documentation and plain text (Markdown, reST, text windows) and for |
+|              | Jupyter notebooks, a repository's tutorials and worked examples           |
 
 Seed 000's formula (0.6·cos + 0.2·keywords + 0.15·edge + 0.05·freshness) is the
 starting point; the weights in `SearchSettings` were tuned on evaluation runs recorded
@@ -31,6 +32,8 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
+
+from codecompass.indexing.notebook import is_notebook_path
 
 K = TypeVar("K", bound=Hashable)
 
@@ -225,5 +228,5 @@ def hit_ranking(
 _DOC_LANGUAGES = frozenset({"markdown", "rst", "text"})
 
 
-def is_doc_language(language: str) -> bool:
-    return language in _DOC_LANGUAGES
+def is_documentation(language: str, path: str) -> bool:
+    return language in _DOC_LANGUAGES or is_notebook_path(path)

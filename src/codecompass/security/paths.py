@@ -15,7 +15,8 @@ one into a file (or folder) under a repository root, or refuses it with an
   globs, and paths outside non-empty `allow` globs;
 * symbolic links anywhere below the root (discovery never follows them either), and
   anything that resolves outside the root;
-* for files: non-regular files, files over `max_file_bytes`, binary content.
+* for files: non-regular files, files over `max_file_bytes` (a notebook: 16 ×), binary
+  content.
 
 Backslashes are read as separators, so `..\\..\\x` is caught like `../../x`.
 
@@ -39,6 +40,7 @@ import pathspec
 
 from codecompass.decoding import decode_text, sniff_text
 from codecompass.errors import AccessDeniedError, Hint, InputError, NotFoundError
+from codecompass.indexing.discover import size_limit
 from codecompass.security.secrets import is_secret_path
 
 MAX_PATH_CHARS = 1024
@@ -138,10 +140,11 @@ def confine(
     st = os.stat(resolved)
     if not stat.S_ISREG(st.st_mode):
         raise AccessDeniedError(f"{rel} is not a regular file; access refused.")
-    if st.st_size > policy.max_file_bytes:
+    limit = size_limit(rel, policy.max_file_bytes)
+    if st.st_size > limit:
         raise AccessDeniedError(
             f"{rel} is {st.st_size} bytes, over the max_file_bytes cap "
-            f"({policy.max_file_bytes}); open it in an editor instead."
+            f"({limit}); open it in an editor instead."
         )
     return ConfinedPath(root, rel, resolved, False, repo)
 
