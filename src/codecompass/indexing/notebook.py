@@ -204,6 +204,14 @@ class _Reader:
         found, self.pos = _DECODER.raw_decode(self.text, self.pos)
         return found
 
+    def _open(self, opening: str, closing: str) -> bool:
+        """Read a container's opening bracket: whether any item follows."""
+        self._expect(opening)
+        if self._skip_space() == closing:
+            self.pos += 1
+            return False
+        return True
+
     def _more(self, close: str) -> bool:
         """After an item: whether another follows (a comma) or the container closed."""
         char = self._skip_space()
@@ -216,9 +224,7 @@ class _Reader:
 
     def members(self) -> Iterator[str]:
         """The keys of an object; the caller reads each key's value before the next."""
-        self._expect("{")
-        if self._skip_space() == "}":
-            self.pos += 1
+        if not self._open("{", "}"):
             return
         while True:
             key = self.value()
@@ -231,9 +237,7 @@ class _Reader:
 
     def items(self) -> Iterator[None]:
         """Once per array item; the caller reads the item each time."""
-        self._expect("[")
-        if self._skip_space() == "]":
-            self.pos += 1
+        if not self._open("[", "]"):
             return
         while True:
             yield None
