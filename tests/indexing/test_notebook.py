@@ -10,9 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from codecompass.cli import main
+from codecompass.engine import Engine
+from codecompass.indexing import pipeline
 from codecompass.indexing.notebook import NotebookError, notebook_view
-from codecompass.indexing.parse import parse_file
-from tests.conftest import make_git_repo
+from codecompass.indexing.parse import SourceFile, parse_file
+from codecompass.models import ParsedFile
+from tests.conftest import TinyEmbedder, make_git_repo
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk" * 40
 
@@ -121,6 +124,9 @@ def test_the_kernel_language_parses_the_cells() -> None:
     unknown = notebook(cell("code", "let x = 1\n"), language="fsharp")
     source = parse_file("f.ipynb", unknown)
     assert (source.parsed.language, source.parsed.symbols) == ("text", [])
+    assert source.parsed.error == (
+        "no reader for the kernel's language 'fsharp': its source lines chunked as text"
+    )
     assert [line for line in source.lines if line] == ["let x = 1"]
 
 
@@ -258,3 +264,28 @@ def test_an_indented_percent_continues_an_expression() -> None:
         "         % len(items))",
     ]
     assert parse_file("n.ipynb", text).parsed.error is None
+
+
+def test_an_index_made_before_reads_its_notebooks_again_without_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Notebooks indexed as JSON text by an earlier version are read through their cells
+    on the next ordinary run, and only once."""
+    repo = make_git_repo(tmp_path / "proj", {"plot.ipynb": PLOT, "model.py": "X = 1\n"})
+
+    def as_json_text(path: str, text: str) -> SourceFile:  # what versions before did
+        lines = text.split("\n")[:-1]
+        return SourceFile(ParsedFile("text"), text, lines)
+
+    embedder = TinyEmbedder()
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "parse_file", as_json_text)
+        with Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=embedder)[0] as engine:
+            engine.index(repo)
+            assert "smooth" not in {h.symbol for h in engine.search("smooth", k=5)}
+    with Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=embedder)[0] as engine:
+        stats = engine.index(repo)
+        assert (stats.changed, stats.unchanged) == (1, 1)
+        assert engine.search("smooth", k=1)[0].symbol == "smooth"
+        again = engine.index(repo)
+        assert (again.changed, again.unchanged) == (0, 2)

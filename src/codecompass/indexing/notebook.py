@@ -50,10 +50,11 @@ class NotebookError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class NotebookView:
-    language: str  # the kernel's language as Code Compass names it; "text" if unknown
+    language: str  # the kernel's language as Code Compass names it; "text" if unread
     code: str  # the code cells' lines at their file lines, every other line empty
     shown: list[str]  # one entry per file line: the cell source line there, or ""
-    problem: str | None = None  # why the cells could not be placed line by line
+    # Why the cells are chunked as text: not placed line by line, or an unknown language.
+    problem: str | None = None
 
 
 @dataclass(slots=True)
@@ -117,6 +118,9 @@ def notebook_view(text: str) -> NotebookView:
             shown[line] = body
             if is_code and not cell_magic and not (language == "python" and _MAGIC.match(body)):
                 code[line] = body
+    if language not in SYMBOL_LANGUAGES:
+        problem = f"no reader for the kernel's language {language!r}"
+        return NotebookView("text", "", shown, problem=problem)
     return NotebookView(language, "\n".join(code), shown)
 
 
@@ -176,9 +180,8 @@ def _kernel_language(metadata: Any) -> str:
         name = info.get("name")
     if not isinstance(name, str) or not name.strip():
         return "python"
-    name = name.strip().lower()
-    name = LANGUAGE_ALIASES.get(name, name)
-    return name if name in SYMBOL_LANGUAGES else "text"
+    lowered = name.strip().lower()
+    return LANGUAGE_ALIASES.get(lowered, lowered)
 
 
 class _Reader:

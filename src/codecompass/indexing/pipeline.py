@@ -43,6 +43,7 @@ from codecompass.indexing.discover import (
 )
 from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import FACTS_VERSION
+from codecompass.indexing.notebook import is_notebook_path
 from codecompass.indexing.parse import parse_file
 from codecompass.indexing.treesitter import grammar_missing
 from codecompass.models import (
@@ -277,8 +278,9 @@ def _store_files(
     batch_chunks = 0
     for candidate in found.files:
         before = stored.get(candidate.path)
+        reread = job.full or (before is not None and _read_by_an_older_reader(before))
         if (
-            not job.full
+            not reread
             and before is not None
             and before.size == candidate.size
             and before.mtime_ns == candidate.mtime_ns
@@ -302,7 +304,7 @@ def _store_files(
         text, file_hash, decode_error = loaded
         kept_hashes.add(file_hash)
         if (
-            not job.full
+            not reread
             and before is not None
             and before.file_hash == file_hash
             and before.decode_error == decode_error
@@ -347,6 +349,16 @@ def _store_files(
 
 
 EVERY_FILE: frozenset[str] = frozenset({"*"})
+
+
+def _read_by_an_older_reader(record: FileRecord) -> bool:
+    """A file whose chunks an earlier version made in a way this one replaced, so that
+    upgrading takes effect without `--full`: a notebook stored as plain text without a
+    parse error was read as JSON text (the cell reader always names the kernel's
+    language, or says why not)."""
+    return (
+        is_notebook_path(record.path) and record.language == "text" and record.parse_error is None
+    )
 
 
 def _changed_by_git(job: IndexJob, head: str | None) -> frozenset[str]:
