@@ -13,6 +13,9 @@ Both must read a file alike, or the lines search points at are not the lines
   it keeps its meaning. The five bytes Windows-1252 leaves undefined, and invalid
   UTF-16/32 code units, become U+FFFD. Either way `Decoded.problem` says what was done
   and where; the index stores it per file (`FileRecord.decode_error`) and counts it.
+
+Both also refuse the same files for size (`size_limit`): over `max_file_bytes`, or for
+a Jupyter notebook, whose outputs are not read, over `NOTEBOOK_SIZE_FACTOR` times that.
 """
 
 from __future__ import annotations
@@ -29,6 +32,17 @@ _MARKS = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _FALLBACK = "codecompass.cp1252"
+NOTEBOOK_SIZE_FACTOR = 16
+
+
+def is_notebook_path(path: str) -> bool:
+    """A Jupyter notebook, read through its cells (`indexing.notebook`)."""
+    return path.lower().endswith(".ipynb")
+
+
+def size_limit(path: str, max_file_bytes: int) -> int:
+    """The largest size of `path` that is read."""
+    return max_file_bytes * NOTEBOOK_SIZE_FACTOR if is_notebook_path(path) else max_file_bytes
 
 
 @dataclass(frozen=True, slots=True)

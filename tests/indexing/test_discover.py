@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from codecompass.decoding import NOTEBOOK_SIZE_FACTOR
 from codecompass.errors import InputError
 from codecompass.indexing.discover import (
-    NOTEBOOK_SIZE_FACTOR,
     DiscoveryResult,
     DiscoveryRules,
     discover,

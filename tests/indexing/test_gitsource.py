@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from codecompass.decoding import NOTEBOOK_SIZE_FACTOR
 from codecompass.engine import Engine
 from codecompass.errors import InputError
-from codecompass.indexing.discover import NOTEBOOK_SIZE_FACTOR, DiscoveryRules
+from codecompass.indexing.discover import DiscoveryRules
 from codecompass.indexing.gitsource import GitTreeSource, commit_dates
 from tests.conftest import TinyEmbedder, git, make_git_repo
 

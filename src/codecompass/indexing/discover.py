@@ -62,14 +62,12 @@ from pathlib import Path
 
 import pathspec
 
-from codecompass.decoding import sniff_text
+from codecompass.decoding import size_limit, sniff_text
 from codecompass.errors import InputError
 from codecompass.gitexec import run_git
-from codecompass.indexing.notebook import is_notebook_path
 from codecompass.security.secrets import is_secret_path
 
 SNIFF_BYTES = 8192
-NOTEBOOK_SIZE_FACTOR = 16
 MAX_EXAMPLES = 5
 _GIT_TIMEOUT_S = 120
 _GONE = "gone"  # deleted between listing and reading: dropped, not counted
@@ -493,11 +491,6 @@ def discover(root: Path, rules: DiscoveryRules = DiscoveryRules()) -> DiscoveryR
         classifier.classify(path)
     classifier.finish()
     return result
-
-
-def size_limit(path: str, max_file_bytes: int) -> int:
-    """The largest size of `path` that is read (see ``too_large``)."""
-    return max_file_bytes * NOTEBOOK_SIZE_FACTOR if is_notebook_path(path) else max_file_bytes
 
 
 def read_candidate(candidate: Candidate, max_file_bytes: int) -> bytes | str:

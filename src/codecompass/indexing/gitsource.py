@@ -22,6 +22,7 @@ from types import TracebackType
 from typing import IO
 
 from codecompass import gitexec
+from codecompass.decoding import size_limit
 from codecompass.errors import InputError
 from codecompass.gitexec import GitMissing, start_git
 from codecompass.indexing.discover import (
@@ -30,7 +31,6 @@ from codecompass.indexing.discover import (
     DiscoveryRules,
     _Classifier,
     _vendored_dir,
-    size_limit,
     sniff,
 )
 

@@ -30,9 +30,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from codecompass.decoding import is_notebook_path
 from codecompass.indexing.languages import LANGUAGE_ALIASES, SYMBOL_LANGUAGES
 
-__all__ = ["NotebookError", "NotebookView", "is_notebook_path", "notebook_lines", "notebook_view"]
+__all__ = ["NotebookError", "NotebookView", "notebook_lines", "notebook_view"]
 
 _NOT_LINE_BY_LINE = "cell sources are not stored one line per file line"
 _DECODER = json.JSONDecoder()
@@ -62,10 +63,6 @@ class _Cell:
     kind: str = ""
     # (offset of the JSON string in the file, its value), in order
     source: tuple[tuple[int, str], ...] = ()
-
-
-def is_notebook_path(path: str) -> bool:
-    return path.lower().endswith(".ipynb")
 
 
 def notebook_lines(path: str, text: str) -> list[str] | None:

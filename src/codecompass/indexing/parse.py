@@ -81,6 +81,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from codecompass.decoding import is_notebook_path
 from codecompass.indexing import treesitter
 from codecompass.indexing.buildfiles import parse_cmake, parse_dockerfile
 from codecompass.indexing.idl import parse_graphql, parse_protobuf
@@ -91,7 +92,7 @@ from codecompass.indexing.languages import (
     language_for_path,
 )
 from codecompass.indexing.markup import parse_markdown, parse_rst
-from codecompass.indexing.notebook import NotebookError, is_notebook_path, notebook_view
+from codecompass.indexing.notebook import NotebookError, notebook_view
 from codecompass.indexing.rlang import parse_r
 from codecompass.indexing.rules import (
     FUNCTION_KINDS,

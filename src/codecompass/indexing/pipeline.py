@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from codecompass.decoding import decode_text
+from codecompass.decoding import decode_text, is_notebook_path
 from codecompass.gitexec import git_text, run_git
 from codecompass.hashing import (
     canonical_text,
@@ -43,7 +43,6 @@ from codecompass.indexing.discover import (
 )
 from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import FACTS_VERSION
-from codecompass.indexing.notebook import is_notebook_path
 from codecompass.indexing.parse import parse_file
 from codecompass.indexing.treesitter import grammar_missing
 from codecompass.models import (

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from codecompass.indexing.notebook import is_notebook_path
+from codecompass.decoding import is_notebook_path
 
 K = TypeVar("K", bound=Hashable)
 

@@ -38,9 +38,8 @@ from pathlib import Path
 
 import pathspec
 
-from codecompass.decoding import decode_text, sniff_text
+from codecompass.decoding import decode_text, size_limit, sniff_text
 from codecompass.errors import AccessDeniedError, Hint, InputError, NotFoundError
-from codecompass.indexing.discover import size_limit
 from codecompass.security.secrets import is_secret_path
 
 MAX_PATH_CHARS = 1024
