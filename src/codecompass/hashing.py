@@ -27,6 +27,15 @@ def canonical_text(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
+def file_lines(text: str) -> list[str]:
+    """The lines of a file's text, as its line numbers count them: split at each newline,
+    a final newline opening no empty last line."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def normalize_text(text: str) -> str:
     """Return `text` in the canonical form every hash is computed over: the stored
     form without trailing blanks."""

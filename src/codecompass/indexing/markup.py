@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from codecompass.hashing import file_lines
 from codecompass.models import Symbol
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -143,10 +144,7 @@ def parse_rst(text: str) -> list[Symbol]:
 
 
 def _split_lines(text: str) -> list[str]:
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    return [line.removesuffix("\r") for line in file_lines(text)]
 
 
 def _front_matter_end(lines: list[str]) -> int:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codecompass.decoding import is_notebook_path
+from codecompass.hashing import file_lines
 from codecompass.indexing.languages import LANGUAGE_ALIASES, SYMBOL_LANGUAGES
 
 __all__ = ["NotebookError", "NotebookView", "notebook_lines", "notebook_view"]
@@ -95,9 +96,7 @@ def notebook_view(text: str) -> NotebookView:
         raise NotebookError(f"not a notebook ({exc})") from exc
     if cells is None:
         raise NotebookError("no cells (not a notebook)")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    lines = file_lines(text)
     language = _kernel_language(metadata)
     shown = [""] * len(lines)
     code = [""] * len(lines)

@@ -82,6 +82,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from codecompass.decoding import is_notebook_path
+from codecompass.hashing import file_lines
 from codecompass.indexing import treesitter
 from codecompass.indexing.buildfiles import parse_cmake, parse_dockerfile
 from codecompass.indexing.idl import parse_graphql, parse_protobuf
@@ -178,19 +179,12 @@ def parse_file(path: str, text: str) -> SourceFile:
             view = notebook_view(text)
         except NotebookError as exc:
             error = f"{exc}: chunked by lines"
-            return SourceFile(ParsedFile("text", error=error), text, _lines(text))
+            return SourceFile(ParsedFile("text", error=error), text, file_lines(text))
         if view.problem is not None:
             error = f"{view.problem}: its source lines chunked as text"
             return SourceFile(ParsedFile("text", error=error), view.code, view.shown)
         return SourceFile(parse(view.code, view.language, path), view.code, view.shown)
-    return SourceFile(parse(text, language_for_path(path), path), text, _lines(text))
-
-
-def _lines(text: str) -> list[str]:
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
+    return SourceFile(parse(text, language_for_path(path), path), text, file_lines(text))
 
 
 def missing_grammar_message(language: str) -> str:

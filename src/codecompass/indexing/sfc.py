@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import PurePosixPath
 
+from codecompass.hashing import file_lines
 from codecompass.models import ParsedFile, Symbol
 
 __all__ = ["parse_component"]
@@ -34,9 +35,7 @@ ParseScript = Callable[[str, str], ParsedFile]
 def parse_component(text: str, path: str, parse_script: ParseScript) -> list[Symbol]:
     """The component and the symbols of its scripts; ``parse_script(code, language)``
     parses one script block."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    lines = file_lines(text)
     if not any(line.strip() for line in lines):
         return []
     name = PurePosixPath(path.replace("\\", "/")).name.split(".")[0] or "Component"
