@@ -124,11 +124,12 @@ class SQLiteGraph:
             params.append(query.repo)
         limit = f" LIMIT {int(query.limit)}" if query.limit is not None else ""
         if query.sources is None and query.targets is None:
-            where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-            return [
-                edge_record(r)
-                for r in self.db.execute(f"{_EDGE_SELECT}{where} ORDER BY id{limit}", params)
-            ]
+            # Unfiltered, the table is already in id order. Sampled statistics can make
+            # the planner scan a narrower index and sort all the rows instead: 65 ms
+            # on 490,000 edges for `has_graph`'s first edge, on every search.
+            where = f" WHERE {' AND '.join(clauses)}" if clauses else " NOT INDEXED"
+            sql = f"{_EDGE_SELECT}{where} ORDER BY id{limit}"
+            return [edge_record(r) for r in self.db.execute(sql, params)]
         column, ids = (
             ("source", query.sources) if query.sources is not None else ("target", query.targets)
         )
