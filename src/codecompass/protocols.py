@@ -371,6 +371,11 @@ class FactStore(Protocol):
 class EdgeStore(Protocol):
     def edges(self, query: EdgeQuery) -> list[Edge]: ...
 
+    def in_degrees(self, node_ids: Sequence[str]) -> dict[str, int]:
+        """How many edges (any type, resolved or not) end at each of `node_ids` that
+        has any: counted from the index, without reading the edges."""
+        ...
+
     def write_links(self, update: LinkUpdate) -> None:
         """Apply one graph update atomically."""
         ...
@@ -395,8 +400,11 @@ class LinkIndex(Protocol):
 class GraphView(Protocol):
     """What search needs from a code graph. Node ids are `repo/path#Qualified.name`."""
 
-    def neighbors(self, node_ids: Sequence[str], edge_types: Sequence[str]) -> list[Edge]:
-        """Resolved edges touching any of `node_ids` (either direction) of these types."""
+    def neighbors(
+        self, node_ids: Sequence[str], edge_types: Sequence[str], max_in: int | None = None
+    ) -> list[Edge]:
+        """Resolved edges touching any of `node_ids` (either direction) of these types;
+        with `max_in`, only the outgoing ones of a node more than `max_in` edges end at."""
         ...
 
     def importance(self, node_ids: Sequence[str]) -> dict[str, float]: ...

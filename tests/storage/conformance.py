@@ -646,6 +646,7 @@ def case_graph(b: Backend) -> Any:
         "repo": q(repo="web"),
         "limit": q(limit=1),
         "no_types": q(types=[]),
+        "in_degrees": e.in_degrees([f"{M}#User", f"{A}#verify_token", M, "absent", M]),
         "dependents": sorted(b.links.dependents([("name", "User"), ("name", "nobody")])),
         "dependents_file": sorted(
             b.links.dependents([("file", "api\x00auth/models.py"), ("name", "verify_token")])
@@ -761,6 +762,9 @@ def case_graph_walks(b: Backend) -> Any:
         "in": walk_in.model_dump(),
         "subgraph": g.subgraph([A, f"{M}#User", f"{A}#verify_token"]).model_dump(),
         "neighbors": [plain(e) for e in g.neighbors([f"{M}#User"], ["calls", "contains"])],
+        "hub_neighbors": [
+            plain(e) for e in g.neighbors([f"{M}#User"], ["calls", "contains"], max_in=0)
+        ],
         "find": [m.model_dump() for m in g.find_symbol("verify", limit=5)],
         "overview": g.overview("api", 400).model_dump(),
         "scoped_walk": scoped.traverse(f"{M}#User", depth=2, direction="both").model_dump(),

@@ -625,15 +625,22 @@ class GraphReader:
                     raise
 
     # -- search's view ------------------------------------------------------------------
-    def neighbors(self, node_ids: Sequence[str], edge_types: Sequence[str]) -> list[Edge]:
-        """Resolved edges touching any of `node_ids`, either direction."""
+    def neighbors(
+        self, node_ids: Sequence[str], edge_types: Sequence[str], max_in: int | None = None
+    ) -> list[Edge]:
+        """Resolved edges touching any of `node_ids`, either direction; with `max_in`, a
+        node more than `max_in` edges end at gives its outgoing edges only."""
         types = [t for t in edge_types if t in EDGE_TYPES]
         if not node_ids or not types:
             return []
+        ends = list(node_ids)
+        if max_in is not None:
+            degree = self.backend.edges.in_degrees(ends)
+            ends = [node for node in ends if degree.get(node, 0) <= max_in]
         seen: set[tuple[str, str, str]] = set()
         out: list[Edge] = []
-        for column in ("source", "target"):
-            for edge in self._edges(column, list(node_ids), types, 0.0, resolved=True):
+        for column, ids in (("source", list(node_ids)), ("target", ends)):
+            for edge in self._edges(column, ids, types, 0.0, resolved=True):
                 key = (edge.source, edge.target, edge.type)
                 if key in seen:
                     continue

@@ -37,6 +37,13 @@ class Expansion:
     edges: list[Edge] = field(default_factory=list)
 
 
+# A node more edges end at than this is a hub (sympy's `cos` has 6,700 callers, `sympify`
+# more): who calls it says nothing about a question, and reading its callers cost up to
+# 300 ms a search. Expansion follows a hub's outgoing edges only. On sympy's 77 dev
+# issue texts and the golden sets, 300 changed no list (notes/issue18.md).
+HUB_IN_EDGES = 300
+
+
 def expand(
     graph: GraphView,
     seeds: Sequence[str],
@@ -53,7 +60,7 @@ def expand(
         if not frontier:
             break
         found: dict[str, Reached] = {}
-        edges = graph.neighbors(frontier, edge_types)
+        edges = graph.neighbors(frontier, edge_types, max_in=HUB_IN_EDGES)
         followed.extend(edges)
         for edge in edges:
             strength = max(0.0, min(1.0, edge.weight * edge.confidence))

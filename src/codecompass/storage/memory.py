@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -478,6 +479,10 @@ class MemoryStore:
             found.sort(key=lambda row: (position[row.edge.source] // 400, row.id))
         edges = [replace(row.edge, evidence_path=row.path) for row in found]
         return edges if q.limit is None else edges[: q.limit]
+
+    def in_degrees(self, node_ids: Sequence[str]) -> dict[str, int]:
+        wanted = set(node_ids)
+        return dict(Counter(r.edge.target for r in self.edge_rows if r.edge.target in wanted))
 
     def write_links(self, update: LinkUpdate) -> None:
         for repo in update.forget_repos:

@@ -143,6 +143,14 @@ class PgGraph:
             out = [e for e in out if e.target in targets]
         return out
 
+    def in_degrees(self, node_ids: Sequence[str]) -> dict[str, int]:
+        rows = self.db.rows(
+            "SELECT target, count(*) FROM edges WHERE workspace = %s AND target = ANY(%s) "
+            "GROUP BY target",
+            [self.ws, list(dict.fromkeys(node_ids))],
+        )
+        return {str(t): int(n) for t, n in rows}
+
     def write_links(self, update: LinkUpdate) -> None:
         ws = self.ws
         with self.db.transaction() as conn:

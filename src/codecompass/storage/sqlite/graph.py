@@ -148,6 +148,13 @@ class SQLiteGraph:
             out = [e for e in out if e.target in targets]
         return out
 
+    def in_degrees(self, node_ids: Sequence[str]) -> dict[str, int]:
+        rows = self.db.in_batches(
+            "SELECT target, count(*) FROM edges WHERE target IN ({marks}) GROUP BY target",
+            list(dict.fromkeys(node_ids)),
+        )
+        return {str(target): int(n) for target, n in rows}
+
     def write_links(self, update: LinkUpdate) -> None:
         with self.db.transaction() as conn:
             for repo in update.forget_repos:
