@@ -95,7 +95,12 @@ SEED_000 = RankWeights()
 
 
 def score(features: Mapping[str, float], weights: RankWeights) -> float:
-    return float(sum(w * features.get(name, 0.0) for name, w in _weighted(weights)))
+    total = 0.0
+    for name, weight in _weighted(weights):
+        value = features.get(name)
+        if value:  # adding 0.0 changes no sum: the same float as summing every term
+            total += weight * value
+    return total
 
 
 @lru_cache(maxsize=64)
