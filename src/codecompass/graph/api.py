@@ -633,13 +633,13 @@ class GraphReader:
         types = [t for t in edge_types if t in EDGE_TYPES]
         if not node_ids or not types:
             return []
-        ends = list(node_ids)
+        starts = ends = list(node_ids)
         if max_in is not None:
-            degree = self.backend.edges.in_degrees(ends)
-            ends = [node for node in ends if degree.get(node, 0) <= max_in]
+            degree = self.backend.edges.in_degrees(starts)
+            ends = [node for node in starts if degree.get(node, 0) <= max_in]
         seen: set[tuple[str, str, str]] = set()
         out: list[Edge] = []
-        for column, ids in (("source", list(node_ids)), ("target", ends)):
+        for column, ids in (("source", starts), ("target", ends)):
             for edge in self._edges(column, ids, types, 0.0, resolved=True):
                 key = (edge.source, edge.target, edge.type)
                 if key in seen:
