@@ -1,11 +1,17 @@
-"""Graph expansion leaves a hub's callers alone (`search/expand.py`, `HUB_IN_EDGES`)."""
+"""Graph expansion and the subgraph around the hits leave a hub's callers alone
+(`search/expand.py`, `HUB_IN_EDGES`)."""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
 
 from codecompass.graph.api import GraphReader
 from codecompass.models import Edge, LinkUpdate, OwnedEdges
 from codecompass.search.expand import HUB_IN_EDGES, expand
 from codecompass.storage.memory import open_memory
+from tests.graph.helpers import workspace, write
 
 
 def _reader(hub_callers: int) -> GraphReader:
@@ -34,3 +40,37 @@ def test_a_node_with_as_many_callers_as_the_limit_is_no_hub() -> None:
     assert len(reached) == HUB_IN_EDGES + 1
     assert reached["r/b.py#c0"].path == ("r/a.py#hub", "<-calls-", "r/b.py#c0")
     assert reached["r/a.py#helper"].strength == 0.9
+
+
+def test_the_subgraph_of_a_hub_hit_leaves_its_callers_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    callers = "".join(f"def caller_{n}():\n    return hub()\n\n\n" for n in range(4))
+    repo = write(
+        tmp_path / "repo",
+        {
+            "pkg/core.py": "def helper():\n    return 1\n\n\ndef hub():\n    return helper()\n",
+            "pkg/users.py": f"from pkg.core import hub\n\n\n{callers}",
+        },
+    )
+    engine = workspace(tmp_path)
+    engine.add_repo(repo, name="r")
+    options = engine.search_options(k=1, subgraph=True)
+
+    def drawn() -> tuple[set[str], set[tuple[str, str, str]]]:
+        result = engine.retrieve("hub", options)
+        assert [h.symbol for h in result.hits] == ["hub"]
+        assert result.subgraph is not None
+        nodes = {n["id"] for n in result.subgraph["nodes"]}
+        return nodes, {(e["source"], e["target"], e["type"]) for e in result.subgraph["edges"]}
+
+    hub, helper = "r/pkg/core.py#hub", "r/pkg/core.py#helper"
+    nodes, edges = drawn()
+    callers = {f"r/pkg/users.py#caller_{n}" for n in range(4)}
+    # Its file contains it and the importing file imports it: edges that end at it too.
+    assert nodes == {hub, helper, "r/pkg/core.py", "r/pkg/users.py"} | callers
+    assert {(c, hub, "calls") for c in callers} | {(hub, helper, "calls")} <= edges
+    monkeypatch.setattr("codecompass.search.results.HUB_IN_EDGES", 3)
+    nodes, edges = drawn()
+    assert nodes == {hub, helper}
+    assert edges == {(hub, helper, "calls")}

@@ -9,6 +9,7 @@ from typing import Any
 from codecompass.models import ChunkRecord, SymbolQuery
 from codecompass.schemas import FileHit, Hit, SymbolHit
 from codecompass.search.context import SearchContext
+from codecompass.search.expand import HUB_IN_EDGES
 from codecompass.search.features import TOKENS
 from codecompass.search.format import format_snippet
 from codecompass.search.rank import explain, hit_ranking, raise_files, symbol_scores
@@ -238,7 +239,9 @@ def subgraph(ctx: SearchContext, found: Sequence[Hit]) -> dict[str, Any]:
     edges: list[dict[str, Any]] = []
     graph = ctx.sources.graph
     if graph is not None and nodes:
-        for e in graph.neighbors(list(nodes), ctx.options.edge_types):
+        # A hub's callers (thousands for sympy's `cos`) would fill the nodes in the
+        # order they were written; its edges to other hits are read from their side.
+        for e in graph.neighbors(list(nodes), ctx.options.edge_types, max_in=HUB_IN_EDGES):
             for end in (e.source, e.target):
                 if end not in nodes and len(nodes) < MAX_SUBGRAPH_NODES:
                     nodes[end] = {"id": end, "hit": False}
