@@ -35,6 +35,7 @@ from codecompass.graph.link import link as link_graph
 from codecompass.graph.link import unlink_repo
 from codecompass.graph.models import CALLER_TYPES, DEPENDENCY_TYPES, VIRTUAL_PREFIXES
 from codecompass.graph.service_links import check_via, service_links
+from codecompass.hashing import canonical_text, file_lines
 from codecompass.indexing.chunk import CHUNK_KINDS, ChunkLimits
 from codecompass.indexing.discover import DiscoveryRules, discover
 from codecompass.indexing.gitsource import GitTreeSource, default_repo_name, resolve_git_dir
@@ -673,14 +674,16 @@ class Engine:
         *,
         repo: str | None = None,
     ) -> FileView:
-        """Lines of a file of an indexed repository, read from disk (the source of truth);
-        a notebook's as its chunks show them: cell sources at their lines, JSON blank."""
+        """Lines of a file of an indexed repository, read from disk (the source of truth)
+        as the index reads it, so a chunk's line range shows its text: line ends and
+        control characters canonical; a notebook's cell sources at their lines, JSON
+        blank."""
         confined = self.confine(path, repo=repo)
         rel = confined.rel
         # Redacted whole, then cut: a range that starts inside a private key block must
         # not show the key's body.
-        text = redact_secrets(read_text(confined))[0]
-        lines = notebook_lines(rel, text) or text.splitlines()
+        text = redact_secrets(canonical_text(read_text(confined)))[0]
+        lines = notebook_lines(rel, text) or file_lines(text)
         total = len(lines)
         start = 1 if start_line is None else start_line
         end = min(total, start + OPEN_MAX_LINES - 1) if end_line is None else end_line
@@ -746,7 +749,7 @@ class Engine:
     ) -> list[BlameHunk]:
         """Who last changed each line of a range, grouped into hunks."""
         confined = self.confine(path, repo=repo)
-        total = len(read_text(confined).splitlines())
+        total = len(file_lines(read_text(confined)))  # git counts newlines only
         return gitinfo.git_blame(confined.root, confined.rel, start_line, end_line, total)
 
     # -- answers ------------------------------------------------------------------------

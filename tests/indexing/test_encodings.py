@@ -158,3 +158,23 @@ def test_invalid_utf8_is_indexed_readably_and_reported(tmp_path: Path) -> None:
         assert stats.decode_errors == 0 and stats.changed == 1
         assert peek(engine, "SELECT count(*) FROM files WHERE decode_error IS NOT NULL") == [(0,)]
         assert engine.status()["repos"][0]["decode_error_files"] == []
+
+
+def test_open_file_counts_lines_as_the_index_does(tmp_path: Path) -> None:
+    """A line separator (U+2028), a form feed, a lone CR and CRLF: `open_file` shows each
+    chunk's lines at the lines the chunk names."""
+    code = (
+        'SEP = "a\u2028b"\n'  # a line separator inside a string: no line break
+        "\x0c\n"  # a form feed on a line of its own (PEP 8's page break)
+        "def after():\r\n"
+        "    return 1\r"
+        "x = after()\n"
+    )
+    root = write_repo(tmp_path / "proj", {"seps.py": code.encode("utf-8")})
+    with open_engine(tmp_path) as engine:
+        engine.index(root)
+        rows = peek(engine, "SELECT start_line, end_line, text FROM chunks WHERE symbol = 'after'")
+        assert rows == [(3, 4, "def after():\n    return 1")]
+        view = engine.open_file("seps.py", 3, 4)
+        assert (view.text, view.total_lines) == ("def after():\n    return 1", 5)
+        assert engine.open_file("seps.py", 1, 2).text == 'SEP = "a\u2028b"\n'
