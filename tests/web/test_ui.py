@@ -478,7 +478,7 @@ def test_link_edges_are_drawn_apart_from_code_edges(page: Any, linked: Running) 
     assert page.locator("#edge-filter label:has(input[value=calls]) .swatch").count() == 0
 
 
-def test_every_ranking_feature_has_words_in_the_score_bar() -> None:
+def test_every_ranking_feature_has_words_and_its_own_colour_in_the_score_bar() -> None:
     """The score bar names each part in words; a feature the page does not know would
     show its raw name (`ppr`) to a reader who never saw the ranking code."""
     script = (Path(web_package.__file__).parent / "static" / "app.js").read_text(encoding="utf-8")
@@ -487,3 +487,6 @@ def test_every_ranking_feature_has_words_in_the_score_bar() -> None:
     assert words is not None and colours is not None
     assert set(FEATURES) - set(re.findall(r"(\w+): \"", words[1])) == set()
     assert set(FEATURES) - set(re.findall(r"(\w+): \"", colours[1])) == set()
+    # Parts of one bar are told apart by colour alone.
+    shades = re.findall(r"\w+: \"(#[0-9a-f]{6})\"", colours[1])
+    assert len(shades) == len(set(shades)) == len(re.findall(r"\w+: \"", colours[1]))
