@@ -127,6 +127,7 @@ def test_status(indexed: tuple[Path, Path]) -> None:
     (shop,) = info["repos"]
     assert (shop["id"], shop["files"], shop["tombstones"]) == ("shop", 3, 0)
     assert shop["last_run"]["status"] == "ok"
+    assert shop["files_to_read_again"] == 0
     assert shop["changed_on_disk"] == {
         "added": 0,
         "changed": 0,

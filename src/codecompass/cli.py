@@ -290,7 +290,12 @@ def _print_summary(stats: IndexStats, data_dir: Path) -> None:
     table.add_row(
         "files",
         f"{stats.files_seen} seen: {stats.new} new, {stats.changed} changed, "
-        f"{stats.unchanged} unchanged, {stats.renamed} renamed, {stats.removed} removed",
+        f"{stats.unchanged} unchanged, {stats.renamed} renamed, {stats.removed} removed"
+        + (
+            f"; {stats.upgraded} read again (stored by another version of the reader)"
+            if stats.upgraded
+            else ""
+        ),
     )
     table.add_row("skipped", _skipped(stats) or "none")
     table.add_row("chunks", f"{stats.chunks_added} added, {stats.chunks_removed} tombstoned")
@@ -547,6 +552,13 @@ def status(data_dir: Path | None, as_json: bool) -> None:
             console.print(f"    … and {hidden} more (`codecompass status --json` lists them)")
         if stale:
             console.print("  run `codecompass index` to bring them in", highlight=False)
+        if repo["files_to_read_again"]:
+            console.print(
+                f"  [yellow]{repo['files_to_read_again']} files were stored by another version "
+                "of the reader: run `codecompass index` to read them again (no --full "
+                "needed)[/yellow]",
+                highlight=False,
+            )
         for bad in repo["decode_error_files"]:
             console.print(escape(f"  {bad['path']}: {bad['problem']}"), highlight=False)
 

@@ -42,6 +42,7 @@ from codecompass.indexing.gitsource import GitTreeSource, default_repo_name, res
 from codecompass.indexing.languages import LANGUAGE_ALIASES, LANGUAGES
 from codecompass.indexing.notebook import notebook_lines
 from codecompass.indexing.pipeline import (
+    READER_VERSION,
     FileSource,
     IndexJob,
     IndexStats,
@@ -868,6 +869,7 @@ class Engine:
         repos: list[dict[str, Any]] = []
         for info in self._repos():
             last = backend.runs.runs(info.id, last=True)
+            files = backend.files.files(info.id)
             repos.append(
                 {
                     "id": info.id,
@@ -875,7 +877,11 @@ class Engine:
                     "last_commit": info.last_commit,
                     "last_indexed_at": info.last_indexed_at,
                     **backend.chunks.counts(info.id),
-                    "decode_error_files": self._decode_errors(info.id),
+                    "decode_error_files": self._decode_errors(info.id, files),
+                    # Stored by another version of the reader: the next run reads them.
+                    "files_to_read_again": sum(
+                        f.reader_version != READER_VERSION for f in files.values()
+                    ),
                     "last_run": _run_dict(last[0]) if last else None,
                     "changed_on_disk": self._changes_on_disk(info.id, Path(info.root)),
                 }
@@ -896,11 +902,13 @@ class Engine:
             "repos": repos,
         }
 
-    def _decode_errors(self, repo: str) -> list[dict[str, str]]:
+    def _decode_errors(
+        self, repo: str, files: dict[tuple[str, str], FileRecord]
+    ) -> list[dict[str, str]]:
         """Files whose bytes were invalid in their encoding, and how they were read."""
         return [
             {"path": path, "problem": f.decode_error}
-            for (_, path), f in self.backend.files.files(repo).items()
+            for (_, path), f in files.items()
             if f.decode_error is not None and self.access.allows(repo, path)
         ]
 

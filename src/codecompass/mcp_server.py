@@ -930,6 +930,7 @@ async def index_status(ctx: Context[ServerState, Any]) -> Annotated[CallToolResu
                     last_indexed_at=r["last_indexed_at"],
                     last_run_status=(r["last_run"] or {}).get("status"),
                     stale=r["changed_on_disk"],
+                    files_to_read_again=r["files_to_read_again"],
                 )
                 for r in info["repos"]
             ],

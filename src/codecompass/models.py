@@ -93,6 +93,8 @@ class FileRecord:
     indexed_at: str = ""
     # How bytes invalid in the file's encoding were read (`codecompass.decoding`), or None.
     decode_error: str | None = None
+    # The `indexing.pipeline.READER_VERSION` that read it (0: a version before there was one).
+    reader_version: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -311,6 +311,8 @@ class RepoStatus(Result):
     last_indexed_at: str | None
     last_run_status: str | None
     stale: dict[str, Any]
+    # Files another version of the reader stored: the next index run reads them again.
+    files_to_read_again: int = 0
 
 
 class IndexStatus(Result):

@@ -269,8 +269,8 @@ def test_an_indented_percent_continues_an_expression() -> None:
 def test_an_index_made_before_reads_its_notebooks_again_without_full(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Notebooks indexed as JSON text by an earlier version are read through their cells
-    on the next ordinary run, and only once."""
+    """Notebooks indexed as JSON text by an earlier version (whose files hold another
+    reader version) are read through their cells on the next ordinary run, and only once."""
     repo = make_git_repo(tmp_path / "proj", {"plot.ipynb": PLOT, "model.py": "X = 1\n"})
 
     def as_json_text(path: str, text: str) -> SourceFile:  # what versions before did
@@ -280,12 +280,13 @@ def test_an_index_made_before_reads_its_notebooks_again_without_full(
     embedder = TinyEmbedder()
     with monkeypatch.context() as patch:
         patch.setattr(pipeline, "parse_file", as_json_text)
+        patch.setattr(pipeline, "READER_VERSION", 0)
         with Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=embedder)[0] as engine:
             engine.index(repo)
             assert "smooth" not in {h.symbol for h in engine.search("smooth", k=5)}
     with Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=embedder)[0] as engine:
         stats = engine.index(repo)
-        assert (stats.changed, stats.unchanged) == (1, 1)
+        assert (stats.upgraded, stats.changed, stats.unchanged) == (2, 0, 0)
         assert engine.search("smooth", k=1)[0].symbol == "smooth"
         again = engine.index(repo)
-        assert (again.changed, again.unchanged) == (0, 2)
+        assert (again.upgraded, again.changed, again.unchanged) == (0, 0, 2)

@@ -6,9 +6,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
+from codecompass.cli import main
 from codecompass.engine import Engine
 from codecompass.errors import ModelMismatchError
+from codecompass.indexing import pipeline
 from codecompass.models import ChunkFilter
 from tests.conftest import TinyEmbedder, git, make_git_repo
 from tests.peek import peek, vector_ids
@@ -112,6 +115,36 @@ def test_editing_one_function_re_embeds_only_its_chunk(repo: Path, tmp_path: Pat
         reasons = peek(engine, "SELECT symbol, delete_reason FROM chunks WHERE status = 'deleted'")
         assert reasons == [("verify_token", "chunk_modified")]
         assert len(vector_ids(engine)) == 6
+
+
+def test_files_another_reader_version_stored_are_read_again_once_from_the_cache(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upgrade that reads files differently takes effect on the next ordinary run:
+    every file stored by another reader version is read again (an unchanged file's
+    chunks keep their embeddings), and a file edited meanwhile counts as changed."""
+    emb = TinyEmbedder()
+    with open_engine(repo, tmp_path, emb) as engine:
+        with monkeypatch.context() as patch:
+            patch.setattr(pipeline, "READER_VERSION", pipeline.READER_VERSION - 1)
+            engine.index(repo)
+        before = active(engine)
+        assert engine.status()["repos"][0]["files_to_read_again"] == 3
+        shown = CliRunner().invoke(main, ["status", "--data-dir", str(tmp_path / "data")])
+        assert "3 files were stored by another version of the reader" in shown.output
+        (repo / "app/util.py").write_text(UTIL + "\n\nSEP = '-'\n", encoding="utf-8")
+        emb.embedded.clear()
+        stats = engine.index(repo)
+        assert (stats.upgraded, stats.changed, stats.unchanged) == (2, 1, 0)
+        assert emb.embedded == ["app/util.py\nSEP = '-'"]  # the header, then the text
+        assert (stats.texts_embedded, stats.texts_cached) == (1, 0)
+        assert (stats.chunks_added, stats.chunks_removed) == (1, 0)  # the same chunks kept
+        assert active(engine) == before | {("app/util.py", 5, 5, None)}
+        versions = peek(engine, "SELECT DISTINCT reader_version FROM files")
+        assert versions == [(pipeline.READER_VERSION,)]
+        assert engine.status()["repos"][0]["files_to_read_again"] == 0
+        again = engine.index(repo)
+        assert (again.upgraded, again.changed, again.unchanged) == (0, 0, 3)
 
 
 def test_rename_reuses_vectors_and_deleted_files_leave_tombstones(

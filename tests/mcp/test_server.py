@@ -521,6 +521,7 @@ def test_index_updates_are_seen_while_the_server_runs(tmp_path: Path, onnx: Embe
     before, stale, after = run_client(state, body)
     assert before["results"][0]["symbol"] != "refund_payment"
     assert stale["repos"][0]["stale"]["added"] == 1
+    assert stale["repos"][0]["files_to_read_again"] == 0
     assert after["results"][0]["symbol"] == "refund_payment"
 
 

@@ -453,6 +453,20 @@ def case_decode_errors(b: Backend) -> Any:
     }
 
 
+def case_reader_version(b: Backend) -> Any:
+    """The reader version a file was stored by is kept by a stat-only write and replaced
+    when the file is written again."""
+    populate(b)
+    item = file_write("api", "auth/models.py", SOURCES[("api", "auth/models.py")])
+    write(b, dataclasses.replace(item, file=dataclasses.replace(item.file, reader_version=3)))
+    stored = b.files.files("api")[("api", "auth/models.py")]
+    write(b, FileWrite(dataclasses.replace(stored, size=1, mtime_ns=7)))
+    touched = b.files.files("api")[("api", "auth/models.py")]
+    write(b, item)
+    again = b.files.files("api")[("api", "auth/models.py")]
+    return [stored.reader_version, touched.reader_version, again.reader_version]
+
+
 TERMS = ["token", "verify", "save", "user", "secret", "nowhere"]
 
 

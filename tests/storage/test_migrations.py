@@ -175,7 +175,24 @@ def test_http_facts_of_an_older_index_get_no_router(tmp_path: Path) -> None:
         "INSERT INTO graph_http(repo, path, role, method, pattern, line, node) "
         "VALUES ('r', 'app.py', 'route', 'GET', '/users/{}', 9, 'r/app.py#get_user')"
     )
-    assert migrate(conn) == ["0010_graph_http_router"]
+    assert migrate(conn) == names[before:]
     assert conn.execute("SELECT role, node, router FROM graph_http").fetchall() == [
         ("route", "r/app.py#get_user", "")
+    ]
+
+
+def test_files_of_an_older_index_were_stored_by_reader_version_0(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
+    names = [name for name, _ in MIGRATIONS]
+    before = names.index("0011_files_reader_version")
+    for number, (_, sql) in enumerate(MIGRATIONS[:before], start=1):
+        conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;")
+    conn.execute("INSERT INTO repos(id, root, created_at) VALUES ('r', '/r', 'now')")
+    conn.execute(
+        "INSERT INTO files(repo, path, language, size, mtime_ns, file_hash, line_count, "
+        "indexed_at) VALUES ('r', 'a.py', 'python', 9, 5, 'h', 1, 'now')"
+    )
+    assert migrate(conn) == ["0011_files_reader_version"]
+    assert conn.execute("SELECT path, mtime_ns, reader_version FROM files").fetchall() == [
+        ("a.py", 5, 0)
     ]

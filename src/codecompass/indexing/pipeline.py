@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from codecompass.decoding import decode_text, is_notebook_path
+from codecompass.decoding import decode_text
 from codecompass.gitexec import git_text, run_git
 from codecompass.hashing import (
     canonical_text,
@@ -64,6 +64,11 @@ from codecompass.storage import Backend
 from codecompass.tokens import code_tokens
 
 STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vectors")
+# Bumped whenever reading, parsing or chunking changes what an unchanged file stores (its
+# symbols, chunks or lexical rows): a file another version stored is read again by the
+# next ordinary run, so an upgrade needs no `--full`. 1: notebooks read through their
+# cells, the first version recorded (files of earlier versions hold 0).
+READER_VERSION = 1
 
 
 class FileSource(Protocol):
@@ -120,6 +125,7 @@ class IndexStats:
     new: int = 0
     changed: int = 0
     unchanged: int = 0
+    upgraded: int = 0  # unchanged files read again: another version's reader stored them
     renamed: int = 0
     removed: int = 0
     skipped: Counter[str] = field(default_factory=Counter)
@@ -277,7 +283,8 @@ def _store_files(
     batch_chunks = 0
     for candidate in found.files:
         before = stored.get(candidate.path)
-        reread = job.full or (before is not None and _read_by_an_older_reader(before))
+        upgraded = before is not None and before.reader_version != READER_VERSION
+        reread = job.full or upgraded
         if (
             not reread
             and before is not None
@@ -314,7 +321,9 @@ def _store_files(
             stats.unchanged += 1
             progress.skip(candidate.size)
             continue
-        if before is not None:
+        if before is not None and upgraded and before.file_hash == file_hash and not job.full:
+            stats.upgraded += 1
+        elif before is not None:
             stats.changed += 1
         elif file_hash in gone_hashes:
             stats.renamed += 1
@@ -348,16 +357,6 @@ def _store_files(
 
 
 EVERY_FILE: frozenset[str] = frozenset({"*"})
-
-
-def _read_by_an_older_reader(record: FileRecord) -> bool:
-    """A file whose chunks an earlier version made in a way this one replaced, so that
-    upgrading takes effect without `--full`: a notebook stored as plain text without a
-    parse error was read as JSON text (the cell reader always names the kernel's
-    language, or says why not)."""
-    return (
-        is_notebook_path(record.path) and record.language == "text" and record.parse_error is None
-    )
 
 
 def _changed_by_git(job: IndexJob, head: str | None) -> frozenset[str]:
@@ -516,6 +515,7 @@ def _prepare(
         file_hash=file_hash,
         line_count=len(lines),
         parse_error=parsed.error,
+        reader_version=READER_VERSION,
     )
     staged = FactsRecord(
         repo=repo,

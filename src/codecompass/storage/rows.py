@@ -31,7 +31,7 @@ SYMBOL_FIELDS = [f.name for f in dataclasses.fields(SymbolRecord)]
 SYMBOL_COLUMNS = ", ".join(SYMBOL_FIELDS)
 FILE_COLUMNS = (
     "repo, path, language, size, mtime_ns, file_hash, line_count, parse_error, indexed_at, "
-    "decode_error"
+    "decode_error, reader_version"
 )
 MEMORY_FIELDS = [
     "id", "type", "content", "content_hash", "tags", "source", "created", "updated",

@@ -261,11 +261,12 @@ class PgCatalog:
                 )
             conn.execute(
                 f"INSERT INTO files(workspace, {FILE_COLUMNS}) VALUES "
-                f"({', '.join(['%s'] * 11)}) ON CONFLICT (workspace, repo, path) DO UPDATE SET "
+                f"({', '.join(['%s'] * 12)}) ON CONFLICT (workspace, repo, path) DO UPDATE SET "
                 "language = excluded.language, size = excluded.size, "
                 "mtime_ns = excluded.mtime_ns, file_hash = excluded.file_hash, "
                 "line_count = excluded.line_count, parse_error = excluded.parse_error, "
-                "indexed_at = excluded.indexed_at, decode_error = excluded.decode_error",
+                "indexed_at = excluded.indexed_at, decode_error = excluded.decode_error, "
+                "reader_version = excluded.reader_version",
                 (
                     ws,
                     f.repo,
@@ -278,6 +279,7 @@ class PgCatalog:
                     f.parse_error,
                     now,
                     f.decode_error,
+                    f.reader_version,
                 ),
             )
             if content.facts is not None:

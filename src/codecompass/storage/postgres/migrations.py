@@ -297,6 +297,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         "0006_graph_http_router",
         "ALTER TABLE graph_http ADD COLUMN router TEXT COLLATE \"C\" NOT NULL DEFAULT '';",
     ),
+    (
+        # As SQLite's 0011: the reader version that stored each file (0: before there
+        # was one, so the next run reads it again).
+        "0007_files_reader_version",
+        "ALTER TABLE files ADD COLUMN reader_version INTEGER NOT NULL DEFAULT 0;",
+    ),
 ]
 
 # pg_advisory_lock key under which migrations run (two processes opening a new

@@ -218,12 +218,12 @@ class SQLiteCatalog:
                 ],
             )
             conn.execute(
-                f"INSERT INTO files({FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                f"INSERT INTO files({FILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(repo, path) DO UPDATE SET language = excluded.language, "
                 "size = excluded.size, mtime_ns = excluded.mtime_ns, "
                 "file_hash = excluded.file_hash, line_count = excluded.line_count, "
                 "parse_error = excluded.parse_error, indexed_at = excluded.indexed_at, "
-                "decode_error = excluded.decode_error",
+                "decode_error = excluded.decode_error, reader_version = excluded.reader_version",
                 (
                     f.repo,
                     f.path,
@@ -235,6 +235,7 @@ class SQLiteCatalog:
                     f.parse_error,
                     now,
                     f.decode_error,
+                    f.reader_version,
                 ),
             )
             if content.facts is not None:

@@ -280,6 +280,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         "0010_graph_http_router",
         "ALTER TABLE graph_http ADD COLUMN router TEXT NOT NULL DEFAULT '';",
     ),
+    (
+        # Which version of reading, parsing and chunking stored each file; the files of
+        # an index made before there was one (0) are read again by the next run.
+        "0011_files_reader_version",
+        "ALTER TABLE files ADD COLUMN reader_version INTEGER NOT NULL DEFAULT 0;",
+    ),
 ]
 
 
