@@ -7,6 +7,17 @@ from codecompass.errors import DataDirError
 from codecompass.storage.sqlite.migrations import MIGRATIONS, migrate
 
 
+def _before(tmp_path: Path, migration: str) -> tuple[sqlite3.Connection, list[str]]:
+    """A database as a version before `migration` left it, and the names of the
+    migrations from that one on."""
+    conn = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
+    names = [name for name, _ in MIGRATIONS]
+    before = names.index(migration)
+    for number, (_, sql) in enumerate(MIGRATIONS[:before], start=1):
+        conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;")
+    return conn, names[before:]
+
+
 def test_blank_database_gets_every_migration(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
     assert migrate(conn) == [name for name, _ in MIGRATIONS]
@@ -67,11 +78,7 @@ def test_an_index_run_leaves_planner_statistics_so_id_lookups_use_the_key(
 def test_every_file_is_read_again_after_the_upgrade(tmp_path: Path) -> None:
     # Text stored by an older version may hold secrets, lack trailing blanks or hide
     # invalid bytes as U+FFFD: every file loses its mtime, so the next run reads it again.
-    conn = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
-    names = [name for name, _ in MIGRATIONS]
-    before = names.index("0006_files_decode_error_read_again")
-    for number, (_, sql) in enumerate(MIGRATIONS[:before], start=1):
-        conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;")
+    conn, later = _before(tmp_path, "0006_files_decode_error_read_again")
     conn.execute("INSERT INTO repos(id, root, created_at) VALUES ('r', '/r', 'now')")
     for path, text in (("lossy.py", "x = 'caf\ufffd'"), ("clean.py", "x = 1")):
         conn.execute(
@@ -85,7 +92,7 @@ def test_every_file_is_read_again_after_the_upgrade(tmp_path: Path) -> None:
             "VALUES (?, 'r', ?, 'python', 'module', 1, 1, '', ?, 't', 'h', 'k', 1, 'now')",
             (path, path, text),
         )
-    assert migrate(conn) == names[before:]
+    assert migrate(conn) == later
     rows = conn.execute("SELECT path, mtime_ns, decode_error FROM files ORDER BY path").fetchall()
     assert rows == [("clean.py", -1, None), ("lossy.py", -1, None)]
 
@@ -140,14 +147,10 @@ def test_opening_a_new_folder_waits_for_a_writer_instead_of_failing(tmp_path: Pa
 
 
 def test_an_index_gets_an_empty_memory_store_and_keeps_everything_else(tmp_path: Path) -> None:
-    conn = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
-    names = [name for name, _ in MIGRATIONS]
-    before = names.index("0008_memories")
-    for number, (_, sql) in enumerate(MIGRATIONS[:before], start=1):
-        conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;")
+    conn, later = _before(tmp_path, "0008_memories")
     conn.execute("INSERT INTO meta(key, value) VALUES ('embedder_dim', '8')")
     conn.execute("INSERT INTO repos(id, root, created_at) VALUES ('r', '/r', 'now')")
-    assert migrate(conn) == names[before:]
+    assert migrate(conn) == later
     assert conn.execute("SELECT key, value FROM meta").fetchall() == [("embedder_dim", "8")]
     assert conn.execute("SELECT id FROM repos").fetchall() == [("r",)]
     assert conn.execute("SELECT count(*) FROM memories").fetchone() == (0,)
@@ -166,33 +169,25 @@ def test_an_index_gets_an_empty_memory_store_and_keeps_everything_else(tmp_path:
 
 
 def test_http_facts_of_an_older_index_get_no_router(tmp_path: Path) -> None:
-    conn = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
-    names = [name for name, _ in MIGRATIONS]
-    before = names.index("0010_graph_http_router")
-    for number, (_, sql) in enumerate(MIGRATIONS[:before], start=1):
-        conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;")
+    conn, later = _before(tmp_path, "0010_graph_http_router")
     conn.execute(
         "INSERT INTO graph_http(repo, path, role, method, pattern, line, node) "
         "VALUES ('r', 'app.py', 'route', 'GET', '/users/{}', 9, 'r/app.py#get_user')"
     )
-    assert migrate(conn) == names[before:]
+    assert migrate(conn) == later
     assert conn.execute("SELECT role, node, router FROM graph_http").fetchall() == [
         ("route", "r/app.py#get_user", "")
     ]
 
 
 def test_files_of_an_older_index_were_stored_by_reader_version_0(tmp_path: Path) -> None:
-    conn = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
-    names = [name for name, _ in MIGRATIONS]
-    before = names.index("0011_files_reader_version")
-    for number, (_, sql) in enumerate(MIGRATIONS[:before], start=1):
-        conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;")
+    conn, later = _before(tmp_path, "0011_files_reader_version")
     conn.execute("INSERT INTO repos(id, root, created_at) VALUES ('r', '/r', 'now')")
     conn.execute(
         "INSERT INTO files(repo, path, language, size, mtime_ns, file_hash, line_count, "
         "indexed_at) VALUES ('r', 'a.py', 'python', 9, 5, 'h', 1, 'now')"
     )
-    assert migrate(conn) == ["0011_files_reader_version"]
+    assert migrate(conn) == later == ["0011_files_reader_version"]
     assert conn.execute("SELECT path, mtime_ns, reader_version FROM files").fetchall() == [
         ("a.py", 5, 0)
     ]
