@@ -35,7 +35,7 @@ from codecompass.graph.link import link as link_graph
 from codecompass.graph.link import unlink_repo
 from codecompass.graph.models import CALLER_TYPES, DEPENDENCY_TYPES, VIRTUAL_PREFIXES
 from codecompass.graph.service_links import check_via, service_links
-from codecompass.hashing import canonical_text, file_lines
+from codecompass.hashing import file_lines
 from codecompass.indexing.chunk import CHUNK_KINDS, ChunkLimits
 from codecompass.indexing.discover import DiscoveryRules, discover
 from codecompass.indexing.gitsource import GitTreeSource, default_repo_name, resolve_git_dir
@@ -98,7 +98,7 @@ from codecompass.security.paths import (
     is_plain_path,
     read_text,
 )
-from codecompass.security.secrets import redact_secrets
+from codecompass.security.secrets import stored_text
 from codecompass.settings import (
     CONFIG_FILE,
     DEFAULT_DATA_DIR,
@@ -683,7 +683,7 @@ class Engine:
         rel = confined.rel
         # Redacted whole, then cut: a range that starts inside a private key block must
         # not show the key's body.
-        text = redact_secrets(canonical_text(read_text(confined)))[0]
+        text = stored_text(read_text(confined))
         lines = notebook_lines(rel, text) or file_lines(text)
         total = len(lines)
         start = 1 if start_line is None else start_line

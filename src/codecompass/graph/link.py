@@ -37,7 +37,6 @@ from codecompass.graph.pagerank import compute_importance
 from codecompass.graph.resolve import Resolver
 from codecompass.graph.resolve_typed import TYPED_LANGUAGE_EDGES
 from codecompass.graph.rpc import link_rpc, rpc_facts
-from codecompass.hashing import canonical_text
 from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import FACTS_VERSION
 from codecompass.indexing.parse import parse_file
@@ -50,7 +49,7 @@ from codecompass.models import (
     OwnedEdges,
     SymbolQuery,
 )
-from codecompass.security.secrets import redact_secrets
+from codecompass.security.secrets import stored_text
 from codecompass.settings import GraphSettings
 from codecompass.storage import Backend
 from codecompass.tokens import code_tokens
@@ -255,7 +254,7 @@ def _read(root: Path | None, path: str) -> str | None:
         data = (root / path).read_bytes()
     except OSError:
         return None
-    return redact_secrets(canonical_text(decode_text(data).text))[0]  # as the run read it
+    return stored_text(decode_text(data).text)  # as the run read it
 
 
 def _trigger_keys(

@@ -26,7 +26,6 @@ import numpy as np
 from codecompass.decoding import decode_text
 from codecompass.gitexec import git_text, run_git
 from codecompass.hashing import (
-    canonical_text,
     chunk_id,
     hash_bytes,
     hash_text,
@@ -59,7 +58,7 @@ from codecompass.models import (
     utc_now,
 )
 from codecompass.protocols import Embedder, Vectors, VectorStore
-from codecompass.security.secrets import redact_secrets
+from codecompass.security.secrets import stored_text
 from codecompass.storage import Backend
 from codecompass.tokens import code_tokens
 
@@ -438,7 +437,7 @@ def _read(
     # embeddings never see a secret; redaction keeps every newline, so line numbers hold.
     # The hash is of the redacted text too: a hash of the original would let anyone with
     # the index test guesses of a short password against it.
-    text = redact_secrets(canonical_text(decoded.text))[0]
+    text = stored_text(decoded.text)
     return text, hash_bytes(text.encode("utf-8")), decoded.problem
 
 

@@ -120,6 +120,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
+from codecompass.hashing import canonical_text
+
 _ENV_TEMPLATE_PARTS = frozenset({"example", "sample", "template", "dist"})
 
 _SECRET_NAMES = frozenset(
@@ -384,6 +386,12 @@ def redact_secrets(text: str) -> tuple[str, int]:
     """
     scan = _Scan(memory=False)
     return _run(text, scan), scan.count
+
+
+def stored_text(text: str) -> str:
+    """A file's decoded text as the index stores it, and as everything that shows its
+    lines must read it: canonical (`hashing.canonical_text`), then redacted."""
+    return redact_secrets(canonical_text(text))[0]
 
 
 def find_secrets(text: str) -> list[SecretFinding]:
