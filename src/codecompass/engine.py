@@ -883,7 +883,7 @@ class Engine:
                         f.reader_version != READER_VERSION for f in files.values()
                     ),
                     "last_run": _run_dict(last[0]) if last else None,
-                    "changed_on_disk": self._changes_on_disk(info.id, Path(info.root)),
+                    "changed_on_disk": self._changes_on_disk(info.id, Path(info.root), files),
                 }
             )
         meta = backend.meta.meta()
@@ -912,7 +912,9 @@ class Engine:
             if f.decode_error is not None and self.access.allows(repo, path)
         ]
 
-    def _changes_on_disk(self, repo: str, root: Path) -> dict[str, Any]:
+    def _changes_on_disk(
+        self, repo: str, root: Path, files: dict[tuple[str, str], FileRecord]
+    ) -> dict[str, Any]:
         """Files added, changed or removed since the last run (by size and mtime): the
         counts, and the files (the first STALE_LISTED)."""
         if not root.is_dir():
@@ -920,7 +922,7 @@ class Engine:
         if (root / "objects").is_dir() and (root / "HEAD").is_file():
             # Indexed with index_commit from a git directory: there is no work tree.
             return {"note": "indexed from git objects; see last_commit"}
-        stored = {path: f for (_, path), f in self.backend.files.files(repo).items()}
+        stored = {path: f for (_, path), f in files.items()}
         found = {c.path: c for c in discover(root, self.rules()).files}
         added = sorted(p for p in found if p not in stored)
         removed = sorted(p for p in stored if p not in found)
