@@ -280,8 +280,9 @@ def build_every_reason(root: Path) -> None:
     write(root, "locale/app.pot", 'msgid "Bad value"\nmsgstr ""\n')
     write(root, "locale/de/LC_MESSAGES/app.mo", b"\xde\x12\x04\x95\0\0")
     write(root, "src/locale/messages.de.xlf", '<xliff version="1.2"></xliff>\n')
-    # media: a vector image and font metrics, both text
+    # media: vector images and font metrics, all text
     write(root, "tests/baseline_images/plot.SVG", '<svg><path d="M 0 0 L 1 1"/></svg>\n')
+    write(root, "media/logo.ai", "%!PS-Adobe-3.0\n%%Creator: Adobe Illustrator\n")
     write(root, "fonts/afm/ptmr8a.afm", "StartFontMetrics 2.0\nFontName Times-Roman\n")
     # minified: by name twice, by content once
     write(root, "static/app.min.js", "var a=1;\n")
@@ -320,7 +321,7 @@ def test_every_skip_reason_is_counted_exactly(tmp_path: Path, mode: Mode) -> Non
             "secret": 3,
             "lockfile": 2,
             "translations": 4,
-            "media": 2,
+            "media": 3,
             "minified": 3,
             "generated": 2,
             "binary": 2,
@@ -339,7 +340,7 @@ def test_every_skip_reason_is_counted_exactly(tmp_path: Path, mode: Mode) -> Non
             "locale/de/LC_MESSAGES/app.po",
             "src/locale/messages.de.xlf",
         ],
-        "media": ["fonts/afm/ptmr8a.afm", "tests/baseline_images/plot.SVG"],
+        "media": ["fonts/afm/ptmr8a.afm", "media/logo.ai", "tests/baseline_images/plot.SVG"],
         "minified": ["static/app.js.map", "static/app.min.js", "static/bundle.js"],
         "generated": ["api/api.go", "proto/msg_pb2.py"],
         "binary": ["assets/logo.png", "data/blob.dat"],
@@ -565,6 +566,9 @@ def test_a_thousand_files_are_discovered_quickly(tmp_path: Path, mode: Mode) -> 
         (b"", "empty.js", None),
         (b"print('hi')\n", "a.py", None),
         (b"abc\0def", "a.txt", "binary"),
+        (b"%PDF-1.6\r%\xe2\xe3\xcf\xd3\r1 0 obj\r<</Type/Catalog>>\r", "logo.ai", "binary"),
+        (b"%PDF-1.4\n", "manual", "binary"),
+        (b"% PDF-style comment\n", "notes.tex", None),
         ("h\0i\0".encode("ascii"), "utf16.txt", "binary"),
         ("\ufeffh".encode("utf-16-le"), "utf16.txt", None),
         ("\ufeffh".encode("utf-16-be"), "utf16.txt", None),

@@ -22,8 +22,8 @@ Skip reasons, in the order they are tested (the first that applies is counted):
    ``lockfile``     dependency lock files.
    ``translations`` gettext and XLIFF catalogs (`.po`, `.pot`, `.mo`, `.xlf`): each
                     message once per language, outranking the code that emits it.
-   ``media``        pictures and fonts written as text (`.svg`, `.eps`, `.afm`, `.bdf`):
-                    drawing commands and glyph metrics, no code to find.
+   ``media``        pictures and fonts written as text (`.svg`, `.eps`, `.ps`, `.ai`,
+                    `.afm`, `.bdf`): drawing commands and glyph metrics, no code to find.
    ``minified``     `*.min.js`, `*.min.css`, `*.map`, ...
    ``generated``    protobuf/grpc stubs, `*.g.dart`, `*.designer.cs`, ...
    ``binary``       extensions that are never text (images, archives, fonts, objects,
@@ -40,7 +40,8 @@ Skip reasons, in the order they are tested (the first that applies is counted):
 3. content of the first 8 KiB (`sniff`):
    ``binary``       a NUL byte, unless a UTF-16/32 byte-order mark opens the file and
                     its head decodes (`decoding.sniff_text`); the rules below then read
-                    the decoded head. UTF-16 without a mark stays binary.
+                    the decoded head. UTF-16 without a mark stays binary. A PDF under
+                    another name (an Illustrator `.ai` file) is binary too.
    ``minified``     for js/css/json/html: a line over 5,000 chars, or an average line
                     over 300 chars in a head of more than 1,000 bytes.
    ``generated``    a generator marker in a comment line among the first 5 lines.
@@ -157,7 +158,11 @@ _TRANSLATION_EXTENSIONS = frozenset({"po", "pot", "mo", "xlf", "xliff"})
 # Pictures and fonts that are text, not code: vector images (a plotting library's test
 # baselines outweigh its Python), PostScript, and font metrics or bitmaps. Their words
 # (`path`, `clip`, `font`, `transform`) are the words of a graphics codebase's questions.
-_MEDIA_EXTENSIONS = frozenset({"svg", "eps", "afm", "bdf"})
+_MEDIA_EXTENSIONS = frozenset({"svg", "eps", "ps", "ai", "afm", "bdf"})
+
+# A PDF's streams are compressed bytes, but its head can be NUL-free text (Illustrator
+# saves `.ai` files as PDF): read as text, it fills the index with decode errors.
+_PDF_MAGIC = b"%PDF-"
 
 _BINARY_EXTENSIONS = frozenset(
     {
@@ -231,7 +236,7 @@ def sniff(head: bytes, path: str) -> str | None:
     if not head:
         return None
     text = sniff_text(head)
-    if text is None:
+    if text is None or head.startswith(_PDF_MAGIC):
         return "binary"
     head = text
     name = path.rsplit("/", 1)[-1]
