@@ -78,6 +78,19 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         ("lookup/app/util.py", f"{L}/app/util.py"),
         (RENDER, RENDER),
         (L, L),
+        # a JavaScript private member: as written, and without its `#` as people say it
+        ("Queue.#drain", f"{L}/web/queue.js#Queue.#drain"),
+        ("#drain", f"{L}/web/queue.js#Queue.#drain"),
+        ("Queue.drain", f"{L}/web/queue.js#Queue.#drain"),
+        ("Queue#drain", f"{L}/web/queue.js#Queue.#drain"),
+        ("drain()", f"{L}/web/queue.js#Queue.#drain"),
+        ("queue.js#drain", f"{L}/web/queue.js#Queue.#drain"),
+        ("queue.js#Queue.#drain", f"{L}/web/queue.js#Queue.#drain"),
+        ("web.queue.Queue.drain", f"{L}/web/queue.js#Queue.#drain"),
+        # ... where a public member of the same name comes first
+        ("Queue.size", f"{L}/web/queue.js#Queue.size"),
+        ("size", f"{L}/web/queue.js#Queue.size"),
+        ("Queue.#size", f"{L}/web/queue.js#Queue.#size"),
     ],
 )
 def test_each_written_form_names_one_node(engine: Engine, written: str, node: str) -> None:
@@ -214,6 +227,17 @@ def test_the_callers_of_a_module_function(engine: Engine) -> None:
     assert sorted((e.source, e.evidence_line) for e in result.edges) == [
         (f"{L}/app/__init__.py#main", 7),
         (f"{L}/app/util.py#Page.render", 10),
+    ]
+
+
+def test_the_callers_of_a_private_member_named_without_its_hash(engine: Engine) -> None:
+    result = engine.callers("Queue.drain")
+    assert result.root == f"{L}/web/queue.js#Queue.#drain"
+    assert [(e.source, e.evidence_line) for e in result.edges] == [
+        (f"{L}/web/queue.js#Queue.flush", 15)
+    ]
+    assert [(m.id, m.score, m.exact) for m in engine.find_symbol("drain")[:1]] == [
+        (f"{L}/web/queue.js#Queue.#drain", 0.9, False)
     ]
 
 

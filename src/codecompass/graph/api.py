@@ -20,9 +20,11 @@ from codecompass.graph.lookup import (
     file_match,
     file_splits,
     innermost,
+    member_dots,
     module_rooted,
     normalize,
     path_rooted,
+    private_member,
     qualified_tails,
     symbol_match,
 )
@@ -261,13 +263,23 @@ class GraphReader:
     ) -> None:
         """`Class.method`, `module.func`, `pkg.module.Class.method`, `name`."""
         tails = qualified_tails(parts)
+        scores = dict.fromkeys(tails, COMPLETE)
+        for tail, start in list(tails.items()):
+            private = private_member(tail) if "." in tail else None  # members only
+            if private is not None:
+                tails[private], scores[private] = start, SIMPLE_NAME
         for s in self._symbols(SymbolQuery(qualified_names=list(tails), repo=repo, kind=kind)):
             start = tails[s.qualified_name]
             rooted = False if start == 0 else module_rooted("/".join(parts[:start]), s.repo, s.path)
             if rooted is not None:
-                keep(symbol_match(s, COMPLETE, rooted))
-        for s in self._symbols(SymbolQuery(names=[".".join(parts)], repo=repo, kind=kind)):
-            keep(symbol_match(s, SIMPLE_NAME, False))
+                keep(symbol_match(s, scores[s.qualified_name], rooted))
+        name = ".".join(parts)
+        names = {name: SIMPLE_NAME}
+        private = private_member(name) if len(parts) == 1 else None
+        if private is not None:
+            names[private] = TRAILING
+        for s in self._symbols(SymbolQuery(names=list(names), repo=repo, kind=kind)):
+            keep(symbol_match(s, names[s.name], False))
 
     def _read_files(
         self,
@@ -337,13 +349,20 @@ class GraphReader:
                 elif files and kind is None:
                     keep(file_match(r, path, rooted))
             return
-        name = normalize(right).replace("#", ".")
+        name = member_dots(normalize(right))
+        private = private_member(name)
         for s in self._symbols(SymbolQuery(files=list(where), kind=kind)):
             rooted = where[(s.repo, s.path)]
             if s.qualified_name == name:
                 keep(symbol_match(s, COMPLETE, rooted))
             elif s.name == name or s.qualified_name.endswith("." + name):
                 keep(symbol_match(s, SIMPLE_NAME, rooted))
+            elif private is not None and (
+                s.qualified_name == private
+                or s.name == private
+                or s.qualified_name.endswith("." + private)
+            ):
+                keep(symbol_match(s, TRAILING, rooted))
 
     def find_symbol(
         self, name: str, *, kind: str | None = None, repo: str | None = None, limit: int = 20

@@ -17,7 +17,10 @@ which tries each reading against the index:
 | `Inner.method`                                 | the end of `Outer.Inner.method`      | 0.9   |
 
 `Class::method`, `Class#method` and `module:func` read as `Class.method` and
-`module.func`; a trailing `()` is dropped. A *module* is a file's path without its
+`module.func`; a trailing `()` is dropped. A JavaScript private member (`#retry`) answers
+to its name as written (`Ky.#retry`, `#retry`) and, a step lower (0.95 for a qualified
+name, 0.9 for a simple one or a name in a file), without its `#` (`Ky.retry`, `retry`),
+as people say it. A *module* is a file's path without its
 extension, `.` for `/` (`rich.markup` is `rich/markup.py`, and as well `.js`, `.ts`,
 `.go` … files); a package's `__init__`, `index` or `mod` file also answers to its folder,
 and a Go, Java, Kotlin or Scala file to its folder (the package). A *file* is a path
@@ -58,6 +61,7 @@ INDEX_STEMS = frozenset({"__init__", "index", "mod"})
 # Go, Java, Kotlin, Scala: a file belongs to the package its folder names.
 FOLDER_PACKAGE_EXTENSIONS = frozenset({".go", ".java", ".kt", ".kts", ".scala"})
 _LINE_AND_COLUMN = re.compile(r"(.+):(\d+):\d+")
+_MEMBER_HASH = re.compile(r"(?<=[^.])#")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +100,21 @@ def normalize(text: str) -> str:
     return text.replace("::", ".").removesuffix("()")
 
 
+def member_dots(text: str) -> str:
+    """`Class#method` as `Class.method`. A `#` that opens a name (at the start or after
+    a dot) is kept: it is part of a JavaScript private member's name (`Ky.#retry`)."""
+    return _MEMBER_HASH.sub(".", text)
+
+
+def private_member(name: str) -> str | None:
+    """`Ky.retry` → `Ky.#retry`: the JavaScript private member a name without its `#`
+    may mean; None when the last part already has one."""
+    head, dot, last = name.rpartition(".")
+    if not last or last.startswith("#"):
+        return None
+    return f"{head}{dot}#{last}"
+
+
 def file_splits(text: str) -> list[tuple[str, str]]:
     """(file, name or line) pairs the text may be: at its first `#`, at its last `:`
     (`path:line:column` keeps the line)."""
@@ -114,7 +133,7 @@ def file_splits(text: str) -> list[tuple[str, str]]:
 
 def dotted_parts(text: str) -> list[str] | None:
     """`a.b.c` → its parts; None when the text cannot be a dotted name."""
-    name = text.replace("#", ".").replace(":", ".")
+    name = member_dots(text).replace(":", ".")
     parts = name.split(".")
     if "/" in name or not all(parts):
         return None
