@@ -164,6 +164,13 @@ def test_code_is_chosen_over_a_test_double_of_the_same_name(engine: Engine) -> N
         (f"{L}/app/util.py#Page.render", 1.0),
         (f"{L}/tests/doubles.py#Page.render", 1.0),
     ]
+    # A test function's own name outscores a method's, but the code still comes first.
+    assert engine.graph.resolve_node("flush") == f"{L}/web/queue.js#Queue.flush"
+    assert [(m.id, m.score) for m in engine.graph.lookup("flush")] == [
+        (f"{L}/web/queue.js#Queue.flush", 0.95),
+        (f"{L}/tests/doubles.py#flush", 1.0),
+    ]
+    assert engine.graph.resolve_node("doubles.flush") == f"{L}/tests/doubles.py#flush"
 
 
 def test_a_repository_narrows_the_candidates(engine: Engine) -> None:

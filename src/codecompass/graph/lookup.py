@@ -31,12 +31,14 @@ module name (`rich.markup`) as a file. A simple name in a module, the readings t
 need the file list (a path, a module as a file) and the ends of qualified names are
 tried, in that order, only when no earlier reading answers.
 
-Choosing: candidates rank by score, then by whether the written module or path reaches
-the repository root (`rich.markup.render` is `rich/markup.py#render` rather than a
-vendored `pip/_vendor/rich/markup.py#render`), then code before tests (`res.send` is
-express's `lib/response.js#res.send`, not a mock of it in `test/`), then by importance.
-The first is chosen when no other candidate has its score, rootedness and place (code or
-test); otherwise the name is ambiguous and the error lists every candidate, best first.
+Choosing: code comes before tests (`res.send` is express's `lib/response.js#res.send`,
+not a mock of it in `test/`; walkdir's `filter_entry` is a method of the library, not the
+test function of that name in `src/tests/`, though a function's own name outscores a
+method's), then candidates rank by score, then by whether the written module or path
+reaches the repository root (`rich.markup.render` is `rich/markup.py#render` rather than
+a vendored `pip/_vendor/rich/markup.py#render`), then by importance. The first is chosen
+when no other candidate has its place (code or test), score and rootedness; otherwise
+the name is ambiguous and the error lists every candidate, best first.
 Case-insensitive and fuzzy matches (below 0.9, from `find_symbol`) are offered when
 nothing else matches, never chosen.
 """
@@ -78,9 +80,9 @@ class Match:
     rooted: bool
     symbol: SymbolRecord | None = None
 
-    def rank(self) -> tuple[float, bool, bool]:
-        """Higher is better: the score, then rootedness, then code over tests."""
-        return (self.score, self.rooted, not is_test_path(self.path))
+    def rank(self) -> tuple[bool, float, bool]:
+        """Higher is better: code over tests, then the score, then rootedness."""
+        return (not is_test_path(self.path), self.score, self.rooted)
 
     def candidate(self) -> Candidate:
         return Candidate(self.id, self.kind, self.repo, self.path, self.line, self.score)
