@@ -244,3 +244,28 @@ def test_a_method_guess_takes_the_module_not_its_stub(tmp_path: Path) -> None:
     engine.add_repo(tmp_path / "typed", name="typed")
     calls = {(s, t, c) for s, t, _, c, _ in edges(engine, ("calls",)) if s.startswith("typed/app")}
     assert calls == {("typed/app.py#render", "typed/pkg/shape.py#Shape.outline", 0.4)}
+
+
+def test_a_package_that_imports_its_own_submodule_exposes_it(tmp_path: Path) -> None:
+    """marshmallow's `__init__` says `from . import fields`, and its users write `from
+    marshmallow import fields; fields.String()`: the name held the import of itself, so
+    1,018 of its calls stayed unresolved. Python falls back to the submodule."""
+    engine = workspace(tmp_path)
+    init = "from . import fields\nfrom pkg import schema as schema\n"
+    fields = "class String:\n    def __init__(self):\n        pass\n"
+    user = "from pkg import fields, schema\n\n\ndef build():\n"
+    user += "    return fields.String(), schema.make()\n"
+    files = {"src/pkg/__init__.py": init, "src/pkg/fields.py": fields, "tests/test_build.py": user}
+    write(tmp_path / "own", {**files, "src/pkg/schema.py": "def make():\n    pass\n"})
+    engine.add_repo(tmp_path / "own", name="own")
+    pkg = "own/src/pkg"
+    assert {(s, t, c) for s, t, _, c, _ in edges(engine, ("calls",))} == {
+        ("own/tests/test_build.py#build", f"{pkg}/fields.py#String", 0.9),
+        ("own/tests/test_build.py#build", f"{pkg}/fields.py#String.__init__", 0.9),
+        ("own/tests/test_build.py#build", f"{pkg}/schema.py#make", 0.9),
+    }
+    # The package imports its submodules, not itself.
+    assert {(s, t) for s, t, *_ in edges(engine, ("imports",)) if s == f"{pkg}/__init__.py"} == {
+        (f"{pkg}/__init__.py", f"{pkg}/fields.py"),
+        (f"{pkg}/__init__.py", f"{pkg}/schema.py"),
+    }

@@ -703,7 +703,11 @@ class Resolver:
         if module.kind != "module":
             external = f"{spec}.{name}" if sep and name not in ("*", "default") else spec
             return [_unresolved(source, external, "imports", 1.0, ref, "external")]
-        rows = [self._to_file(source, module.repo, module.path, "imports", 1.0, ref)]
+        # `from . import fields` in a package's `__init__` imports a submodule, not itself.
+        itself = (module.repo, module.path) == (ctx.repo, ctx.path)
+        rows = (
+            [] if itself else [self._to_file(source, module.repo, module.path, "imports", 1.0, ref)]
+        )
         if module.repo != ctx.repo:
             rows.append(self.package_edge(ctx, module, spec, ref))
         if sep and name != "*":
@@ -914,6 +918,14 @@ class Resolver:
             module = self.module_value(ctx, spec)
             if module.kind == "module":
                 found = self.module_attr(module, name, depth + 1)
+                if (found is None or not found.known) and ctx.language == "python":
+                    # Python falls back to the submodule: a package's `from . import
+                    # fields` binds the name to itself until the import has run.
+                    sub = self.index.python_submodule(module.repo, module.path, name)
+                    if sub is not None:
+                        found = Value(
+                            "module", conf=module.conf, via="import", repo=sub[0], path=sub[1]
+                        )
                 if found is None or not found.known:
                     return UNKNOWN
                 return found.weaker(CONF_EXACT, "import")
