@@ -180,6 +180,8 @@ RUST: set[Edge] = {
     (f"{R}/lib.rs#total", f"{R}/geometry.rs#Circle.area", "calls", 0.2667, 8),
     (f"{R}/lib.rs#total", f"{R}/geometry.rs#Shape.area", "calls", 0.2667, 8),
     (f"{R}/lib.rs#total", f"{R}/geometry.rs#Square.area", "calls", 0.2667, 8),
+    # `Some(…)`: the prelude's, no edge (as Python's `len`).
+    (f"{R}/lib.rs#wrap", f"{R}/geometry.rs#Circle.area", "calls", 0.8, 36),
     (f"{R}/store.rs", f"{R}/geometry.rs", "imports", 1.0, 1),
     (f"{R}/store.rs", f"{R}/geometry.rs#Circle", "imports", 1.0, 1),
     (f"{R}/store.rs#Store.new", "?Vec.new", "calls", 1.0, 10),

@@ -73,6 +73,9 @@ GO_TYPES = frozenset(
 RUST_BUILTIN = frozenset(
     "bool char str i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f32 f64".split()  # noqa: SIM905
 )
+# The prelude's variants: in nearly every function, an edge to `?Some` or `?Ok` says no
+# more than Python's `len` (which has none).
+RUST_PRELUDE_VARIANTS = frozenset({"Some", "None", "Ok", "Err"})
 JAVA_PRIMITIVES = frozenset(
     "boolean byte char short int long float double void var".split()  # noqa: SIM905
 )
@@ -1262,7 +1265,7 @@ class RustResolver(TypedResolver):
         return None
 
     def unbound_name(self, name: str, types: bool) -> TVal | None:
-        if name in RUST_BUILTIN:
+        if name in RUST_BUILTIN or name in RUST_PRELUDE_VARIANTS:
             return TVal("builtin", name=name)
         if name in ("std", "core", "alloc") or name in self.dependencies:
             return TVal("ext", via="external", name=name)
