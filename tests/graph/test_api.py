@@ -4,12 +4,13 @@ and the repository overview."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from codecompass.engine import Engine
 from codecompass.errors import InputError, NotFoundError
-from tests.graph.helpers import add_fixture, workspace
+from tests.graph.helpers import add_fixture, workspace, write
 
 P = "shop/shop"
 
@@ -155,6 +156,29 @@ def test_importance_and_overview(engine: Engine) -> None:
     assert overview.tokens <= 2000
     small = engine.repo_overview(budget_tokens=60)
     assert len(small.files) == 1 and small.tokens <= 60
+
+
+def test_the_overview_shows_code_before_files_of_types_alone(tmp_path: Path) -> None:
+    """Every file of ky references `types/options.ts`, so its PageRank led the overview
+    and its 2,000 tokens held type aliases only, never the class that sends requests."""
+    types = (
+        "export type Method = 'get' | 'post';\n\nexport interface Options {\n  method: Method;\n}\n"
+    )
+    client = (
+        "import type {Options} from './types.js';\n\n"
+        "export function send(options: Options): string {\n  return options.method;\n}\n"
+    )
+    index = (
+        "import {send} from './client.js';\nimport type {Options} from './types.js';\n\n"
+        "export function get(options: Options): string {\n  return send(options);\n}\n"
+    )
+    write(tmp_path / "web", {"src/types.ts": types, "src/client.ts": client, "src/index.ts": index})
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "web", name="web")
+        overview = engine.repo_overview(budget_tokens=2000)
+    importance = {f.path: f.importance for f in overview.files}
+    assert importance["src/types.ts"] == 1.0  # the most referenced
+    assert [f.path for f in overview.files] == ["src/client.ts", "src/index.ts", "src/types.ts"]
 
 
 def test_an_overlong_symbol_name_is_refused_naming_the_limit(engine: Engine) -> None:

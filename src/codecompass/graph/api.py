@@ -51,6 +51,9 @@ DEFAULT_LIMIT = 200
 # quadratic in the length) or a storage pattern too long.
 MAX_SYMBOL_CHARS = 2000
 MAX_CLOSE = 5  # names offered when a symbol argument names nothing
+# A file of these alone (TypeScript's `types/options.ts`) is referenced by every file, so
+# its PageRank leads; the overview shows the code that does the work before it.
+TYPE_ONLY_KINDS = frozenset({"type", "interface"})
 # A traversal leaves keyword and similarity edges out unless asked: they connect
 # everything to everything a little.
 TRAVERSE_TYPES: tuple[str, ...] = tuple(t for t in EDGE_TYPES if t not in ("keyword", "similar"))
@@ -690,12 +693,14 @@ class GraphReader:
         text = (
             f"# {repo}: {len(files)} files, {len(every_symbol)} symbols ({len(symbols)} in "
             f"code, {sections} document sections). Most important first (PageRank over "
-            "calls, imports, inheritance, references; tests and type declarations last).\n"
+            "calls, imports, inheritance, references; files of type aliases and interfaces "
+            "only after the code, tests and type declarations last).\n"
         )
         ranked = sorted(
             by_file,
             key=lambda p: (
                 is_test_path(p) or is_declaration_path(p),
+                all(s.kind in TYPE_ONLY_KINDS for s in by_file[p]),
                 -importance.get(f"{repo}/{p}", 0.0),
                 p,
             ),
