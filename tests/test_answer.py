@@ -127,7 +127,7 @@ def test_chat_endpoint_answers_and_failures_fall_back() -> None:
         ChatModel("ftp://x", "m")
 
 
-def test_two_call_sites_of_one_pair_make_one_link() -> None:
+def test_two_edges_of_one_pair_make_one_link_at_the_best_confidence() -> None:
     from codecompass.answer import graph_links
     from codecompass.models import Edge
     from codecompass.schemas import Evidence, GraphResult
@@ -146,9 +146,10 @@ def test_two_call_sites_of_one_pair_make_one_link() -> None:
             snippet="",
         )
 
+    # Two call sites, one typed (0.8) and one guessed by name (0.4): one link, at 0.8.
     calls = [
-        Edge("r/t.py#Table.widths", "r/t.py#Table.measure", "calls", 1.0, 0.8, evidence_line=line)
-        for line in (10, 12)
+        Edge("r/t.py#Table.widths", "r/t.py#Table.measure", "calls", 1.0, conf, evidence_line=line)
+        for line, conf in ((10, 0.4), (12, 0.8), (14, 0.4))
     ]
 
     def dependencies(node: str, repo: str) -> GraphResult:

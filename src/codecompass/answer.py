@@ -126,8 +126,12 @@ def gather(
 def graph_links(dependencies: Dependencies, evidences: Sequence[Evidence]) -> list[str]:
     """Edges of the code graph between evidences, as cited sentences."""
     by_node = {f"{e.repo}/{e.path}#{e.symbol}": e for e in evidences if e.symbol}
-    links: list[str] = []
+    # (source, relation, target) → the best confidence; another call site of the same
+    # pair says nothing new.
+    best: dict[tuple[int, str, int], float] = {}
     for node, evidence in by_node.items():
+        if len(best) >= MAX_LINKS:
+            break
         try:
             result = dependencies(node, evidence.repo)
         except CodeCompassError:
@@ -136,16 +140,16 @@ def graph_links(dependencies: Dependencies, evidences: Sequence[Evidence]) -> li
             target = by_node.get(edge.target)
             if target is None or target is evidence:
                 continue
-            sentence = (
-                f"`{evidence.symbol}` {edge.type.lower()} `{target.symbol}` "
-                f"(confidence {edge.confidence:.1f}) [{evidence.n}][{target.n}]"
-            )
-            if sentence in links:  # another call site of the same pair says nothing new
+            key = (evidence.n, edge.type.lower(), target.n)
+            if key not in best and len(best) >= MAX_LINKS:
                 continue
-            links.append(sentence)
-            if len(links) >= MAX_LINKS:
-                return links
-    return links
+            best[key] = max(best.get(key, 0.0), edge.confidence)
+    symbols = {e.n: e.symbol for e in by_node.values()}
+    return [
+        f"`{symbols[source]}` {relation} `{symbols[target]}` (confidence {confidence:.1f}) "
+        f"[{source}][{target}]"
+        for (source, relation, target), confidence in best.items()
+    ]
 
 
 def build_prompt(gathered: Gathered) -> tuple[str, str]:
