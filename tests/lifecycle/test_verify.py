@@ -40,6 +40,14 @@ def _edit(repo: Path, engine: Engine) -> None:
     path.write_text(path.read_text(encoding="utf-8").replace("100", "1000"), encoding="utf-8")
 
 
+def _delete_file(repo: Path, engine: Engine) -> None:
+    (repo / "shop/util.py").unlink()
+
+
+def _binary_now(repo: Path, engine: Engine) -> None:
+    (repo / "shop/util.py").write_bytes(b"def money(cents):\0\n")
+
+
 def _delete_vectors(repo: Path, engine: Engine) -> None:
     shutil.rmtree(engine.settings.data_dir / "vectors")
 
@@ -82,6 +90,8 @@ def _lexical_row_out_of_step(repo: Path, engine: Engine) -> None:
 
 DAMAGE: dict[str, tuple[Callable[[Path, Engine], None], str, str]] = {
     "edited file": (_edit, "files", "shop/shop/util.py: changed on disk since indexed"),
+    "deleted file": (_delete_file, "files", "shop/shop/util.py: gone from disk"),
+    "file now binary": (_binary_now, "files", "shop/shop/util.py: now skipped (binary)"),
     "deleted vector folder": (_delete_vectors, "vectors", "active chunks without a vector"),
     "missing vector": (_one_missing, "vectors", "1 active chunks without a vector"),
     "stray vector": (_one_stray, "vectors", "1 vectors of no active chunk"),

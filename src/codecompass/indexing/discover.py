@@ -71,7 +71,7 @@ from codecompass.security.secrets import is_secret_path
 SNIFF_BYTES = 8192
 MAX_EXAMPLES = 5
 _GIT_TIMEOUT_S = 120
-_GONE = "gone"  # deleted between listing and reading: dropped, not counted
+GONE = "gone"  # deleted between listing and reading: dropped, not counted
 
 VENDORED_DIRS = frozenset(
     {
@@ -351,7 +351,7 @@ class _Classifier:
             reason = self._content_reason(path, abs_path)
         if reason is None:
             self.result.files.append(Candidate(path, abs_path, st.st_size, st.st_mtime_ns))
-        elif reason != _GONE:
+        elif reason != GONE:
             self.result.skip(reason, path)
 
     def _stat_reason(self, path: str, st: os.stat_result) -> str | None:
@@ -370,7 +370,7 @@ class _Classifier:
         try:
             fd = os.open(abs_path, self.open_flags)
         except FileNotFoundError:
-            return _GONE
+            return GONE
         except OSError:
             return "symlink" if os.path.islink(abs_path) else "unreadable"
         try:
@@ -546,5 +546,5 @@ def skip_reasons(
         if len(result.files) > kept:
             reasons[path] = None
         else:
-            reasons[path] = next(iter(added), _GONE)
+            reasons[path] = next(iter(added), GONE)
     return reasons

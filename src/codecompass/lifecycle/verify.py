@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from codecompass.graph.link import link
+from codecompass.indexing.discover import GONE, DiscoveryRules, skip_reasons
 from codecompass.indexing.pipeline import file_hash_on_disk, lexical_row, reconcile_vectors
 from codecompass.models import EdgeQuery, FileRemoval, SymbolQuery
 from codecompass.protocols import Embedder
@@ -161,7 +162,11 @@ def _check_files(ws: Workspace, found: _Found) -> None:
             now = file_hash_on_disk(root, path, limit)
             if now == record.file_hash:
                 continue
-            problem = "gone from disk" if now is None else "changed on disk since indexed"
+            problem = "changed on disk since indexed"
+            if now is None:
+                rules = DiscoveryRules(max_file_bytes=limit)
+                reason = skip_reasons(root, [path], rules)[path] or GONE
+                problem = "gone from disk" if reason == GONE else f"now skipped ({reason})"
             found.findings.append(Finding("files", f"{repo.id}/{path}: {problem}", True))
             found.changed_repos[repo.id] = root
     found.checked["files"] = checked
