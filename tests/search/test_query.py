@@ -51,6 +51,14 @@ def test_identifiers_dotted_names_and_quotes() -> None:
     assert "the" not in q.identifiers
 
 
+def test_a_private_member_is_named_without_its_hash() -> None:
+    q = parse_query("Ky.#retry() loops; this.#send is slow")
+    assert (q.dotted, q.names) == (["Ky.retry", "this.send"], ["Ky", "retry", "send"])
+    assert q == parse_query("Ky.#retry() loops; this.#send is slow")
+    plain = parse_query("Ky.retry() loops; this.send is slow")
+    assert (q.identifiers, q.dotted) == (plain.identifiers, plain.dotted)
+
+
 def test_plain_prose_names_nothing() -> None:
     q = parse_query("where is the configuration file parsed")
     assert (q.identifiers, q.dotted, q.paths, q.frames) == ([], [], [], [])

@@ -481,6 +481,34 @@ def test_the_code_raising_a_quoted_error_gets_message(tmp_path: Path) -> None:
     assert (top.symbol, top.why["features"]["message"]["contribution"]) == ("Point.vel", 0.5)
 
 
+def test_a_private_member_is_named_without_its_hash(tmp_path: Path) -> None:
+    """`this.#retry()` and `Client.retry` name the JavaScript private method `#retry`,
+    as `retry` names the module function: the `name` feature marks them alike."""
+    client = (
+        "export class Client {\n"
+        "  #retry(request) {\n    return this.#send(request);\n  }\n\n"
+        "  #send(request) {\n    return fetch(request);\n  }\n}\n"
+    )
+    helpers = "export function retry(request) {\n  return request;\n}\n"
+    files = {"src/client.js": client, "src/helpers.js": helpers}
+    with _indexed(tmp_path, files) as eng:
+        for query, marked in [
+            # Two symbols answer to `retry`: each named less strongly (specificity).
+            ("why does this.#retry() loop", {"Client.#retry": 0.5906, "retry": 0.5906}),
+            # The qualified name names its method fully; its last part still names both.
+            ("Client.retry sends twice", {"Client.#retry": 1.0, "retry": 0.5906}),
+            ("Client.#send is never called", {"Client.#send": 1.0}),
+        ]:
+            result = eng.retrieve(query, eng.search_options(k=5, collect=True))
+            assert result.candidates is not None
+            named = {
+                c["symbol"]: round(c["features"]["name"], 4)
+                for c in result.candidates
+                if c["features"].get("name")
+            }
+            assert named == marked, query
+
+
 def test_a_stub_ranks_below_the_module_it_describes(tmp_path: Path) -> None:
     """`curve.pyi` repeats `curve.py`'s signatures without the code: it is marked `stub`
     and its twin comes first. `fastcurve.pyi` stands for a C extension: no module beside

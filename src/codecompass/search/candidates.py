@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 
+from codecompass.graph.lookup import private_member
 from codecompass.indexing.languages import is_test_folder, is_test_path, name_under_test
 from codecompass.models import Edge, SymbolQuery
 from codecompass.search.context import Candidate, SearchContext, Tested
@@ -193,7 +194,9 @@ def add_named(ctx: SearchContext) -> None:
             if frame.function:
                 frame_funcs.setdefault(path, set()).add(frame.function)
 
-    wanted_names = list(dict.fromkeys([*names, *dotted]))
+    # A JavaScript private member (`#retry`, `Ky.#retry`) answers to its name without `#`.
+    private = [f"#{n}" for n in names] + [p for d in dotted if (p := private_member(d))]
+    wanted_names = list(dict.fromkeys([*names, *dotted, *private]))
     rows = (
         ctx.sources.symbols.symbols(SymbolQuery(names_or_qualified=wanted_names, repo=repo))
         if wanted_names
@@ -201,20 +204,17 @@ def add_named(ctx: SearchContext) -> None:
     )
     by_name: dict[str, int] = {}
     for row in rows:
-        by_name[row.name] = by_name.get(row.name, 0) + 1
+        by_name[_plain(row.name)] = by_name.get(_plain(row.name), 0) + 1
     named = set(names)
     symbol_value: dict[str, float] = {}
     for s in rows:
-        if s.qualified_name in dotted:
+        if _plain(s.qualified_name) in dotted:
             value = 1.0
         else:
-            if (
-                by_name[s.name] > NAME_FANOUT
-                and s.path not in file_value
-                and s.path not in frame_funcs
-            ):
+            count = by_name[_plain(s.name)]
+            if count > NAME_FANOUT and s.path not in file_value and s.path not in frame_funcs:
                 continue
-            value = _specificity(by_name[s.name])
+            value = _specificity(count)
             owner = (s.parent or "").rsplit(".", 1)[-1]
             if owner and owner in named:
                 value = min(1.0, value + 0.5)
@@ -241,6 +241,11 @@ def add_named(ctx: SearchContext) -> None:
     for cid, (source, value) in found.items():
         cand = ctx.add(cid, source, 0)
         cand.features[source] = max(cand.features.get(source, 0.0), value)
+
+
+def _plain(name: str) -> str:
+    """A name as a query writes it: `Ky.#retry` → `Ky.retry`."""
+    return name.replace("#", "")
 
 
 def _symbol_name(symbol_id: str) -> str:

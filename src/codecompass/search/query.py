@@ -162,7 +162,10 @@ def parse_query(text: str) -> ParsedQuery:
 
     code_spans = [m.group(1) for m in _FENCE.finditer(text)]
     code_spans += [m.group(1) for m in _INLINE.finditer(text)]
-    for m in _DOTTED.finditer(text):
+    # A JavaScript private member is named without its `#` (`this.#retry()` names
+    # `retry`; add_named finds `#retry` by it).
+    named = text.replace(".#", ".")
+    for m in _DOTTED.finditer(named):
         dotted = m.group(1)
         if dotted.lower() in _NOT_IDENTIFIERS or dotted.rsplit(".", 1)[-1].lower() in (
             SOURCE_EXTENSIONS
@@ -172,11 +175,11 @@ def parse_query(text: str) -> ParsedQuery:
             continue
         _add(q.dotted, dotted)
 
-    for m in _CALL.finditer(text):
+    for m in _CALL.finditer(named):
         for part in m.group(1).split("."):
             if part and part.lower() not in _NOT_IDENTIFIERS:
                 _add(q.identifiers, part)
-    for m in _WORD.finditer(text):
+    for m in _WORD.finditer(named):
         if _looks_like_code(m.group(1)):
             _add(q.identifiers, m.group(1))
     for span in code_spans:
