@@ -269,3 +269,16 @@ def test_a_package_that_imports_its_own_submodule_exposes_it(tmp_path: Path) -> 
         (f"{pkg}/__init__.py", f"{pkg}/fields.py"),
         (f"{pkg}/__init__.py", f"{pkg}/schema.py"),
     }
+
+
+def test_a_module_named_as_a_library_imports_the_library(tmp_path: Path) -> None:
+    """rich, indexed from its installed folder, holds `json.py` at its root: module
+    `json` too. Its `from json import loads` is the standard library's, not itself."""
+    engine = workspace(tmp_path)
+    own = "from json import loads\n\n\ndef parse(text):\n    return loads(text)\n"
+    write(tmp_path / "rich", {"__init__.py": "", "json.py": own})
+    engine.add_repo(tmp_path / "rich", name="rich")
+    assert {(s, t, ty) for s, t, ty, *_ in edges(engine) if s.startswith("rich/json.py")} == {
+        ("rich/json.py", "?json.loads", "imports"),
+        ("rich/json.py#parse", "?json.loads", "calls"),
+    }

@@ -1011,6 +1011,11 @@ class Resolver:
                     else UNKNOWN
                 )
             files = self.index.python_module(spec, ctx.repo, ctx.path)
+            if (ctx.repo, ctx.path) in files and not _is_package(ctx.path):
+                # `from json import loads` in rich's own json.py (rich indexed from its
+                # folder, so the file is module `json` too): a module cannot import
+                # itself, so it is the standard library's.
+                files = [f for f in files if f != (ctx.repo, ctx.path)]
             if files:
                 repo, path = files[0]
                 return Value("module", conf=CONF_EXACT, via="import", repo=repo, path=path)
@@ -2000,6 +2005,10 @@ def _segments(chain: str, pattern: re.Pattern[str] = _SEGMENT) -> list[tuple[str
             return []
         out.append((m.group(1), m.group(2)))
     return out
+
+
+def _is_package(path: str) -> bool:
+    return posixpath.basename(path) in ("__init__.py", "__init__.pyi")
 
 
 def _binding_of(ctx: Ctx, name: str, scope: int) -> tuple[int, str] | None:
