@@ -81,6 +81,41 @@ def test_a_removed_file_leaves_no_edge_into_it(tmp_path: Path) -> None:
         ) in found
 
 
+def test_a_name_another_repository_gains_relinks_nothing_here(tmp_path: Path) -> None:
+    """Look-ups of a name are per repository: `Sms.notify` added to one copy of the shop
+    splits that copy's guess only; the other copy's `_notify` is not resolved again."""
+    with workspace(tmp_path) as engine:
+        repo = add_fixture(engine, tmp_path, "python", "shop")
+        add_fixture(engine, tmp_path, "python", "other")
+        before = {e for e in edges(engine, ("calls",)) if e[0].startswith("other/")}
+        (repo / "shop/sms.py").write_text(
+            "class Sms:\n    def notify(self) -> None:\n        pass\n", encoding="utf-8"
+        )
+        stats = engine.index(repo, name="shop")
+        assert (stats.graph["changed"], stats.graph["dependents"]) == (1, 1)
+        assert {e for e in edges(engine, ("calls",)) if e[0].startswith("other/")} == before
+
+
+def test_name_look_ups_recorded_before_they_named_a_repository_still_relink(
+    tmp_path: Path,
+) -> None:
+    """An index written before look-ups were recorded per repository holds bare names:
+    they still match, so nothing that should be resolved again is missed."""
+    with workspace(tmp_path) as engine:
+        repo = add_fixture(engine, tmp_path, "python", "shop")
+        add_fixture(engine, tmp_path, "python", "other")
+        scoped = peek(engine, "SELECT DISTINCT value FROM graph_deps WHERE kind = 'name'")
+        assert scoped and all("\x00" in value for (value,) in scoped)
+        for (value,) in scoped:
+            bare = value.split("\x00", 1)[1]
+            tamper(engine, "UPDATE graph_deps SET value = ? WHERE value = ?", (bare, value))
+        (repo / "shop/sms.py").write_text(
+            "class Sms:\n    def notify(self) -> None:\n        pass\n", encoding="utf-8"
+        )
+        stats = engine.index(repo, name="shop")
+        assert (stats.graph["changed"], stats.graph["dependents"]) == (1, 2)
+
+
 def test_a_new_candidate_splits_an_ambiguous_name_further(tmp_path: Path) -> None:
     with workspace(tmp_path) as engine:
         repo = add_fixture(engine, tmp_path, "python", "shop")

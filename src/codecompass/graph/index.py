@@ -41,6 +41,12 @@ def file_key(repo: str, path: str) -> str:
     return f"{repo}\x00{path}"
 
 
+def name_key(repo: str | None, name: str) -> str:
+    """The dependency key of a name looked up in `repo` (every look-up names its
+    repository, so a name another repository gains resolves nothing here)."""
+    return name if repo is None else f"{repo}\x00{name}"
+
+
 def js_base(path: str) -> str:
     """`src/a.ts` → `src/a`; the key a JS module look-up records."""
     return _JS_STRIP.sub("", path)
@@ -116,11 +122,11 @@ class SymbolIndex:
         return found
 
     def by_name(self, name: str, repo: str | None = None) -> list[SymbolRecord]:
-        self.deps.add(("name", name))
+        self.deps.add(("name", name_key(repo, name)))
         return self._lookup("name", name, repo)
 
     def by_qualified(self, qualified: str, repo: str | None = None) -> list[SymbolRecord]:
-        self.deps.add(("name", qualified.rsplit(".", 1)[-1]))
+        self.deps.add(("name", name_key(repo, qualified.rsplit(".", 1)[-1])))
         return self._lookup("qualified", qualified, repo)
 
     def _lookup(self, column: str, value: str, repo: str | None) -> list[SymbolRecord]:

@@ -5,7 +5,8 @@
 2. The files to resolve again are the changed ones plus their *dependents*: files whose
    last resolution looked at a changed file (only when what it exposes changed — its
    symbols or module-level bindings, not a function body), at a module or path that a
-   changed file provides, or at a name a changed file gained or lost. Nothing else is
+   changed file provides, or at a name a changed file gained or lost (in its own
+   repository: every name look-up names one). Nothing else is
    touched: a one-file change costs that file and the files that depend on it.
 3. Each of those files' edges is deleted and rebuilt, a batch of files per transaction
    (which also marks the batch's changed files linked).
@@ -30,7 +31,7 @@ import numpy as np
 from codecompass.decoding import decode_text
 from codecompass.graph.events import event_edges, event_update, relink_events
 from codecompass.graph.http import relink_http
-from codecompass.graph.index import SymbolIndex, file_key, js_base
+from codecompass.graph.index import SymbolIndex, file_key, js_base, name_key
 from codecompass.graph.models import EDGE_WEIGHTS
 from codecompass.graph.openapi import openapi_facts, openapi_links
 from codecompass.graph.pagerank import compute_importance
@@ -274,7 +275,8 @@ def _trigger_keys(
         keys.add(("file", file_key(repo, path)))
     for sid in old_ids ^ new_ids:
         name = sid.split("#", 1)[-1].split("@", 1)[0].rsplit(".", 1)[-1]
-        keys.add(("name", name))
+        keys.add(("name", name_key(repo, name)))
+        keys.add(("name", name))  # as indexes before `name_key` recorded every look-up
     if old is None or new is None:
         for dotted in index.module_names(repo, path):
             keys.add(("module", dotted))
