@@ -17,6 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from codecompass.graph.tsconfig import Aliases, nearest_config, read_aliases
 from codecompass.indexing.facts import FileFacts, assigned_attributes
 from codecompass.models import FactsQuery, SymbolQuery, SymbolRecord
 from codecompass.storage import Backend
@@ -67,6 +68,7 @@ class SymbolIndex:
         self._packages: dict[str, list[Package]] | None = None
         self._provided: dict[str, set[str]] = {}
         self._mains: dict[tuple[str, str], str | None] = {}  # folder package.json "main"
+        self._aliases: dict[tuple[str, str], Aliases | None] = {}  # by tsconfig
         self._assigned: dict[str, frozenset[str]] = {}
 
     # -- files ----------------------------------------------------------------------
@@ -246,6 +248,11 @@ class SymbolIndex:
         if spec.startswith("."):
             base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
             return self._js_file(repo, base)
+        aliases = self.ts_aliases(repo, importer)
+        for base in aliases.bases(spec) if aliases is not None else ():
+            found = self._js_file(repo, base)
+            if found is not None:
+                return found
         package = self.npm_package(spec)
         if package is None:
             return None
@@ -289,6 +296,23 @@ class SymbolIndex:
             if f"{folder}index{ext}" in files:
                 return repo, f"{folder}index{ext}"
         return None
+
+    def ts_aliases(self, repo: str, importer: str) -> Aliases | None:
+        """The `paths` and `baseUrl` of the tsconfig (or jsconfig) nearest to `importer`;
+        every config looked for or read is recorded as a dependency."""
+        files = self.repo_files(repo)
+        looked, config = nearest_config(files, importer)
+        self.deps.update(("tsconfig", file_key(repo, path)) for path in looked)
+        root = self.root(repo)
+        if config is None or root is None:
+            return None
+        key = (repo, config)
+        if key not in self._aliases:
+            self._aliases[key] = read_aliases(root, files, config)
+        aliases = self._aliases[key]
+        if aliases is not None:
+            self.deps.update(("tsconfig", file_key(repo, path)) for path in aliases.read)
+        return aliases
 
     def npm_package(self, spec: str) -> Package | None:
         parts = spec.split("/")

@@ -5,7 +5,8 @@
 2. The files to resolve again are the changed ones plus their *dependents*: files whose
    last resolution looked at a changed file (only when what it exposes changed — its
    symbols or module-level bindings, not a function body), at a module or path that a
-   changed file provides, or at a name a changed file gained or lost (in its own
+   changed file provides, at a tsconfig (or a config it extends) that changed, or at a
+   name a changed file gained or lost (in its own
    repository: every name look-up names one). Nothing else is
    touched: a one-file change costs that file and the files that depend on it.
 3. Each of those files' edges is deleted and rebuilt, a batch of files per transaction
@@ -285,6 +286,8 @@ def _trigger_keys(
         name = posixpath.basename(base)
         if name in ("__init__", "index"):
             keys.add(("path", file_key(repo, posixpath.dirname(base))))
+    if path.endswith(".json"):
+        keys.add(("tsconfig", file_key(repo, path)))  # a tsconfig, or a config one extends
     if posixpath.basename(path) == "package.json":
         for name, packages in index.packages().items():
             if any(p.repo == repo and p.declared_in == path for p in packages):
