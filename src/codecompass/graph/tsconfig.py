@@ -155,18 +155,15 @@ def strip_jsonc(text: str) -> str:
     i, n = 0, len(text)
     while i < n:
         c = text[i]
-        if c == '"':
+        after = _after_comment(text, i)
+        if after is not None:
+            i = after
+        elif c == '"':
             j = i + 1
             while j < n and text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
             out.append(text[i : j + 1])
             i = j + 1
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
         elif c == ",":
             if not text.startswith(("}", "]"), _after_blank(text, i + 1)):
                 out.append(c)  # else a trailing comma, left out
@@ -177,18 +174,25 @@ def strip_jsonc(text: str) -> str:
     return "".join(out)
 
 
+def _after_comment(text: str, i: int) -> int | None:
+    """The index just after a comment that starts at `i`; None when none does."""
+    if text.startswith("//", i):
+        end = text.find("\n", i)
+        return len(text) if end < 0 else end
+    if text.startswith("/*", i):
+        end = text.find("*/", i + 2)
+        return len(text) if end < 0 else end + 2
+    return None
+
+
 def _after_blank(text: str, i: int) -> int:
     """The index of the first character from `i` on that is no space or comment."""
-    n = len(text)
-    while i < n:
-        if text[i] in " \t\r\n":
+    while i < len(text):
+        after = _after_comment(text, i)
+        if after is not None:
+            i = after
+        elif text[i] in " \t\r\n":
             i += 1
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
         else:
             break
     return i
