@@ -6,9 +6,9 @@
    last resolution looked at a changed file (only when what it exposes changed — its
    symbols or module-level bindings, not a function body), at a module or path that a
    changed file provides, at a tsconfig (or a config it extends) that changed, or at a
-   name a changed file gained or lost (in its own
-   repository: every name look-up names one). Nothing else is
-   touched: a one-file change costs that file and the files that depend on it.
+   name a changed file gained or lost (in its own repository: every name look-up names
+   one). Nothing else is touched: a one-file change costs that file and the files that
+   depend on it.
 3. Each of those files' edges is deleted and rebuilt, a batch of files per transaction
    (which also marks the batch's changed files linked).
 4. HTTP links are matched again across the workspace, then the links through OpenAPI
