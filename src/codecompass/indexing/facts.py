@@ -43,8 +43,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-# Bumped whenever extraction changes: stored facts of another version are re-extracted.
-FACTS_VERSION = 6
+# Bumped whenever extraction or resolution changes: the next link stage extracts the
+# facts of every file stored under another version again and resolves every file, so an
+# upgraded index gets the new graph without `--full`. 7: submodules bound by their own
+# package's import, tsconfig aliases, name look-ups per repository, Rust's prelude.
+FACTS_VERSION = 7
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
