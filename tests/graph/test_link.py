@@ -116,6 +116,26 @@ def test_name_look_ups_recorded_before_they_named_a_repository_still_relink(
         assert (stats.graph["changed"], stats.graph["dependents"]) == (1, 2)
 
 
+def test_facts_of_another_version_are_read_again_and_every_file_resolved(
+    tmp_path: Path,
+) -> None:
+    """An upgrade that extracts or resolves differently bumps FACTS_VERSION: the next
+    ordinary run reads every file's facts again and rebuilds its edges, though no file
+    changed (here a lost edge comes back)."""
+    with workspace(tmp_path) as engine:
+        repo = add_fixture(engine, tmp_path, "python", "shop")
+        before = edges(engine)
+        files = peek(engine, "SELECT count(*) FROM graph_facts")[0][0]
+        tamper(engine, "UPDATE graph_facts SET version = version - 1")
+        tamper(engine, "DELETE FROM edges WHERE rowid = (SELECT min(rowid) FROM edges "
+               "WHERE type = 'calls')")  # fmt: skip
+        assert edges(engine) != before
+        stats = engine.index(repo, name="shop")
+        assert stats.unchanged == files
+        assert (stats.graph["extracted"], stats.graph["resolved"]) == (files, files)
+        assert edges(engine) == before
+
+
 def test_a_new_candidate_splits_an_ambiguous_name_further(tmp_path: Path) -> None:
     with workspace(tmp_path) as engine:
         repo = add_fixture(engine, tmp_path, "python", "shop")
