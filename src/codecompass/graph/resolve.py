@@ -921,11 +921,7 @@ class Resolver:
                 if (found is None or not found.known) and ctx.language == "python":
                     # Python falls back to the submodule: a package's `from . import
                     # fields` binds the name to itself until the import has run.
-                    sub = self.index.python_submodule(module.repo, module.path, name)
-                    if sub is not None:
-                        found = Value(
-                            "module", conf=module.conf, via="import", repo=sub[0], path=sub[1]
-                        )
+                    found = self.submodule(module, name) or found
                 if found is None or not found.known:
                     return UNKNOWN
                 return found.weaker(CONF_EXACT, "import")
@@ -1062,9 +1058,9 @@ class Resolver:
             if any(not v.startswith("def:") for _, v in entries):
                 return UNKNOWN
         if target.language == "python":
-            sub = self.index.python_submodule(module.repo, module.path, name)
+            sub = self.submodule(module, name)
             if sub is not None:
-                return Value("module", conf=module.conf, via="import", repo=sub[0], path=sub[1])
+                return sub
         for spec in target.facts.stars:
             star = self.module_value(target, spec)
             if star.kind == "module" and (star.repo, star.path) != (module.repo, module.path):
@@ -1072,6 +1068,13 @@ class Resolver:
                 if found_star is not None:
                     return found_star
         return None
+
+    def submodule(self, package: Value, name: str) -> Value | None:
+        """The module `name` of a Python package (`package` is its `__init__`), if any."""
+        sub = self.index.python_submodule(package.repo, package.path, name)
+        if sub is None:
+            return None
+        return Value("module", conf=package.conf, via="import", repo=sub[0], path=sub[1])
 
     def attribute(self, value: Value, name: str, depth: int, *, final: bool = False) -> Value:
         if value.kind == "union":

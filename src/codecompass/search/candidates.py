@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from codecompass.graph.lookup import private_member
@@ -202,9 +203,7 @@ def add_named(ctx: SearchContext) -> None:
         if wanted_names
         else []
     )
-    by_name: dict[str, int] = {}
-    for row in rows:
-        by_name[_plain(row.name)] = by_name.get(_plain(row.name), 0) + 1
+    by_name = Counter(_plain(row.name) for row in rows)
     named = set(names)
     symbol_value: dict[str, float] = {}
     for s in rows:
