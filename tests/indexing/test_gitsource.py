@@ -13,6 +13,7 @@ from codecompass.errors import InputError
 from codecompass.indexing.discover import DiscoveryRules
 from codecompass.indexing.gitsource import GitTreeSource, commit_dates
 from tests.conftest import TinyEmbedder, git, make_git_repo
+from tests.indexing.test_discover import JAZZY_PAGE
 
 V1 = '''def verify_token(token, secret):
     """Check a token."""
@@ -38,6 +39,7 @@ def bare(tmp_path: Path) -> tuple[Path, str, str]:
             "app/util.py": "def slugify(t):\n    return t.lower()\n",
             "node_modules/x/index.js": "module.exports = 1\n",
             ".env": "SECRET=1\n",
+            "docs/Session.html": JAZZY_PAGE,
         },
     )
     first = git(work, "rev-parse", "HEAD").strip()
@@ -57,9 +59,10 @@ def test_source_lists_and_reads_a_commit_with_the_discovery_rules(
     git_dir, first, _ = bare
     with GitTreeSource(git_dir, first, DiscoveryRules()) as source:
         found = source.discover()
-        assert [c.path for c in found.files] == ["app/auth.py", "app/util.py"]
+        assert [c.path for c in found.files] == ["app/auth.py", "app/util.py", "docs/Session.html"]
         assert found.skipped["vendored"] == 1 and found.skipped["secret"] == 1
         assert source.read(found.files[0], 1 << 20) == V1.encode()
+        assert source.read(found.files[2], 1 << 20) == "generated"  # by its footer
     assert set(commit_dates(git_dir, [first])) == {first}
 
 

@@ -26,6 +26,8 @@ from codecompass.decoding import size_limit
 from codecompass.errors import InputError
 from codecompass.gitexec import GitMissing, start_git
 from codecompass.indexing.discover import (
+    HTML_TAIL_BYTES,
+    SNIFF_BYTES,
     Candidate,
     DiscoveryResult,
     DiscoveryRules,
@@ -190,7 +192,7 @@ class GitTreeSource:
         data = self._cat(entry.sha)
         if data is None:
             return "unreadable"
-        return sniff(data[:8192], candidate.path) or data
+        return sniff(data[:SNIFF_BYTES], candidate.path, data[-HTML_TAIL_BYTES:]) or data
 
     def read_path(self, path: str) -> bytes | None:
         """The bytes of a file listed by `discover`, without the skip checks."""

@@ -18,7 +18,7 @@ as `codecompass index` would judge it:
 
 * anything in the data folder (a `.codecompass/` inside the repository receives every
   write a run makes), under `.git/` or in a vendored or build folder
-  (`discover.VENDORED_DIRS`): dropped as the event arrives, without any I/O;
+  (`discover.is_vendored_dir`): dropped as the event arrives, without any I/O;
 * a file discovery would skip by its own rules (secret, blocked, binary, too large,
   minified, symlink, …; `discover.skip_reasons`), a file git ignores (`git
   check-ignore`, or the `.gitignore` files in a folder without git) and a file inside a
@@ -71,7 +71,7 @@ from codecompass.errors import (
     ModelMismatchError,
 )
 from codecompass.gitexec import git_binary, git_env, run_git
-from codecompass.indexing.discover import VENDORED_DIRS, DiscoveryRules, skip_reasons
+from codecompass.indexing.discover import DiscoveryRules, is_vendored_dir, skip_reasons
 from codecompass.indexing.pipeline import IndexStats, Progress
 from codecompass.settings import Settings
 from codecompass.storage import Backend
@@ -346,7 +346,7 @@ class PathJudge:
             except OSError:
                 continue
             for entry in listed:
-                if entry.name == ".git" or entry.name in VENDORED_DIRS:
+                if entry.name == ".git" or is_vendored_dir(entry.name):
                     continue
                 sub = f"{folder}/{entry.name}"
                 try:
@@ -581,9 +581,9 @@ class Watcher:
         for root in self._roots:
             if path.startswith(root + os.sep):
                 parts = path[len(root) + 1 :].split(os.sep)
-                if ".git" in parts or any(p in VENDORED_DIRS for p in parts[:-1]):
+                if ".git" in parts or any(is_vendored_dir(p) for p in parts[:-1]):
                     continue
-                if parts[-1] in VENDORED_DIRS and os.path.isdir(path):
+                if is_vendored_dir(parts[-1]) and os.path.isdir(path):
                     continue
                 return True
         self.counts["dropped"] += 1
