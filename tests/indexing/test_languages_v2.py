@@ -342,6 +342,9 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("method", "Circle.diameter", 39, 41),
         ("type", "Shapes", 44, 44),
         ("function", "describe", 46, 48),
+        # computed properties are code that runs; a stored one with an observer is not
+        ("method", "Canvas.count", 51, 54),
+        ("method", "Canvas.isEmpty", 56, 56),
     ],
     "toml": [
         ("section", "cargo-features", 1, 2),
@@ -382,6 +385,8 @@ SPOT_CHECKS: list[tuple[str, str, str, object]] = [
     ("kotlin", "MemoryRepository.Factory.empty", "parent", "MemoryRepository.Factory"),
     ("swift", "Circle", "doc", "A circle centred at the origin."),
     ("swift", "Circle.diameter", "parent", None),  # an extension is a scope, not a symbol
+    ("swift", "Canvas.count", "doc", "How many shapes are drawn."),
+    ("swift", "Canvas.count", "signature", "var count: Int"),
     ("scala", "Inventory.count", "signature", "def count(sku: String): Int"),
     ("lua", "Cache.new", "doc", "Creates an empty cache holding at most `size` entries."),
     ("lua", "hash", "exported", False),

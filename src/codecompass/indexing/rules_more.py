@@ -201,6 +201,7 @@ class KotlinRules(GrammarRules):
 
 class SwiftRules(GrammarRules):
     comment_types = frozenset({"comment", "multiline_comment"})
+    body_types = frozenset({"computed_property"})
     signature_skip = _ANNOTATIONS | {"multiline_comment"}
     signature_descend = frozenset({"modifiers"})
 

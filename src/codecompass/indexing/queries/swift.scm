@@ -21,4 +21,7 @@
 
 (init_declaration "init" @name) @definition.function
 
+; A computed property (`var body: some View { ... }`) is code that runs: a method.
+(property_declaration computed_value: (computed_property)) @definition.function
+
 (typealias_declaration name: (type_identifier) @name) @definition.type
