@@ -156,6 +156,7 @@ def test_importance_and_overview(engine: Engine) -> None:
     assert overview.tokens <= 2000
     small = engine.repo_overview(budget_tokens=60)
     assert len(small.files) == 1 and small.tokens <= 60
+    assert engine.repo_overview(budget_tokens=50).tokens == 50  # the least allowed holds too
 
 
 def test_the_overview_shows_code_before_files_of_types_alone(tmp_path: Path) -> None:
@@ -179,6 +180,41 @@ def test_the_overview_shows_code_before_files_of_types_alone(tmp_path: Path) -> 
     importance = {f.path: f.importance for f in overview.files}
     assert importance["src/types.ts"] == 1.0  # the most referenced
     assert [f.path for f in overview.files] == ["src/client.ts", "src/index.ts", "src/types.ts"]
+
+
+def test_the_overview_shows_the_project_before_its_examples(tmp_path: Path) -> None:
+    """MediatR's sample handlers all use one message type, so `samples/…/Pong.cs` ranked
+    tenth and the class that dispatches requests 43rd."""
+    examples = {
+        f"examples/{name}.py": f"from examples.messages import Pong\n\ndef {name}():\n"
+        "    return Pong()\n"
+        for name in ("ping", "echo", "stream")
+    }
+    write(
+        tmp_path / "lib",
+        {
+            "pkg/__init__.py": "",
+            "pkg/mediator.py": "class Mediator:\n    def send(self, request):\n        return 1\n",
+            "examples/__init__.py": "",
+            "examples/messages.py": "class Pong:\n    pass\n",
+            **examples,
+            "tests/test_mediator.py": "from pkg.mediator import Mediator\n\n"
+            "def test_send():\n    assert Mediator().send(1) == 1\n",
+        },
+    )
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "lib", name="lib")
+        overview = engine.repo_overview(budget_tokens=2000)
+    importance = {f.path: f.importance for f in overview.files}
+    assert importance["examples/messages.py"] > importance["pkg/mediator.py"]
+    assert [f.path for f in overview.files] == [
+        "pkg/mediator.py",
+        "examples/messages.py",
+        "examples/echo.py",
+        "examples/ping.py",
+        "examples/stream.py",
+        "tests/test_mediator.py",
+    ]
 
 
 def test_an_overlong_symbol_name_is_refused_naming_the_limit(engine: Engine) -> None:

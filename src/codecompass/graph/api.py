@@ -30,7 +30,7 @@ from codecompass.graph.lookup import (
 )
 from codecompass.graph.models import EDGE_TYPES, RPC_PREFIX, VIRTUAL_PREFIXES
 from codecompass.graph.models import TOPIC_PREFIX as PREFIX
-from codecompass.indexing.languages import is_declaration_path, is_test_path
+from codecompass.indexing.languages import is_declaration_path, is_example_path, is_test_path
 from codecompass.models import Edge, EdgeQuery, FileRecord, SymbolQuery, SymbolRecord
 from codecompass.schemas import (
     GraphNode,
@@ -692,14 +692,14 @@ class GraphReader:
         sections = len(every_symbol) - len(symbols)
         text = (
             f"# {repo}: {len(files)} files, {len(every_symbol)} symbols ({len(symbols)} in "
-            f"code, {sections} document sections). Most important first (PageRank over "
-            "calls, imports, inheritance, references; files of type aliases and interfaces "
-            "only after the code, tests and type declarations last).\n"
-        )
+            f"code, {sections} document sections). Most important first (PageRank): code, "
+            "then files of types alone, examples, tests and declarations.\n"
+        )[: budget_tokens * 4]
         ranked = sorted(
             by_file,
             key=lambda p: (
                 is_test_path(p) or is_declaration_path(p),
+                is_example_path(p),
                 all(s.kind in TYPE_ONLY_KINDS for s in by_file[p]),
                 -importance.get(f"{repo}/{p}", 0.0),
                 p,

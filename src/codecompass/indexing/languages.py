@@ -281,6 +281,16 @@ def is_test_path(path: str) -> bool:
     )
 
 
+# `sample` alone is left out: it names the package of PyPA's sample project.
+_EXAMPLE_DIRS = frozenset({"examples", "example", "_examples", "_example", "samples", "demos"})
+
+
+def is_example_path(path: str) -> bool:
+    """Code in an examples, samples or demos folder: how to use the project, not the
+    project itself."""
+    return any(part in _EXAMPLE_DIRS for part in path.split("/")[:-1])
+
+
 _TEST_SUFFIXES = ("_tests", "_test", "_spec", ".test", ".spec", "Tests", "Test")
 
 
