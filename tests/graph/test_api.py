@@ -182,6 +182,34 @@ def test_the_overview_shows_code_before_files_of_types_alone(tmp_path: Path) -> 
     assert [f.path for f in overview.files] == ["src/client.ts", "src/index.ts", "src/types.ts"]
 
 
+def test_an_interface_with_its_methods_is_a_file_of_types_alone(tmp_path: Path) -> None:
+    """Slim's and MediatR's overviews listed only interface files (a C# or PHP interface's
+    methods are signatures) until their budget ran out."""
+    store = "package app;\n\npublic interface Store {\n    String get(String key);\n}\n"
+    memory = (
+        "package app;\n\npublic class MemoryStore implements Store {\n"
+        "    public String get(String key) {\n        return key;\n    }\n}\n"
+    )
+    client = (
+        "package app;\n\npublic class Client {\n    private Store store;\n\n"
+        "    public String fetch(String key) {\n        return store.get(key);\n    }\n}\n"
+    )
+    write(
+        tmp_path / "svc",
+        {
+            "src/app/Store.java": store,
+            "src/app/MemoryStore.java": memory,
+            "src/app/Client.java": client,
+        },
+    )
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "svc", name="svc")
+        overview = engine.repo_overview(budget_tokens=2000)
+    importance = {f.path: f.importance for f in overview.files}
+    assert importance["src/app/Store.java"] == 1.0
+    assert [f.path for f in overview.files][-1] == "src/app/Store.java"
+
+
 def test_the_overview_shows_the_project_before_its_examples(tmp_path: Path) -> None:
     """MediatR's sample handlers all use one message type, so `samples/…/Pong.cs` ranked
     tenth and the class that dispatches requests 43rd."""

@@ -700,7 +700,7 @@ class GraphReader:
             key=lambda p: (
                 is_test_path(p) or is_declaration_path(p),
                 is_example_path(p),
-                all(s.kind in TYPE_ONLY_KINDS for s in by_file[p]),
+                _types_alone(by_file[p]),
                 -importance.get(f"{repo}/{p}", 0.0),
                 p,
             ),
@@ -740,6 +740,13 @@ class GraphReader:
                 )
             )
         return Overview(repo=repo, text=text, tokens=estimate_tokens(text), files=shown)
+
+
+def _types_alone(symbols: list[SymbolRecord]) -> bool:
+    """Whether a file declares types only: type aliases, interfaces and their members
+    (a C# or PHP interface's methods are signatures, no code)."""
+    declared = {s.qualified_name for s in symbols if s.kind in TYPE_ONLY_KINDS}
+    return all(s.kind in TYPE_ONLY_KINDS or s.parent in declared for s in symbols)
 
 
 def _relative(scores: dict[str, float], files: set[str]) -> dict[str, float]:
