@@ -212,7 +212,8 @@ def test_an_interface_with_its_methods_is_a_file_of_types_alone(tmp_path: Path) 
 
 def test_the_overview_shows_the_project_before_its_examples(tmp_path: Path) -> None:
     """MediatR's sample handlers all use one message type, so `samples/…/Pong.cs` ranked
-    tenth and the class that dispatches requests 43rd."""
+    tenth and the class that dispatches requests 43rd. A file of constants alone follows
+    the code, before the examples."""
     examples = {
         f"examples/{name}.py": f"from examples.messages import Pong\n\ndef {name}():\n"
         "    return Pong()\n"
@@ -222,12 +223,15 @@ def test_the_overview_shows_the_project_before_its_examples(tmp_path: Path) -> N
         tmp_path / "lib",
         {
             "pkg/__init__.py": "",
-            "pkg/mediator.py": "class Mediator:\n    def send(self, request):\n        return 1\n",
+            "pkg/mediator.py": "from pkg.version import VERSION\n\nclass Mediator:\n"
+            "    def send(self, request):\n        return VERSION\n",
+            # what every file names (sinatra's `version.rb` led its map): no code to read
+            "pkg/version.py": 'VERSION = "1.0"\n',
             "examples/__init__.py": "",
             "examples/messages.py": "class Pong:\n    pass\n",
             **examples,
             "tests/test_mediator.py": "from pkg.mediator import Mediator\n\n"
-            "def test_send():\n    assert Mediator().send(1) == 1\n",
+            "def test_send():\n    assert Mediator().send(1) == '1.0'\n",
         },
     )
     with workspace(tmp_path) as engine:
@@ -235,8 +239,10 @@ def test_the_overview_shows_the_project_before_its_examples(tmp_path: Path) -> N
         overview = engine.repo_overview(budget_tokens=2000)
     importance = {f.path: f.importance for f in overview.files}
     assert importance["examples/messages.py"] > importance["pkg/mediator.py"]
+    assert importance["pkg/version.py"] > importance["pkg/mediator.py"]
     assert [f.path for f in overview.files] == [
         "pkg/mediator.py",
+        "pkg/version.py",
         "examples/messages.py",
         "examples/echo.py",
         "examples/ping.py",

@@ -53,7 +53,11 @@ MAX_SYMBOL_CHARS = 2000
 MAX_CLOSE = 5  # names offered when a symbol argument names nothing
 # A file of these alone (TypeScript's `types/options.ts`) is referenced by every file, so
 # its PageRank leads; the overview shows the code that does the work before it.
-TYPE_ONLY_KINDS = frozenset({"type", "interface"})
+# What declares without running: a file of these alone (with an interface's members)
+# follows the code in the overview.
+DECLARATION_KINDS = frozenset(
+    {"type", "interface", "enum", "struct", "constant", "variable", "module"}
+)
 # A traversal leaves keyword and similarity edges out unless asked: they connect
 # everything to everything a little.
 TRAVERSE_TYPES: tuple[str, ...] = tuple(t for t in EDGE_TYPES if t not in ("keyword", "similar"))
@@ -693,14 +697,14 @@ class GraphReader:
         text = (
             f"# {repo}: {len(files)} files, {len(every_symbol)} symbols ({len(symbols)} in "
             f"code, {sections} document sections). Most important first (PageRank): code, "
-            "then files of types alone, examples, tests and declarations.\n"
+            "then files of declarations alone, examples, tests and type stubs.\n"
         )[: budget_tokens * 4]
         ranked = sorted(
             by_file,
             key=lambda p: (
                 is_test_path(p) or is_declaration_path(p),
                 is_example_path(p),
-                _types_alone(by_file[p]),
+                _declarations_alone(by_file[p]),
                 -importance.get(f"{repo}/{p}", 0.0),
                 p,
             ),
@@ -742,11 +746,11 @@ class GraphReader:
         return Overview(repo=repo, text=text, tokens=estimate_tokens(text), files=shown)
 
 
-def _types_alone(symbols: list[SymbolRecord]) -> bool:
-    """Whether a file declares types only: type aliases, interfaces and their members
-    (a C# or PHP interface's methods are signatures, no code)."""
-    declared = {s.qualified_name for s in symbols if s.kind in TYPE_ONLY_KINDS}
-    return all(s.kind in TYPE_ONLY_KINDS or s.parent in declared for s in symbols)
+def _declarations_alone(symbols: list[SymbolRecord]) -> bool:
+    """Whether a file only declares: types, interfaces and their members (a C# or PHP
+    interface's methods are signatures), constants, namespaces (Ruby's `version.rb`)."""
+    interfaces = {s.qualified_name for s in symbols if s.kind == "interface"}
+    return all(s.kind in DECLARATION_KINDS or s.parent in interfaces for s in symbols)
 
 
 def _relative(scores: dict[str, float], files: set[str]) -> dict[str, float]:
