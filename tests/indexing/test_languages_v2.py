@@ -318,9 +318,9 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("section", "%muted", 22, 24),
     ],
     "sql": [
-        ("struct", "users", 2, 6),
+        ("struct", "users", 1, 6),
         ("struct", "orders", 8, 12),
-        ("type", "user_totals", 17, 21),
+        ("type", "user_totals", 16, 21),
         ("function", "order_count", 23, 25),
         ("type", "order_status", 27, 27),
     ],
@@ -361,7 +361,7 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("function", "UserCard.initials", 24, 24),
     ],
     "yaml": [
-        ("section", "name", 2, 2),
+        ("section", "name", 1, 2),
         ("section", "on", 4, 7),
         ("section", "env", 9, 10),
         ("section", "jobs", 12, 21),

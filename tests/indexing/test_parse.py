@@ -163,7 +163,8 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
     ],
     "ruby": [
         ("Greetings", "module", 4, 35),
-        ("Greetings.DEFAULT", "constant", 6, 6),
+        # Ruby keeps the comment above a body's first statement beside the body
+        ("Greetings.DEFAULT", "constant", 6, 7),
         ("Greetings.Greeter", "class", 8, 30),
         ("Greetings.Greeter.initialize", "method", 12, 14),
         ("Greetings.Greeter.greet", "method", 16, 19),
@@ -352,6 +353,8 @@ SPOT_CHECKS: list[tuple[str, str, str, object]] = [
     ("csharp", "IInventory.Add", "exported", True),
     ("csharp", "Unit", "exported", False),
     # Ruby
+    ("ruby", "Greetings", "signature", "module Greetings"),
+    ("ruby", "Greetings.DEFAULT", "doc", "The language used when none is asked for."),
     ("ruby", "Greetings.Greeter", "signature", "class Greeter < BaseGreeter"),
     ("ruby", "Greetings.Greeter", "doc", "Builds greeting strings."),
     ("ruby", "Greetings.Greeter.greet", "signature", "def greet(lang = DEFAULT)"),

@@ -382,6 +382,14 @@ def _attachments(
     comments: list[treesitter.Node] = []
     first_row = outer.start_point.row
     sibling = outer.prev_named_sibling
+    # A body's first statement: Ruby puts the comments above it beside the body node,
+    # which starts where the statement does.
+    holder = outer
+    while sibling is None and holder.parent is not None:
+        holder = holder.parent
+        if holder.start_byte != outer.start_byte:
+            break
+        sibling = holder.prev_named_sibling
     while sibling is not None:
         is_comment = sibling.type in rules.comment_types
         if not is_comment and sibling.type not in rules.attachment_types:

@@ -66,8 +66,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # Bumped whenever reading, parsing or chunking changes what an unchanged file stores (its
 # symbols, chunks or lexical rows): a file another version stored is read again by the
 # next ordinary run, so an upgrade needs no `--full`. 1: notebooks read through their
-# cells, the first version recorded (files of earlier versions hold 0).
-READER_VERSION = 1
+# cells, the first version recorded (files of earlier versions hold 0). 2: Swift computed
+# properties are methods; the comments above a body's first statement are its doc (Ruby).
+READER_VERSION = 2
 
 
 class FileSource(Protocol):

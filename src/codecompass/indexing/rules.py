@@ -244,6 +244,14 @@ class Rules:
         start = body.start_byte
         if ctx.data[start : start + 1] == b"{":
             return start, start
+        # Comments between the header and the body (Ruby keeps those above a body's first
+        # statement there) document that statement, not this header.
+        for child in reversed(node.children):
+            if child.end_byte > body.start_byte:
+                continue
+            if child.type not in self.comment_types:
+                break
+            start = child.start_byte
         before = len(ctx.data[node.start_byte : start].rstrip()) + node.start_byte
         return start, max(node.start_byte, before - 1)
 
