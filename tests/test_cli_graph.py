@@ -133,3 +133,19 @@ def test_repo_add_list_remove(tmp_path: Path) -> None:
     )
     missing = CliRunner().invoke(main, ["repo", "remove", "gosvc", "--data-dir", str(data)])
     assert missing.exit_code == 1 and "Nothing is indexed" in missing.output
+
+
+def test_callers_of_an_overloaded_method_mark_each_overload(tmp_path: Path) -> None:
+    with workspace(tmp_path) as engine:
+        add_fixture(engine, tmp_path, "lookup", "lookup")
+    out = run("callers", "Ledger.record", "--data-dir", str(tmp_path / "data"))
+    assert out.exit_code == 0
+    lines = out.output.splitlines()
+    assert lines[0] == (
+        "Callers of lookup/ledger/Ledger.java#Ledger.record and its 1 other overload"
+    )
+    assert sorted(line.split("  ")[1] for line in lines[1:]) == [
+        "lookup/ledger/Ledger.java#Audit.check —calls→ this",
+        "lookup/ledger/Ledger.java#Ledger.close —calls→ this",
+        "lookup/ledger/Ledger.java#Ledger.close —calls→ this@10",
+    ]

@@ -1079,12 +1079,16 @@ def _print_edges(result: GraphResult, title: str) -> None:
     `source —type→ target` (the symbol itself shown as "this"), with the confidence,
     how it was resolved and the evidence line."""
     root = result.root
-    console.print(f"[bold]{escape(title)} {escape(root)}[/bold]", highlight=False)
+    # An overload walked with the root is "this" too, marked with its id's line.
+    names = {root: "this"} | {o: "this" + o[o.rfind("@") :] * ("@" in o) for o in result.overloads}
+    count = len(result.overloads)
+    also = f" and its {count} other overload{'s' * (count > 1)}" if count else ""
+    console.print(f"[bold]{escape(title)} {escape(root)}{also}[/bold]", highlight=False)
     if not result.edges:
         console.print("  (none)")
     for edge in result.edges:
-        source = "this" if edge.source == root else edge.source
-        target = "this" if edge.target == root else edge.target
+        source = names.get(edge.source, edge.source)
+        target = names.get(edge.target, edge.target)
         where = f"{edge.evidence_path}:{edge.evidence_line}" if edge.evidence_path else "-"
         if edge.target_line is not None:
             where += f"  ↔ {edge.target_path}:{edge.target_line}"

@@ -1127,8 +1127,9 @@ class Engine:
 
     def _walk(self, start: str, repo: str | None, **options: Any) -> GraphResult:
         graph = self.graph
-        node = graph.resolve_node(start, repo=self._repo_name(repo))
-        return self._fresh(graph.traverse(node, repo=repo, **options), graph)
+        node, *overloads = graph.resolve_nodes(start, repo=self._repo_name(repo))
+        result = graph.traverse(node, repo=repo, overloads=overloads, **options)
+        return self._fresh(result, graph)
 
     def subgraph(self, ids: list[str], *, limit: int = 200) -> GraphResult:
         """These nodes and the edges between them (at most `limit` nodes)."""

@@ -147,6 +147,8 @@ class GraphResult(Result):
     edges: list[Edge]
     paths: list[list[str]]  # node ids from the root to each node reached
     truncated: bool
+    # The other overloads of the root's method, walked with it (one name, several ids).
+    overloads: list[str] = Field(default_factory=list)
     # As in `Answer`: the index generation, and the nodes' files changed on disk since.
     generation: int | None = None
     stale: list[str] = Field(default_factory=list)

@@ -248,6 +248,28 @@ def test_the_callers_of_a_private_member_named_without_its_hash(engine: Engine) 
     ]
 
 
+def test_the_callers_of_an_overloaded_method_are_those_of_every_overload(engine: Engine) -> None:
+    # MediatR's `Mediator.Send` has three overloads: `callers` answered "ambiguous" and
+    # offered a "longer name" that named all three again.
+    record = f"{L}/ledger/Ledger.java#Ledger.record"
+    result = engine.callers("Ledger.record")
+    assert (result.root, result.overloads) == (record, [f"{record}@10"])
+    assert sorted((e.source, e.target, e.evidence_line) for e in result.edges) == [
+        (f"{L}/ledger/Ledger.java#Audit.check", record, 22),
+        (f"{L}/ledger/Ledger.java#Ledger.close", record, 15),
+        (f"{L}/ledger/Ledger.java#Ledger.close", f"{record}@10", 16),  # record("closed")
+    ]
+    assert sorted(result.paths) == [
+        [record, f"{L}/ledger/Ledger.java#Audit.check"],
+        [record, f"{L}/ledger/Ledger.java#Ledger.close"],
+    ]
+    # One node is asked for: the overloads stay ambiguous there.
+    with pytest.raises(AmbiguousSymbolError, match="2 symbols match equally well") as info:
+        engine.node_details("Ledger.record")
+    assert info.value.hint is not None
+    assert info.value.hint.cli.endswith("or a longer name such as ledger/Ledger.java:6.")
+
+
 def test_module_and_path_matching_rules() -> None:
     assert module_forms("rich/markup.py") == ["rich/markup"]
     assert module_forms("pkg/__init__.py") == ["pkg/__init__", "pkg"]

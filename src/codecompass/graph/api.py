@@ -23,6 +23,7 @@ from codecompass.graph.lookup import (
     member_dots,
     module_rooted,
     normalize,
+    overload_group,
     path_rooted,
     private_member,
     qualified_tails,
@@ -458,22 +459,33 @@ class GraphReader:
         (node id, repository, file path, qualified or simple name, module and name, file
         and name or line). Several equally good candidates raise AmbiguousSymbolError
         listing them; none raises NotFoundError offering the closest names."""
+        return self._resolve(symbol, repo, with_overloads=False)[0]
+
+    def resolve_nodes(self, symbol: str, *, repo: str | None = None) -> list[str]:
+        """As `resolve_node`, but the overloads of one method (`lookup.overload_group`) are all
+        returned, first by line, rather than called ambiguous."""
+        return self._resolve(symbol, repo, with_overloads=True)
+
+    def _resolve(self, symbol: str, repo: str | None, with_overloads: bool) -> list[str]:
         text = _symbol_text(symbol)
         if not text:
             raise InputError("Give a symbol: a node id, a qualified name or a name.")
         if self._symbols(SymbolQuery(ids=[text])):
-            return text
+            return [text]
         if text.startswith((PREFIX, RPC_PREFIX)) and self._edges("target", [text], EDGE_TYPES, 0.0):
-            return text  # a topic some producer or consumer names, an rpc some side names
+            return [text]  # a topic some producer or consumer names, an rpc some side names
         if text in self.repos() and repo in (None, text):
-            return text
+            return [text]
         split = self.split_file_id(text)
         if split is not None and repo in (None, split[0]):
-            return text
+            return [text]
         ranked = [m for m in self.lookup(text, repo=repo, files=True) if m.score >= TRAILING]
+        group = overload_group(ranked) if with_overloads else []
+        if group:
+            return [m.id for m in group]
         chosen = choose(text, ranked)
         if chosen is not None:
-            return chosen.id
+            return [chosen.id]
         scored: dict[str, _Scored] = {}
         self._add_close(text, None, repo, MAX_CLOSE, scored)
         close = self._ranked(scored, MAX_CLOSE)
@@ -501,19 +513,21 @@ class GraphReader:
         repo: str | None = None,
         limit: int = DEFAULT_LIMIT,
         default_types: Sequence[str] = TRAVERSE_TYPES,
+        overloads: Sequence[str] = (),
     ) -> GraphResult:
-        """Breadth-first from `start`, returning every edge followed and the path from
-        the root to each node reached. `limit` caps the nodes (the root included)."""
+        """Breadth-first from `start` (and from its `overloads`, node ids walked as roots
+        too), returning every edge followed and the path from the root to each node
+        reached. `limit` caps the nodes (the roots included)."""
         if direction not in ("out", "in", "both"):
             raise InputError(f"direction must be out, in or both, not {direction!r}.")
         if depth < 0:
             raise InputError("depth must be 0 or more.")
         edge_types = check_types(types, default_types)
         root = self.resolve_node(start, repo=None)
-        parent: dict[str, str | None] = {root: None}
+        parent: dict[str, str | None] = dict.fromkeys([root, *overloads])
         edges: list[Edge] = []
         seen_edges: set[tuple[str, str, str, int | None]] = set()
-        frontier = [root]
+        frontier = list(parent)
         truncated = False
         for _ in range(depth):
             if not frontier:
@@ -550,7 +564,7 @@ class GraphReader:
                     seen_edges.add(key)
                     edges.append(edge)
             frontier = next_frontier
-        return self._result(root, parent, edges, truncated)
+        return self._result(root, parent, edges, truncated, overloads)
 
     def _result(
         self,
@@ -558,11 +572,12 @@ class GraphReader:
         parent: dict[str, str | None],
         edges: list[Edge],
         truncated: bool,
+        overloads: Sequence[str] = (),
     ) -> GraphResult:
         nodes = self.nodes(parent)
         paths: list[list[str]] = []
         for node in parent:
-            if node == root:
+            if parent[node] is None:  # a root
                 continue
             path = [node]
             step = parent[node]
@@ -576,6 +591,7 @@ class GraphReader:
             edges=edges,
             paths=paths,
             truncated=truncated,
+            overloads=list(overloads),
         )
 
     def _edges(

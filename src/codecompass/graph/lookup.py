@@ -38,7 +38,9 @@ method's), then candidates rank by score, then by whether the written module or 
 reaches the repository root (`rich.markup.render` is `rich/markup.py#render` rather than
 a vendored `pip/_vendor/rich/markup.py#render`), then by importance. The first is chosen
 when no other candidate has its place (code or test), score and rootedness; otherwise
-the name is ambiguous and the error lists every candidate, best first.
+the name is ambiguous and the error lists every candidate, best first. Walking the graph
+(`callers`, `deps`, `graph`) takes the overloads of one method together when they are
+the best candidates: C#'s or Java's `Mediator.Send` is every `Send` of that class.
 Case-insensitive and fuzzy matches (below 0.9, from `find_symbol`) are offered when
 nothing else matches, never chosen.
 """
@@ -207,13 +209,29 @@ def choose(text: str, ranked: Sequence[Match]) -> Match | None:
     raise ambiguous(text, tied, ranked)
 
 
+def overload_group(ranked: Sequence[Match]) -> list[Match]:
+    """The best candidates when they are the overloads of one method (one qualified name
+    in one file: C#'s three `Mediator.Send`), first by line; else an empty list."""
+    best = ranked[0] if ranked else None
+    if best is None or best.symbol is None:
+        return []
+    tied = [m for m in ranked if m.rank() == best.rank()]
+    name = (best.repo, best.path, best.symbol.qualified_name)
+    if len(tied) < 2 or any(
+        m.symbol is None or (m.repo, m.path, m.symbol.qualified_name) != name for m in tied
+    ):
+        return []
+    return sorted(tied, key=lambda m: m.line or 0)
+
+
 def ambiguous(text: str, tied: Sequence[Match], ranked: Sequence[Match]) -> AmbiguousSymbolError:
     kinds = {"file" if m.kind == "file" else "symbol" for m in tied}
     noun = "files" if kinds == {"file"} else "symbols" if kinds == {"symbol"} else "nodes"
     shown = [_describe(m) for m in ranked[:MAX_CANDIDATES_SHOWN]]
     if len(ranked) > MAX_CANDIDATES_SHOWN:
         shown.append(f"… {len(ranked) - MAX_CANDIDATES_SHOWN} more")
-    example = _longer_names(tied[0])
+    # Overloads share every name: only a line tells them apart.
+    example = f"{tied[0].path}:{tied[0].line}" if overload_group(tied) else _longer_names(tied[0])
     return AmbiguousSymbolError(
         f"{text!r} is ambiguous; {len(tied)} {noun} match equally well (best first):\n  "
         + "\n  ".join(shown),
