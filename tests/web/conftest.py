@@ -91,6 +91,25 @@ class AdminHandler(Handler):
 '''
 
 
+# Typed overloads: three definitions of one name, walked together by the explorer.
+FMT = '''"""Formatting of values for responses."""
+
+from typing import overload
+
+
+@overload
+def describe(value: int) -> str: ...
+@overload
+def describe(value: str) -> str: ...
+def describe(value):
+    return str(value)
+
+
+def banner(name):
+    return describe(name)
+'''
+
+
 @dataclass(frozen=True)
 class Site:
     repo: Path
@@ -112,6 +131,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, onnx: Embedder) -> Site:
             "api/handlers.py": HANDLERS,
             "api/admin.py": ADMIN,
             "config/settings.py": f'"""Settings."""\n\nGITHUB_TOKEN = "{GITHUB_TOKEN}"\n',
+            "api/fmt.py": FMT,
         },
     )
     data = base / "data"

@@ -192,6 +192,15 @@ def test_symbol_explorer_shows_callers_as_tree_and_graph(page: Any, web: Running
     assert page.get_attribute("#x-cy", "data-nodes") == str(len(names))
 
 
+def test_symbol_explorer_roots_every_overload(page: Any, web: Running) -> None:
+    explore(page, web.url, "describe", "callers", 1)
+    roots = page.locator("#x-tree > ul > [role=treeitem] > span > strong").all_inner_texts()
+    assert roots == ["describe", "describe", "describe"]  # two @overload stubs, the body
+    names = page.locator("#x-tree [role=treeitem] > span > strong").all_inner_texts()
+    assert names == ["describe", "describe", "describe", "banner"]  # a call of the body
+    assert page.get_attribute("#x-cy", "data-nodes") == "4"
+
+
 def test_status_page(page: Any, web: Running, site: Site) -> None:
     api_search(web)  # at least one search in the log
     status, data = web.get("/api/status")

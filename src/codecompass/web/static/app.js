@@ -510,6 +510,9 @@ async function explore(event) {
     const exact = matches.filter((m) => m.exact);
     const pick = named.length === 1 ? named[0] : exact.length === 1 ? exact[0] : matches.length === 1 ? matches[0] : null;
     if (pick) return exploreNode(pick.id);
+    // The overloads of one method (one name in one file): the server walks them together.
+    const oneMethod = (ms) => ms.length > 1 && ms.every((m) => m.repo === ms[0].repo && m.path === ms[0].path && m.qualified_name === ms[0].qualified_name);
+    if (oneMethod(named) || (!named.length && oneMethod(exact))) return exploreNode(name);
     if (!matches.length) { $("#x-status").textContent = `No symbol named ${name}.`; return; }
     $("#x-status").textContent = `${matches.length} symbols match; choose one:`;
     matchesBox.replaceChildren(...matches.map((m) => el("li", {}, el("button", {
@@ -550,10 +553,12 @@ async function exploreNode(id) {
     if (children.has(id)) li.append(el("ul", { role: "group" }, ...children.get(id).map((c) => item(c, id))));
     return li;
   };
-  $("#x-tree").replaceChildren(el("ul", { role: "tree", "aria-label": `${relation} of ${data.root}` }, item(data.root, null)));
-  $("#x-status").textContent = `${relation} of ${names.get(data.root)?.name || data.root}: ${data.nodes.length - 1} node(s) within depth ${depth}${data.truncated ? " (truncated)" : ""}.`;
+  // The overloads of the root's method are walked with it: each is a root of its own.
+  const roots = [data.root, ...(data.overloads || [])];
+  $("#x-tree").replaceChildren(el("ul", { role: "tree", "aria-label": `${relation} of ${data.root}` }, ...roots.map((r) => item(r, null))));
+  $("#x-status").textContent = `${relation} of ${names.get(data.root)?.name || data.root}: ${data.nodes.length - roots.length} node(s) within depth ${depth}${data.truncated ? " (truncated)" : ""}.`;
   const elements = [
-    ...data.nodes.map((n) => ({ data: { id: n.id, label: n.name, colour: n.id === data.root ? ROLE_COLOURS.seed : ROLE_COLOURS.path, size: n.id === data.root ? 26 : 18 } })),
+    ...data.nodes.map((n) => ({ data: { id: n.id, label: n.name, colour: roots.includes(n.id) ? ROLE_COLOURS.seed : ROLE_COLOURS.path, size: roots.includes(n.id) ? 26 : 18 } })),
     ...data.edges.filter((e) => names.has(e.source) && names.has(e.target)).map((e) => ({ data: { id: edgeKey(e), source: e.source, target: e.target, type: e.type, confidence: e.confidence, label: e.type } })),
   ];
   if (!state.xcy) {
@@ -562,7 +567,7 @@ async function exploreNode(id) {
   }
   state.xcy.batch(() => { state.xcy.elements().remove(); state.xcy.add(elements); });
   state.xcy.resize();
-  state.xcy.layout({ name: "breadthfirst", directed: true, roots: [data.root], spacingFactor: 1.1 }).run();
+  state.xcy.layout({ name: "breadthfirst", directed: true, roots, spacingFactor: 1.1 }).run();
   state.xcy.fit(undefined, 30);
   $("#x-cy").dataset.nodes = String(data.nodes.length);
 }
