@@ -160,6 +160,10 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("IInventory", "interface", 38, 41),
         ("IInventory.Add", "method", 40, 40),
         ("Unit", "enum", 43, 43),
+        # properties with code are methods; an auto-property is data
+        ("Shelf", "class", 45, 58),
+        ("Shelf.Empty", "method", 51, 52),
+        ("Shelf.Size", "method", 54, 57),
     ],
     "ruby": [
         ("Greetings", "module", 4, 35),
@@ -348,6 +352,9 @@ SPOT_CHECKS: list[tuple[str, str, str, object]] = [
     ("csharp", "Inventory", "doc", "Tracks stock levels per product."),
     ("csharp", "Inventory", "parent", None),
     ("csharp", "Inventory.Add", "signature", "public void Add(string sku, int count)"),
+    ("csharp", "Shelf.Empty", "signature", "public bool Empty"),
+    ("csharp", "Shelf.Empty", "doc", "Whether nothing is on the shelf."),
+    ("csharp", "Shelf.Size", "signature", "public int Size"),
     ("csharp", "Inventory.Add", "start_line", 17),
     ("csharp", "Inventory.Count", "exported", False),
     ("csharp", "IInventory.Add", "exported", True),

@@ -26,6 +26,19 @@ _CLASSES = frozenset(
     }
 )
 _FUNCTIONS = frozenset({"method_declaration", "constructor_declaration"})
+
+
+def _has_code(prop: Node) -> bool:
+    """Whether a property runs code: an arrow body, or an accessor with a body."""
+    value = prop.child_by_field_name("value")
+    if value is not None and value.type == "arrow_expression_clause":
+        return True
+    accessors = prop.child_by_field_name("accessors")
+    return accessors is not None and any(
+        a.child_by_field_name("body") is not None for a in accessors.named_children
+    )
+
+
 _SEQUENCES = frozenset(
     {"List", "IList", "IEnumerable", "ICollection", "IReadOnlyList", "IReadOnlyCollection"}
     | {"HashSet", "ISet", "Queue", "Stack", "LinkedList", "IAsyncEnumerable", "Lazy"}
@@ -145,9 +158,11 @@ class CSharpExtractor(TypedExtractor):
         elif t == "property_declaration":
             prop = self.text(node.child_by_field_name("name"))
             facts = self.facts.classes.get(owner)
+            written = self.type_of(node.child_by_field_name("type"))
             if facts is not None and prop:
-                written = self.type_of(node.child_by_field_name("type"))
                 facts.attrs.setdefault(prop, []).append((scope, f"type:{written}"))
+            if prop and _has_code(node):  # a symbol of its own (queries/csharp.scm)
+                scope = self.open_function(join(owner, prop), scope, node, written)
             self.visit_children(node, scope, owner)
         elif t == "enum_member_declaration":
             member = self.text(node.child_by_field_name("name"))

@@ -744,6 +744,11 @@ class JavaRules(Rules):
 class CSharpRules(Rules):
     signature_skip = frozenset({"attribute_list", "comment"})
 
+    def body(self, node: Node) -> Node | None:
+        if node.type == "property_declaration":  # `{ get { … } }` or `=> …`
+            return node.child_by_field_name("accessors") or node.child_by_field_name("value")
+        return super().body(node)
+
     def clean_doc(self, comments: list[str]) -> str:
         return _CSHARP_XML.sub("", super().clean_doc(comments)).strip()
 

@@ -16,6 +16,14 @@
 
 (constructor_declaration name: (identifier) @name) @definition.method
 
+; A property with code in an accessor or an arrow body runs like a method; an
+; auto-property (`{ get; set; }`) is data.
+(property_declaration
+  name: (identifier) @name
+  accessors: (accessor_list (accessor_declaration body: (_)))) @definition.method
+
+(property_declaration name: (identifier) @name value: (arrow_expression_clause)) @definition.method
+
 (local_function_statement name: (identifier) @name) @definition.function
 
 (invocation_expression function: (_) @name) @reference.call
