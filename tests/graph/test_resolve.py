@@ -246,6 +246,39 @@ def test_a_method_guess_takes_the_module_not_its_stub(tmp_path: Path) -> None:
     assert calls == {("typed/app.py#render", "typed/pkg/shape.py#Shape.outline", 0.4)}
 
 
+def test_a_name_guessed_from_code_is_never_a_test_helper(tmp_path: Path) -> None:
+    """Slim's `App.handle` calls `$this->responseFactory->createResponse()`, an external
+    factory: the guess by name found three test helpers of that name (0.27 each)."""
+    engine = workspace(tmp_path)
+    app = "def handle(factory):\n    return factory.create_response()\n"
+    helper = "class FakeFactory:\n    def create_response(self):\n        return 200\n"
+    test = "def test_handle(factory):\n    assert factory.create_response() == 200\n"
+    php_app = "<?php\nclass App {\n    function handle() {\n        return make_body();\n    }\n}\n"
+    php_helper = "<?php\nfunction make_body() {\n    return '';\n}\n"
+    write(
+        tmp_path / "svc",
+        {
+            "svc/app.py": app,
+            "tests/fakes.py": helper,
+            "tests/test_app.py": test,
+            "src/App.php": php_app,
+            "tests/Helpers.php": php_helper,
+        },
+    )
+    engine.add_repo(tmp_path / "svc", name="svc")
+    calls = {(s, t, c) for s, t, _, c, _ in edges(engine, ("calls",))}
+    assert calls == {
+        ("svc/svc/app.py#handle", "?factory.create_response", 0.0),
+        ("svc/src/App.php#App.handle", "?make_body", 0.0),
+        # a test may call a test helper it does not import
+        (
+            "svc/tests/test_app.py#test_handle",
+            "svc/tests/fakes.py#FakeFactory.create_response",
+            0.4,
+        ),
+    }
+
+
 def test_a_package_that_imports_its_own_submodule_exposes_it(tmp_path: Path) -> None:
     """marshmallow's `__init__` says `from . import fields`, and its users write `from
     marshmallow import fields; fields.String()`: the name held the import of itself, so

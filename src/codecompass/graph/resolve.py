@@ -48,7 +48,7 @@ from codecompass.graph.index import Package, SymbolIndex, file_key
 from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT
 from codecompass.indexing.extract import DEEP_LANGUAGES, ECMA_LANGUAGES
 from codecompass.indexing.facts import FileFacts, FunctionFacts, Ref
-from codecompass.indexing.languages import language_for_path, stub_module
+from codecompass.indexing.languages import is_test_path, language_for_path, stub_module
 from codecompass.models import Edge, HttpFact, SymbolRecord
 
 CONF_EXACT = 1.0
@@ -688,7 +688,7 @@ class Resolver:
             [
                 s
                 for s in self.index.by_name(name, ctx.repo)
-                if s.kind == "method" and _callable_from(ctx.language, s)
+                if s.kind == "method" and _callable_from(ctx, s)
             ]
         )
         if not candidates or len(candidates) > MAX_CANDIDATES:
@@ -1478,7 +1478,7 @@ class Resolver:
         found = [
             s
             for s in self.index.by_name(name, ctx.repo)
-            if s.kind in kinds and s.id != source and _callable_from(ctx.language, s)
+            if s.kind in kinds and s.id != source and _callable_from(ctx, s)
         ]
         if len(local) > 1:
             found = local
@@ -1913,13 +1913,20 @@ _CALL_FAMILIES: dict[str, str] = {
 }
 
 
-def _callable_from(language: str, target: SymbolRecord) -> bool:
-    """Whether code in `language` can call `target` by its name (see `_CALL_FAMILIES`)."""
-    source_family = _CALL_FAMILIES.get(language)
+def _callable_from(ctx: Ctx, target: SymbolRecord) -> bool:
+    """Whether the code of `ctx` can call `target` by its name: in its language's family
+    (see `_CALL_FAMILIES`), and never a test's from code that is not a test (Slim's
+    `App.handle` guessed `createResponse` in three test helpers)."""
+    if _test_file(target.path) and not _test_file(ctx.path):
+        return False
+    source_family = _CALL_FAMILIES.get(ctx.language)
     if source_family is None:
         return True
     target_family = _path_family(target.path)
     return target_family is None or source_family == target_family
+
+
+_test_file = lru_cache(maxsize=65_536)(is_test_path)
 
 
 @lru_cache(maxsize=65_536)

@@ -46,8 +46,9 @@ from typing import Any
 # Bumped whenever extraction or resolution changes: the next link stage extracts the
 # facts of every file stored under another version again and resolves every file, so an
 # upgraded index gets the new graph without `--full`. 7: submodules bound by their own
-# package's import, tsconfig aliases, name look-ups per repository, Rust's prelude.
-FACTS_VERSION = 7
+# package's import, tsconfig aliases, name look-ups per repository, Rust's prelude. 8: C#
+# properties with code are functions; a name guessed from code is never a test's.
+FACTS_VERSION = 8
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
