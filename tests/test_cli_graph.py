@@ -149,3 +149,18 @@ def test_callers_of_an_overloaded_method_mark_each_overload(tmp_path: Path) -> N
         "lookup/ledger/Ledger.java#Ledger.close —calls→ this",
         "lookup/ledger/Ledger.java#Ledger.close —calls→ this@10",
     ]
+
+
+def test_callers_in_a_language_whose_calls_are_not_read_say_so(tmp_path: Path) -> None:
+    elixir = "defmodule Cart do\n  def total(items), do: Enum.sum(items)\nend\n"
+    with workspace(tmp_path) as engine:
+        (tmp_path / "shop").mkdir()
+        (tmp_path / "shop" / "cart.ex").write_text(elixir, encoding="utf-8")
+        engine.add_repo(tmp_path / "shop", name="shop")
+    out = run("callers", "Cart.total", "--data-dir", str(tmp_path / "data"))
+    assert out.exit_code == 0
+    assert out.output.splitlines()[1:3] == [
+        "  (none)",
+        "  note: calls are not read from elixir files yet: the calls of and to Cart.total in "
+        "elixir code are unknown, not absent; search for its name to find where it is used",
+    ]

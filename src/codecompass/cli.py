@@ -1086,6 +1086,8 @@ def _print_edges(result: GraphResult, title: str) -> None:
     console.print(f"[bold]{escape(title)} {escape(root)}{also}[/bold]", highlight=False)
     if not result.edges:
         console.print("  (none)")
+    for limit in result.limits:
+        console.print(f"  [yellow]note: {escape(limit)}[/yellow]", highlight=False)
     for edge in result.edges:
         source = names.get(edge.source, edge.source)
         target = names.get(edge.target, edge.target)

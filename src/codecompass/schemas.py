@@ -149,6 +149,8 @@ class GraphResult(Result):
     truncated: bool
     # The other overloads of the root's method, walked with it (one name, several ids).
     overloads: list[str] = Field(default_factory=list)
+    # What the answer cannot see (calls of a language whose calls are not read).
+    limits: list[str] = Field(default_factory=list)
     # As in `Answer`: the index generation, and the nodes' files changed on disk since.
     generation: int | None = None
     stale: list[str] = Field(default_factory=list)

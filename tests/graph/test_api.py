@@ -251,6 +251,33 @@ def test_the_overview_shows_the_project_before_its_examples(tmp_path: Path) -> N
     ]
 
 
+def test_a_walk_says_when_the_calls_of_its_language_are_not_read(tmp_path: Path) -> None:
+    """Plug's `callers Plug.Conn.put_resp_header` answered "(none)": Elixir calls are not
+    read, so nobody seemed to call it."""
+    elixir = (
+        "defmodule Shop.Cart do\n  def total(items), do: Enum.sum(items)\n\n"
+        "  def checkout(items), do: total(items)\nend\n"
+    )
+    python = (
+        "def total(items):\n    return sum(items)\n\n\n"
+        "def checkout(items):\n    return total(items)\n"
+    )
+    write(tmp_path / "mixed", {"lib/cart.ex": elixir, "py/cart.py": python})
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "mixed", name="mixed")
+        unread = engine.callers("Shop.Cart.total")
+        read = engine.callers("cart.total")
+        no_calls = engine.dependents("Shop.Cart.total", types=["contains"])
+    assert unread.edges == []
+    assert unread.limits == [
+        "calls are not read from elixir files yet: the calls of and to Shop.Cart.total in "
+        "elixir code are unknown, not absent; search for its name to find where it is used"
+    ]
+    assert [e.source for e in read.edges] == ["mixed/py/cart.py#checkout"]
+    assert read.limits == []
+    assert no_calls.limits == []  # a walk along other edges misses nothing
+
+
 def test_an_overlong_symbol_name_is_refused_naming_the_limit(engine: Engine) -> None:
     # 60,000 characters once reached SQLite as a LIKE pattern: "pattern too complex".
     huge = "x" * 60_000

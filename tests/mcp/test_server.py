@@ -62,8 +62,9 @@ TOOLS = [
 # characters / 4 of the compact JSON of tools/list.
 # 11 code tools took 3,500 and 1,500; the 5 memory tools (issue 15) add about 1,800 and 600;
 # the `rerank` argument and result of search_code and ask_code (issue 18) about 215 and 45;
-# a graph result's `overloads` (the other overloads of its root) about 40 and 0.
-TOOL_LIST_TOKEN_BUDGET = 5550  # everything: names, descriptions, input and output schemas
+# a graph result's `overloads` (the other overloads of its root) and `limits` (what it
+# cannot see) about 70 and 0.
+TOOL_LIST_TOKEN_BUDGET = 5600  # everything: names, descriptions, input and output schemas
 MODEL_FACING_TOKEN_BUDGET = 2150  # name + description + inputSchema (what most clients send)
 
 

@@ -31,7 +31,13 @@ from codecompass.graph.lookup import (
 )
 from codecompass.graph.models import EDGE_TYPES, RPC_PREFIX, VIRTUAL_PREFIXES
 from codecompass.graph.models import TOPIC_PREFIX as PREFIX
-from codecompass.indexing.languages import is_declaration_path, is_example_path, is_test_path
+from codecompass.indexing.extract import reads_calls
+from codecompass.indexing.languages import (
+    is_declaration_path,
+    is_example_path,
+    is_test_path,
+    language_for_path,
+)
 from codecompass.models import Edge, EdgeQuery, FileRecord, SymbolQuery, SymbolRecord
 from codecompass.schemas import (
     GraphNode,
@@ -58,6 +64,11 @@ MAX_CLOSE = 5  # names offered when a symbol argument names nothing
 # follows the code in the overview.
 DECLARATION_KINDS = frozenset(
     {"type", "interface", "enum", "struct", "constant", "variable", "module"}
+)
+# What calls or is called: a root of these kinds in a language whose calls are not read
+# gets a word of warning with an empty walk.
+CODE_KINDS = frozenset(
+    {"file", "function", "method", "class", "struct", "interface", "trait", "enum", "module"}
 )
 # A traversal leaves keyword and similarity edges out unless asked: they connect
 # everything to everything a little.
@@ -564,7 +575,7 @@ class GraphReader:
                     seen_edges.add(key)
                     edges.append(edge)
             frontier = next_frontier
-        return self._result(root, parent, edges, truncated, overloads)
+        return self._result(root, parent, edges, truncated, overloads, "calls" in edge_types)
 
     def _result(
         self,
@@ -572,9 +583,20 @@ class GraphReader:
         parent: dict[str, str | None],
         edges: list[Edge],
         truncated: bool,
-        overloads: Sequence[str] = (),
+        overloads: Sequence[str],
+        walks_calls: bool,
     ) -> GraphResult:
         nodes = self.nodes(parent)
+        limits: list[str] = []
+        start = nodes[root]
+        if walks_calls and start.path and start.kind in CODE_KINDS and not reads_calls(start.path):
+            # An empty answer would read as "nobody calls it".
+            language = language_for_path(start.path)
+            limits.append(
+                f"calls are not read from {language} files yet: the calls of and to "
+                f"{start.name} in {language} code are unknown, not absent; search for its "
+                "name to find where it is used"
+            )
         paths: list[list[str]] = []
         for node in parent:
             if parent[node] is None:  # a root
@@ -592,6 +614,7 @@ class GraphReader:
             paths=paths,
             truncated=truncated,
             overloads=list(overloads),
+            limits=limits,
         )
 
     def _edges(

@@ -14,6 +14,8 @@ from __future__ import annotations
 import posixpath
 import re
 
+from codecompass.decoding import is_notebook_path
+from codecompass.indexing import treesitter
 from codecompass.indexing.extract_csharp import CSharpExtractor
 from codecompass.indexing.extract_ecma import EcmaExtractor
 from codecompass.indexing.extract_go import GoExtractor
@@ -23,7 +25,7 @@ from codecompass.indexing.extract_rust import RustExtractor
 from codecompass.indexing.extract_typed import TypedExtractor
 from codecompass.indexing.facts import FileFacts, Ref, Scope
 from codecompass.indexing.idl import protobuf_endpoints
-from codecompass.indexing.languages import TREE_SITTER_LANGUAGES
+from codecompass.indexing.languages import TREE_SITTER_LANGUAGES, language_for_path
 from codecompass.indexing.openapi import operation_endpoints, read_document
 from codecompass.models import ParsedFile
 
@@ -76,6 +78,20 @@ _NOT_NAMES = frozenset(
         "any",
     }
 )
+
+
+def reads_calls(path: str) -> bool:
+    """Whether the calls made in the file at `path` are read, so that its functions'
+    callees, and its callers in its own language, can be known. A Vue or Svelte
+    component's script and a notebook's cells are read in their own language."""
+    language = language_for_path(path)
+    if language in ("vue", "svelte") or is_notebook_path(path):
+        return True
+    if language in DEEP_LANGUAGES or language in TYPED_EXTRACTORS:
+        return True
+    return language in TREE_SITTER_LANGUAGES and treesitter.query_captures(
+        language, "@reference.call"
+    )
 
 
 def extract_facts(path: str, text: str, parsed: ParsedFile) -> FileFacts:

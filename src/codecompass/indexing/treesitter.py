@@ -133,6 +133,15 @@ def has_query(language: str) -> bool:
 
 
 @cache
+def query_captures(language: str, capture: str) -> bool:
+    """Whether a tag query file of ``language`` names ``capture`` (``@reference.call``)."""
+    folder = resources.files("codecompass.indexing").joinpath("queries")
+    names = _QUERY_FILES.get(language, (language,))
+    files = [folder.joinpath(f"{name}.scm") for name in names]
+    return any(f.is_file() and capture in f.read_text(encoding="utf-8") for f in files)
+
+
+@cache
 def _query_files_exist(names: tuple[str, ...]) -> bool:
     folder = resources.files("codecompass.indexing").joinpath("queries")
     return all(folder.joinpath(f"{name}.scm").is_file() for name in names)
