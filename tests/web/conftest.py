@@ -132,6 +132,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, onnx: Embedder) -> Site:
             "api/admin.py": ADMIN,
             "config/settings.py": f'"""Settings."""\n\nGITHUB_TOKEN = "{GITHUB_TOKEN}"\n',
             "api/fmt.py": FMT,
+            "lib/cart.ex": "defmodule Cart do\n  def total(items), do: Enum.sum(items)\nend\n",
         },
     )
     data = base / "data"

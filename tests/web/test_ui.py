@@ -201,6 +201,19 @@ def test_symbol_explorer_roots_every_overload(page: Any, web: Running) -> None:
     assert page.get_attribute("#x-cy", "data-nodes") == "4"
 
 
+def test_symbol_explorer_says_when_calls_are_not_read(page: Any, web: Running) -> None:
+    page.goto(web.url + "/#/explore")
+    page.wait_for_selector("body[data-ready]")
+    page.fill("#x-symbol", "Cart.total")
+    page.click("#explore-form button[type=submit]")
+    page.wait_for_selector("#x-tree [role=treeitem]")
+    assert page.inner_text("#x-status") == (
+        "callers of Cart.total: 0 node(s) within depth 2. Note: calls are not read from "
+        "elixir files yet: the calls of and to Cart.total in elixir code are unknown, not "
+        "absent; search for its name to find where it is used."
+    )
+
+
 def test_status_page(page: Any, web: Running, site: Site) -> None:
     api_search(web)  # at least one search in the log
     status, data = web.get("/api/status")

@@ -556,7 +556,8 @@ async function exploreNode(id) {
   // The overloads of the root's method are walked with it: each is a root of its own.
   const roots = [data.root, ...(data.overloads || [])];
   $("#x-tree").replaceChildren(el("ul", { role: "tree", "aria-label": `${relation} of ${data.root}` }, ...roots.map((r) => item(r, null))));
-  $("#x-status").textContent = `${relation} of ${names.get(data.root)?.name || data.root}: ${data.nodes.length - roots.length} node(s) within depth ${depth}${data.truncated ? " (truncated)" : ""}.`;
+  const notes = (data.limits || []).map((limit) => ` Note: ${limit}.`).join("");
+  $("#x-status").textContent = `${relation} of ${names.get(data.root)?.name || data.root}: ${data.nodes.length - roots.length} node(s) within depth ${depth}${data.truncated ? " (truncated)" : ""}.${notes}`;
   const elements = [
     ...data.nodes.map((n) => ({ data: { id: n.id, label: n.name, colour: roots.includes(n.id) ? ROLE_COLOURS.seed : ROLE_COLOURS.path, size: roots.includes(n.id) ? 26 : 18 } })),
     ...data.edges.filter((e) => names.has(e.source) && names.has(e.target)).map((e) => ({ data: { id: edgeKey(e), source: e.source, target: e.target, type: e.type, confidence: e.confidence, label: e.type } })),
