@@ -217,6 +217,9 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("method", "Registry.lookup", 34, 34),
         ("enum", "Role", 37, 37),
         ("function", "greet", 39, 41),
+        ("class", "Roster", 43, 49),
+        # a property with a getter body runs code; a plain one is data
+        ("method", "Roster.isEmpty", 44, 46),
     ],
     "lua": [
         ("function", "Cache.new", 5, 11),
@@ -385,6 +388,8 @@ SPOT_CHECKS: list[tuple[str, str, str, object]] = [
     ("kotlin", "MemoryRepository.Factory.empty", "parent", "MemoryRepository.Factory"),
     ("swift", "Circle", "doc", "A circle centred at the origin."),
     ("swift", "Circle.diameter", "parent", None),  # an extension is a scope, not a symbol
+    ("kotlin", "Roster.isEmpty", "signature", "val isEmpty: Boolean"),
+    ("kotlin", "Roster.isEmpty", "doc", "Whether nobody is on the roster."),
     ("swift", "Canvas.count", "doc", "How many shapes are drawn."),
     ("swift", "Canvas.count", "signature", "var count: Int"),
     ("scala", "Inventory.count", "signature", "def count(sku: String): Int"),

@@ -68,8 +68,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # next ordinary run, so an upgrade needs no `--full`. 1: notebooks read through their
 # cells, the first version recorded (files of earlier versions hold 0). 2: Swift computed
 # properties are methods; the comments above a body's first statement are its doc (Ruby).
-# 3: C# properties with code are methods.
-READER_VERSION = 3
+# 3: C# properties with code are methods. 4: Kotlin properties with accessor bodies too.
+READER_VERSION = 4
 
 
 class FileSource(Protocol):

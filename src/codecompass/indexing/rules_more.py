@@ -176,7 +176,8 @@ _ANNOTATIONS = frozenset(
 
 
 class KotlinRules(GrammarRules):
-    body_types = frozenset({"class_body", "enum_class_body", "function_body"})
+    # A property's accessors are its body (`val empty: Boolean get() = …`).
+    body_types = frozenset({"class_body", "enum_class_body", "function_body", "getter", "setter"})
     signature_skip = _ANNOTATIONS
     signature_descend = frozenset({"modifiers"})
 

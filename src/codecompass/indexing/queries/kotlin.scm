@@ -11,6 +11,15 @@
 
 (type_alias type: (identifier) @name) @definition.type
 
+; A property whose getter or setter has a body runs code: a method.
+(property_declaration
+  (variable_declaration (identifier) @name)
+  (getter (function_body))) @definition.function
+
+(property_declaration
+  (variable_declaration (identifier) @name)
+  (setter (function_body))) @definition.function
+
 ; `const val` (const is Kotlin's only property_modifier).
 (source_file
   (property_declaration
