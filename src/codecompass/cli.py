@@ -1079,8 +1079,8 @@ def _print_edges(result: GraphResult, title: str) -> None:
     `source —type→ target` (the symbol itself shown as "this"), with the confidence,
     how it was resolved and the evidence line."""
     root = result.root
-    # An overload walked with the root is "this" too, marked with its id's line.
-    names = {root: "this"} | {o: "this" + o[o.rfind("@") :] * ("@" in o) for o in result.overloads}
+    # An overload walked with the root is "this" too, marked with its id's line: `this@59`.
+    names = {root: "this"} | {o: "this" + o[o.rfind("@") :] for o in result.overloads if "@" in o}
     count = len(result.overloads)
     also = f" and its {count} other overload{'s' * (count > 1)}" if count else ""
     console.print(f"[bold]{escape(title)} {escape(root)}{also}[/bold]", highlight=False)

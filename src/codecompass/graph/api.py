@@ -58,10 +58,9 @@ DEFAULT_LIMIT = 200
 # quadratic in the length) or a storage pattern too long.
 MAX_SYMBOL_CHARS = 2000
 MAX_CLOSE = 5  # names offered when a symbol argument names nothing
-# A file of these alone (TypeScript's `types/options.ts`) is referenced by every file, so
-# its PageRank leads; the overview shows the code that does the work before it.
-# What declares without running: a file of these alone (with an interface's members)
-# follows the code in the overview.
+# What declares without running. A file of these alone (with an interface's members) is
+# often referenced by every file (TypeScript's `types/options.ts`, a `version.rb`), so its
+# PageRank leads; the overview shows the code that does the work before it.
 DECLARATION_KINDS = frozenset(
     {"type", "interface", "enum", "struct", "constant", "variable", "module"}
 )
