@@ -6,6 +6,7 @@ legacy copy of one module, a JS index file, a Go package) and the Python `shop`.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +18,7 @@ from codecompass.errors import (
     OutOfRangeError,
 )
 from codecompass.graph.lookup import file_splits, module_forms, module_rooted, path_rooted
-from tests.graph.helpers import add_fixture, workspace
+from tests.graph.helpers import add_fixture, workspace, write
 
 L = "lookup"
 RENDER = f"{L}/app/util.py#render"
@@ -268,6 +269,32 @@ def test_the_callers_of_an_overloaded_method_are_those_of_every_overload(engine:
         engine.node_details("Ledger.record")
     assert info.value.hint is not None
     assert info.value.hint.cli.endswith("or a longer name such as ledger/Ledger.java:6.")
+
+
+def test_a_class_named_after_its_file_is_told_apart_by_package_or_line(tmp_path: Path) -> None:
+    # Slim's `handle` suggested `MiddlewareDispatcher.MiddlewareDispatcher.addCallable.handle`,
+    # no better than the name when two files hold a class of that name.
+    java = "package {0};\n\npublic class Handler {{\n    public void handle() {{}}\n}}\n"
+    php = "<?php\nclass Queue {\n    function push() {}\n}\n"
+    write(
+        tmp_path / "two",
+        {
+            "api/Handler.java": java.format("api"),
+            "web/Handler.java": java.format("web"),
+            "src/Queue.php": php,
+            "lib/Queue.php": php,
+        },
+    )
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "two", name="two")
+        hints = []
+        for name in ("Handler.handle", "Queue.push"):
+            with pytest.raises(AmbiguousSymbolError) as info:
+                engine.callers(name)
+            assert info.value.hint is not None
+            hints.append(info.value.hint.cli.rpartition("such as ")[2])
+        assert engine.callers("api.Handler.handle").root == "two/api/Handler.java#Handler.handle"
+    assert hints == ["api.Handler.handle or api/Handler.java:4.", "lib/Queue.php:3."]
 
 
 def test_module_and_path_matching_rules() -> None:

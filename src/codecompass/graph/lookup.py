@@ -256,4 +256,12 @@ def _longer_names(m: Match) -> str:
     folder, _, stem = module_forms(m.path)[0].rpartition("/")
     if stem in INDEX_STEMS:  # a package: named after its folder
         stem = folder.rpartition("/")[2] or m.repo
-    return f"{stem}.{m.symbol.qualified_name} or {m.path}:{m.line}"
+    name = m.symbol.qualified_name
+    if name.split(".")[0] == stem:
+        # A class named after its file (Java, C#, PHP): `Handler.Handler.handle` would be
+        # as ambiguous as the name. A Java or Go package tells it apart; else the line.
+        package = folder.rpartition("/")[2]
+        if not package or not m.path.endswith(tuple(FOLDER_PACKAGE_EXTENSIONS)):
+            return f"{m.path}:{m.line}"
+        stem = package
+    return f"{stem}.{name} or {m.path}:{m.line}"
