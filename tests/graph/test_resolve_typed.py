@@ -107,6 +107,10 @@ CSHARP: set[Edge] = {
     (f"{C}/Circle.cs#Circle", f"{C}/Shape.cs#IShape", "implements", 1.0, 3),
     # a property with an arrow body is a method, the caller of what its body calls
     (f"{C}/Circle.cs#Circle.Diameter", f"{C}/Circle.cs#Circle.Radius", "calls", 0.8, 14),
+    # an operator is a method, `operator+`, the caller of what its body calls
+    (f"{C}/Circle.cs#Circle.operator+", f"{C}/Circle.cs#Circle", "calls", 1.0, 21),
+    (f"{C}/Circle.cs#Circle.operator+", f"{C}/Circle.cs#Circle.Circle", "calls", 1.0, 21),
+    (f"{C}/Circle.cs#Circle.operator+", f"{C}/Circle.cs#Circle.Radius", "calls", 0.8, 21),
     (f"{C}/Program.cs", "?System", "imports", 1.0, 1),
     (f"{C}/Program.cs", "?System.Collections.Generic", "imports", 1.0, 2),
     (f"{C}/Program.cs", "?System.Text", "imports", 1.0, 3),

@@ -105,6 +105,10 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("method", "CounterReset.reset", 30, 32),
         ("type", "Listener", 35, 35),
         ("function", "twice", 37, 39),
+        ("class", "Point", 41, 50),
+        # operators are methods named as C++ names them
+        ("method", "Point.operator==", 46, 47),
+        ("method", "Point.operator+", 49, 49),
     ],
     "dockerfile": [
         ("module", "build", 4, 8),
@@ -388,6 +392,8 @@ SPOT_CHECKS: list[tuple[str, str, str, object]] = [
     ("kotlin", "MemoryRepository.Factory.empty", "parent", "MemoryRepository.Factory"),
     ("swift", "Circle", "doc", "A circle centred at the origin."),
     ("swift", "Circle.diameter", "parent", None),  # an extension is a scope, not a symbol
+    ("dart", "Point.operator==", "doc", "Points with the same x are equal."),
+    ("dart", "Point.operator==", "signature", "bool operator ==(Object other)"),
     ("kotlin", "Roster.isEmpty", "signature", "val isEmpty: Boolean"),
     ("kotlin", "Roster.isEmpty", "doc", "Whether nobody is on the roster."),
     ("swift", "Canvas.count", "doc", "How many shapes are drawn."),

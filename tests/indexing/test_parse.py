@@ -161,9 +161,12 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("IInventory.Add", "method", 40, 40),
         ("Unit", "enum", 43, 43),
         # properties with code are methods; an auto-property is data
-        ("Shelf", "class", 45, 58),
+        ("Shelf", "class", 45, 62),
         ("Shelf.Empty", "method", 51, 52),
         ("Shelf.Size", "method", 54, 57),
+        # operators are methods named as C++ names them
+        ("Shelf.operator==", "method", 59, 59),
+        ("Shelf.operator!=", "method", 61, 61),
     ],
     "ruby": [
         ("Greetings", "module", 4, 35),

@@ -25,7 +25,7 @@ _CLASSES = frozenset(
         "enum_declaration",
     }
 )
-_FUNCTIONS = frozenset({"method_declaration", "constructor_declaration"})
+_FUNCTIONS = frozenset({"method_declaration", "constructor_declaration", "operator_declaration"})
 
 
 def _has_code(prop: Node) -> bool:
@@ -246,7 +246,9 @@ class CSharpExtractor(TypedExtractor):
             self.visit_children(body, inner, qualified)
 
     def function(self, node: Node, scope: int, owner: str) -> None:
-        name = self.text(node.child_by_field_name("name"))
+        operator = node.child_by_field_name("operator")  # named as its symbol: `operator==`
+        name = "operator" + self.text(operator) if operator is not None else ""
+        name = name or self.text(node.child_by_field_name("name"))
         declared = node.child_by_field_name("returns") or node.child_by_field_name("type")
         returns = self.type_of(declared) if declared is not None else ""
         qualified = join(owner, name)

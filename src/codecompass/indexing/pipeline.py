@@ -69,7 +69,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # cells, the first version recorded (files of earlier versions hold 0). 2: Swift computed
 # properties are methods; the comments above a body's first statement are its doc (Ruby).
 # 3: C# properties with code are methods. 4: Kotlin properties with accessor bodies too.
-READER_VERSION = 4
+# 5: C# and Dart operators are methods (`operator==`).
+READER_VERSION = 5
 
 
 class FileSource(Protocol):

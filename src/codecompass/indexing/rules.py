@@ -744,6 +744,11 @@ class JavaRules(Rules):
 class CSharpRules(Rules):
     signature_skip = frozenset({"attribute_list", "comment"})
 
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        if node.type == "operator_declaration" and name_node is not None:
+            return ["operator" + ctx.text(name_node)]
+        return super().name_parts(ctx, node, name_node)
+
     def body(self, node: Node) -> Node | None:
         if node.type == "property_declaration":  # `{ get { … } }` or `=> …`
             return node.child_by_field_name("accessors") or node.child_by_field_name("value")

@@ -229,6 +229,17 @@ class DartRules(GrammarRules):
     comment_types = frozenset({"comment", "documentation_comment"})
     body_types = frozenset({"class_body", "extension_body", "enum_body"})
 
+    def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        signature = node.named_children[0] if node.named_children else None
+        if name_node is None and signature is not None and signature.type == "operator_signature":
+            keyword = next((c for c in signature.children if c.type == "operator"), None)
+            params = next(
+                (c for c in signature.children if c.type == "formal_parameter_list"), None
+            )
+            if keyword is not None and params is not None:
+                return ["operator" + ctx.span(keyword.end_byte, params.start_byte).strip()]
+        return super().name_parts(ctx, node, name_node)
+
     def body(self, node: Node) -> Node | None:
         found = super().body(node)
         if found is not None or node.type not in ("method_signature", "function_signature"):

@@ -16,6 +16,9 @@
 
 (constructor_declaration name: (identifier) @name) @definition.method
 
+; `operator ==` is the method `operator==`, as C++ names it (rules.py).
+(operator_declaration operator: _ @name) @definition.method
+
 ; A property with code in an accessor or an arrow body runs like a method; an
 ; auto-property (`{ get; set; }`) is data.
 (property_declaration

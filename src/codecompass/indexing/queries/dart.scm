@@ -19,6 +19,9 @@
 
 (method_signature (setter_signature name: (identifier) @name)) @definition.function
 
+; `operator ==` is the method `operator==`, as C++ names it (rules_more.py).
+(method_signature (operator_signature)) @definition.function
+
 (method_signature (constructor_signature name: (identifier) @name)) @definition.function
 
 (declaration (constructor_signature name: (identifier) @name)) @definition.function
