@@ -539,6 +539,7 @@ def test_forty_languages_have_symbols_and_fixtures() -> None:
         ("src/Shop.scala", "scala"),
         ("script.sc", "scala"),
         ("init.lua", "lua"),
+        ("rockspecs/inspect-3.1.3-0.rockspec", "lua"),
         ("lib/app.ex", "elixir"),
         ("test/app_test.exs", "elixir"),
         ("src/Queue.hs", "haskell"),

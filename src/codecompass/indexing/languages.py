@@ -172,6 +172,7 @@ _EXTENSIONS: dict[str, str] = {
     ".scala": "scala",
     ".sc": "scala",
     ".lua": "lua",
+    ".rockspec": "lua",  # a LuaRocks package manifest is Lua
     ".ex": "elixir",
     ".exs": "elixir",
     ".hs": "haskell",

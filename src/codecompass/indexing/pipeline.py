@@ -69,8 +69,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # cells, the first version recorded (files of earlier versions hold 0). 2: Swift computed
 # properties are methods; the comments above a body's first statement are its doc (Ruby).
 # 3: C# properties with code are methods. 4: Kotlin properties with accessor bodies too.
-# 5: C# and Dart operators are methods (`operator==`).
-READER_VERSION = 5
+# 5: C# and Dart operators are methods (`operator==`). 6: `.rockspec` files are Lua.
+READER_VERSION = 6
 
 
 class FileSource(Protocol):
