@@ -262,12 +262,15 @@ def test_a_walk_says_when_the_calls_of_its_language_are_not_read(tmp_path: Path)
         "def total(items):\n    return sum(items)\n\n\n"
         "def checkout(items):\n    return total(items)\n"
     )
-    write(tmp_path / "mixed", {"lib/cart.ex": elixir, "py/cart.py": python})
+    write(
+        tmp_path / "mixed", {"lib/cart.ex": elixir, "py/cart.py": python, "README.md": "# Cart\n"}
+    )
     with workspace(tmp_path) as engine:
         engine.add_repo(tmp_path / "mixed", name="mixed")
         unread = engine.callers("Shop.Cart.total")
         read = engine.callers("cart.total")
         no_calls = engine.dependents("Shop.Cart.total", types=["contains"])
+        readme = engine.callers("mixed/README.md")
     assert unread.edges == []
     assert unread.limits == [
         "calls are not read from elixir files yet: the calls of and to Shop.Cart.total in "
@@ -276,6 +279,7 @@ def test_a_walk_says_when_the_calls_of_its_language_are_not_read(tmp_path: Path)
     assert [e.source for e in read.edges] == ["mixed/py/cart.py#checkout"]
     assert read.limits == []
     assert no_calls.limits == []  # a walk along other edges misses nothing
+    assert readme.limits == []  # a document calls nothing
 
 
 def test_an_overlong_symbol_name_is_refused_naming_the_limit(engine: Engine) -> None:

@@ -31,7 +31,7 @@ from codecompass.graph.lookup import (
 )
 from codecompass.graph.models import EDGE_TYPES, RPC_PREFIX, VIRTUAL_PREFIXES
 from codecompass.graph.models import TOPIC_PREFIX as PREFIX
-from codecompass.indexing.extract import reads_calls
+from codecompass.indexing.extract import calls_unread
 from codecompass.indexing.languages import (
     is_declaration_path,
     is_example_path,
@@ -588,7 +588,7 @@ class GraphReader:
         nodes = self.nodes(parent)
         limits: list[str] = []
         start = nodes[root]
-        if walks_calls and start.path and start.kind in CODE_KINDS and not reads_calls(start.path):
+        if walks_calls and start.path and start.kind in CODE_KINDS and calls_unread(start.path):
             # An empty answer would read as "nobody calls it".
             language = language_for_path(start.path)
             limits.append(

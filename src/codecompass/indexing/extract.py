@@ -80,17 +80,24 @@ _NOT_NAMES = frozenset(
 )
 
 
-def reads_calls(path: str) -> bool:
-    """Whether the calls made in the file at `path` are read, so that its functions'
-    callees, and its callers in its own language, can be known. A Vue or Svelte
-    component's script and a notebook's cells are read in their own language."""
+# Formats without calls: documents, data, styles and schemas.
+_CALLLESS_LANGUAGES = frozenset(
+    {"text", "markdown", "rst", "json", "yaml", "toml", "html", "css", "scss", "protobuf"}
+    | {"graphql"}
+)
+
+
+def calls_unread(path: str) -> bool:
+    """Whether the file at `path` is code whose calls are not read, so that the callees
+    of its functions, and their callers in its own language, cannot be known. A Vue or
+    Svelte component's script and a notebook's cells are read in their own language."""
     language = language_for_path(path)
-    if language in ("vue", "svelte") or is_notebook_path(path):
-        return True
-    if language in DEEP_LANGUAGES or language in TYPED_EXTRACTORS:
-        return True
-    return language in TREE_SITTER_LANGUAGES and treesitter.query_captures(
-        language, "@reference.call"
+    if language in _CALLLESS_LANGUAGES or language in ("vue", "svelte"):
+        return False
+    if is_notebook_path(path) or language in DEEP_LANGUAGES or language in TYPED_EXTRACTORS:
+        return False
+    return not (
+        language in TREE_SITTER_LANGUAGES and treesitter.query_captures(language, "@reference.call")
     )
 
 
