@@ -105,10 +105,13 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("method", "CounterReset.reset", 30, 32),
         ("type", "Listener", 35, 35),
         ("function", "twice", 37, 39),
-        ("class", "Point", 41, 50),
+        ("class", "Point", 41, 51),
+        # constructors: the unnamed one is named after the class, a named one by its name
+        ("method", "Point.Point", 44, 44),
+        ("method", "Point.parse", 45, 45),
         # operators are methods named as C++ names them
-        ("method", "Point.operator==", 46, 47),
-        ("method", "Point.operator+", 49, 49),
+        ("method", "Point.operator==", 47, 48),
+        ("method", "Point.operator+", 50, 50),
     ],
     "dockerfile": [
         ("module", "build", 4, 8),

@@ -70,7 +70,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # properties are methods; the comments above a body's first statement are its doc (Ruby).
 # 3: C# properties with code are methods. 4: Kotlin properties with accessor bodies too.
 # 5: C# and Dart operators are methods (`operator==`). 6: `.rockspec` files are Lua.
-READER_VERSION = 6
+# 7: Dart's named, `const` and `factory` constructors are named as written.
+READER_VERSION = 7
 
 
 class FileSource(Protocol):

@@ -225,12 +225,20 @@ class GroovyRules(GrammarRules):
         return not _has_private_modifier(ctx, definition.node)
 
 
+_DART_CONSTRUCTORS = frozenset(
+    {"constructor_signature", "constant_constructor_signature", "factory_constructor_signature"}
+)
+
+
 class DartRules(GrammarRules):
     comment_types = frozenset({"comment", "documentation_comment"})
     body_types = frozenset({"class_body", "extension_body", "enum_body"})
 
     def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
         signature = node.named_children[0] if node.named_children else None
+        if name_node is None and signature is not None and signature.type in _DART_CONSTRUCTORS:
+            names = [c for c in signature.children if c.type == "identifier"]
+            return [ctx.text(names[-1])] if names else []
         if name_node is None and signature is not None and signature.type == "operator_signature":
             keyword = next((c for c in signature.children if c.type == "operator"), None)
             params = next(

@@ -22,9 +22,15 @@
 ; `operator ==` is the method `operator==`, as C++ names it (rules_more.py).
 (method_signature (operator_signature)) @definition.function
 
-(method_signature (constructor_signature name: (identifier) @name)) @definition.function
+; Constructors, named by rules_more.py: `Point(…)` is `Point.Point`, `Point.origin(…)`
+; is `Point.origin` (also `const` and `factory` ones).
+(method_signature (constructor_signature)) @definition.function
 
-(declaration (constructor_signature name: (identifier) @name)) @definition.function
+(method_signature (factory_constructor_signature)) @definition.function
+
+(declaration (constant_constructor_signature)) @definition.function
+
+(declaration (constructor_signature)) @definition.function
 
 (declaration (function_signature name: (identifier) @name)) @definition.function
 
