@@ -200,22 +200,24 @@ def choose(text: str, ranked: Sequence[Match]) -> Match | None:
     """The candidate `text` means, from candidates best first: the first, unless another
     has its rank (then AmbiguousSymbolError lists them all). None when
     there is none."""
-    if not ranked:
-        return None
-    best = ranked[0]
-    tied = [m for m in ranked if m.rank() == best.rank()]
-    if len(tied) == 1:
-        return best
+    tied = _tied(ranked)
+    if len(tied) <= 1:
+        return tied[0] if tied else None
     raise ambiguous(text, tied, ranked)
+
+
+def _tied(ranked: Sequence[Match]) -> list[Match]:
+    """The candidates of the best rank."""
+    return [m for m in ranked if m.rank() == ranked[0].rank()] if ranked else []
 
 
 def overload_group(ranked: Sequence[Match]) -> list[Match]:
     """The best candidates when they are the overloads of one method (one qualified name
     in one file: C#'s three `Mediator.Send`), first by line; else an empty list."""
-    best = ranked[0] if ranked else None
+    tied = _tied(ranked)
+    best = tied[0] if tied else None
     if best is None or best.symbol is None:
         return []
-    tied = [m for m in ranked if m.rank() == best.rank()]
     name = (best.repo, best.path, best.symbol.qualified_name)
     if len(tied) < 2 or any(
         m.symbol is None or (m.repo, m.path, m.symbol.qualified_name) != name for m in tied

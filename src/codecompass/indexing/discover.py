@@ -283,6 +283,11 @@ def sniff(head: bytes, path: str, tail: bytes | None = None) -> str | None:
     return None
 
 
+def sniff_file(data: bytes, path: str) -> str | None:
+    """`sniff` for a file read whole: its head, and its tail for an HTML page."""
+    return sniff(data[:SNIFF_BYTES], path, data[-HTML_TAIL_BYTES:])
+
+
 def _name_reason(name: str) -> str | None:
     lower = name.lower()
     if lower in _LOCKFILE_NAMES or lower.endswith(".lock"):
@@ -557,7 +562,7 @@ def read_candidate(candidate: Candidate, max_file_bytes: int) -> bytes | str:
         os.close(fd)
     if len(data) > limit:
         return "too_large"
-    return sniff(data[:SNIFF_BYTES], candidate.path, data[-HTML_TAIL_BYTES:]) or data
+    return sniff_file(data, candidate.path) or data
 
 
 def skip_reasons(

@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from codecompass.indexing.extract_typed import TypedExtractor, join, line
 from codecompass.indexing.facts import Ref
+from codecompass.indexing.rules import operator_name
 from codecompass.indexing.treesitter import Node
 
 _CLASSES = frozenset(
@@ -26,17 +27,6 @@ _CLASSES = frozenset(
     }
 )
 _FUNCTIONS = frozenset({"method_declaration", "constructor_declaration", "operator_declaration"})
-
-
-def _has_code(prop: Node) -> bool:
-    """Whether a property runs code: an arrow body, or an accessor with a body."""
-    value = prop.child_by_field_name("value")
-    if value is not None and value.type == "arrow_expression_clause":
-        return True
-    accessors = prop.child_by_field_name("accessors")
-    return accessors is not None and any(
-        a.child_by_field_name("body") is not None for a in accessors.named_children
-    )
 
 
 _SEQUENCES = frozenset(
@@ -57,6 +47,17 @@ _LITERAL_TYPES = {
     "boolean_literal": "type:bool",
     "character_literal": "type:char",
 }
+
+
+def _has_code(prop: Node) -> bool:
+    """Whether a property runs code: an arrow body, or an accessor with a body."""
+    value = prop.child_by_field_name("value")
+    if value is not None and value.type == "arrow_expression_clause":
+        return True
+    accessors = prop.child_by_field_name("accessors")
+    return accessors is not None and any(
+        a.child_by_field_name("body") is not None for a in accessors.named_children
+    )
 
 
 class CSharpExtractor(TypedExtractor):
@@ -247,8 +248,9 @@ class CSharpExtractor(TypedExtractor):
 
     def function(self, node: Node, scope: int, owner: str) -> None:
         operator = node.child_by_field_name("operator")  # named as its symbol: `operator==`
-        name = "operator" + self.text(operator) if operator is not None else ""
-        name = name or self.text(node.child_by_field_name("name"))
+        name = self.text(node.child_by_field_name("name"))
+        if operator is not None:
+            name = operator_name(self.text(operator))
         declared = node.child_by_field_name("returns") or node.child_by_field_name("type")
         returns = self.type_of(declared) if declared is not None else ""
         qualified = join(owner, name)

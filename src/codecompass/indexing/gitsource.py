@@ -26,14 +26,12 @@ from codecompass.decoding import size_limit
 from codecompass.errors import InputError
 from codecompass.gitexec import GitMissing, start_git
 from codecompass.indexing.discover import (
-    HTML_TAIL_BYTES,
-    SNIFF_BYTES,
     Candidate,
     DiscoveryResult,
     DiscoveryRules,
     _Classifier,
     _vendored_dir,
-    sniff,
+    sniff_file,
 )
 
 _GIT_TIMEOUT_S = 300
@@ -192,7 +190,7 @@ class GitTreeSource:
         data = self._cat(entry.sha)
         if data is None:
             return "unreadable"
-        return sniff(data[:SNIFF_BYTES], candidate.path, data[-HTML_TAIL_BYTES:]) or data
+        return sniff_file(data, candidate.path) or data
 
     def read_path(self, path: str) -> bytes | None:
         """The bytes of a file listed by `discover`, without the skip checks."""

@@ -94,6 +94,11 @@ def collapse(text: str) -> str:
     return text
 
 
+def operator_name(symbol: str) -> str:
+    """An operator method's name, as C++ writes it: `operator==` (C#, Dart)."""
+    return "operator" + symbol.strip()
+
+
 def normalize_name(text: str) -> str:
     """Reduce a callee or type expression to a dotted name.
 
@@ -746,7 +751,7 @@ class CSharpRules(Rules):
 
     def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
         if node.type == "operator_declaration" and name_node is not None:
-            return ["operator" + ctx.text(name_node)]
+            return [operator_name(ctx.text(name_node))]
         return super().name_parts(ctx, node, name_node)
 
     def body(self, node: Node) -> Node | None:

@@ -30,6 +30,7 @@ from codecompass.indexing.rules import (
     collapse,
     end_row,
     normalize_name,
+    operator_name,
     string_literal_value,
 )
 from codecompass.indexing.treesitter import Node
@@ -236,16 +237,15 @@ class DartRules(GrammarRules):
 
     def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
         signature = node.named_children[0] if node.named_children else None
-        if name_node is None and signature is not None and signature.type in _DART_CONSTRUCTORS:
-            names = [c for c in signature.children if c.type == "identifier"]
-            return [ctx.text(names[-1])] if names else []
-        if name_node is None and signature is not None and signature.type == "operator_signature":
-            keyword = next((c for c in signature.children if c.type == "operator"), None)
-            params = next(
-                (c for c in signature.children if c.type == "formal_parameter_list"), None
-            )
-            if keyword is not None and params is not None:
-                return ["operator" + ctx.span(keyword.end_byte, params.start_byte).strip()]
+        if name_node is None and signature is not None:
+            if signature.type in _DART_CONSTRUCTORS:  # `Point(…)`: Point; `Point.at(…)`: at
+                names = [c for c in signature.children if c.type == "identifier"]
+                return [ctx.text(names[-1])] if names else []
+            if signature.type == "operator_signature":
+                parts = {c.type: c for c in signature.children}
+                keyword, params = parts.get("operator"), parts.get("formal_parameter_list")
+                if keyword is not None and params is not None:
+                    return [operator_name(ctx.span(keyword.end_byte, params.start_byte))]
         return super().name_parts(ctx, node, name_node)
 
     def body(self, node: Node) -> Node | None:

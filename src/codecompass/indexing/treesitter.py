@@ -134,11 +134,17 @@ def has_query(language: str) -> bool:
 
 @cache
 def query_captures(language: str, capture: str) -> bool:
-    """Whether a tag query file of ``language`` names ``capture`` (``@reference.call``)."""
+    """Whether the tag query of ``language`` names ``capture`` (``@reference.call``)."""
+    return has_query(language) and capture in _query_source(language)
+
+
+def _query_source(language: str) -> str:
+    """The tag query of ``language``: its query files, joined."""
     folder = resources.files("codecompass.indexing").joinpath("queries")
-    names = _QUERY_FILES.get(language, (language,))
-    files = [folder.joinpath(f"{name}.scm") for name in names]
-    return any(f.is_file() and capture in f.read_text(encoding="utf-8") for f in files)
+    return "\n".join(
+        folder.joinpath(f"{name}.scm").read_text(encoding="utf-8")
+        for name in _QUERY_FILES.get(language, (language,))
+    )
 
 
 @cache
@@ -181,12 +187,7 @@ def _query(language: str) -> Query:
         with _lock:
             cached = _queries.get(language)
             if cached is None:
-                folder = resources.files("codecompass.indexing").joinpath("queries")
-                source = "\n".join(
-                    folder.joinpath(f"{name}.scm").read_text(encoding="utf-8")
-                    for name in _QUERY_FILES.get(language, (language,))
-                )
-                cached = Query(_language(language), source)
+                cached = Query(_language(language), _query_source(language))
                 _queries[language] = cached
     return cached
 
