@@ -152,15 +152,15 @@ def test_callers_of_an_overloaded_method_mark_each_overload(tmp_path: Path) -> N
 
 
 def test_callers_in_a_language_whose_calls_are_not_read_say_so(tmp_path: Path) -> None:
-    elixir = "defmodule Cart do\n  def total(items), do: Enum.sum(items)\nend\n"
+    sql = "CREATE FUNCTION order_count(uid BIGINT) RETURNS BIGINT AS $$ SELECT 1; $$;\n"
     with workspace(tmp_path) as engine:
         (tmp_path / "shop").mkdir()
-        (tmp_path / "shop" / "cart.ex").write_text(elixir, encoding="utf-8")
+        (tmp_path / "shop" / "report.sql").write_text(sql, encoding="utf-8")
         engine.add_repo(tmp_path / "shop", name="shop")
-    out = run("callers", "Cart.total", "--data-dir", str(tmp_path / "data"))
+    out = run("callers", "order_count", "--data-dir", str(tmp_path / "data"))
     assert out.exit_code == 0
     assert out.output.splitlines()[1:3] == [
         "  (none)",
-        "  note: calls are not read from elixir files yet: the calls of and to Cart.total in "
-        "elixir code are unknown, not absent; search for its name to find where it is used",
+        "  note: calls are not read from sql files yet: the calls of and to order_count in "
+        "sql code are unknown, not absent; search for its name to find where it is used",
     ]

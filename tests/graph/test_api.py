@@ -252,29 +252,28 @@ def test_the_overview_shows_the_project_before_its_examples(tmp_path: Path) -> N
 
 
 def test_a_walk_says_when_the_calls_of_its_language_are_not_read(tmp_path: Path) -> None:
-    """Plug's `callers Plug.Conn.put_resp_header` answered "(none)": Elixir calls are not
-    read, so nobody seemed to call it."""
-    elixir = (
-        "defmodule Shop.Cart do\n  def total(items), do: Enum.sum(items)\n\n"
-        "  def checkout(items), do: total(items)\nend\n"
+    """Plug's `callers Plug.Conn.put_resp_header` answered "(none)" when Elixir calls were
+    not read, so nobody seemed to call it. SQL's calls are still not read."""
+    sql = (
+        "CREATE FUNCTION order_count(uid BIGINT) RETURNS BIGINT AS $$\n"
+        "    SELECT COUNT(*) FROM orders WHERE user_id = uid;\n$$ LANGUAGE SQL;\n\n"
+        "SELECT order_count(1);\n"
     )
     python = (
         "def total(items):\n    return sum(items)\n\n\n"
         "def checkout(items):\n    return total(items)\n"
     )
-    write(
-        tmp_path / "mixed", {"lib/cart.ex": elixir, "py/cart.py": python, "README.md": "# Cart\n"}
-    )
+    write(tmp_path / "mixed", {"db/report.sql": sql, "py/cart.py": python, "README.md": "# Cart\n"})
     with workspace(tmp_path) as engine:
         engine.add_repo(tmp_path / "mixed", name="mixed")
-        unread = engine.callers("Shop.Cart.total")
+        unread = engine.callers("order_count")
         read = engine.callers("cart.total")
-        no_calls = engine.dependents("Shop.Cart.total", types=["contains"])
+        no_calls = engine.dependents("order_count", types=["contains"])
         readme = engine.callers("mixed/README.md")
     assert unread.edges == []
     assert unread.limits == [
-        "calls are not read from elixir files yet: the calls of and to Shop.Cart.total in "
-        "elixir code are unknown, not absent; search for its name to find where it is used"
+        "calls are not read from sql files yet: the calls of and to order_count in "
+        "sql code are unknown, not absent; search for its name to find where it is used"
     ]
     assert [e.source for e in read.edges] == ["mixed/py/cart.py#checkout"]
     assert read.limits == []

@@ -452,6 +452,128 @@ SPOT_CHECKS: list[tuple[str, str, str, object]] = [
 ]
 
 
+# (kind, name, line) of every reference, in file order: calls in every language with
+# functions, inheritance and imports where the language names them.
+EXPECTED_REFERENCES: dict[str, list[tuple[str, str, int]]] = {
+    "bash": [
+        ("call", "set", 3),
+        ("call", "echo", 9),
+        ("call", "date", 9),
+        ("call", "log", 13),
+        ("call", "make", 14),
+        ("call", "log", 19),
+        ("call", "rsync", 20),
+        ("call", "build", 24),
+        ("call", "deploy_to", 25),
+        ("call", "main", 28),
+    ],
+    "dart": [
+        ("import", "dart:async", 1),
+        ("call", "_changes.add", 17),
+        ("call", "print", 24),
+        ("call", "Point", 45),
+        ("call", "int.parse", 45),
+        ("call", "Point", 50),
+    ],
+    "elixir": [
+        ("call", "Repo.get", 10),
+        ("call", "normalize", 15),
+        ("call", "Repo.insert", 16),
+        ("call", "Map.new", 19),
+    ],
+    "fortran": [
+        ("call", "sum", 16),
+        ("call", "size", 16),
+        ("call", "mean", 22),
+        ("call", "maxval", 23),
+        ("call", "minval", 23),
+        ("call", "describe", 32),
+    ],
+    "groovy": [
+        ("import", "groovy.transform.CompileStatic", 3),
+        ("call", "steps.size", 20),
+        ("call", "build.steps.each", 33),
+        ("call", "println", 33),
+    ],
+    "haskell": [
+        ("call", "length", 21),
+        ("call", "length", 21),
+        ("call", "pop", 32),
+        ("call", "reverse", 32),
+    ],
+    "julia": [
+        ("call", "Point", 18),
+        ("call", "sqrt", 26),
+        ("call", "esc", 32),
+        ("call", "esc", 32),
+    ],
+    "kotlin": [
+        ("import", "kotlin.collections.HashMap", 3),
+        ("inherit", "Repository", 19),
+        ("call", "HashMap", 20),
+        ("call", "MemoryRepository", 29),
+        ("call", "users.isEmpty", 46),
+    ],
+    "lua": [
+        ("call", "setmetatable", 7),
+        ("call", "tostring", 22),
+        ("call", "math.max", 26),
+        ("call", "math.min", 26),
+    ],
+    "nix": [
+        ("call", "import", 2),
+        ("call", "pkgs.writeShellScriptBin", 7),
+        ("call", "pkgs.python312.withPackages", 9),
+        ("call", "pkgs.stdenv.mkDerivation", 12),
+        ("call", "pkgs.mkShell", 18),
+        ("call", "mkScript", 19),
+    ],
+    "objc": [
+        ("inherit", "NSObject", 8),
+        ("call", "?.init", 25),
+        ("call", "Counter.alloc", 25),
+    ],
+    "ocaml": [
+        ("call", "raise", 14),
+        ("call", "ref", 20),
+        ("call", "print_endline", 29),
+    ],
+    "perl": [
+        ("call", "bless", 12),
+    ],
+    "powershell": [
+        ("call", "Trim", 8),
+        ("call", "Get-Content", 8),
+        ("call", "Get-BuildVersion", 14),
+        ("call", "Write-Host", 15),
+        ("call", "Publish-Site", 26),
+        ("call", "Publish-Site", 35),
+    ],
+    "scala": [
+        ("inherit", "Stock", 13),
+        ("call", "items", 17),
+        ("call", "count", 17),
+        ("call", "items.getOrElse", 20),
+        ("call", "Inventory", 24),
+        ("call", "Inventory", 27),
+        ("call", "items.foreach", 28),
+        ("call", "inventory.add", 40),
+        ("call", "Item", 40),
+    ],
+    "swift": [
+        ("inherit", "Shape", 9),
+        ("call", "shapes.append", 25),
+        ("call", "shapes.reduce", 29),
+        ("call", "shape.area", 47),
+        ("call", "print", 60),
+    ],
+    "zig": [
+        ("call", "std.testing.expectEqual", 38),
+        ("call", "sum", 38),
+    ],
+}
+
+
 def _parse_fixture(language: str) -> ParsedFile:
     path = FIXTURES / FIXTURE_FILES[language]
     assert language_for_path(path.name) == language
@@ -503,6 +625,94 @@ def test_fixture_spot_checks(
         return
     assert found is not None
     assert getattr(found, field) == expected
+
+
+@pytest.mark.parametrize("language", sorted(EXPECTED_REFERENCES))
+def test_fixture_references_exact(language: str) -> None:
+    found = [(r.kind, r.name, r.line) for r in _parse_fixture(language).references]
+    assert found == EXPECTED_REFERENCES[language]
+
+
+CALL_SNIPPETS = [
+    # A trailing lambda wraps the call in another call: one call, `bar.baz`.
+    (
+        "kotlin",
+        "fun f() {\n    bar.baz(2) { qux() }\n    Builder().build()\n}\n",
+        ["bar.baz", "qux", "Builder().build", "Builder"],
+    ),
+    ("swift", "func f() {\n    x.run { qux() }\n}\n", ["x.run", "qux"]),
+    ("scala", "object M {\n  def f() = { bar.baz(2); new Thing(3) }\n}\n", ["bar.baz", "Thing"]),
+    # Dart writes `a.b.c(1)` as a flat run of selectors.
+    (
+        "dart",
+        "void f() {\n  a?.b.c(1);\n  Builder().build();\n}\n",
+        ["a.b.c", "Builder", "Builder().build"],
+    ),
+    (
+        "lua",
+        "local function f()\n  obj:run(1)\n  M.new():build()\nend\n",
+        ["obj.run", "M.new().build", "M.new"],
+    ),
+    # Not calls: definitions and their heads, special forms, `@doc`, a field read.
+    (
+        "elixir",
+        'defmodule M do\n  @doc "Runs."\n  def run(conn) when is_map(conn) do\n'
+        "    if conn.halted, do: halt(conn)\n    Conn.put_resp_header(conn)\n  end\nend\n",
+        ["is_map", "halt", "Conn.put_resp_header"],
+    ),
+    # A function's own head is no call.
+    ("julia", "function f(x)::Int\n    g(x) + Base.h(x)\nend\nk(x) = f(x)\n", ["g", "Base.h", "f"]),
+    (
+        "groovy",
+        "def f() {\n    new Builder().build()\n    x.run { qux() }\n}\n",
+        ["Builder", "?.build", "x.run", "qux"],
+    ),
+    (
+        "objc",
+        "void f() {\n    [[Builder alloc] init];\n    [self reset:1];\n}\n",
+        ["?.init", "Builder.alloc", "self.reset"],
+    ),
+    ("perl", "sub f {\n    $self->run(1);\n    Bar::baz(2);\n}\n", ["self.run", "Bar.baz"]),
+    # A command keeps its hyphen.
+    ("powershell", "function F {\n    Get-Item -Path x\n    $obj.Run(3)\n}\n", ["Get-Item", "Run"]),
+    ("bash", "f() {\n  g 1 | h\n}\n", ["g", "h"]),
+    ("zig", "fn f() void {\n    try x.run();\n}\n", ["x.run"]),
+    ("ocaml", "let f x = List.map g x\n", ["List.map"]),
+    ("haskell", "f x = g (Bar.h x)\n", ["g", "Bar.h"]),
+    ("fortran", "program p\n  call foo(1)\nend program p\n", ["foo"]),
+    ("nix", "{ a = f 1 2; }\n", ["f"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("language", "source", "calls"), CALL_SNIPPETS, ids=[c[0] for c in CALL_SNIPPETS]
+)
+def test_calls_are_read_as_written(language: str, source: str, calls: list[str]) -> None:
+    parsed = parse(source, language, "snippet")
+    assert [r.name for r in parsed.references if r.kind == "call"] == calls
+
+
+def test_inheritance_is_read_in_each_object_language() -> None:
+    sources = {
+        "kotlin": "class A : B(), C, D by d {}\n",
+        "swift": "class A: B, C {}\n",
+        "scala": "class A extends B with C {}\n",
+        "dart": "class A extends B with C implements D {}\n",
+        "groovy": "class A extends B implements C, D {}\n",
+        "objc": "@interface A : B\n@end\n",
+    }
+    found = {
+        language: [r.name for r in parse(source, language, "snippet").references]
+        for language, source in sources.items()
+    }
+    assert found == {
+        "kotlin": ["B", "C", "D"],
+        "swift": ["B", "C"],
+        "scala": ["B", "C"],
+        "dart": ["B", "C", "D"],
+        "groovy": ["B", "C", "D"],
+        "objc": ["B"],
+    }
 
 
 def test_annotations_and_backticks_stay_out_of_names_and_signatures() -> None:

@@ -132,7 +132,8 @@ def site(tmp_path_factory: pytest.TempPathFactory, onnx: Embedder) -> Site:
             "api/admin.py": ADMIN,
             "config/settings.py": f'"""Settings."""\n\nGITHUB_TOKEN = "{GITHUB_TOKEN}"\n',
             "api/fmt.py": FMT,
-            "lib/cart.ex": "defmodule Cart do\n  def total(items), do: Enum.sum(items)\nend\n",
+            "db/report.sql": "CREATE FUNCTION order_count(uid BIGINT) RETURNS BIGINT AS $$\n"
+            "    SELECT COUNT(*) FROM orders WHERE user_id = uid;\n$$ LANGUAGE SQL;\n",
         },
     )
     data = base / "data"

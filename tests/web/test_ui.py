@@ -204,12 +204,12 @@ def test_symbol_explorer_roots_every_overload(page: Any, web: Running) -> None:
 def test_symbol_explorer_says_when_calls_are_not_read(page: Any, web: Running) -> None:
     page.goto(web.url + "/#/explore")
     page.wait_for_selector("body[data-ready]")
-    page.fill("#x-symbol", "Cart.total")
+    page.fill("#x-symbol", "order_count")
     page.click("#explore-form button[type=submit]")
     page.wait_for_selector("#x-tree [role=treeitem]")
     assert page.inner_text("#x-status") == (
-        "callers of Cart.total: 0 node(s) within depth 2. Note: calls are not read from "
-        "elixir files yet: the calls of and to Cart.total in elixir code are unknown, not "
+        "callers of order_count: 0 node(s) within depth 2. Note: calls are not read from "
+        "sql files yet: the calls of and to order_count in sql code are unknown, not "
         "absent; search for its name to find where it is used."
     )
 

@@ -47,8 +47,10 @@ from typing import Any
 # facts of every file stored under another version again and resolves every file, so an
 # upgraded index gets the new graph without `--full`. 7: submodules bound by their own
 # package's import, tsconfig aliases, name look-ups per repository, Rust's prelude. 8: C#
-# properties with code are functions; a name guessed from code is never a test's.
-FACTS_VERSION = 8
+# properties with code are functions; a name guessed from code is never a test's. 9: the
+# calls (and inheritance, imports) of Kotlin, Swift, Scala, Dart, Elixir, Lua and the
+# other grammar-only languages; a qualified name written picks its symbol.
+FACTS_VERSION = 9
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their

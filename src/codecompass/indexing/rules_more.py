@@ -1,7 +1,8 @@
 """``Rules`` for the grammar-backed languages beyond the first twelve (issue 17).
 
-These languages get symbols and chunks; their references stay empty (the graph links
-them by nothing yet). ``GrammarRules`` adds what the generic walker in ``parse.py``
+These languages get symbols, chunks and the references their queries capture: calls in
+every language with functions, inheritance and imports in the object-oriented ones; the
+graph resolves them by name. ``GrammarRules`` adds what the generic walker in ``parse.py``
 needs for grammars shaped differently from the C family:
 
 - ``body_types``: where a body starts when the grammar has no ``body`` field;
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import get_args
 
@@ -25,6 +26,7 @@ from codecompass.indexing.openapi import operation_symbols, read_document
 from codecompass.indexing.rules import (
     Definition,
     FileContext,
+    RefTuple,
     Rules,
     clean_comment,
     collapse,
@@ -200,6 +202,14 @@ class KotlinRules(GrammarRules):
     def visible(self, ctx: FileContext, definition: Definition) -> bool:
         return not _has_private_modifier(ctx, definition.node)
 
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        parent = node.parent
+        if kind == "call" and parent is not None and parent.type == "explicit_delegation":
+            return  # `: Repository by store {…}` reads the body as a lambda passed to `store`
+        yield from super().references(ctx, kind, node, name_node)
+
 
 class SwiftRules(GrammarRules):
     comment_types = frozenset({"comment", "multiline_comment"})
@@ -222,6 +232,18 @@ class GroovyRules(GrammarRules):
     signature_skip = _ANNOTATIONS
     signature_descend = frozenset({"modifiers"})
 
+    def callee_text(self, ctx: FileContext, node: Node, name_node: Node | None) -> str:
+        name = node.child_by_field_name("name")
+        receiver = node.child_by_field_name("object")
+        if name is None or name_node is not None:
+            return super().callee_text(ctx, node, name_node)
+        if receiver is None:
+            return ctx.text(name)
+        shown = ctx.text(receiver)
+        if receiver.type == "object_creation_expression":
+            shown = f"({shown})"  # no name: `?.build`
+        return f"{shown}.{ctx.text(name)}"
+
     def visible(self, ctx: FileContext, definition: Definition) -> bool:
         return not _has_private_modifier(ctx, definition.node)
 
@@ -233,6 +255,26 @@ _DART_CONSTRUCTORS = frozenset(
 
 class DartRules(GrammarRules):
     comment_types = frozenset({"comment", "documentation_comment"})
+
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        if kind == "import":
+            yield "import", string_literal_value(ctx.text(node)), node.start_point.row
+            return
+        yield from super().references(ctx, kind, node, name_node)
+
+    def callee_text(self, ctx: FileContext, node: Node, name_node: Node | None) -> str:
+        if node.type != "selector":
+            return super().callee_text(ctx, node, name_node)
+        # `a.b.c(1)` is a flat run of siblings: `a`, then selectors `.b`, `.c` and `(1)`.
+        start = node
+        while (before := start.prev_named_sibling) is not None and before.type == "selector":
+            start = before
+        if before is not None:
+            start = before
+        return ctx.span(start.start_byte, node.start_byte)
+
     body_types = frozenset({"class_body", "extension_body", "enum_body"})
 
     def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
@@ -287,6 +329,20 @@ class ObjcRules(GrammarRules):
     def body(self, node: Node) -> Node | None:
         return None if node.type == "method_declaration" else super().body(node)
 
+    def callee_text(self, ctx: FileContext, node: Node, name_node: Node | None) -> str:
+        if node.type != "message_expression":
+            return super().callee_text(ctx, node, name_node)
+        # `[receiver method:…]` is `receiver.method`, the method named by its first part
+        # as its definition is; a receiver that is itself a message is no name (`?`).
+        receiver = node.child_by_field_name("receiver")
+        method = node.child_by_field_name("method")
+        if receiver is None or method is None:
+            return ""
+        shown = ctx.text(receiver)
+        if receiver.type not in ("identifier", "self", "super"):
+            shown = f"({shown})"
+        return f"{shown}.{ctx.text(method)}"
+
     def visible(self, ctx: FileContext, definition: Definition) -> bool:
         return not any(
             child.type == "storage_class_specifier" and ctx.text(child) == "static"
@@ -318,6 +374,9 @@ class LuaRules(GrammarRules):
     def visible(self, ctx: FileContext, definition: Definition) -> bool:
         return not ctx.text(definition.node).startswith("local")
 
+    def callee_text(self, ctx: FileContext, node: Node, name_node: Node | None) -> str:
+        return super().callee_text(ctx, node, name_node).replace(":", ".")  # obj:method()
+
 
 _ELIXIR_KINDS: dict[str, SymbolKind] = {
     "defmodule": "module",
@@ -330,6 +389,14 @@ _ELIXIR_KINDS: dict[str, SymbolKind] = {
     "defguardp": "function",
     "defdelegate": "function",
 }
+# Calls that are the language's own syntax, not calls of code (definitions are above).
+_ELIXIR_FORMS = frozenset(
+    {
+        *("defstruct", "defexception", "defimpl", "defoverridable", "alias", "import"),
+        *("require", "use", "if", "unless", "case", "cond", "with", "for", "try", "receive"),
+        *("quote", "unquote", "unquote_splicing", "fn", "super", "__MODULE__"),
+    }
+)
 _ELIXIR_DOC = re.compile(r'@doc\s+(?:~[sS])?(?:"""(.*?)"""|"((?:[^"\\]|\\.)*)")', re.S)
 
 
@@ -360,6 +427,41 @@ class ElixirRules(GrammarRules):
         target = _text(ctx, definition.node.child_by_field_name("target"))
         return target not in ("defp", "defmacrop", "defguardp")
 
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        if kind == "call" and not self._is_call(ctx, node):
+            return
+        yield from super().references(ctx, kind, node, name_node)
+
+    def _is_call(self, ctx: FileContext, node: Node) -> bool:
+        """Whether a `call` node calls code: not a definition or special form, not a
+        field read, not the head of a definition (`def total(items)`), not a module
+        attribute (`@doc "…"`)."""
+        target_node = node.child_by_field_name("target")
+        target = _text(ctx, target_node)
+        if target in _ELIXIR_KINDS or target in _ELIXIR_FORMS:
+            return False
+        if target_node is not None and target_node.type == "dot":
+            # `user.id` reads a field; `Conn.halt` and `conn.assign()` call.
+            left = target_node.child_by_field_name("left")
+            written = any(child.type == "arguments" for child in node.children)
+            if not written and (left is None or left.type != "alias"):
+                return False
+        parent = node.parent
+        if parent is not None and parent.type == "unary_operator":
+            return not ctx.text(parent).startswith("@")
+        if parent is not None and parent.type == "binary_operator":
+            if parent.child_by_field_name("left") != node:
+                return True  # the guard of `def f(x) when is_map(x)` calls
+            parent = parent.parent
+        definer = parent.parent if parent is not None and parent.type == "arguments" else None
+        return not (
+            definer is not None
+            and definer.type == "call"
+            and _text(ctx, definer.child_by_field_name("target")) in _ELIXIR_KINDS
+        )
+
     def docstring(self, ctx: FileContext, definition: Definition) -> str | None:
         sibling = definition.node.prev_named_sibling
         while sibling is not None and sibling.type == "unary_operator":
@@ -371,6 +473,13 @@ class ElixirRules(GrammarRules):
 
 
 class JuliaRules(GrammarRules):
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        if kind == "call" and _julia_head(node):
+            return
+        yield from super().references(ctx, kind, node, name_node)
+
     def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
         if name_node is None:
             return []
@@ -404,6 +513,20 @@ class JuliaRules(GrammarRules):
         return inspect.cleandoc(string_literal_value(ctx.text(sibling)))
 
 
+def _julia_head(call: Node) -> bool:
+    """Whether a call expression is a function's own head: `function f(x)` (also typed,
+    or with `where`) or `f(x) = …`."""
+    parent = call.parent
+    if parent is not None and parent.type == "assignment":
+        return parent.named_children[0] == call
+    node: Node | None = call
+    for _ in range(3):
+        node = node.parent if node is not None else None
+        if node is not None and node.type == "signature":
+            return True
+    return False
+
+
 class PerlRules(GrammarRules):
     def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
         return [part for part in _text(ctx, name_node).split("::") if part]
@@ -419,6 +542,15 @@ class PowerShellRules(GrammarRules):
         # The grammar starts a class or enum statement after its keyword.
         keyword = {"class_statement": "class", "enum_statement": "enum"}.get(definition.node.type)
         return f"{keyword} {text}" if keyword else super().signature(ctx, definition, text)
+
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        if kind == "call" and name_node is not None and name_node.type == "command_name":
+            # `Get-Item` is one name, as its function is named.
+            yield "call", ctx.text(name_node), node.start_point.row
+            return
+        yield from super().references(ctx, kind, node, name_node)
 
 
 # --------------------------------------------------------------------------- functional

@@ -37,3 +37,19 @@
 (program
   (static_final_declaration_list
     (static_final_declaration (identifier) @name) @definition.constant))
+
+; A call is a selector holding arguments; rules_more.py reads the callee from the
+; selectors and the name before it (`Builder().build`).
+(selector (argument_part)) @reference.call
+
+(new_expression (type_identifier) @name) @reference.call
+
+(const_object_expression (type_identifier) @name) @reference.call
+
+(superclass (type_identifier) @reference.inherit)
+
+(mixins (type_identifier) @reference.inherit)
+
+(interfaces (type_identifier) @reference.inherit)
+
+(import_specification (configurable_uri) @reference.import)

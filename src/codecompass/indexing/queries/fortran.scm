@@ -12,3 +12,7 @@
 (derived_type_definition (derived_type_statement (type_name) @name)) @definition.struct
 
 (interface (interface_statement (name) @name)) @definition.interface
+
+(subroutine_call subroutine: (_) @name) @reference.call
+
+(call_expression . (identifier) @name) @reference.call

@@ -14,3 +14,5 @@
 (declarations (class name: (name) @name) @definition.interface)
 
 (class_declarations (signature name: (variable) @name) @definition.function)
+
+(apply function: [(variable) (qualified)] @name) @reference.call

@@ -17,3 +17,8 @@
 (source_file (const_statement (assignment . (identifier) @name)) @definition.constant)
 
 (module_definition (const_statement (assignment . (identifier) @name)) @definition.constant)
+
+; Calls, but not a function's own head (rules_more.py).
+(call_expression . [(identifier) (field_expression)] @name) @reference.call
+
+(broadcast_call_expression . [(identifier) (field_expression)] @name) @reference.call

@@ -25,3 +25,15 @@
   (property_declaration
     (modifiers (property_modifier))
     (variable_declaration (identifier) @name)) @definition.constant)
+
+; Calls: the callee is the name or navigation before the arguments. A trailing lambda
+; wraps a call in another call_expression, which is left out (its callee is a call).
+(call_expression . [(identifier) (navigation_expression)] @name) @reference.call
+
+(delegation_specifier (user_type) @reference.inherit)
+
+(delegation_specifier (constructor_invocation (user_type) @reference.inherit))
+
+(explicit_delegation (user_type) @reference.inherit)
+
+(import (qualified_identifier) @reference.import)

@@ -12,3 +12,5 @@
   (assignment_statement
     (variable_list . name: (_) @name)
     (expression_list . value: (function_definition))) @definition.function)
+
+(function_call name: (_) @name) @reference.call

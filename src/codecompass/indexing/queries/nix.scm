@@ -17,3 +17,6 @@
             (let_expression
               body: [(attrset_expression (binding_set (binding attrpath: (_) @name) @definition.variable))
                      (rec_attrset_expression (binding_set (binding attrpath: (_) @name) @definition.variable))])])])
+
+; `f a b` applies `f` to `a`, then the result to `b`: the innermost names the callee.
+(apply_expression function: [(variable_expression) (select_expression)] @name) @reference.call

@@ -14,3 +14,10 @@
 
 (function_definition
   declarator: (function_declarator declarator: (identifier) @name)) @definition.function
+
+(call_expression function: (identifier) @name) @reference.call
+
+; `[receiver method:…]`, named `receiver.method` by rules_more.py.
+(message_expression) @reference.call
+
+(class_interface superclass: (identifier) @reference.inherit)

@@ -14,3 +14,5 @@
 (class_binding (class_name) @name) @definition.class
 
 (method_definition (method_name) @name) @definition.method
+
+(application_expression function: (value_path) @name) @reference.call

@@ -3,3 +3,10 @@
 (package_statement name: (package) @name) @definition.module
 
 (subroutine_declaration_statement name: (bareword) @name) @definition.function
+
+(function_call_expression function: (function) @name) @reference.call
+
+(ambiguous_function_call_expression function: (function) @name) @reference.call
+
+; `$obj->run(…)` and `Class->new`, named `obj.run` / `Class.new` by rules_more.py.
+(method_call_expression) @reference.call

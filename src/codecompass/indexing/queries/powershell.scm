@@ -7,3 +7,7 @@
 (class_method_definition (simple_name) @name) @definition.function
 
 (enum_statement . (simple_name) @name) @definition.enum
+
+(command command_name: (command_name) @name) @reference.call
+
+(invokation_expression (member_name) @name) @reference.call

@@ -25,3 +25,7 @@
 (property_declaration computed_value: (computed_property)) @definition.function
 
 (typealias_declaration name: (type_identifier) @name) @definition.type
+
+(call_expression . [(simple_identifier) (navigation_expression)] @name) @reference.call
+
+(inheritance_specifier (user_type) @reference.inherit)

@@ -13,3 +13,5 @@
 
 (source_file
   (variable_declaration (identifier) @name [(integer) (float) (string)]) @definition.constant)
+
+(call_expression function: (_) @name) @reference.call
