@@ -315,3 +315,63 @@ def test_a_module_named_as_a_library_imports_the_library(tmp_path: Path) -> None
         ("rich/json.py", "?json.loads", "imports"),
         ("rich/json.py#parse", "?json.loads", "calls"),
     }
+
+
+def test_calls_of_the_grammar_only_languages_resolve_by_name(tmp_path: Path) -> None:
+    """Plug's `callers Plug.Conn.put_resp_header` and Alamofire's callers answered nothing:
+    Elixir, Swift, Kotlin and Dart calls were not read at all."""
+    engine = workspace(tmp_path)
+    elixir_conn = (
+        "defmodule Plug.Conn do\n  def halt(conn), do: conn\n\n"
+        "  def put_resp_header(conn, key) do\n    halt(conn)\n  end\nend\n"
+    )
+    # Another `put_resp_header`: the module written (`Conn`, aliased) picks Plug.Conn's.
+    elixir_other = "defmodule Fake.Adapter do\n  def put_resp_header(conn, key), do: conn\nend\n"
+    elixir_user = (
+        "defmodule Plug.SSL do\n  alias Plug.Conn\n\n"
+        '  def call(conn), do: Conn.put_resp_header(conn, "hsts")\nend\n'
+    )
+    # An extension in another file calls a method of its type, and recurses.
+    swift_session = "class Session {\n    func request() {}\n}\n"
+    swift_extension = (
+        "extension Session {\n    func retry(count: Int) {\n        request()\n"
+        "        retry(count: count - 1)\n    }\n}\n"
+    )
+    kotlin = (
+        "open class Tree {\n    fun log() {}\n}\n\n"
+        "class DebugTree : Tree() {\n    fun debug() {\n        log()\n    }\n}\n"
+    )
+    dart_lib = "int twice(int x) => x * 2;\n"
+    dart_main = "import 'package:calc/src/math.dart';\n\nint four() => twice(2);\n"
+    write(
+        tmp_path / "poly",
+        {
+            "lib/plug/conn.ex": elixir_conn,
+            "lib/fake/adapter.ex": elixir_other,
+            "lib/plug/ssl.ex": elixir_user,
+            "Sources/Session.swift": swift_session,
+            "Sources/Session+Retry.swift": swift_extension,
+            "app/Tree.kt": kotlin,
+            "calc/lib/src/math.dart": dart_lib,
+            "calc/bin/main.dart": dart_main,
+        },
+    )
+    engine.add_repo(tmp_path / "poly", name="poly")
+    links = {
+        (s.removeprefix("poly/"), t.removeprefix("poly/"), kind, c)
+        for s, t, kind, c, _ in edges(engine, ("calls", "extends", "imports"))
+    }
+    assert links == {
+        ("lib/plug/conn.ex#Plug.Conn.put_resp_header", "lib/plug/conn.ex#Plug.Conn.halt",
+         "calls", 0.7),
+        ("lib/plug/ssl.ex#Plug.SSL.call", "lib/plug/conn.ex#Plug.Conn.put_resp_header",
+         "calls", 0.7),
+        ("Sources/Session+Retry.swift#Session.retry", "Sources/Session.swift#Session.request",
+         "calls", 0.7),
+        ("Sources/Session+Retry.swift#Session.retry", "Sources/Session+Retry.swift#Session.retry",
+         "calls", 0.7),
+        ("app/Tree.kt#DebugTree", "app/Tree.kt#Tree", "extends", 0.7),
+        ("app/Tree.kt#DebugTree.debug", "app/Tree.kt#Tree.log", "calls", 0.7),
+        ("calc/bin/main.dart", "calc/lib/src/math.dart", "imports", 1.0),
+        ("calc/bin/main.dart#four", "calc/lib/src/math.dart#twice", "calls", 0.5),
+    }  # fmt: skip

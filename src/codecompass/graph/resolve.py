@@ -6,7 +6,8 @@ symbol, an instance of a class, something external (``requests.Session``), a bui
 following imports (relative and absolute, aliases, re-exports, ``index`` files,
 ``require``), class attributes, instance attributes, return annotations and the class
 hierarchy. Go, Java, C# and Rust are resolved through packages, imports and declared
-types by ``resolve_typed.py``; C, C++, Ruby and PHP by name. Confidence:
+types by ``resolve_typed.py``; C, C++, Ruby, PHP and the languages read through their
+grammar alone (Kotlin, Swift, Scala, Dart, Elixir, Lua…) by name. Confidence:
 
 ====================================================  ==========
 static import; a name bound to a definition             1.0
@@ -18,9 +19,11 @@ or one an import names
 Go, Java, C#, Rust: package-qualified (``pkg.F()``)     0.9
 Go, Java, C#, Rust: through a declared or inferred      0.8
 type (receiver, field, local, return, interface)
-C, C++, Ruby, PHP: same file, class or imported package 0.7
+By name: same file, class or imported package          0.7
+By name: the qualified name written (``Repo.get`` is    0.7
+``MyApp.Repo.get``, not another ``get``)
 a name bound to different things in its scope           0.6
-C, C++, Ruby, PHP: a unique name in the repository      0.5
+By name: a unique name in the repository                0.5
 an ambiguous name: each of k ≤ 3 candidates (Go, Java,  min(0.4, 0.8/k)
 C#, Rust: a method guessed for a receiver of unknown
 type; overloads the arguments cannot tell apart)
@@ -37,7 +40,7 @@ from __future__ import annotations
 import builtins
 import posixpath
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TypeVar
@@ -1451,14 +1454,26 @@ class Resolver:
             ["$this"],
             ["static"],
         ):
-            cls = self._enclosing_type(ctx, source_sym)
-            if cls is not None:
-                members = ctx.members.get((cls.qualified_name, name), [])
-                if members:
-                    return finish(members[:1], CONF_NEAR, "scope")
+            members = self._own_members(ctx, source_sym, name)
+            # Another overload, rather than the caller itself; the arguments would tell
+            # which one.
+            others = [m for m in members if m.id != source] or members
+            if len(others) == 1:
+                return finish(others, CONF_NEAR, "scope")
+            if others:
+                chosen = others[:MAX_CANDIDATES]
+                return finish(chosen, min(CONF_AMBIGUOUS, 0.8 / len(chosen)), "scope")
         local = [s for s in ctx.symbols if s.name == name and s.kind in kinds and s.id != source]
         if len(local) == 1 and not (receiver and receiver not in (["this"], ["self"])):
             return finish(local, CONF_NEAR, "file")
+        if (
+            edge_type == "calls"
+            and not receiver
+            and not local
+            and source_sym is not None
+            and source_sym.name == name
+        ):
+            return finish([source_sym], CONF_NEAR, "file")  # it calls itself
         if receiver and len(receiver) == 1:
             package_dir = self._imported_dir(ctx, receiver[0])
             if package_dir is False:
@@ -1482,6 +1497,17 @@ class Resolver:
         ]
         if len(local) > 1:
             found = local
+        if receiver:
+            # `Repo.get` names `MyApp.Repo.get` (an Elixir alias, a Lua table, a Ruby or
+            # Perl package) among the other `get`s.
+            written = ".".join([*receiver, name])
+            named = [
+                s
+                for s in found
+                if s.qualified_name == written or s.qualified_name.endswith("." + written)
+            ]
+            if len(named) == 1:
+                return finish(named, CONF_NEAR, "qualified")
         classes = {s.qualified_name for s in found if s.kind in TYPE_KINDS}
         # `new Circle()` names the class; its constructor `Circle.Circle` is not another
         # candidate.
@@ -1495,6 +1521,30 @@ class Resolver:
         if 1 < len(found) <= MAX_CANDIDATES:
             return finish(found, min(CONF_AMBIGUOUS, 0.8 / len(found)), "name")
         return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
+
+    def _own_members(
+        self, ctx: Ctx, source_sym: SymbolRecord | None, name: str
+    ) -> list[SymbolRecord]:
+        """The members called `name` of the type a call is made in: in its file, else
+        anywhere in the repository under the type's qualified name (a Swift or Kotlin
+        extension, a C++ method defined outside its class, a reopened Ruby class)."""
+        cls = self._enclosing_type(ctx, source_sym)
+        if cls is not None:
+            owner = cls.qualified_name
+        elif source_sym is not None and source_sym.kind == "method":
+            owner = source_sym.qualified_name.rpartition(".")[0]
+        else:
+            return []
+        members = ctx.members.get((owner, name), [])
+        if members or not owner:
+            return members
+        qualified = f"{owner}.{name}"
+        found = [
+            s
+            for s in self.index.by_name(name, ctx.repo)
+            if s.qualified_name == qualified and _callable_from(ctx, s)
+        ]
+        return sorted(found, key=lambda s: (s.path != ctx.path, s.path, s.start_line))
 
     def _enclosing_type(self, ctx: Ctx, sym: SymbolRecord | None) -> SymbolRecord | None:
         while sym is not None:
@@ -1552,6 +1602,8 @@ class Resolver:
             wanted = spec if spec.endswith(".rb") else spec + ".rb"
             found = sorted(p for p in files if p == wanted or p.endswith("/" + wanted))
             return self._split_files(ctx, ref, found, spec)
+        if language == "dart":
+            return self._split_files(ctx, ref, _dart_import(ctx.path, spec, files), spec)
         parts = [
             p for p in re.split(r"[.\\/]|::", spec) if p and p not in ("crate", "self", "super")
         ]
@@ -2015,6 +2067,21 @@ def _segments(chain: str, pattern: re.Pattern[str] = _SEGMENT) -> list[tuple[str
             return []
         out.append((m.group(1), m.group(2)))
     return out
+
+
+def _dart_import(path: str, spec: str, files: Collection[str]) -> list[str]:
+    """The files a Dart import names: `package:name/src/a.dart` is `lib/src/a.dart` of
+    the package `name` (a folder of that name when the repository holds several), a
+    relative import is beside the importing file; `dart:` libraries are outside."""
+    if spec.startswith("package:"):
+        package, _, rest = spec[len("package:") :].partition("/")
+        found = sorted(p for p in files if p == f"lib/{rest}" or p.endswith(f"/lib/{rest}"))
+        own = [p for p in found if p == f"{package}/lib/{rest}" or f"/{package}/lib/" in p]
+        return own or found
+    if ":" in spec:
+        return []
+    near = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
+    return [near] if near in files else []
 
 
 def _is_package(path: str) -> bool:
