@@ -10,6 +10,7 @@ import pytest
 
 from codecompass.engine import Engine
 from codecompass.errors import InputError, NotFoundError
+from codecompass.schemas import GraphResult
 from tests.graph.helpers import add_fixture, workspace, write
 
 P = "shop/shop"
@@ -291,3 +292,58 @@ def test_an_overlong_symbol_name_is_refused_naming_the_limit(engine: Engine) -> 
     # A long but allowed name is looked up and simply not found.
     assert engine.find_symbol("x" * 2000) == []
     assert engine.find_symbol("Order%." * 280 + "_" * 40) == []  # long suffix, wildcards
+
+
+def test_callers_of_a_method_include_those_calling_it_through_its_interface(
+    tmp_path: Path,
+) -> None:
+    """MediatR's code calls `ISender.Send`: `callers Mediator.Send` found one caller. A
+    caller of the declaration a method implements may run it; a base's constructor is
+    not the subclass's."""
+    java = {
+        "src/ISender.java": "interface ISender {\n    int send(int request);\n}\n",
+        "src/Mediator.java": (
+            "class Mediator implements ISender {\n"
+            "    Mediator() {}\n\n"
+            "    public int send(int request) {\n        return request;\n    }\n}\n"
+        ),
+        "src/Runner.java": (
+            "class Runner {\n    private ISender sender;\n\n"
+            "    int run() {\n        return sender.send(1);\n    }\n}\n"
+        ),
+    }
+    python = (
+        "class Base:\n    def __init__(self):\n        pass\n\n"
+        "    def save(self):\n        pass\n\n\n"
+        "class Child(Base):\n    def __init__(self):\n        super().__init__()\n\n"
+        "    def save(self):\n        pass\n\n\n"
+        "def store(item: Base):\n    item.save()\n\n\n"
+        "def build():\n    return Base()\n"
+    )
+    write(tmp_path / "app", {**java, "py/models.py": python})
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "app", name="app")
+        send = engine.callers("Mediator.send")
+        strict = engine.callers("Mediator.send", min_confidence=0.9)
+        save = engine.callers("Child.save")
+        init = engine.callers("Child.__init__")
+        deps = engine.dependencies("Mediator.send")
+
+    def shown(result: GraphResult) -> list[tuple[str, str, str, float, str]]:
+        return [
+            (e.source.split("#")[1], e.target.split("#")[1], e.type, e.confidence, e.via)
+            for e in result.edges
+        ]
+
+    assert shown(send) == [
+        ("Mediator.send", "ISender.send", "implements", 1.0, "dispatch"),
+        ("Runner.run", "ISender.send", "calls", 0.8, "member"),
+    ]
+    assert [p[-1].split("#")[1] for p in send.paths] == ["ISender.send", "Runner.run"]
+    assert shown(strict) == [("Mediator.send", "ISender.send", "implements", 1.0, "dispatch")]
+    assert shown(save) == [
+        ("Child.save", "Base.save", "implements", 1.0, "dispatch"),
+        ("store", "Base.save", "calls", 0.8, "member"),
+    ]
+    assert shown(init) == []  # Base() and super().__init__() build a Base
+    assert shown(deps) == []  # only a walk to callers climbs to the declarations

@@ -29,7 +29,7 @@ from codecompass.graph.lookup import (
     qualified_tails,
     symbol_match,
 )
-from codecompass.graph.models import EDGE_TYPES, RPC_PREFIX, VIRTUAL_PREFIXES
+from codecompass.graph.models import EDGE_TYPES, EDGE_WEIGHTS, RPC_PREFIX, VIRTUAL_PREFIXES
 from codecompass.graph.models import TOPIC_PREFIX as PREFIX
 from codecompass.indexing.extract import calls_unread
 from codecompass.indexing.languages import (
@@ -69,6 +69,11 @@ DECLARATION_KINDS = frozenset(
 CODE_KINDS = frozenset(
     {"file", "function", "method", "class", "struct", "interface", "trait", "enum", "module"}
 )
+# A caller of a base's or an interface's method may run the method of a class below it:
+# a walk to callers climbs this many levels of bases (constructors excepted: calling a
+# base's constructor builds the base).
+DISPATCH_LEVELS = 3
+CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__", "constructor", "init", "initialize", "new"})
 # A traversal leaves keyword and similarity edges out unless asked: they connect
 # everything to everything a little.
 TRAVERSE_TYPES: tuple[str, ...] = tuple(t for t in EDGE_TYPES if t not in ("keyword", "similar"))
@@ -539,9 +544,23 @@ class GraphReader:
         seen_edges: set[tuple[str, str, str, int | None]] = set()
         frontier = list(parent)
         truncated = False
+        dispatch = direction in ("in", "both") and "calls" in edge_types
         for _ in range(depth):
             if not frontier:
                 break
+            # The declarations a method implements join this level: their callers are
+            # the method's callers too (Mediator.Send is called through ISender.Send).
+            for edge in self._dispatch(frontier) if dispatch else []:
+                if edge.target in parent or not self.access.allows_node(edge.target):
+                    continue
+                if edge.confidence < min_confidence or repo not in (None, edge.target_repo):
+                    continue
+                if len(parent) >= limit:
+                    truncated = True
+                    break
+                parent[edge.target] = edge.source
+                frontier.append(edge.target)
+                edges.append(edge)
             found: list[tuple[Edge, str]] = []
             if direction in ("out", "both"):
                 found += [
@@ -575,6 +594,51 @@ class GraphReader:
                     edges.append(edge)
             frontier = next_frontier
         return self._result(root, parent, edges, truncated, overloads, "calls" in edge_types)
+
+    def _dispatch(self, ids: Sequence[str]) -> list[Edge]:
+        """For each method among `ids`, an `implements` edge (via `dispatch`) to each
+        method of the same name that its class's bases and interfaces declare, up to
+        `DISPATCH_LEVELS` up, as sure as the weakest inheritance edge on the way. Three
+        queries a level, for every method at once."""
+        # (method, a class it is a member of or inherits from, confidence so far)
+        reached: list[tuple[SymbolRecord, str, float]] = []
+        for method in self._symbols(SymbolQuery(ids=[i for i in ids if "#" in i], kind="method")):
+            owner = (method.parent or "").rpartition(".")[2]
+            if owner and method.name not in CONSTRUCTOR_NAMES and method.name != owner:
+                reached.append((method, f"{method.repo}/{method.path}#{method.parent}", 1.0))
+        seen = {(method.id, cls) for method, cls, _ in reached}
+        found: list[Edge] = []
+        for _ in range(DISPATCH_LEVELS):
+            bases: dict[str, list[Edge]] = {}
+            classes = sorted({cls for _, cls, _ in reached})
+            for edge in self._edges("source", classes, ("extends", "implements"), 0.0):
+                if edge.resolved:
+                    bases.setdefault(edge.source, []).append(edge)
+            reached = [
+                (method, edge.target, min(conf, edge.confidence))
+                for method, cls, conf in reached
+                for edge in bases.get(cls, [])
+            ]
+            reached = [r for r in reached if (r[0].id, r[1]) not in seen]
+            if not reached:
+                break
+            seen.update((method.id, cls) for method, cls, _ in reached)
+            records = {r.id: r for r in self._symbols(SymbolQuery(ids=[c for _, c, _ in reached]))}
+            # (repo, path, qualified name) of a declaration → the methods implementing it
+            wanted: dict[tuple[str, str, str], list[tuple[SymbolRecord, float]]] = {}
+            for method, cls, conf in reached:
+                base = records.get(cls)
+                if base is not None:
+                    key = (base.repo, base.path, f"{base.qualified_name}.{method.name}")
+                    wanted.setdefault(key, []).append((method, conf))
+            query = SymbolQuery(
+                files=sorted({(r, p) for r, p, _ in wanted}),
+                qualified_names=sorted({q for _, _, q in wanted}),
+            )
+            for decl in self._symbols(query):
+                for method, conf in wanted.get((decl.repo, decl.path, decl.qualified_name), []):
+                    found.append(_dispatch_edge(method, decl, conf))
+        return found
 
     def _result(
         self,
@@ -782,6 +846,23 @@ class GraphReader:
                 )
             )
         return Overview(repo=repo, text=text, tokens=estimate_tokens(text), files=shown)
+
+
+def _dispatch_edge(method: SymbolRecord, declaration: SymbolRecord, confidence: float) -> Edge:
+    return Edge(
+        source=method.id,
+        target=declaration.id,
+        type="implements",
+        weight=EDGE_WEIGHTS["implements"],
+        confidence=confidence,
+        via="dispatch",
+        name=declaration.qualified_name,
+        evidence_path=method.path,
+        evidence_line=method.start_line,
+        target_repo=declaration.repo,
+        target_path=declaration.path,
+        target_line=declaration.start_line,
+    )
 
 
 def _declarations_alone(symbols: list[SymbolRecord]) -> bool:
