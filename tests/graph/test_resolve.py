@@ -341,6 +341,8 @@ def test_calls_of_the_grammar_only_languages_resolve_by_name(tmp_path: Path) -> 
         "open class Tree {\n    fun log() {}\n}\n\n"
         "class DebugTree : Tree() {\n    fun debug() {\n        log()\n    }\n}\n"
     )
+    # The shell's own commands are no calls of the repository's code.
+    bash = 'f() {\n  return 0\n}\n\nmain() {\n  local x=1\n  f "$x"\n  echo done\n}\n'
     dart_lib = "int twice(int x) => x * 2;\n"
     dart_main = "import 'package:calc/src/math.dart';\n\nint four() => twice(2);\n"
     write(
@@ -354,6 +356,7 @@ def test_calls_of_the_grammar_only_languages_resolve_by_name(tmp_path: Path) -> 
             "app/Tree.kt": kotlin,
             "calc/lib/src/math.dart": dart_lib,
             "calc/bin/main.dart": dart_main,
+            "bin/run.sh": bash,
         },
     )
     engine.add_repo(tmp_path / "poly", name="poly")
@@ -374,4 +377,5 @@ def test_calls_of_the_grammar_only_languages_resolve_by_name(tmp_path: Path) -> 
         ("app/Tree.kt#DebugTree.debug", "app/Tree.kt#Tree.log", "calls", 0.7),
         ("calc/bin/main.dart", "calc/lib/src/math.dart", "imports", 1.0),
         ("calc/bin/main.dart#four", "calc/lib/src/math.dart#twice", "calls", 0.5),
+        ("bin/run.sh#main", "bin/run.sh#f", "calls", 0.7),
     }  # fmt: skip

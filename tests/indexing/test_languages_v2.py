@@ -677,8 +677,8 @@ CALL_SNIPPETS = [
     ("powershell", "function F {\n    Get-Item -Path x\n    $obj.Run(3)\n}\n", ["Get-Item", "Run"]),
     ("bash", "f() {\n  g 1 | h\n}\n", ["g", "h"]),
     ("zig", "fn f() void {\n    try x.run();\n}\n", ["x.run"]),
-    ("ocaml", "let f x = List.map g x\n", ["List.map"]),
-    ("haskell", "f x = g (Bar.h x)\n", ["g", "Bar.h"]),
+    ("ocaml", "let f x = List.map g' x\n", ["List.map"]),
+    ("haskell", "f x = go' (Bar.h x)\n", ["go'", "Bar.h"]),
     ("fortran", "program p\n  call foo(1)\nend program p\n", ["foo"]),
     ("nix", "{ a = f 1 2; }\n", ["f"]),
 ]

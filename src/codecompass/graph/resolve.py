@@ -75,6 +75,16 @@ LANGUAGE_BUILTINS: dict[str, frozenset[str]] = {
             *("make", "max", "min", "new", "panic", "print", "println", "real", "recover"),
         }
     ),
+    # The shell's own commands (nvm's `return` and `command` were 500 of its calls).
+    "bash": frozenset(
+        {
+            *("return", "local", "export", "declare", "typeset", "readonly", "unset", "set"),
+            *("shift", "command", "builtin", "echo", "printf", "read", "cd", "exit", "eval"),
+            *("exec", "source", ".", "test", "[", "[[", "true", "false", ":", "trap", "wait"),
+            *("shopt", "alias", "unalias", "let", "getopts", "pwd", "pushd", "popd", "type"),
+            *("hash", "umask", "kill", "break", "continue", "jobs", "ulimit"),
+        }
+    ),
 }
 TYPE_KINDS = frozenset({"class", "interface", "struct", "trait", "enum", "type"})
 CALLABLE_KINDS = frozenset({"function", "method", "class", "struct", "constant", "variable"})

@@ -103,6 +103,8 @@ class GrammarRules(Rules):
     body_types: frozenset[str] = frozenset()
     # Join the consecutive clauses of one function into one symbol.
     merge_clauses = False
+    # Keep a callee's text as written: languages whose names hold `'` or `-`.
+    raw_call_names = False
 
     def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
         return _KINDS.get(kind)
@@ -123,6 +125,14 @@ class GrammarRules(Rules):
             if child.type in self.body_types:
                 return child
         return None
+
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        if kind == "call" and self.raw_call_names and name_node is not None:
+            yield "call", ctx.text(name_node), node.start_point.row
+            return
+        yield from super().references(ctx, kind, node, name_node)
 
     def signature(self, ctx: FileContext, definition: Definition, text: str) -> str:
         text = super().signature(ctx, definition, text)
@@ -558,6 +568,8 @@ class PowerShellRules(GrammarRules):
 
 class HaskellRules(GrammarRules):
     comment_types = frozenset({"comment", "haddock"})
+    # `go'` and `foldl'` are names: a call is named as written (`Map.insert` too).
+    raw_call_names = True
     body_types = frozenset({"class_declarations"})
     attachment_types = frozenset({"signature"})  # `f :: a -> b` directly above `f x = …`
     merge_clauses = True
@@ -588,6 +600,7 @@ _EXPORT_LIST = "(export list)"  # in FileContext.exported_names: the module has 
 
 
 class OcamlRules(GrammarRules):
+    raw_call_names = True  # `x'` is a name
     wrappers = {
         "value_definition": True,
         "type_definition": True,
