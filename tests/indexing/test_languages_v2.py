@@ -23,9 +23,10 @@ from codecompass.indexing.languages import (
     PLAIN_LANGUAGES,
     SYMBOL_LANGUAGES,
     TREE_SITTER_LANGUAGES,
+    language_for_file,
     language_for_path,
 )
-from codecompass.indexing.parse import parse
+from codecompass.indexing.parse import parse, parse_file
 from codecompass.indexing.rules_more import MAX_DATA_KEYS
 from codecompass.models import ParsedFile, Symbol
 from tests.conftest import TinyEmbedder, make_git_repo
@@ -807,6 +808,37 @@ def test_forty_languages_have_symbols_and_fixtures() -> None:
 def test_language_for_path(path: str, language: str) -> None:
     assert language_for_path(path) == language
     assert language in LANGUAGES
+
+
+@pytest.mark.parametrize(
+    ("path", "head", "language"),
+    [
+        ("scripts/check", "#!/bin/sh -e\n\nmypy httpx\n", "bash"),
+        ("bin/isympy", "#!/usr/bin/env python3\nimport sys\n", "python"),
+        ("bin/tool", "#!/usr/bin/env -S python3.12 -u\n", "python"),
+        ("bin/serve", "#! /usr/local/bin/node\n", "javascript"),
+        ("bin/rake", "#!/usr/bin/env ruby\n", "ruby"),
+        ("bin/run", "#!/usr/bin/env FOO=1 perl5.36 -w\n", "perl"),
+        ("bin/plot", "#!/usr/bin/env Rscript\n", "r"),
+        ("bin/odd", "#!/usr/bin/env tclsh\n", "text"),  # no reader for Tcl
+        ("bin/empty", "#!\n", "text"),
+        ("notes.txt", "#!/bin/sh\n", "text"),  # an extension decides
+        ("tool.py", "#!/bin/sh\n", "python"),
+        ("LICENSE", "MIT License\n", "text"),
+    ],
+)
+def test_a_script_without_an_extension_is_read_in_its_interpreters_language(
+    path: str, head: str, language: str
+) -> None:
+    """httpx's `scripts/check` and SymPy's `bin/isympy` were chunked as plain text."""
+    assert language_for_file(path, head) == language
+
+
+def test_a_script_without_an_extension_gets_symbols() -> None:
+    source = parse_file("bin/deploy", "#!/usr/bin/env bash\nbuild() {\n  make\n}\nbuild\n")
+    assert source.parsed.language == "bash"
+    assert [s.qualified_name for s in source.parsed.symbols] == ["build"]
+    assert [(r.name, r.line) for r in source.parsed.references] == [("make", 3), ("build", 5)]
 
 
 def test_aliases_name_languages() -> None:

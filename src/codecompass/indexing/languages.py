@@ -1,8 +1,9 @@
 """Map a file path to the language name the parser understands.
 
 Detection is by file name first (a few well-known extension-less files), then by
-extension, case-insensitively. Anything unrecognised is ``"text"``, which parses to
-no symbols and is chunked by line windows.
+extension, case-insensitively; a script without an extension by the interpreter its
+``#!`` line names (``language_for_file``). Anything unrecognised is ``"text"``, which
+parses to no symbols and is chunked by line windows.
 
 Every language but ``"text"`` has symbols: the ``TREE_SITTER_LANGUAGES`` through a
 grammar wheel and a tag query (``queries/<language>.scm``), the others through a small
@@ -12,6 +13,7 @@ pure-Python reader (``PLAIN_LANGUAGES``). The grammars of ``EXTRA_LANGUAGES`` sh
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePath
 
 # Names people type for a language (lower-cased first): `--lang Go`, `--lang ts`.
@@ -258,6 +260,37 @@ def language_for_path(path: str) -> str:
     if by_extension is None and name.startswith(("dockerfile.", "containerfile.")):
         return "dockerfile"  # Dockerfile.dev, Containerfile.prod
     return by_extension or "text"
+
+
+# The interpreter a `#!` line names → the language of a script without an extension
+# (httpx's `scripts/check`, SymPy's `bin/isympy`).
+_INTERPRETERS: dict[str, str] = {
+    **dict.fromkeys(("sh", "bash", "zsh", "dash", "ksh", "ash"), "bash"),
+    **dict.fromkeys(("python", "pypy", "pypy3"), "python"),
+    **dict.fromkeys(("node", "nodejs", "deno", "bun"), "javascript"),
+    **dict.fromkeys(("lua", "luajit"), "lua"),
+    **dict.fromkeys(("pwsh", "powershell"), "powershell"),
+    **{name: name for name in ("ruby", "perl", "php", "julia", "elixir", "groovy", "make")},
+    "Rscript": "r",
+}
+_VERSIONED = re.compile(r"(python|pypy|ruby|perl|php|lua|node)[\d.]+")
+
+
+def language_for_file(path: str, text: str) -> str:
+    """`language_for_path`, or for a file without an extension the language of the
+    interpreter its `#!` line names."""
+    language = language_for_path(path)
+    name = PurePath(path.replace("\\", "/")).name
+    if language != "text" or not text.startswith("#!") or name.rfind(".") > 0:
+        return language
+    words = text[2:200].split("\n", 1)[0].split()
+    if words and PurePath(words[0]).name == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    if not words:
+        return language
+    interpreter = PurePath(words[0]).name
+    versioned = _VERSIONED.fullmatch(interpreter)
+    return _INTERPRETERS.get(versioned.group(1) if versioned else interpreter, language)
 
 
 _TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})

@@ -90,7 +90,7 @@ from codecompass.indexing.languages import (
     EXTRA_INSTALL_HINT,
     EXTRA_LANGUAGES,
     TREE_SITTER_LANGUAGES,
-    language_for_path,
+    language_for_file,
 )
 from codecompass.indexing.markup import parse_markdown, parse_rst
 from codecompass.indexing.notebook import NotebookError, notebook_view
@@ -172,8 +172,8 @@ class SourceFile:
 
 
 def parse_file(path: str, text: str) -> SourceFile:
-    """`parse` for a stored file: the language from its path; a notebook through its
-    cells."""
+    """`parse` for a stored file: the language from its path (or a script's `#!` line);
+    a notebook through its cells."""
     if is_notebook_path(path):
         try:
             view = notebook_view(text)
@@ -184,7 +184,7 @@ def parse_file(path: str, text: str) -> SourceFile:
             error = f"{view.problem}: its source lines chunked as text"
             return SourceFile(ParsedFile("text", error=error), view.code, view.shown)
         return SourceFile(parse(view.code, view.language, path), view.code, view.shown)
-    return SourceFile(parse(text, language_for_path(path), path), text, file_lines(text))
+    return SourceFile(parse(text, language_for_file(path, text), path), text, file_lines(text))
 
 
 def missing_grammar_message(language: str) -> str:

@@ -70,8 +70,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # properties are methods; the comments above a body's first statement are its doc (Ruby).
 # 3: C# properties with code are methods. 4: Kotlin properties with accessor bodies too.
 # 5: C# and Dart operators are methods (`operator==`). 6: `.rockspec` files are Lua.
-# 7: Dart's named, `const` and `factory` constructors are named as written.
-READER_VERSION = 7
+# 7: Dart's named, `const` and `factory` constructors are named as written. 8: a script
+# without an extension is read in the language its `#!` line names.
+READER_VERSION = 8
 
 
 class FileSource(Protocol):
