@@ -318,3 +318,36 @@ def test_module_and_path_matching_rules() -> None:
     assert file_splits("mod:func") == [("mod", "func")]
     assert file_splits("a#b:3") == [("a", "b:3"), ("a#b", "3")]
     assert file_splits(":x") == []
+
+
+def test_a_name_declared_in_a_type_stub_means_the_code(tmp_path: Path) -> None:
+    """attrs: `callers define` was ambiguous between `attr/_next_gen.py#define` and the two
+    overloads `attrs/__init__.pyi` declares, and `callers attrs.define` walked from the
+    stub, which no call resolves to: "(none)"."""
+    stub = (
+        "from typing import overload\n\n@overload\ndef define(cls: type) -> type: ...\n"
+        "@overload\ndef define() -> object: ...\n\ndef fields(cls: type) -> tuple: ...\n"
+    )
+    files = {
+        "attr/_next_gen.py": "def define(cls=None):\n    return cls\n",
+        "attrs/__init__.py": "from attr._next_gen import define\n",
+        "attrs/__init__.pyi": stub,
+        "attr/_make.py": "def fields(cls):\n    return ()\n",
+        "attr/_make.pyi": "def fields(cls: type) -> tuple: ...\n",
+        "app.py": "import attrs\nfrom attr._make import fields\n\n\n"
+        "@attrs.define\nclass Point:\n    pass\n\n\nprint(fields(Point))\n",
+    }
+    with workspace(tmp_path) as engine:
+        write(tmp_path / "lib", files)
+        engine.add_repo(tmp_path / "lib", name="lib")
+        graph = engine.graph
+        by_name = engine.callers("define")
+        by_module = engine.callers("attrs.define")
+        beside = graph.resolve_node("_make.fields")
+        written = graph.resolve_node("lib/attrs/__init__.pyi#define")
+        stub_only = graph.resolve_node("attrs/__init__.pyi:8")
+    assert by_name.root == by_module.root == "lib/attr/_next_gen.py#define"
+    assert [e.source for e in by_module.edges] == ["lib/app.py"]  # a decorator runs there
+    assert beside == "lib/attr/_make.py#fields"  # a stub beside its module: the module's
+    assert written == "lib/attrs/__init__.pyi#define"  # a node id is taken as written
+    assert stub_only == "lib/attrs/__init__.pyi#fields"  # no code declares it: the stub

@@ -37,6 +37,7 @@ from codecompass.indexing.languages import (
     is_example_path,
     is_test_path,
     language_for_path,
+    stub_module,
 )
 from codecompass.models import Edge, EdgeQuery, FileRecord, SymbolQuery, SymbolRecord
 from codecompass.schemas import (
@@ -497,10 +498,10 @@ class GraphReader:
         ranked = [m for m in self.lookup(text, repo=repo, files=True) if m.score >= TRAILING]
         group = overload_group(ranked) if with_overloads else []
         if group:
-            return [m.id for m in group]
+            return self._implemented(group)
         chosen = choose(text, ranked)
         if chosen is not None:
-            return [chosen.id]
+            return self._implemented([chosen])
         scored: dict[str, _Scored] = {}
         self._add_close(text, None, repo, MAX_CLOSE, scored)
         close = self._ranked(scored, MAX_CLOSE)
@@ -515,6 +516,35 @@ class GraphReader:
                 Candidate(m.id, m.kind, m.repo, m.path, m.start_line, m.score) for m in close
             ),
         )
+
+    def _implemented(self, matches: list[Match]) -> list[str]:
+        """The ids of `matches`, a Python type stub's symbol replaced by the code it
+        declares: the same qualified name in the module beside it (`x.pyi` → `x.py`), or
+        the symbol of that name the module imports (attrs's `attrs/__init__.pyi#define`
+        is `attr/_next_gen.py#define`, which `attrs/__init__.py` re-exports). Calls
+        resolve to the code, so a walk from the stub found nothing."""
+        ids: list[str] = []
+        for match in matches:
+            module = stub_module(match.path)
+            found = match.id
+            if module is not None and match.symbol is not None:
+                found = self._module_symbol(match.repo, module, match.symbol) or found
+            if found not in ids:
+                ids.append(found)
+        return ids
+
+    def _module_symbol(self, repo: str, path: str, declared: SymbolRecord) -> str | None:
+        same = self._symbols(
+            SymbolQuery(files=[(repo, path)], qualified_names=[declared.qualified_name])
+        )
+        if same:
+            return min(same, key=lambda s: s.start_line).id
+        if declared.parent is not None:
+            return None
+        for edge in self._edges("source", [f"{repo}/{path}"], ("imports",), 0.0, True):
+            if edge.target.rpartition("#")[2].split("@")[0] == declared.name:
+                return edge.target
+        return None
 
     # -- walking ------------------------------------------------------------------------
     def traverse(

@@ -34,15 +34,18 @@ tried, in that order, only when no earlier reading answers.
 Choosing: code comes before tests (`res.send` is express's `lib/response.js#res.send`,
 not a mock of it in `test/`; walkdir's `filter_entry` is a method of the library, not the
 test function of that name in `src/tests/`, though a function's own name outscores a
-method's), then candidates rank by score, then by whether the written module or path
-reaches the repository root (`rich.markup.render` is `rich/markup.py#render` rather than
-a vendored `pip/_vendor/rich/markup.py#render`), then by importance. The first is chosen
-when no other candidate has its place (code or test), score and rootedness; otherwise
-the name is ambiguous and the error lists every candidate, best first. Walking the graph
+method's) and before type declarations (attrs's `define` is `attr/_next_gen.py#define`,
+not the two overloads its `attrs/__init__.pyi` declares), then candidates rank by
+score, then by whether the written module or path reaches the repository root
+(`rich.markup.render` is `rich/markup.py#render` rather than a vendored
+`pip/_vendor/rich/markup.py#render`), then by importance. The first is chosen when no
+other candidate has its place (code or test, code or declaration), score and rootedness;
+otherwise the name is ambiguous and the error lists every candidate, best first. Walking the graph
 (`callers`, `deps`, `graph`) takes the overloads of one method together when they are
 the best candidates: C#'s or Java's `Mediator.Send` is every `Send` of that class.
-Case-insensitive and fuzzy matches (below 0.9, from `find_symbol`) are offered when
-nothing else matches, never chosen.
+A Python type stub's symbol, when chosen, is answered by the code it declares
+(`GraphReader._implemented`). Case-insensitive and fuzzy matches (below 0.9, from
+`find_symbol`) are offered when nothing else matches, never chosen.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from codecompass.errors import AmbiguousSymbolError, Candidate, Hint
-from codecompass.indexing.languages import is_test_path
+from codecompass.indexing.languages import is_declaration_path, is_test_path
 from codecompass.models import SymbolRecord
 
 COMPLETE = 1.0  # the name, as written, names the node completely
@@ -82,9 +85,15 @@ class Match:
     rooted: bool
     symbol: SymbolRecord | None = None
 
-    def rank(self) -> tuple[bool, float, bool]:
-        """Higher is better: code over tests, then the score, then rootedness."""
-        return (not is_test_path(self.path), self.score, self.rooted)
+    def rank(self) -> tuple[bool, bool, float, bool]:
+        """Higher is better: code over tests, code over type declarations (`.pyi`,
+        `.d.ts`), then the score, then rootedness."""
+        return (
+            not is_test_path(self.path),
+            not is_declaration_path(self.path),
+            self.score,
+            self.rooted,
+        )
 
     def candidate(self) -> Candidate:
         return Candidate(self.id, self.kind, self.repo, self.path, self.line, self.score)
