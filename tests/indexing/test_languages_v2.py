@@ -23,6 +23,7 @@ from codecompass.indexing.languages import (
     PLAIN_LANGUAGES,
     SYMBOL_LANGUAGES,
     TREE_SITTER_LANGUAGES,
+    is_example_path,
     language_for_file,
     language_for_path,
 )
@@ -839,6 +840,24 @@ def test_a_script_without_an_extension_gets_symbols() -> None:
     assert source.parsed.language == "bash"
     assert [s.qualified_name for s in source.parsed.symbols] == ["build"]
     assert [(r.name, r.line) for r in source.parsed.references] == [("make", 3), ("build", 5)]
+
+
+@pytest.mark.parametrize(
+    ("path", "example"),
+    [
+        ("examples/ping.py", True),
+        ("samples/MediatR.Examples/Runner.cs", True),
+        ("docs/demos/app.js", True),
+        # Below a Maven or Gradle source root, folders are packages (Spring PetClinic).
+        ("src/main/java/org/springframework/samples/petclinic/Owner.java", False),
+        ("app/src/commonMain/kotlin/com/acme/examples/Repo.kt", False),
+        ("samples/web/src/main/java/com/acme/App.java", True),
+        ("src/examples/main.rs", True),
+        ("src/sample/app.py", False),  # `sample` alone names PyPA's sample project
+    ],
+)
+def test_example_paths(path: str, example: bool) -> None:
+    assert is_example_path(path) is example
 
 
 def test_aliases_name_languages() -> None:

@@ -319,10 +319,19 @@ def is_test_path(path: str) -> bool:
 _EXAMPLE_DIRS = frozenset({"examples", "example", "_examples", "_example", "samples", "demos"})
 
 
+_JVM_SOURCE_ROOTS = frozenset({"java", "kotlin", "scala", "groovy"})
+
+
 def is_example_path(path: str) -> bool:
     """Code in an examples, samples or demos folder: how to use the project, not the
-    project itself."""
-    return any(part in _EXAMPLE_DIRS for part in path.split("/")[:-1])
+    project itself. Below a Maven or Gradle source root (`src/main/java/`) folders are
+    packages: Spring's `org/springframework/samples/petclinic` is the project."""
+    folders = path.split("/")[:-1]
+    for index, folder in enumerate(folders):
+        if folder in _JVM_SOURCE_ROOTS and index >= 2 and folders[index - 2] == "src":
+            folders = folders[:index]
+            break
+    return any(folder in _EXAMPLE_DIRS for folder in folders)
 
 
 _TEST_SUFFIXES = ("_tests", "_test", "_spec", ".test", ".spec", "Tests", "Test")
