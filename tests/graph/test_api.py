@@ -328,6 +328,7 @@ def test_callers_of_a_method_include_those_calling_it_through_its_interface(
         save = engine.callers("Child.save")
         init = engine.callers("Child.__init__")
         deps = engine.dependencies("Mediator.send")
+        runs = engine.dependencies("Runner.run")
 
     def shown(result: GraphResult) -> list[tuple[str, str, str, float, str]]:
         return [
@@ -347,3 +348,37 @@ def test_callers_of_a_method_include_those_calling_it_through_its_interface(
     ]
     assert shown(init) == []  # Base() and super().__init__() build a Base
     assert shown(deps) == []  # only a walk to callers climbs to the declarations
+    # A walk to what a call runs descends from an interface's method to its implementations.
+    assert shown(runs) == [
+        ("Runner.run", "ISender.send", "calls", 0.8, "member"),
+        ("Mediator.send", "ISender.send", "implements", 1.0, "dispatch"),
+    ]
+    assert runs.limits == []
+
+
+def test_a_walk_to_what_a_call_runs_shows_ten_implementations_and_counts_the_rest(
+    tmp_path: Path,
+) -> None:
+    impls = "".join(
+        f"class Handler{n:02d} implements Handler {{\n    public int handle(int r) {{\n"
+        "        return r;\n    }\n}\n\n"
+        for n in range(12)
+    )
+    files = {
+        "src/Handler.java": "interface Handler {\n    int handle(int request);\n}\n",
+        "src/Handlers.java": impls,
+        "src/Bus.java": (
+            "class Bus {\n    private Handler handler;\n\n"
+            "    int dispatch() {\n        return handler.handle(1);\n    }\n}\n"
+        ),
+    }
+    write(tmp_path / "bus", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "bus", name="bus")
+        runs = engine.dependencies("Bus.dispatch")
+    dispatched = [e.source.split("#")[1] for e in runs.edges if e.via == "dispatch"]
+    assert dispatched == [f"Handler{n:02d}.handle" for n in range(10)]
+    assert runs.limits == [
+        "2 more implementations of Handler.handle are not shown; the types implementing "
+        "Handler are the `implements` edges into it"
+    ]

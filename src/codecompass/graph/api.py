@@ -74,6 +74,7 @@ CODE_KINDS = frozenset(
 # a walk to callers climbs this many levels of bases (constructors excepted: calling a
 # base's constructor builds the base).
 DISPATCH_LEVELS = 3
+MAX_IMPLEMENTATIONS = 10  # of one interface method, shown in a walk to what a call runs
 CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__", "constructor", "init", "initialize", "new"})
 # A traversal leaves keyword and similarity edges out unless asked: they connect
 # everything to everything a little.
@@ -574,23 +575,36 @@ class GraphReader:
         seen_edges: set[tuple[str, str, str, int | None]] = set()
         frontier = list(parent)
         truncated = False
-        dispatch = direction in ("in", "both") and "calls" in edge_types
+        climb = direction in ("in", "both") and "calls" in edge_types
+        descend = direction in ("out", "both") and "calls" in edge_types
+        notes: list[str] = []
+
+        def join(extra: list[Edge], level: list[str]) -> bool:
+            """Add dispatch edges whose other end is new to `level`; False when full."""
+            for edge in extra:
+                new, known = (
+                    (edge.target, edge.source)
+                    if edge.source in parent
+                    else (edge.source, edge.target)
+                )
+                if new in parent or not self.access.allows_node(new):
+                    continue
+                if edge.confidence < min_confidence or repo not in (None, edge.target_repo):
+                    continue
+                if len(parent) >= limit:
+                    return False
+                parent[new] = known
+                level.append(new)
+                edges.append(edge)
+            return True
+
         for _ in range(depth):
             if not frontier:
                 break
             # The declarations a method implements join this level: their callers are
             # the method's callers too (Mediator.Send is called through ISender.Send).
-            for edge in self._dispatch(frontier) if dispatch else []:
-                if edge.target in parent or not self.access.allows_node(edge.target):
-                    continue
-                if edge.confidence < min_confidence or repo not in (None, edge.target_repo):
-                    continue
-                if len(parent) >= limit:
-                    truncated = True
-                    break
-                parent[edge.target] = edge.source
-                frontier.append(edge.target)
-                edges.append(edge)
+            if climb and not join(self._dispatch(frontier), frontier):
+                truncated = True
             found: list[tuple[Edge, str]] = []
             if direction in ("out", "both"):
                 found += [
@@ -622,8 +636,16 @@ class GraphReader:
                 if key not in seen_edges:
                     seen_edges.add(key)
                     edges.append(edge)
+            if descend:
+                # What a call of an interface's method may run: its implementations.
+                implementations, capped = self._implementations(next_frontier)
+                notes += capped
+                if not join(implementations, next_frontier):
+                    truncated = True
             frontier = next_frontier
-        return self._result(root, parent, edges, truncated, overloads, "calls" in edge_types)
+        result = self._result(root, parent, edges, truncated, overloads, "calls" in edge_types)
+        result.limits.extend(notes)
+        return result
 
     def _dispatch(self, ids: Sequence[str]) -> list[Edge]:
         """For each method among `ids`, an `implements` edge (via `dispatch`) to each
@@ -669,6 +691,63 @@ class GraphReader:
                 for method, conf in wanted.get((decl.repo, decl.path, decl.qualified_name), []):
                     found.append(_dispatch_edge(method, decl, conf))
         return found
+
+    def _implementations(self, ids: Sequence[str]) -> tuple[list[Edge], list[str]]:
+        """For each method of an interface or trait among `ids`, `implements` edges (via
+        `dispatch`) from the methods of that name in the types implementing it, up to
+        `DISPATCH_LEVELS` down, at most `MAX_IMPLEMENTATIONS` each (code before tests
+        and examples); and a note for each declaration that has more."""
+        methods = [
+            m
+            for m in self._symbols(SymbolQuery(ids=[i for i in ids if "#" in i], kind="method"))
+            if m.parent
+        ]
+        owners = {
+            r.id: r
+            for r in self._symbols(
+                SymbolQuery(ids=[f"{m.repo}/{m.path}#{m.parent}" for m in methods])
+            )
+        }
+        found: list[Edge] = []
+        notes: list[str] = []
+        for method in methods:
+            owner = owners.get(f"{method.repo}/{method.path}#{method.parent}")
+            if owner is None or owner.kind not in ("interface", "trait"):
+                continue
+            below: list[tuple[SymbolRecord, float]] = []  # implementations, confidence
+            level, seen = {owner.id: 1.0}, {owner.id}
+            for _ in range(DISPATCH_LEVELS):
+                reached: dict[str, float] = {}
+                for edge in self._edges("target", list(level), ("implements", "extends"), 0.0):
+                    if edge.resolved and edge.source not in seen:
+                        seen.add(edge.source)
+                        reached[edge.source] = min(level[edge.target], edge.confidence)
+                types = self._symbols(SymbolQuery(ids=list(reached)))
+                wanted = {
+                    (t.repo, t.path, f"{t.qualified_name}.{method.name}"): reached[t.id]
+                    for t in types
+                }
+                query = SymbolQuery(
+                    files=sorted({(r, p) for r, p, _ in wanted}),
+                    qualified_names=sorted({q for _, _, q in wanted}),
+                )
+                below += [
+                    (s, wanted[(s.repo, s.path, s.qualified_name)])
+                    for s in self._symbols(query)
+                    if (s.repo, s.path, s.qualified_name) in wanted
+                ]
+                level = reached
+                if not level:
+                    break
+            below.sort(key=lambda b: (is_test_path(b[0].path), is_example_path(b[0].path), b[0].id))
+            found += [_dispatch_edge(s, method, conf) for s, conf in below[:MAX_IMPLEMENTATIONS]]
+            if len(below) > MAX_IMPLEMENTATIONS:
+                notes.append(
+                    f"{len(below) - MAX_IMPLEMENTATIONS} more implementations of "
+                    f"{method.qualified_name} are not shown; the types implementing "
+                    f"{owner.qualified_name} are the `implements` edges into it"
+                )
+        return found, notes
 
     def _result(
         self,
