@@ -535,9 +535,7 @@ class GraphReader:
         return ids
 
     def _module_symbol(self, repo: str, path: str, declared: SymbolRecord) -> str | None:
-        same = self._symbols(
-            SymbolQuery(files=[(repo, path)], qualified_names=[declared.qualified_name])
-        )
+        same = self._symbols_at([(repo, path, declared.qualified_name)])
         if same:
             return min(same, key=lambda s: s.start_line).id
         if declared.parent is not None:
@@ -683,12 +681,8 @@ class GraphReader:
                 if base is not None:
                     key = (base.repo, base.path, f"{base.qualified_name}.{method.name}")
                     wanted.setdefault(key, []).append((method, conf))
-            query = SymbolQuery(
-                files=sorted({(r, p) for r, p, _ in wanted}),
-                qualified_names=sorted({q for _, _, q in wanted}),
-            )
-            for decl in self._symbols(query):
-                for method, conf in wanted.get((decl.repo, decl.path, decl.qualified_name), []):
+            for decl in self._symbols_at(wanted):
+                for method, conf in wanted[(decl.repo, decl.path, decl.qualified_name)]:
                     found.append(_dispatch_edge(method, decl, conf))
         return found
 
@@ -727,14 +721,9 @@ class GraphReader:
                     (t.repo, t.path, f"{t.qualified_name}.{method.name}"): reached[t.id]
                     for t in types
                 }
-                query = SymbolQuery(
-                    files=sorted({(r, p) for r, p, _ in wanted}),
-                    qualified_names=sorted({q for _, _, q in wanted}),
-                )
                 below += [
                     (s, wanted[(s.repo, s.path, s.qualified_name)])
-                    for s in self._symbols(query)
-                    if (s.repo, s.path, s.qualified_name) in wanted
+                    for s in self._symbols_at(wanted)
                 ]
                 level = reached
                 if not level:
@@ -748,6 +737,15 @@ class GraphReader:
                     f"{owner.qualified_name} are the `implements` edges into it"
                 )
         return found, notes
+
+    def _symbols_at(self, keys: Iterable[tuple[str, str, str]]) -> list[SymbolRecord]:
+        """The symbols named by (repo, path, qualified name), in one query."""
+        wanted = set(keys)
+        query = SymbolQuery(
+            files=sorted({(repo, path) for repo, path, _ in wanted}),
+            qualified_names=sorted({qualified for _, _, qualified in wanted}),
+        )
+        return [s for s in self._symbols(query) if (s.repo, s.path, s.qualified_name) in wanted]
 
     def _result(
         self,
