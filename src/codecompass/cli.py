@@ -458,9 +458,11 @@ def search(
     if symbols_view:
         for n, sym in enumerate(result.symbols, start=1):
             location = located(sym.repo, sym.path, sym.start_line, sym.end_line, show_repo)
+            evidence = sym.why.get("best_chunk_lines")
+            best = f"best lines {evidence[0]}-{evidence[1]}, " if evidence else ""
             console.print(
                 f"[bold]{n}. {location}[/bold]  [cyan]{sym.kind} {escape(sym.symbol)}[/cyan]  "
-                f"[dim]score {sym.score:.4f} (chunk {sym.why['chunk_score']:.4f}, "
+                f"[dim]{best}score {sym.score:.4f} (chunk {sym.why['chunk_score']:.4f}, "
                 f"file {sym.why['file_share']:.4f} of {sym.why['file_score']:.4f})[/dim]"
             )
         if not result.symbols:

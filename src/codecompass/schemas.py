@@ -72,7 +72,7 @@ class SymbolHit(Result):
     symbol: str
     kind: str
     score: float
-    start_line: int  # the best chunk's range
+    start_line: int  # the lines that define it (`why["best_chunk_lines"]`: the evidence)
     end_line: int
     why: dict[str, Any] = Field(default_factory=dict)
 

@@ -567,6 +567,39 @@ def test_a_class_is_lifted_by_its_best_member_in_the_symbol_view(tmp_path: Path)
     assert why["chunk_score"] < why["member_score"]
 
 
+def test_the_symbol_view_gives_the_lines_that_define_a_symbol(tmp_path: Path) -> None:
+    """A long class's outline is cut into windows; one that holds only members'
+    signatures is evidence for the class, not where the class is."""
+    methods = "".join(
+        f"    def handle_{n}(self, request, response, timeout, retries, headers):\n"
+        f"        return request.send_{n}(response, timeout, retries, headers)\n\n"
+        for n in range(40)
+    )
+    source = f"class Registry:\n{methods}    zebra_marker = 1\n"
+    last = source.count("\n")
+    with _indexed(tmp_path, {"registry.py": source}) as eng:
+        ids = [
+            e.id
+            for entries in eng.backend.chunks.chunk_entries().values()
+            for e in entries
+            if e.symbol_id and e.symbol_id.endswith("#Registry")
+        ]
+        windows = sorted(
+            (c.start_line, c.end_line) for c in eng.backend.chunks.chunks(ids).values()
+        )
+        options = eng.search_options(k=5, mode="bm25")
+        symbols = {s.symbol: s for s in eng.retrieve("zebra_marker", options).symbols}
+        method = {s.symbol: s for s in eng.retrieve("handle_7", options).symbols}
+    assert len(windows) > 1 and windows[0][0] == 1 and windows[-1][1] == last
+    registry = symbols["Registry"]
+    assert (registry.start_line, registry.end_line) == (1, last)
+    assert registry.why["best_chunk_lines"] == list(windows[-1])
+    # A symbol whose best chunk is the whole of it says nothing more.
+    handle = method["Registry.handle_7"]
+    assert (handle.start_line, handle.end_line) == (23, 24)
+    assert "best_chunk_lines" not in handle.why
+
+
 def test_graph_rank_spreads_from_the_seeds(engine: Engine) -> None:
     result = engine.retrieve(
         "why does verify_token reject a valid secret?", engine.search_options(k=5, collect=True)

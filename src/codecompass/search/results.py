@@ -176,7 +176,9 @@ def symbols(
     values: SymbolValues,
 ) -> list[SymbolHit]:
     """Each symbol once, by its best chunk, scored with its file's total (see
-    `rank.symbol_scores`)."""
+    `rank.symbol_scores`), at the lines that define it. A class's best chunk may be a
+    window of its outline that holds only its members' signatures: `why` names that
+    chunk and its lines."""
     chunks, cands, options = ctx.chunks, ctx.cands, ctx.options
     file_total = dict(totals)
     first: dict[tuple[tuple[str, str], str], str] = {}
@@ -188,6 +190,8 @@ def symbols(
         ((sum(parts), item) for item, parts in values.items()),
         key=lambda pair: (-pair[0], first[pair[1]]),
     )[: options.max_symbols]
+    ids = [sid for _, item in ranked if (sid := chunks[first[item]].symbol_id)]
+    defined = {s.id: s for s in ctx.sources.symbols.symbols(SymbolQuery(ids=ids))} if ids else {}
     out: list[SymbolHit] = []
     for value, item in ranked:
         cid = first[item]
@@ -197,6 +201,14 @@ def symbols(
             "file_score": round(file_total[item[0]], 6),
             **_score_parts(cands[cid].score, *values[item]),
         }
+        definition = defined.get(chunk.symbol_id or "")
+        start, end = (
+            (definition.start_line, definition.end_line)
+            if definition
+            else (chunk.start_line, chunk.end_line)
+        )
+        if (start, end) != (chunk.start_line, chunk.end_line):
+            why["best_chunk_lines"] = [chunk.start_line, chunk.end_line]
         out.append(
             SymbolHit(
                 repo=chunk.repo,
@@ -204,8 +216,8 @@ def symbols(
                 symbol=chunk.symbol or "",
                 kind=chunk.kind,
                 score=round(value, 6),
-                start_line=chunk.start_line,
-                end_line=chunk.end_line,
+                start_line=start,
+                end_line=end,
                 why=why,
             )
         )
