@@ -709,6 +709,33 @@ def test_python_decorators_and_comments_extend_start() -> None:
     assert (other.start_line, other.doc) == (11, "")
 
 
+def test_a_signature_leaves_its_comments_out() -> None:
+    """On one line, a line comment inside a signature would swallow what follows it."""
+    python = (
+        "class Client:\n"
+        "    def put(  # type: ignore[override]\n"
+        "        self,\n"
+        "        url: str,  # where to\n"
+        '        sep: str = " # kept",\n'
+        "    ) -> None:\n"
+        "        pass\n"
+        "CODES = [7,  # Bell\n"
+        "         8]  # Backspace\n"
+    )
+    assert [s.signature for s in parse(python, "python").symbols] == [
+        "class Client",
+        'def put(self, url: str, sep: str = " # kept") -> None',
+        "CODES = [7, 8]",
+    ]
+    javascript = (
+        "function f(a /* first */, b // second\n) {\n  return a\n}\nfunction g(a/*x*/b) {}\n"
+    )
+    assert [s.signature for s in parse(javascript, "javascript").symbols] == [
+        "function f(a, b)",
+        "function g(a b)",
+    ]
+
+
 def test_rust_impl_qualifies_and_attributes_attach() -> None:
     source = "/// Docs.\n#[inline]\nfn free() {}\nimpl<T> Wrapper<T> {\n    fn get(&self) {}\n}\n"
     symbols = parse(source, "rust").symbols

@@ -342,19 +342,20 @@ def _symbol(ctx: FileContext, rules: Rules, definition: Definition) -> Symbol:
     body = rules.body(node)
     if body is not None and body.start_byte > signature_start:
         signature_end, header_byte = rules.header(ctx, node, body)
-        signature = collapse(ctx.span(signature_start, signature_end))
+        signature = collapse(_code_text(ctx, rules, outer, signature_start, signature_end))
         header_row = ctx.row_at(node, header_byte) if header_byte >= node.start_byte else None
         header_end = header_row if header_row is not None else node.start_point.row
     else:
         signature = ""
         header_end = end_row(outer)
         if outer.end_byte - signature_start <= 4 * _MAX_SIGNATURE:
-            signature = collapse(ctx.span(signature_start, outer.end_byte))
+            signature = collapse(_code_text(ctx, rules, outer, signature_start, outer.end_byte))
         if not signature or len(signature) > _MAX_SIGNATURE:
             line_end = ctx.data.find(b"\n", signature_start, outer.end_byte)
-            signature = collapse(
-                ctx.span(signature_start, line_end if line_end >= 0 else outer.end_byte)
-            )[: 2 * _MAX_SIGNATURE]
+            end = line_end if line_end >= 0 else outer.end_byte
+            signature = collapse(_code_text(ctx, rules, outer, signature_start, end))[
+                : 2 * _MAX_SIGNATURE
+            ]
             header_end = ctx.row_at(outer, signature_start)
     signature = rules.signature(ctx, definition, signature)
     doc = rules.docstring(ctx, definition)
@@ -414,6 +415,32 @@ def _starts_line(ctx: FileContext, node: treesitter.Node) -> bool:
     if newline < 0 and window > 0:
         return False
     return not ctx.data[newline + 1 : node.start_byte].strip()
+
+
+def _code_text(ctx: FileContext, rules: Rules, node: treesitter.Node, start: int, end: int) -> str:
+    """The text of bytes `start`..`end` of `node` without its comments: collapsed to one
+    line, a line comment would swallow the rest (`def put(  # type: ignore` → `def
+    put(# type: ignore self, url)`)."""
+    comments: list[tuple[int, int]] = []
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if current.end_byte <= start or current.start_byte >= end:
+            continue
+        if current.type in rules.comment_types:
+            comments.append((current.start_byte, current.end_byte))
+        else:
+            pending.extend(current.children)
+    if not comments:
+        return ctx.span(start, end)
+    text, at = "", start
+    for first, last in sorted(comments):
+        text += ctx.span(at, max(at, first)).rstrip()
+        at = max(at, last)
+        following = ctx.span(at, at + 1)
+        if text and following and (text[-1].isalnum() or text[-1] == "_") and following.isalnum():
+            text += " "  # `a/*x*/b` stays two words
+    return text + ctx.span(at, end)
 
 
 def _signature_start(rules: Rules, node: treesitter.Node) -> int:

@@ -71,8 +71,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 3: C# properties with code are methods. 4: Kotlin properties with accessor bodies too.
 # 5: C# and Dart operators are methods (`operator==`). 6: `.rockspec` files are Lua.
 # 7: Dart's named, `const` and `factory` constructors are named as written. 8: a script
-# without an extension is read in the language its `#!` line names.
-READER_VERSION = 8
+# without an extension is read in the language its `#!` line names. 9: signatures leave
+# their comments out.
+READER_VERSION = 9
 
 
 class FileSource(Protocol):
