@@ -382,3 +382,21 @@ def test_a_walk_to_what_a_call_runs_shows_ten_implementations_and_counts_the_res
         "2 more implementations of Handler.handle are not shown; the types implementing "
         "Handler are the `implements` edges into it"
     ]
+
+
+def test_the_overview_cuts_a_long_parameter_list_and_keeps_the_return_type(
+    tmp_path: Path,
+) -> None:
+    """astroid's `InferenceError.__init__` has 20 parameters: 900 characters of a 2,000
+    token map. The JSON keeps the whole signature."""
+    params = ", ".join(f"option_{n}: int | None = None" for n in range(20))
+    write(tmp_path / "lib", {"errors.py": f"def build({params}) -> str:\n    return ''\n"})
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "lib", name="lib")
+        overview = engine.repo_overview(budget_tokens=2000)
+    (symbol,) = overview.files[0].symbols
+    assert symbol.signature == f"def build({params}) -> str"
+    line = next(x for x in overview.text.splitlines() if "def build(" in x)
+    shown = line.strip().removesuffix("  :1")
+    assert shown == f"def build({params}"[:151].rstrip() + "…) -> str"
+    assert len(shown) == 160
