@@ -59,6 +59,51 @@ def test_gather_filters_numbers_and_packs_within_budget() -> None:
     assert small.total_matches == 5
 
 
+def test_extractive_answer_shows_the_whole_signature_and_the_doc_above_it() -> None:
+    """A wrapped signature showed as `def clean_duplicates_mro(`, and a Go or JSDoc
+    comment above the code showed in place of the signature."""
+    snippets = {
+        "python": (
+            "def clean_duplicates_mro(  # type: ignore[misc]\n"
+            "    sequences: list[list[str]],\n"
+            "    # the class\n"
+            "    cls: str,\n"
+            ") -> list[str]:\n"
+            '    """Remove duplicates."""\n'
+            "    return []\n"
+        ),
+        "go": (
+            "// Match searches the routing tree.\n// More words.\n"
+            "func (mx *Mux) Match(method, path string) bool {\n\treturn true\n}\n"
+        ),
+        "javascript": "/**\n * Create a router.\n */\nfunction Router(options) {\n  return 1\n}\n",
+        "rust": "/// Adds two.\n#[inline]\nfn add(a: u8, b: u8) -> u8 {\n    a + b\n}\n",
+    }
+    hits = [
+        Hit(
+            repo="r",
+            path=f"f.{language[:2]}",
+            start_line=1,
+            end_line=snippet.count("\n"),
+            symbol="x",
+            kind="function",
+            language=language,
+            score=1.0 - n / 10,
+            snippet=snippet,
+        )
+        for n, (language, snippet) in enumerate(snippets.items())
+    ]
+    lines = extractive_answer(gather("q", hits)).splitlines()[2:]
+    gists = [line.split(": ", 1)[1].rsplit(" [", 1)[0] for line in lines]
+    assert gists == [
+        "def clean_duplicates_mro(sequences: list[list[str]], cls: str) -> list[str]:"
+        " — Remove duplicates.",
+        "func (mx *Mux) Match(method, path string) bool { — Match searches the routing tree.",
+        "function Router(options) { — Create a router.",
+        "fn add(a: u8, b: u8) -> u8 { — Adds two.",
+    ]
+
+
 def test_engine_gathers_from_each_repo_in_scope(tmp_path: Path) -> None:
     with Engine(load_settings(tmp_path / "data"), embedder=TinyEmbedder()) as engine:
         for name in ("shop", "web", "other"):

@@ -44,6 +44,11 @@ EXTRACTIVE_HEADER = (
     "the question, strongest first."
 )
 _CITATION = re.compile(r"\[(\d{1,3})\]")
+_TRAILING_COMMENT = re.compile(r"\s+(?:#|//)(?:\s|$).*$")
+MAX_SIGNATURE_LINES = 12  # a signature's lines joined in an extractive answer
+# A comment line above code: `//`, `/*`, `*`, `#` then a space or the end (not `#!`,
+# `#[derive]`, `#include`), `--` then a space (Lua, SQL, Haskell).
+_COMMENT_LINE = re.compile(r"(?://|/\*|\*|#(?:\s|#|$)|--(?:\s|$))")
 
 # What `graph_links` asks of the graph: the dependencies of a node (within a repository).
 Dependencies = Callable[[str, str], GraphResult]
@@ -177,20 +182,52 @@ def extractive_answer(gathered: Gathered) -> str:
 
 
 def _gist(snippet: str) -> str:
-    """The signature line, and the first doc line when there is one."""
+    """The signature, and its first doc line when there is one.
+
+    Comments above the code (Go's, JSDoc, Rust's `///`, Python's `#`) are its doc, not
+    its signature; a signature's lines are joined while a parenthesis or bracket is
+    open, without their trailing comments."""
     meaningful = [
         line.strip()
         for line in snippet.splitlines()
-        if line.strip() and not line.strip().startswith(("@", "…"))
+        if line.strip() and not line.strip().startswith(("@", "…", "#["))
     ]
-    if not meaningful:
-        return ""
-    head = meaningful[0][:160]
-    for line in meaningful[1:3]:
-        doc = line.strip("\"'#/* ").strip()
+    lead = 0
+    while lead < len(meaningful) and _COMMENT_LINE.match(meaningful[lead]):
+        lead += 1
+    if lead == len(meaningful):  # comments only: show the first
+        return meaningful[0][:160] if meaningful else ""
+    taken, depth = lead, 0
+    parts: list[str] = []
+    while taken < min(len(meaningful), lead + MAX_SIGNATURE_LINES):
+        line = meaningful[taken]
+        taken += 1
+        if _COMMENT_LINE.match(line):
+            continue
+        line = _without_comment(line)
+        parts.append(line)
+        # Parentheses and brackets only: a brace opens a body as often as a literal.
+        depth += line.count("(") + line.count("[") - line.count(")") - line.count("]")
+        if depth <= 0:
+            break
+    head = re.sub(r"([(\[{]) ", r"\1", " ".join(p for p in parts if p))
+    head = re.sub(r",? ([)\]}])", r"\1", head)[:160]
+    # The doc: comments above the code, else a docstring or comment just below its
+    # signature.
+    for line in meaningful[:lead] + meaningful[taken : taken + 2]:
+        doc = line.strip("\"'#/*! ").strip()
         if line.startswith(('"""', "'''", "#", "//", "/*", "*")) and doc:
             return f"{head} — {doc[:160]}"
     return head
+
+
+def _without_comment(line: str) -> str:
+    """A line without a trailing `#` or `//` comment; kept whole when a quote comes
+    before the marker (it may sit inside a string)."""
+    found = _TRAILING_COMMENT.search(line)
+    if found is None or any(q in line[: found.start()] for q in "\"'`"):
+        return line
+    return line[: found.start()]
 
 
 def finish(
