@@ -104,6 +104,30 @@ def test_extractive_answer_shows_the_whole_signature_and_the_doc_above_it() -> N
     ]
 
 
+def test_an_answer_names_the_signature_of_a_later_window(tmp_path: Path) -> None:
+    """A window from the middle of a long function starts mid-body (rich's
+    `_calculate_column_widths` showed as "widths,"): the answer gives the function's
+    signature and doc from the index."""
+    body = "".join(f"    step_{n} = compute_{n}(step_{n - 1})\n" for n in range(1, 200))
+    source = (
+        "def build_columns(\n    table,\n    console,\n) -> list:\n"
+        '    """Measure every column."""\n'
+        f"    step_0 = 0\n{body}    zebra_width = step_199\n    return [zebra_width]\n"
+    )
+    repo = make_git_repo(tmp_path / "shop", {"layout.py": source})
+    with Engine(load_settings(tmp_path / "data"), embedder=TinyEmbedder()) as engine:
+        engine.add_repo(repo, name="shop")
+        result = engine.ask("zebra_width", top_k=1)
+    (evidence,) = result.evidences
+    assert evidence.symbol == "build_columns" and evidence.start_line > 1
+    assert "zebra_width" in evidence.snippet and "def build_columns" not in evidence.snippet
+    assert result.answer.splitlines()[2] == (
+        f"- `build_columns` (function) in shop/layout.py:{evidence.start_line}-"
+        f"{evidence.end_line}: def build_columns(table, console) -> list"
+        " — Measure every column. [1]"
+    )
+
+
 def test_engine_gathers_from_each_repo_in_scope(tmp_path: Path) -> None:
     with Engine(load_settings(tmp_path / "data"), embedder=TinyEmbedder()) as engine:
         for name in ("shop", "web", "other"):

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from codecompass.errors import CodeCompassError, ConfigError, InputError, LLMError
+from codecompass.models import SHOWN_SIGNATURE_CHARS, SymbolRecord
 from codecompass.schemas import Answer, Evidence, GraphResult, Hit, RerankInfo
 from codecompass.settings import LLMSettings
 
@@ -81,6 +82,9 @@ class Gathered:
     stale: list[str] = field(default_factory=list)  # cited files changed on disk since
     coverage: dict[str, float] = field(default_factory=dict)  # share each signal saw
     rerank: RerankInfo | None = None  # when the hits were reranked (or that was asked)
+    # evidence number → the symbol it is part of, for its signature and doc (an evidence
+    # may be a later window of a long function, whose text starts mid-body)
+    definitions: dict[int, SymbolRecord] = field(default_factory=dict)
 
 
 def check_limits(top_k: int, budget_tokens: int) -> None:
@@ -173,12 +177,20 @@ def extractive_answer(gathered: Gathered) -> str:
     lines = [EXTRACTIVE_HEADER, ""]
     for e in gathered.evidences:
         what = f"`{e.symbol}` ({e.kind})" if e.symbol else f"a {e.kind} passage"
-        gist = _gist(e.snippet)
+        definition = gathered.definitions.get(e.n)
+        gist = _definition_gist(definition) if definition else _gist(e.snippet)
         tail = f": {gist}" if gist else ""
         lines.append(f"- {what} in {e.location}{tail} [{e.n}]")
     if gathered.links:
         lines += ["", "How they connect:"] + [f"- {link}" for link in gathered.links]
     return "\n".join(lines)
+
+
+def _definition_gist(definition: SymbolRecord) -> str:
+    """A symbol's signature, and the first line of its doc."""
+    head = definition.short_signature() or f"{definition.kind} {definition.name}"
+    doc = definition.doc.strip().split("\n", 1)[0].strip()
+    return f"{head} — {doc[:SHOWN_SIGNATURE_CHARS]}" if doc else head
 
 
 def _gist(snippet: str) -> str:
@@ -211,7 +223,7 @@ def _gist(snippet: str) -> str:
         if depth <= 0:
             break
     head = re.sub(r"([(\[{]) ", r"\1", " ".join(p for p in parts if p))
-    head = re.sub(r",? ([)\]}])", r"\1", head)[:160]
+    head = re.sub(r",? ([)\]}])", r"\1", head)[:SHOWN_SIGNATURE_CHARS]
     # The doc: comments above the code, else a docstring or comment just below its
     # signature.
     for line in meaningful[:lead] + meaningful[taken : taken + 2]:

@@ -67,6 +67,7 @@ from codecompass.models import (
     RepoRecord,
     RunRecord,
     SymbolQuery,
+    SymbolRecord,
 )
 from codecompass.protocols import Embedder, Vectors, VectorStore
 from codecompass.schemas import (
@@ -74,6 +75,7 @@ from codecompass.schemas import (
     BlameHunk,
     CaptureResult,
     Commit,
+    Evidence,
     FileHit,
     FileView,
     GraphResult,
@@ -812,7 +814,31 @@ class Engine:
             stale=sorted(found.stale & cited),
             coverage=found.coverage,
             rerank=rerank,
+            definitions=self._definitions(gathered.evidences),
         )
+
+    def _definitions(self, evidences: Sequence[Evidence]) -> dict[int, SymbolRecord]:
+        """Evidence number → the symbol it lies in (of those named by their symbol)."""
+        named = [e for e in evidences if e.symbol]
+        if not named:
+            return {}
+        records = self.backend.symbols.symbols(
+            SymbolQuery(
+                files=sorted({(e.repo, e.path) for e in named}),
+                qualified_names=sorted({e.symbol for e in named if e.symbol}),
+            )
+        )
+        out: dict[int, SymbolRecord] = {}
+        for e in named:
+            around = [
+                r
+                for r in records
+                if (r.repo, r.path, r.qualified_name) == (e.repo, e.path, e.symbol)
+                and r.start_line <= e.start_line <= r.end_line
+            ]
+            if around:
+                out[e.n] = min(around, key=lambda r: r.end_line - r.start_line)
+        return out
 
     def gather(
         self,

@@ -97,6 +97,9 @@ class FileRecord:
     reader_version: int = 0
 
 
+SHOWN_SIGNATURE_CHARS = 160  # a signature shown in a map or an answer
+
+
 @dataclass(frozen=True, slots=True)
 class SymbolRecord:
     """A definition as stored: node id `repo/path#Qualified.name` (`@line` when repeated)."""
@@ -114,6 +117,19 @@ class SymbolRecord:
     exported: bool
     parent: str | None
     content_hash: str
+
+    def short_signature(self, limit: int = SHOWN_SIGNATURE_CHARS) -> str:
+        """The signature on one line of at most `limit` characters: a long parameter
+        list is cut (`…`), and what follows its closing bracket (the return type) is kept
+        when it is short."""
+        signature = self.signature
+        if len(signature) <= limit:
+            return signature
+        close = signature.rfind(")")
+        tail = signature[close:] if close > 0 else ""
+        if not tail or len(tail) > limit // 4:
+            return signature[: limit - 1].rstrip() + "…"
+        return signature[: limit - len(tail) - 1].rstrip() + "…" + tail
 
 
 @dataclass(frozen=True, slots=True)

@@ -928,7 +928,7 @@ class GraphReader:
             lines = [f"{path}  [{score:.2f}]"]
             for s in chosen:
                 indent = "  " * (1 + s.qualified_name.count(".") if s.parent else 1)
-                shown_signature = _shortened(s.signature) or f"{s.kind} {s.name}"
+                shown_signature = s.short_signature() or f"{s.kind} {s.name}"
                 lines.append(f"{indent}{shown_signature}  :{s.start_line}")
             block = "\n".join(lines) + "\n"
             if estimate_tokens(text + block) > budget_tokens:
@@ -954,21 +954,6 @@ class GraphReader:
                 )
             )
         return Overview(repo=repo, text=text, tokens=estimate_tokens(text), files=shown)
-
-
-OVERVIEW_SIGNATURE_CHARS = 160
-
-
-def _shortened(signature: str, limit: int = OVERVIEW_SIGNATURE_CHARS) -> str:
-    """A signature for the overview's text: a long parameter list is cut (`…`), and what
-    follows its closing bracket (the return type) is kept when it is short."""
-    if len(signature) <= limit:
-        return signature
-    close = signature.rfind(")")
-    tail = signature[close:] if close > 0 else ""
-    if not tail or len(tail) > limit // 4:
-        return signature[: limit - 1].rstrip() + "…"
-    return signature[: limit - len(tail) - 1].rstrip() + "…" + tail
 
 
 def _dispatch_edge(method: SymbolRecord, declaration: SymbolRecord, confidence: float) -> Edge:
