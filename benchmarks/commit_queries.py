@@ -57,7 +57,9 @@ def git(repo: str, *args: str) -> str:
 
 def definitions(source: str) -> list[tuple[str, int, int]]:
     """Each `def`/`class` of a Python file as (qualified name, first line with its
-    decorators, last line)."""
+    decorators, last line). As in the dev split's gold (its README, "Scopes"), a function
+    or class nested inside a function is not a scope of its own: its lines are the
+    enclosing function's."""
     found: list[tuple[str, int, int]] = []
 
     def walk(node: ast.AST, prefix: str) -> None:
@@ -66,7 +68,8 @@ def definitions(source: str) -> list[tuple[str, int, int]]:
                 name = prefix + child.name
                 first = min([child.lineno] + [d.lineno for d in child.decorator_list])
                 found.append((name, first, child.end_lineno or child.lineno))
-                walk(child, name + ".")
+                if isinstance(child, ast.ClassDef):
+                    walk(child, name + ".")
             else:
                 walk(child, prefix)
 
