@@ -395,6 +395,18 @@ def test_every_skip_reason_is_counted_exactly(tmp_path: Path, mode: Mode) -> Non
     }
 
 
+def test_a_name_that_is_not_utf8_is_skipped_and_shown_readable(tmp_path: Path, mode: Mode) -> None:
+    """A file named in Latin-1 (`na\\xefve.py`) arrived with a surrogate escape and
+    stopped the whole run: "UnicodeEncodeError: surrogates not allowed"."""
+    root = tmp_path / "proj"
+    write(root, "src/ok.py")
+    (root / "src").joinpath(os.fsdecode(b"na\xefve.py")).write_text("x = 1\n", encoding="utf-8")
+    result = discover(mode(root))
+    assert paths(result) == ["src/ok.py"]
+    assert result.skipped == Counter({"name_not_utf8": 1})
+    assert result.examples == {"name_not_utf8": ["src/na\ufffdve.py"]}
+
+
 def test_candidate_records_size_and_mtime(tmp_path: Path, mode: Mode) -> None:
     root = tmp_path / "proj"
     write(root, "a.py", "print('hi')\n")

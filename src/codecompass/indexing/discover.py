@@ -254,7 +254,22 @@ class DiscoveryResult:
         self.skipped[reason] += 1
         shown = self.examples.setdefault(reason, [])
         if len(shown) < MAX_EXAMPLES:
-            shown.append(path)
+            shown.append(path if _utf8(path) else printable_path(path))
+
+
+def _utf8(path: str) -> bool:
+    """Whether a path read from the file system is UTF-8 (a name of other bytes arrives
+    with surrogate escapes, which no database, hash or terminal takes)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable_path(path: str) -> str:
+    """A path with its undecodable bytes shown as U+FFFD."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _extension(name: str) -> str:
@@ -366,6 +381,8 @@ class _Classifier:
         return safe
 
     def path_reason(self, path: str) -> str | None:
+        if not _utf8(path):
+            return "name_not_utf8"
         if is_secret_path(path):
             return "secret"
         if self.block is not None and self.block.match_file(path):
