@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -217,6 +218,21 @@ def test_indexing_a_folder_inside_a_repository_says_what_to_do(tmp_path: Path) -
     assert f"is a folder inside the git repository {repo}" in err
     assert "--path lib/" in err
     assert not (repo / "lib" / ".codecompass").exists()
+
+
+def test_a_git_directory_is_refused_not_indexed(tmp_path: Path) -> None:
+    """`codecompass index repo/.git` indexed git's hooks, logs and objects as a
+    repository named `.git`."""
+    repo = make_git_repo(tmp_path / "r", {"a.py": "x = 1\n"})
+    data = tmp_path / "data"
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(bare)], check=True)
+    for folder in (repo / ".git", bare):
+        for command in (["index", str(folder)], ["repo", "add", str(folder)]):
+            code, _, err = run(*command, "--data-dir", str(data))
+            assert code == 1
+            assert f"{folder} is a git directory (git's own objects, not a work tree)" in err
+    assert not data.exists()
 
 
 @pytest.mark.parametrize("client", MCP_CLIENTS)

@@ -191,6 +191,22 @@ def refuse_foreign_folder(folder: Path) -> None:
     )
 
 
+def repository_folder(path: str | Path) -> Path:
+    """The resolved folder to index at `path`: it must exist, be a folder and not be a
+    git directory (`.git`, a bare repository), whose files are git's objects, not code."""
+    folder = Path(path).expanduser()
+    if not folder.exists():
+        raise InputError(f"{folder} does not exist; pass the folder of a repository.")
+    if not folder.is_dir():
+        raise InputError(f"{folder} is not a folder; pass the folder of a repository.")
+    if all((folder / part).exists() for part in ("HEAD", "objects", "refs")):
+        raise InputError(
+            f"{folder} is a git directory (git's own objects, not a work tree); pass the "
+            "folder of a checkout, or index a commit with `codecompass eval --git`."
+        )
+    return folder.resolve()
+
+
 class Engine:
     """One workspace (a data folder and its backend) and the repositories indexed into it."""
 
@@ -237,18 +253,14 @@ class Engine:
         if path is None:
             root = repo_root_of(Path.cwd().resolve())
         else:
-            target = Path(path).expanduser()
-            if not target.exists():
-                raise InputError(f"{target} does not exist; pass the folder of a repository.")
-            if not target.is_dir():
-                raise InputError(f"{target} is not a folder; pass the folder of a repository.")
-            root = target.resolve()
+            root = repository_folder(path)
             if data_dir is None and not os.environ.get(f"{ENV_PREFIX}DATA_DIR"):
                 enclosing = repo_root_of(root)
                 if enclosing != root:
                     rel = root.relative_to(enclosing) if root.is_relative_to(enclosing) else root
                     raise InputError(
-                        f"{target} is a folder inside the git repository {enclosing}. Index "
+                        f"{Path(path).expanduser()} is a folder inside the git repository "
+                        f"{enclosing}. Index "
                         f"the repository with `codecompass index {enclosing}` and narrow "
                         f"searches with --path {rel}/, or give this folder an index of its "
                         "own with --data-dir."
@@ -375,10 +387,7 @@ class Engine:
         full: bool = False,
         on_progress: Callable[[Progress], None] | None = None,
     ) -> IndexStats:
-        folder = Path(root).expanduser()
-        if not folder.is_dir():
-            raise InputError(f"{folder} is not a folder; pass the folder of a repository.")
-        folder = folder.resolve()
+        folder = repository_folder(root)
         return self._index(name or folder.name, folder, full=full, on_progress=on_progress)
 
     def index_commit(
@@ -1238,10 +1247,7 @@ class Engine:
         on_progress: Callable[[Progress], None] | None = None,
     ) -> IndexStats:
         """Index another repository into this workspace (or update it)."""
-        folder = Path(path).expanduser()
-        if not folder.is_dir():
-            raise InputError(f"{folder} is not a folder; pass the folder of a repository.")
-        root = folder.resolve()
+        root = repository_folder(path)
         chosen = name or root.name
         if not chosen or "/" in chosen or chosen.startswith(VIRTUAL_PREFIXES):
             raise InputError(f"{chosen!r} cannot name a repository; pass --name NAME.")
