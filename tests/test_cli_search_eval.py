@@ -72,6 +72,24 @@ def test_search_explains_and_ranks_files(repo: tuple[Path, Path]) -> None:
     assert re.search(r"verify_token score [-\d.]+ \(chunk [-\d.]+, file [-\d.]+ of [-\d.]+\)", flat)
 
 
+def test_a_dash_reads_the_query_from_standard_input(repo: tuple[Path, Path]) -> None:
+    """An issue longer than the 128 KiB one argument may hold comes in on stdin."""
+    _, data = repo
+    issue = "verify_token refuses a good token\n" + "log line\n" * 20_000  # 200 KB
+    piped = CliRunner().invoke(
+        main, ["search", "-", "--data-dir", str(data), "--symbols", "--json"], input=issue
+    )
+    assert piped.exit_code == 0, piped.output
+    payload = json.loads(piped.output)
+    assert payload["query"] == issue
+    assert payload["symbols"][0]["symbol"] == "verify_token"
+    asked = CliRunner().invoke(main, ["ask", "-", "--data-dir", str(data)], input="check a token")
+    assert asked.exit_code == 0 and "`verify_token` (function)" in asked.output
+    bad = CliRunner().invoke(main, ["search", "-", "--data-dir", str(data)], input=b"\xff\xfe")
+    assert bad.exit_code == 2
+    assert "standard input is not UTF-8 text (byte 0)" in bad.output
+
+
 def test_eval_golden_ablation_and_index_commit(repo: tuple[Path, Path], tmp_path: Path) -> None:
     source, data = repo
     golden = tmp_path / "golden.jsonl"

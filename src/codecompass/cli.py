@@ -24,6 +24,7 @@ from codecompass.cli_common import (
     emit_json,
     err_console,
     json_option,
+    query_argument,
     reports_errors,
 )
 from codecompass.cli_links import links as links_command
@@ -332,7 +333,7 @@ def _print_summary(stats: IndexStats, data_dir: Path) -> None:
 
 
 @main.command()
-@click.argument("query")
+@query_argument
 @data_dir_option
 @click.option("-k", "k", type=click.IntRange(min=1, max=200), default=None, help="Results.")
 @where_options()
@@ -380,6 +381,7 @@ def search(
       codecompass search verify_token --kind function -k 5 --json
       codecompass search "$(cat traceback.txt)" --files --explain
       codecompass search "$(cat issue.md)" --symbols
+      codecompass search - --files < issue.md      (the query from standard input)
       codecompass search "where are refunds computed" --rerank --explain
     """
     if rerank and (files_view or symbols_view):
@@ -931,7 +933,7 @@ def doctor(data_dir: Path | None, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("query")
+@query_argument
 @data_dir_option
 @click.option("-k", "top_k", type=click.IntRange(1, 50), default=8, help="Evidences to use.")
 @click.option("--repo", "scope", multiple=True, help="Only this repository (repeatable).")

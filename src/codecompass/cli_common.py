@@ -41,6 +41,25 @@ json_option: Callable[[F], F] = click.option(
 )
 
 
+def _query_or_stdin(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """`-` reads the query from standard input (an issue longer than the 128 KiB an
+    argument may hold, or a file: `codecompass search - --symbols < issue.md`)."""
+    if value != "-":
+        return value
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise click.BadParameter(
+            f"standard input is not UTF-8 text (byte {exc.start}); convert it first.",
+            ctx,
+            param,
+        ) from exc
+
+
+query_argument: Callable[[F], F] = click.argument("query", callback=_query_or_stdin)
+
+
 class ReportedError(click.ClickException):
     """A Code Compass error for people (on stderr) or, with --json, for programs
     (`{"error": {"code", "message"}}` on stdout, with `candidates` when the error offers

@@ -19,6 +19,7 @@ from codecompass.cli_common import (
     emit_json,
     err_console,
     json_option,
+    query_argument,
     reports_errors,
 )
 from codecompass.engine import Engine, find_data_dir, repo_root_of
@@ -218,7 +219,7 @@ def memory_list(
 
 
 @memory.command(name="search")
-@click.argument("query")
+@query_argument
 @type_option
 @tag_option
 @symbol_option
