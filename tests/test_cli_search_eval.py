@@ -90,6 +90,27 @@ def test_a_dash_reads_the_query_from_standard_input(repo: tuple[Path, Path]) -> 
     assert "standard input is not UTF-8 text (byte 0)" in bad.output
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        "- [x] verify_token refuses a good token",  # a Markdown list opens many issues
+        "--strict makes verify_token fail",
+        "-k is ignored by verify_token",  # a real short option, then text
+        "-h\nverify_token fails",
+    ],
+)
+def test_a_query_starting_with_a_dash_is_text_not_an_option(
+    repo: tuple[Path, Path], query: str
+) -> None:
+    _, data = repo
+    payload = json.loads(run("search", query, "--data-dir", str(data), "-k", "1", "--json"))
+    assert payload["query"] == query
+    assert payload["results"][0]["symbol"] == "verify_token"
+    # Options keep working around it, and a mistyped one is still an error.
+    typo = CliRunner().invoke(main, ["search", "x", "--flies", "--data-dir", str(data)])
+    assert typo.exit_code == 2 and "No such option '--flies'" in typo.output
+
+
 def test_eval_golden_ablation_and_index_commit(repo: tuple[Path, Path], tmp_path: Path) -> None:
     source, data = repo
     golden = tmp_path / "golden.jsonl"

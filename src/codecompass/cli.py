@@ -19,6 +19,7 @@ from rich.table import Table
 
 from codecompass.cli_common import (
     F,
+    FreeTextCommand,
     console,
     data_dir_option,
     emit_json,
@@ -332,7 +333,7 @@ def _print_summary(stats: IndexStats, data_dir: Path) -> None:
     console.print(table)
 
 
-@main.command()
+@main.command(cls=FreeTextCommand)
 @query_argument
 @data_dir_option
 @click.option("-k", "k", type=click.IntRange(min=1, max=200), default=None, help="Results.")
@@ -932,7 +933,7 @@ def doctor(data_dir: Path | None, as_json: bool) -> None:
         raise SystemExit(1)
 
 
-@main.command()
+@main.command(cls=FreeTextCommand)
 @query_argument
 @data_dir_option
 @click.option("-k", "top_k", type=click.IntRange(1, 50), default=8, help="Evidences to use.")

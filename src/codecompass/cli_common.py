@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -58,6 +59,24 @@ def _query_or_stdin(ctx: click.Context, param: click.Parameter, value: str) -> s
 
 
 query_argument: Callable[[F], F] = click.argument("query", callback=_query_or_stdin)
+
+_TEXT_MARK = "\0"  # never in an argument the shell passes, so it cannot clash
+_STARTS_LIKE_TEXT = re.compile(r"-[^=\s]*\s")  # a dash, then whitespace before any `=`
+
+
+class FreeTextCommand(click.Command):
+    """A command whose QUERY is free text: an argument that starts with a dash but has
+    whitespace before any `=` (an issue opening with a Markdown list, "- the table…", or
+    "--fix breaks …") is text, never an option."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        marked = [_TEXT_MARK + a if _STARTS_LIKE_TEXT.match(a) else a for a in args]
+        rest = super().parse_args(ctx, marked)
+        ctx.params = {
+            k: v.removeprefix(_TEXT_MARK) if isinstance(v, str) else v
+            for k, v in ctx.params.items()
+        }
+        return rest
 
 
 class ReportedError(click.ClickException):

@@ -14,6 +14,7 @@ import click
 from rich.markup import escape
 
 from codecompass.cli_common import (
+    FreeTextCommand,
     console,
     data_dir_option,
     emit_json,
@@ -218,7 +219,7 @@ def memory_list(
         console.print(escape(full(item) if show_full else compact(item)), highlight=False)
 
 
-@memory.command(name="search")
+@memory.command(name="search", cls=FreeTextCommand)
 @query_argument
 @type_option
 @tag_option
