@@ -208,7 +208,7 @@ def _gist(snippet: str) -> str:
     while lead < len(meaningful) and _COMMENT_LINE.match(meaningful[lead]):
         lead += 1
     if lead == len(meaningful):  # comments only: show the first
-        return meaningful[0][:160] if meaningful else ""
+        return meaningful[0][:SHOWN_SIGNATURE_CHARS] if meaningful else ""
     taken, depth = lead, 0
     parts: list[str] = []
     while taken < min(len(meaningful), lead + MAX_SIGNATURE_LINES):
@@ -229,7 +229,7 @@ def _gist(snippet: str) -> str:
     for line in meaningful[:lead] + meaningful[taken : taken + 2]:
         doc = line.strip("\"'#/*! ").strip()
         if line.startswith(('"""', "'''", "#", "//", "/*", "*")) and doc:
-            return f"{head} — {doc[:160]}"
+            return f"{head} — {doc[:SHOWN_SIGNATURE_CHARS]}"
     return head
 
 
