@@ -160,6 +160,41 @@ def test_importance_and_overview(engine: Engine) -> None:
     assert engine.repo_overview(budget_tokens=50).tokens == 50  # the least allowed holds too
 
 
+def test_an_exported_binding_a_factory_makes_is_a_symbol_its_callers_reach(
+    tmp_path: Path,
+) -> None:
+    """zod's `export const safeParse = core._safeParse(ZodRealError)`: `callers
+    safeParse` found a benchmark's local function, the API itself was no symbol."""
+    parse = (
+        "import * as core from './core.js';\n\n"
+        "export const safeParse = /* @__PURE__ */ core._safeParse(Error) as any;\n"
+        "const helper = core.make();\n"
+        "export const VERSION = '4.0';\n"
+    )
+    use = (
+        "import { safeParse } from './parse.js';\n\n"
+        "export function check(value: unknown): boolean {\n"
+        "  return safeParse(value).success;\n}\n"
+    )
+    core = "export function _safeParse(err: unknown) {\n  return (v: unknown) => v;\n}\n"
+    write(tmp_path / "lib", {"src/parse.ts": parse, "src/use.ts": use, "src/core.ts": core})
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "lib", name="lib")
+        (found,) = engine.find_symbol("safeParse")[:1]
+        callers = engine.callers("safeParse")
+        helper = engine.find_symbol("helper")
+    assert (found.id, found.kind, found.signature) == (
+        "lib/src/parse.ts#safeParse",
+        "constant",
+        "export const safeParse = core._safeParse(Error) as any",
+    )
+    assert [(e.source, e.target) for e in callers.edges] == [
+        ("lib/src/use.ts#check", "lib/src/parse.ts#safeParse")
+    ]
+    # A module's own unexported binding stays out.
+    assert all(m.name != "helper" for m in helper)
+
+
 def test_the_overview_shows_code_before_files_of_types_alone(tmp_path: Path) -> None:
     """Every file of ky references `types/options.ts`, so its PageRank led the overview
     and its 2,000 tokens held type aliases only, never the class that sends requests."""

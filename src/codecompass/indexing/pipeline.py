@@ -72,8 +72,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 5: C# and Dart operators are methods (`operator==`). 6: `.rockspec` files are Lua.
 # 7: Dart's named, `const` and `factory` constructors are named as written. 8: a script
 # without an extension is read in the language its `#!` line names. 9: signatures leave
-# their comments out.
-READER_VERSION = 9
+# their comments out. 10: an exported JavaScript binding a call makes is a symbol.
+READER_VERSION = 10
 
 
 class FileSource(Protocol):

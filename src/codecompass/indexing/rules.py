@@ -479,7 +479,11 @@ class EcmaRules(Rules):
                 return [*owner, name]
         if node.type == "variable_declarator" and not _CONSTANT_NAME.fullmatch(name):
             value = node.child_by_field_name("value")
-            if value is None or (value.type not in _FUNCTION_VALUES and not _is_object(ctx, node)):
+            if value is None or (
+                value.type not in _FUNCTION_VALUES
+                and not _is_object(ctx, node)
+                and not _exported_product(ctx, node, name)
+            ):
                 return []  # a constant pattern matched a lower-case variable
         return [name]
 
@@ -606,6 +610,37 @@ def _is_object(ctx: FileContext, declarator: Node) -> bool:
     if top is not None and top.type == "export_statement":
         top = top.parent
     return top is not None and top.type == "program"
+
+
+# What may wrap the call that makes an exported binding's value (`… as any`, `await …`).
+_VALUE_WRAPPERS = frozenset(
+    {
+        "as_expression",
+        "satisfies_expression",
+        "non_null_expression",
+        "parenthesized_expression",
+        "await_expression",
+    }
+)
+
+
+def _exported_product(ctx: FileContext, declarator: Node, name: str) -> bool:
+    """An exported module-level `const` set to what a call or `new` makes: zod's
+    `export const safeParse = core._safeParse(ZodRealError)`, a router, a client, a store.
+    It is the module's API, and calls of it in other files name it."""
+    declaration = declarator.parent
+    if declaration is None or declaration.type != "lexical_declaration":
+        return False
+    top = declaration.parent
+    exported = top is not None and top.type == "export_statement"
+    if exported:
+        top = top.parent if top is not None else None
+    if top is None or top.type != "program" or not (exported or name in ctx.exported_names):
+        return False
+    value = declarator.child_by_field_name("value")
+    while value is not None and value.type in _VALUE_WRAPPERS and value.named_children:
+        value = value.named_children[0]
+    return value is not None and value.type in ("call_expression", "new_expression")
 
 
 def _exported_function(ctx: FileContext, assignment: Node) -> bool:
