@@ -407,6 +407,45 @@ def test_a_name_that_is_not_utf8_is_skipped_and_shown_readable(tmp_path: Path, m
     assert result.examples == {"name_not_utf8": ["src/na\ufffdve.py"]}
 
 
+TRANSLATED_DOCS = {
+    "docs/en/docs/tutorial/path-params.md": "# Path parameters\n",
+    "docs/ko/docs/tutorial/path-params.md": "# 경로 매개변수\n",
+    "docs/pt-BR/docs/tutorial/path-params.md": "# Parâmetros\n",
+    "docs/ko/docs/only-in-korean.md": "# 한국어\n",  # no original: kept
+    "docs/ko/mkdocs.yml": "site_name: FastAPI\n",  # not a page: kept
+    "src/en/app.py": "x = 1\n",
+    "src/it/app.py": "x = 2\n",  # code, not documentation: kept
+    "README.md": "# Project\n",
+    "README_ZH.md": "# 项目\n",
+    "README.ko.md": "# 프로젝트\n",
+    "guide/index.en-US.md": "# Guide\n",
+    "guide/index.zh-CN.md": "# 指南\n",
+    "notes_py.md": "not a language\n",
+    "notes.md": "notes\n",
+}
+
+
+def test_documentation_translated_from_an_english_original_is_skipped(
+    tmp_path: Path, mode: Mode
+) -> None:
+    """FastAPI keeps every page in 15 languages: the 14 copies of each answer pushed its
+    code out of the file view."""
+    root = tmp_path / "proj"
+    for rel, content in TRANSLATED_DOCS.items():
+        write(root, rel, content)
+    result = discover(mode(root))
+    assert result.examples == {
+        "translations": [
+            "README.ko.md",
+            "README_ZH.md",
+            "docs/ko/docs/tutorial/path-params.md",
+            "docs/pt-BR/docs/tutorial/path-params.md",
+            "guide/index.zh-CN.md",
+        ]
+    }
+    assert paths(result) == sorted(set(TRANSLATED_DOCS) - set(result.examples["translations"]))
+
+
 def test_candidate_records_size_and_mtime(tmp_path: Path, mode: Mode) -> None:
     root = tmp_path / "proj"
     write(root, "a.py", "print('hi')\n")

@@ -13,7 +13,7 @@ from codecompass.errors import InputError
 from codecompass.indexing.discover import DiscoveryRules
 from codecompass.indexing.gitsource import GitTreeSource, commit_dates
 from tests.conftest import TinyEmbedder, git, make_git_repo
-from tests.indexing.test_discover import JAZZY_PAGE
+from tests.indexing.test_discover import JAZZY_PAGE, TRANSLATED_DOCS
 
 V1 = '''def verify_token(token, secret):
     """Check a token."""
@@ -105,3 +105,15 @@ def test_a_notebook_may_be_larger_than_other_files(tmp_path: Path) -> None:
         (notebook,) = found.files
         assert source.read(notebook, 64) == b"a" * 64 * NOTEBOOK_SIZE_FACTOR
         assert source.read(notebook, 63) == "too_large"
+
+
+def test_a_commit_skips_translated_documentation_as_a_folder_does(tmp_path: Path) -> None:
+    """The English original is looked up in the commit's tree, not on disk."""
+    work = make_git_repo(tmp_path / "work", TRANSLATED_DOCS)
+    head = git(work, "rev-parse", "HEAD").strip()
+    target = tmp_path / "proj.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(target)], check=True)
+    with GitTreeSource(target, head, DiscoveryRules()) as source:
+        found = source.discover()
+    assert found.skipped["translations"] == 5
+    assert "docs/ko/docs/only-in-korean.md" in [c.path for c in found.files]

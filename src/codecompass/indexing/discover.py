@@ -22,7 +22,14 @@ Skip reasons, in the order they are tested (the first that applies is counted):
    ``not_allowed``  `DiscoveryRules.allow` is non-empty and the path matches none of it.
    ``lockfile``     dependency lock files.
    ``translations`` gettext and XLIFF catalogs (`.po`, `.pot`, `.mo`, `.xlf`): each
-                    message once per language, outranking the code that emits it.
+                    message once per language, outranking the code that emits it. And
+                    documentation translated from an English original that is indexed
+                    too: a folder named for a language (`docs/ko/docs/x.md` beside
+                    `docs/en/docs/x.md`) or a name ending in one (`README_ZH.md` beside
+                    `README.md`, `index.zh-CN.md` beside `index.en-US.md`). FastAPI
+                    holds each page in 15 languages: 14 copies of every answer that
+                    pushed its code out of the file view. (One existence check per
+                    such file.)
    ``media``        pictures and fonts written as text (`.svg`, `.eps`, `.ps`, `.ai`,
                     `.afm`, `.bdf`): drawing commands and glyph metrics, no code to find.
    ``minified``     `*.min.js`, `*.min.css`, `*.map`, ...
@@ -68,7 +75,7 @@ import re
 import stat
 import subprocess
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -316,6 +323,55 @@ def sniff_file(data: bytes, path: str) -> str | None:
     return sniff(data[:SNIFF_BYTES], path, data[-TAIL_BYTES:])
 
 
+_DOC_EXTENSIONS = frozenset({"md", "mdx", "markdown", "rst", "adoc", "txt", "html"})
+# ISO 639-1 codes of languages documentation is translated into, English left out.
+_LANGUAGE_CODES = """
+af am ar az be bg bn bs ca cs cy da de el eo es et eu fa fi fr ga gl gu he hi hr hu hy id
+is it ja ka kk km kn ko ky lo lt lv mk ml mn mr ms my nb ne nl nn no pa pl ps pt ro ru si
+sk sl sq sr sv sw ta te tg th tk tl tr uk ur uz vi zh
+"""
+_LANGUAGES = frozenset(_LANGUAGE_CODES.split())
+_LANGUAGE_TAG = re.compile(r"([a-z]{2})(?:[-_]([A-Za-z]{2,4}))?", re.IGNORECASE)
+_ENGLISH_TAGS = ("en", "en-US", "en_US", "en-us", "en_us", "EN")
+_NAME_LANGUAGE = re.compile(
+    r"^(?P<stem>.+?)(?P<sep>[._-])(?P<tag>[A-Za-z]{2}(?:[-_][A-Za-z]{2,4})?)$"
+)
+
+
+def _language(tag: str) -> bool:
+    """Whether a folder or name suffix names a language other than English."""
+    found = _LANGUAGE_TAG.fullmatch(tag)
+    return found is not None and found.group(1).lower() in _LANGUAGES
+
+
+def translated_from(path: str, exists: Callable[[str], bool]) -> str | None:
+    """The English original a documentation file is a translation of, when `exists`
+    finds it: the same path with a language folder replaced by `en` (`docs/ko/x.md` →
+    `docs/en/x.md`), or the same name without (or with an English) language suffix
+    (`README_ZH.md` → `README.md`, `index.zh-CN.md` → `index.en-US.md`)."""
+    folders, _, name = path.rpartition("/")
+    stem, dot, extension = name.rpartition(".")
+    if not dot or extension.lower() not in _DOC_EXTENSIONS:
+        return None
+    parts = folders.split("/") if folders else []
+    for index, part in enumerate(parts):
+        if _language(part):
+            for english in _ENGLISH_TAGS[:3]:
+                original = "/".join([*parts[:index], english, *parts[index + 1 :], name])
+                if exists(original):
+                    return original
+    suffixed = _NAME_LANGUAGE.match(stem)
+    if suffixed is not None and _language(suffixed["tag"]):
+        prefix = f"{folders}/" if folders else ""
+        names = [f"{suffixed['stem']}.{extension}"] + [
+            f"{suffixed['stem']}{suffixed['sep']}{english}.{extension}" for english in _ENGLISH_TAGS
+        ]
+        for candidate in names:
+            if exists(prefix + candidate):
+                return prefix + candidate
+    return None
+
+
 def _name_reason(name: str) -> str | None:
     lower = name.lower()
     if lower in _LOCKFILE_NAMES or lower.endswith(".lock"):
@@ -357,6 +413,8 @@ class _Classifier:
         self.block = _compile(rules.block)
         self.vendored: set[str] = set()
         self.dir_is_safe: dict[str, bool] = {"": True}
+        # Whether a file is at a path: on disk (`gitsource` asks its commit's tree).
+        self.exists: Callable[[str], bool] = self._on_disk
         # If a file is swapped for a link or a FIFO between lstat and open, O_NOFOLLOW
         # refuses the link and O_NONBLOCK keeps the open from waiting for a FIFO writer.
         self.open_flags = os.O_RDONLY
@@ -389,7 +447,13 @@ class _Classifier:
             return "blocked"
         if self.allow is not None and not self.allow.match_file(path):
             return "not_allowed"
-        return _name_reason(path.rsplit("/", 1)[-1])
+        reason = _name_reason(path.rsplit("/", 1)[-1])
+        if reason is None and translated_from(path, self.exists) is not None:
+            return "translations"
+        return reason
+
+    def _on_disk(self, path: str) -> bool:
+        return os.path.isfile(self.root / path)
 
     def classify(self, path: str) -> None:
         vendored = _vendored_dir(path)

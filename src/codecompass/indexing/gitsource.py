@@ -147,13 +147,15 @@ class GitTreeSource:
         listing = run_git(self.git_dir, "ls-tree", "-r", "-z", "-l", "--full-tree", self.commit)
         result = DiscoveryResult()
         classifier = _Classifier(self.git_dir, self.rules, result)
-        self._entries = {}
+        records = []
         for record in listing.split(b"\0"):
-            if not record:
-                continue
-            meta, _, raw_path = record.partition(b"\t")
-            mode, kind, sha, size = meta.decode("ascii").split()
-            path = os.fsdecode(raw_path)
+            if record:
+                meta, _, raw_path = record.partition(b"\t")
+                records.append((meta.decode("ascii").split(), os.fsdecode(raw_path)))
+        in_tree = {path for _, path in records}
+        classifier.exists = in_tree.__contains__
+        self._entries = {}
+        for (mode, kind, sha, size), path in records:
             vendored = _vendored_dir(path)
             if vendored is not None:
                 classifier.vendored.add(vendored)
