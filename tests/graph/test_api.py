@@ -435,3 +435,24 @@ def test_the_overview_cuts_a_long_parameter_list_and_keeps_the_return_type(
     shown = line.strip().removesuffix("  :1")
     assert shown == f"def build({params}"[:151].rstrip() + "…) -> str"
     assert len(shown) == 160
+
+
+def test_the_overview_names_the_type_of_a_method_defined_outside_it(tmp_path: Path) -> None:
+    """tracing's map listed `fn parse(input: ParseStream<'_>)` four times: a Rust `impl`
+    method carries no parent, and its signature no type. A Go method's receiver says it."""
+    rust = (
+        "pub struct Args {\n    level: u8,\n}\n\n"
+        "impl Parse for Args {\n    fn parse(input: Stream) -> Result<Self> {\n"
+        "        todo!()\n    }\n}\n"
+    )
+    go = (
+        "package store\n\ntype Store struct{}\n\n"
+        "func (s *Store) Get(key string) string {\n\treturn key\n}\n"
+    )
+    write(tmp_path / "lib", {"src/args.rs": rust, "store.go": go})
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "lib", name="lib")
+        text = engine.repo_overview(budget_tokens=2000).text
+    lines = [line.strip() for line in text.splitlines()]
+    assert "Args: fn parse(input: Stream) -> Result<Self>  :6" in lines
+    assert "func (s *Store) Get(key string) string  :5" in lines

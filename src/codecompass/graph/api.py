@@ -929,6 +929,11 @@ class GraphReader:
             for s in chosen:
                 indent = "  " * (1 + s.qualified_name.count(".") if s.parent else 1)
                 shown_signature = s.short_signature() or f"{s.kind} {s.name}"
+                owner = s.qualified_name.rpartition(".")[0]
+                if owner and not s.parent and owner.rpartition(".")[2] not in shown_signature:
+                    # Defined outside its type's body (a Rust `impl`, an extension): the
+                    # signature alone does not say whose method `fn parse(…)` is.
+                    shown_signature = f"{owner}: {shown_signature}"
                 lines.append(f"{indent}{shown_signature}  :{s.start_line}")
             block = "\n".join(lines) + "\n"
             if estimate_tokens(text + block) > budget_tokens:
