@@ -835,6 +835,34 @@ def test_a_script_without_an_extension_is_read_in_its_interpreters_language(
     assert language_for_file(path, head) == language
 
 
+@pytest.mark.parametrize(
+    ("head", "language"),
+    [
+        ("#pragma once\nnamespace fmt {\ntemplate <typename T> class buffer;\n}\n", "cpp"),
+        ("class Widget : public Base {\n public:\n  void draw();\n};\n", "cpp"),
+        ("#include <vector>\nstruct Bag { std::vector<int> items; };\n", "cpp"),
+        ("#import <Foundation/Foundation.h>\n@interface Session : NSObject\n@end\n", "objc"),
+        # A C header with a C++ guard stays C; so does prose that names C++ words.
+        ('#ifdef __cplusplus\nextern "C" {\n#endif\ntypedef struct J { int t; } J;\n', "c"),
+        ("/* a class of namespace problems */\nint add(int a, int b);\n", "c"),
+    ],
+)
+def test_a_header_is_read_as_the_language_its_code_is(head: str, language: str) -> None:
+    """fmt's `include/fmt/format.h` read as C kept 9 structs and 83 functions of its
+    classes, members and templates (13 classes, 51 structs, 186 methods as C++)."""
+    assert language_for_file("include/lib/x.h", head) == language
+
+
+def test_a_cpp_header_gets_its_classes_and_members() -> None:
+    source = parse_file(
+        "include/fmt/buffer.h",
+        "namespace fmt {\nclass buffer {\n public:\n  int size() const { return n; }\n"
+        " private:\n  int n;\n};\n}  // namespace fmt\n",
+    )
+    assert source.parsed.language == "cpp"
+    assert [s.qualified_name for s in source.parsed.symbols] == ["fmt.buffer", "fmt.buffer.size"]
+
+
 def test_a_script_without_an_extension_gets_symbols() -> None:
     source = parse_file("bin/deploy", "#!/usr/bin/env bash\nbuild() {\n  make\n}\nbuild\n")
     assert source.parsed.language == "bash"

@@ -276,10 +276,27 @@ _INTERPRETERS: dict[str, str] = {
 _VERSIONED = re.compile(r"(python|pypy|ruby|perl|php|lua|node)[\d.]+")
 
 
+# A `.h` header is C unless its code says otherwise (markers at the start of a line, so
+# that prose in a comment rarely counts).
+_OBJC_HEADER = re.compile(r"^\s*@(?:interface|protocol|implementation)\b", re.M)
+_CPP_HEADER = re.compile(
+    r"^\s*(?:namespace\s+[\w:]*\s*\{|template\s*<|class\s+\w[\w:]*\s*[:{]"
+    r"|(?:public|private|protected)\s*:|using\s+namespace\b|#include\s*<(?:[a-z_]+)>)"
+    r"|\bstd::\w",
+    re.M,
+)
+
+
 def language_for_file(path: str, text: str) -> str:
-    """`language_for_path`, or for a file without an extension the language of the
+    """`language_for_path`; for a `.h` header, C++ or Objective-C when its code is
+    (fmt's `include/fmt/format.h` read as C kept 9 of its classes and structs, no
+    namespace, no member); for a file without an extension, the language of the
     interpreter its `#!` line names."""
     language = language_for_path(path)
+    if language == "c" and path.lower().endswith(".h"):
+        if _OBJC_HEADER.search(text):
+            return "objc"
+        return "cpp" if _CPP_HEADER.search(text) else "c"
     name = PurePath(path.replace("\\", "/")).name
     if language != "text" or not text.startswith("#!") or name.rfind(".") > 0:
         return language
