@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from codecompass.errors import CodeCompassError, ConfigError, InputError, LLMError
+from codecompass.indexing.rules import collapse
 from codecompass.models import SHOWN_SIGNATURE_CHARS, SymbolRecord
 from codecompass.schemas import Answer, Evidence, GraphResult, Hit, RerankInfo
 from codecompass.settings import LLMSettings
@@ -222,8 +223,7 @@ def _gist(snippet: str) -> str:
         depth += line.count("(") + line.count("[") - line.count(")") - line.count("]")
         if depth <= 0:
             break
-    head = re.sub(r"([(\[{]) ", r"\1", " ".join(p for p in parts if p))
-    head = re.sub(r",? ([)\]}])", r"\1", head)[:SHOWN_SIGNATURE_CHARS]
+    head = collapse(" ".join(parts))[:SHOWN_SIGNATURE_CHARS]
     # The doc: comments above the code, else a docstring or comment just below its
     # signature.
     for line in meaningful[:lead] + meaningful[taken : taken + 2]:

@@ -253,14 +253,14 @@ class Engine:
         if path is None:
             root = repo_root_of(Path.cwd().resolve())
         else:
-            root = repository_folder(path)
+            target = Path(path).expanduser()
+            root = repository_folder(target)
             if data_dir is None and not os.environ.get(f"{ENV_PREFIX}DATA_DIR"):
                 enclosing = repo_root_of(root)
                 if enclosing != root:
                     rel = root.relative_to(enclosing) if root.is_relative_to(enclosing) else root
                     raise InputError(
-                        f"{Path(path).expanduser()} is a folder inside the git repository "
-                        f"{enclosing}. Index "
+                        f"{target} is a folder inside the git repository {enclosing}. Index "
                         f"the repository with `codecompass index {enclosing}` and narrow "
                         f"searches with --path {rel}/, or give this folder an index of its "
                         "own with --data-dir."
@@ -831,12 +831,7 @@ class Engine:
         named = [e for e in evidences if e.symbol]
         if not named:
             return {}
-        records = self.backend.symbols.symbols(
-            SymbolQuery(
-                files=sorted({(e.repo, e.path) for e in named}),
-                qualified_names=sorted({e.symbol for e in named if e.symbol}),
-            )
-        )
+        records = self.graph.symbols_at((e.repo, e.path, e.symbol or "") for e in named)
         out: dict[int, SymbolRecord] = {}
         for e in named:
             around = [

@@ -535,7 +535,7 @@ class GraphReader:
         return ids
 
     def _module_symbol(self, repo: str, path: str, declared: SymbolRecord) -> str | None:
-        same = self._symbols_at([(repo, path, declared.qualified_name)])
+        same = self.symbols_at([(repo, path, declared.qualified_name)])
         if same:
             return min(same, key=lambda s: s.start_line).id
         if declared.parent is not None:
@@ -681,7 +681,7 @@ class GraphReader:
                 if base is not None:
                     key = (base.repo, base.path, f"{base.qualified_name}.{method.name}")
                     wanted.setdefault(key, []).append((method, conf))
-            for decl in self._symbols_at(wanted):
+            for decl in self.symbols_at(wanted):
                 for method, conf in wanted[(decl.repo, decl.path, decl.qualified_name)]:
                     found.append(_dispatch_edge(method, decl, conf))
         return found
@@ -722,8 +722,7 @@ class GraphReader:
                     for t in types
                 }
                 below += [
-                    (s, wanted[(s.repo, s.path, s.qualified_name)])
-                    for s in self._symbols_at(wanted)
+                    (s, wanted[(s.repo, s.path, s.qualified_name)]) for s in self.symbols_at(wanted)
                 ]
                 level = reached
                 if not level:
@@ -738,7 +737,7 @@ class GraphReader:
                 )
         return found, notes
 
-    def _symbols_at(self, keys: Iterable[tuple[str, str, str]]) -> list[SymbolRecord]:
+    def symbols_at(self, keys: Iterable[tuple[str, str, str]]) -> list[SymbolRecord]:
         """The symbols named by (repo, path, qualified name), in one query."""
         wanted = set(keys)
         query = SymbolQuery(

@@ -261,7 +261,7 @@ class DiscoveryResult:
         self.skipped[reason] += 1
         shown = self.examples.setdefault(reason, [])
         if len(shown) < MAX_EXAMPLES:
-            shown.append(path if _utf8(path) else printable_path(path))
+            shown.append(path if _utf8(path) else _printable_path(path))
 
 
 def _utf8(path: str) -> bool:
@@ -274,7 +274,7 @@ def _utf8(path: str) -> bool:
     return True
 
 
-def printable_path(path: str) -> str:
+def _printable_path(path: str) -> str:
     """A path with its undecodable bytes shown as U+FFFD."""
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
@@ -331,17 +331,16 @@ is it ja ka kk km kn ko ky lo lt lv mk ml mn mr ms my nb ne nl nn no pa pl ps pt
 sk sl sq sr sv sw ta te tg th tk tl tr uk ur uz vi zh
 """
 _LANGUAGES = frozenset(_LANGUAGE_CODES.split())
-_LANGUAGE_TAG = re.compile(r"([a-z]{2})(?:[-_]([A-Za-z]{2,4}))?", re.IGNORECASE)
-_ENGLISH_TAGS = ("en", "en-US", "en_US", "en-us", "en_us", "EN")
-_NAME_LANGUAGE = re.compile(
-    r"^(?P<stem>.+?)(?P<sep>[._-])(?P<tag>[A-Za-z]{2}(?:[-_][A-Za-z]{2,4})?)$"
-)
+_TAG = r"[A-Za-z]{2}(?:[-_][A-Za-z]{2,4})?"  # `ko`, `pt-BR`, `zh_CN`, `zh-Hant`
+_LANGUAGE_TAG = re.compile(_TAG)
+_NAME_LANGUAGE = re.compile(rf"^(?P<stem>.+?)(?P<sep>[._-])(?P<tag>{_TAG})$")
+_ENGLISH_FOLDERS = ("en", "en-US", "en_US")
+_ENGLISH_SUFFIXES = (*_ENGLISH_FOLDERS, "en-us", "en_us", "EN")
 
 
 def _language(tag: str) -> bool:
     """Whether a folder or name suffix names a language other than English."""
-    found = _LANGUAGE_TAG.fullmatch(tag)
-    return found is not None and found.group(1).lower() in _LANGUAGES
+    return _LANGUAGE_TAG.fullmatch(tag) is not None and tag[:2].lower() in _LANGUAGES
 
 
 def translated_from(path: str, exists: Callable[[str], bool]) -> str | None:
@@ -356,7 +355,7 @@ def translated_from(path: str, exists: Callable[[str], bool]) -> str | None:
     parts = folders.split("/") if folders else []
     for index, part in enumerate(parts):
         if _language(part):
-            for english in _ENGLISH_TAGS[:3]:
+            for english in _ENGLISH_FOLDERS:
                 original = "/".join([*parts[:index], english, *parts[index + 1 :], name])
                 if exists(original):
                     return original
@@ -364,7 +363,8 @@ def translated_from(path: str, exists: Callable[[str], bool]) -> str | None:
     if suffixed is not None and _language(suffixed["tag"]):
         prefix = f"{folders}/" if folders else ""
         names = [f"{suffixed['stem']}.{extension}"] + [
-            f"{suffixed['stem']}{suffixed['sep']}{english}.{extension}" for english in _ENGLISH_TAGS
+            f"{suffixed['stem']}{suffixed['sep']}{english}.{extension}"
+            for english in _ENGLISH_SUFFIXES
         ]
         for candidate in names:
             if exists(prefix + candidate):
