@@ -85,6 +85,7 @@ from codecompass.decoding import is_notebook_path
 from codecompass.hashing import file_lines
 from codecompass.indexing import treesitter
 from codecompass.indexing.buildfiles import parse_cmake, parse_dockerfile
+from codecompass.indexing.cmacros import MACRO_LANGUAGES, error_count, without_attribute_macros
 from codecompass.indexing.idl import parse_graphql, parse_protobuf
 from codecompass.indexing.languages import (
     EXTRA_INSTALL_HINT,
@@ -148,9 +149,10 @@ def parse(text: str, language: str, path: str = "") -> ParsedFile:
         if not treesitter.has_query(language):
             return ParsedFile(language, error=f"no tag query for {language}: chunked by lines")
         data = text.encode("utf-8", "surrogatepass")
-        root = treesitter.parse_tree(
-            language, data, _PARSE_SECONDS + len(data) / _PARSE_BYTES_PER_SECOND
-        )
+        timeout = _PARSE_SECONDS + len(data) / _PARSE_BYTES_PER_SECOND
+        root = treesitter.parse_tree(language, data, timeout)
+        if language in MACRO_LANGUAGES and root.has_error:
+            root = _without_macros(language, data, root, timeout)
         parsed = _read_tree(data, root, language)
         parsed.tree = root
         return parsed
@@ -160,6 +162,18 @@ def parse(text: str, language: str, path: str = "") -> ParsedFile:
         return ParsedFile(language, error="nesting too deep to parse", tree=root)
     except Exception as exc:  # any failure means "fall back to line windows"
         return ParsedFile(language, error=f"{type(exc).__name__}: {exc}"[:300], tree=root)
+
+
+def _without_macros(
+    language: str, data: bytes, root: treesitter.Node, timeout: float
+) -> treesitter.Node:
+    """The tree of ``data`` with its attribute-like macros blanked, when that tree has
+    fewer syntax errors than ``root``; otherwise ``root``."""
+    blanked = without_attribute_macros(data)
+    if blanked == data:
+        return root
+    second = treesitter.parse_tree(language, blanked, timeout)
+    return second if error_count(second) < error_count(root) else root
 
 
 @dataclass(slots=True)

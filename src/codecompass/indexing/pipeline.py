@@ -73,8 +73,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 7: Dart's named, `const` and `factory` constructors are named as written. 8: a script
 # without an extension is read in the language its `#!` line names. 9: signatures leave
 # their comments out. 10: an exported JavaScript binding a call makes is a symbol. 11: a
-# `.h` header is read as C++ or Objective-C when its code is.
-READER_VERSION = 11
+# `.h` header is read as C++ or Objective-C when its code is. 12: C and C++ read past
+# attribute-like macros (`FMT_CONSTEXPR`, `class LEVELDB_EXPORT Slice`).
+READER_VERSION = 12
 
 
 class FileSource(Protocol):

@@ -1,0 +1,171 @@
+"""Attribute-like macros blanked out of C and C++ before a second parse.
+
+Libraries mark declarations with macros the parser cannot expand: ``FMT_CONSTEXPR
+size_padding(…)``, ``CURL_EXTERN CURLcode curl_easy_init(…)``, ``static FMT_INLINE void
+grow(…)``, ``class GTEST_API_ Test {``, ``template <typename T, FMT_ENABLE_IF(…)>``.
+tree-sitter reads the macro as a type, fails on what follows, and its error recovery can
+swallow the rest of a class, so later functions nest inside the wrong symbol.
+
+``without_attribute_macros`` overwrites such macros with spaces (byte offsets and lines
+stay put, so every node still points into the original text). It guesses from the shape
+alone, so the parse decides: the blanked text is kept only when its tree has fewer
+syntax errors (``error_count``). An ALL_CAPS type such as ``DWORD GetVersion(…)`` is
+blanked too; a file where that hurts keeps its first tree.
+"""
+
+from __future__ import annotations
+
+import re
+
+from codecompass.indexing import treesitter
+
+__all__ = ["MACRO_LANGUAGES", "error_count", "without_attribute_macros"]
+
+MACRO_LANGUAGES = frozenset({"c", "cpp"})
+
+_MACRO = rb"\b[A-Z][A-Z0-9_]*[A-Z0-9_]\b"  # two characters or more: ``T`` is a type
+_WORD = rb"[A-Za-z_][A-Za-z0-9_]*\b"
+# Comments, literals and preprocessor lines (with their continuations) are passed over.
+_PASSED = (
+    rb"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
+    rb"|(?m:^[ \t]*#(?:[^\n]*\\\n)*[^\n]*)"
+)
+_CANDIDATES = re.compile(
+    _PASSED
+    # MACRO before a declaration: a type or name, then a declarator or a parameter list.
+    + rb"|(?P<marker>"
+    + _MACRO
+    + rb")(?=\s+~?"
+    + _WORD
+    + rb"\s*(?:[(*&<]|::|"
+    + _WORD
+    + rb"))"
+    # ``if FMT_CONSTEXPR20 (…)``: a macro standing for ``constexpr``.
+    + rb"|\bif\s+(?P<condition>"
+    + _MACRO
+    + rb")(?=\s*\()"
+    # ``class MACRO Name {`` and ``class MACRO("default") Name : Base``.
+    + rb"|\b(?:class|struct|union)\s+(?P<visibility>"
+    + _MACRO
+    + rb")(?P<visibility_call>\s*\()?"
+    # After a parameter list: ``void Lock() EXCLUSIVE_LOCK_FUNCTION(mu_) {``.
+    + rb"|\)(?:\s*const\b)?\s*(?P<trailer>"
+    + _MACRO
+    + rb")(?P<trailer_call>\s*\()?"
+    # After a member's name: ``int count_ GUARDED_BY(mu_);``.
+    + rb"|\b(?!(?:return|else|do|case|goto|throw|delete|new|co_return|co_yield|co_await)\b)"
+    + _WORD
+    + rb"\s+(?P<annotation>"
+    + _MACRO
+    + rb")(?=\s*\()"
+    # ``, FMT_ENABLE_IF(…)>`` closing a template parameter list.
+    + rb"|(?P<constraint>,\s*"
+    + _MACRO
+    + rb"\s*\()",
+    re.DOTALL,
+)
+_CLASS_HEAD = re.compile(rb"\s+" + _WORD + rb"\s*(?:final\s*)?[:{]")
+_TEMPLATE_END = re.compile(rb"\s*>")
+_BODY_START = re.compile(rb"\s*(?:\{|override\b|final\b|" + _MACRO + rb")")
+_DECLARATION_END = re.compile(rb"\s*(?:[;{]|=|override\b|final\b|" + _MACRO + rb")")
+_MEMBER_END = re.compile(rb"\s*[;=]")
+_MACRO_NAME = re.compile(_MACRO)
+_NAME_BEFORE = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*|operator\s*\S{1,3})\s*\Z")
+_STATEMENT_KEYWORDS = frozenset(
+    {b"if", b"while", b"for", b"switch", b"catch", b"return", b"sizeof", b"alignof", b"decltype"}
+)
+
+
+def without_attribute_macros(data: bytes) -> bytes:
+    """``data`` with each attribute-like macro (and a macro call's arguments) replaced by
+    spaces; newlines are kept."""
+    spans: list[tuple[int, int]] = []
+    for match in _CANDIDATES.finditer(data):
+        group = match.lastgroup
+        if group in ("marker", "condition"):
+            spans.append(match.span(group))
+        elif group in ("visibility", "visibility_call"):
+            start, end = match.span("visibility")
+            if match.group("visibility_call"):
+                end = _after_arguments(data, match.end())
+            if end > 0 and _CLASS_HEAD.match(data, end):
+                spans.append((start, end))
+        elif group in ("trailer", "trailer_call"):
+            start, end = match.span("trailer")
+            if match.group("trailer_call"):
+                end = _after_arguments(data, match.end())
+                ends = _DECLARATION_END
+            else:
+                ends = _BODY_START
+            if end > 0 and ends.match(data, end) and _closes_parameters(data, match.start()):
+                spans.append((start, end))
+        elif group == "annotation":
+            end = _after_arguments(data, data.index(b"(", match.end()) + 1)
+            if end > 0 and _MEMBER_END.match(data, end):
+                spans.append((match.start("annotation"), end))
+        elif group == "constraint":
+            end = _after_arguments(data, match.end())
+            if end > 0 and _TEMPLATE_END.match(data, end):
+                spans.append((match.start(), end))
+    if not spans:
+        return data
+    out = bytearray(data)
+    for start, end in spans:
+        out[start:end] = re.sub(rb"[^\n]", b" ", data[start:end])
+    return bytes(out)
+
+
+def _after_arguments(data: bytes, start: int) -> int:
+    """The offset after the ``)`` closing an argument list opened just before ``start``;
+    -1 when a ``;``, brace or the end of the text comes first."""
+    depth = 1
+    for offset in range(start, min(len(data), start + 4096)):
+        byte = data[offset]
+        if byte == 0x28:  # (
+            depth += 1
+        elif byte == 0x29:  # )
+            depth -= 1
+            if depth == 0:
+                return offset + 1
+        elif byte in b";{}":
+            return -1
+    return -1
+
+
+def _closes_parameters(data: bytes, close: int) -> bool:
+    """Whether the ``)`` at ``close`` ends a parameter list: its ``(`` follows a name that
+    is neither a statement keyword (``if (ok) CHECK(x);``) nor a macro (``STEP(a)
+    STEP(b)``, statements without semicolons)."""
+    depth = 0
+    for offset in range(close, max(-1, close - 4096), -1):
+        byte = data[offset]
+        if byte == 0x29:  # )
+            depth += 1
+        elif byte == 0x28:  # (
+            depth -= 1
+            if depth == 0:
+                before = _NAME_BEFORE.search(data, max(0, offset - 64), offset)
+                return (
+                    before is not None
+                    and before.group(1) not in _STATEMENT_KEYWORDS
+                    and not _MACRO_NAME.fullmatch(before.group(1))
+                )
+        elif byte in b";{}":
+            return False
+    return False
+
+
+def error_count(root: treesitter.Node) -> int:
+    """ERROR and MISSING nodes in the tree; 0 at once for a tree without errors."""
+    count = 0
+    stack = [root] if root.has_error else []
+    while stack:
+        node = stack.pop()
+        if node.is_missing:
+            count += 1
+        elif node.is_error:
+            count += 1
+            stack.extend(node.children)
+        elif node.has_error:
+            stack.extend(node.children)
+    return count

@@ -1,0 +1,155 @@
+"""C and C++ declarations marked with macros the parser cannot expand."""
+
+from __future__ import annotations
+
+from codecompass.indexing.cmacros import without_attribute_macros
+from codecompass.indexing.parse import parse
+
+
+def _symbols(source: str, language: str = "cpp") -> list[tuple[str, str, int, int]]:
+    return [
+        (s.qualified_name, s.kind, s.start_line, s.end_line)
+        for s in parse(source, language).symbols
+    ]
+
+
+# The shape of fmt's format.h: before, `size_padding` swallowed the rest of the file and
+# `format_dragon` was read as its method.
+FORMAT_H = """\
+namespace detail {
+struct size_padding {
+  unsigned size;
+
+  FMT_CONSTEXPR size_padding(int num_digits, unsigned prefix)
+      : size(prefix + num_digits) {
+    if FMT_CONSTEXPR20 (prefix > 0) size += 1;
+  }
+};
+
+template <typename T, FMT_ENABLE_IF(std::is_integral<T>::value)>
+FMT_CONSTEXPR auto count_digits(T n) -> int {
+  return n < 10 ? 1 : 1 + count_digits(n / 10);
+}
+
+static FMT_CONSTEXPR20 inline void format_dragon(int value, int flags) {
+  count_digits(value);
+}
+
+class FMT_SO_VISIBILITY("default") format_error : public std::runtime_error {
+ public:
+  FMT_API explicit format_error(const char* message) : runtime_error(message) {}
+};
+}  // namespace detail
+"""
+
+
+def test_attribute_macros_do_not_break_nesting() -> None:
+    assert _symbols(FORMAT_H) == [
+        ("detail.size_padding", "struct", 2, 9),
+        ("detail.size_padding.size_padding", "method", 5, 8),
+        ("detail.count_digits", "function", 11, 14),
+        ("detail.format_dragon", "function", 16, 18),
+        ("detail.format_error", "class", 20, 23),
+        ("detail.format_error.format_error", "method", 22, 22),
+    ]
+    calls = {(r.name, r.scope) for r in parse(FORMAT_H, "cpp").references if r.kind == "call"}
+    assert ("count_digits", "detail.format_dragon") in calls
+
+
+# leveldb's shape: an export macro between `class` and the name, thread-safety
+# annotations after a parameter list and after a member.
+MUTEX_H = """\
+class LEVELDB_EXPORT Mutex {
+ public:
+  Mutex() = default;
+  void Lock() EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
+  void Unlock() UNLOCK_FUNCTION() { mu_.unlock(); }
+  void AssertHeld() ASSERT_EXCLUSIVE_LOCK() {}
+
+ private:
+  int waiters_ GUARDED_BY(mu_);
+  std::mutex mu_;
+};
+"""
+
+
+def test_export_and_thread_annotations() -> None:
+    assert _symbols(MUTEX_H) == [
+        ("Mutex", "class", 1, 11),
+        ("Mutex.Mutex", "method", 3, 3),
+        ("Mutex.Lock", "method", 4, 4),
+        ("Mutex.Unlock", "method", 5, 5),
+        ("Mutex.AssertHeld", "method", 6, 6),
+    ]
+
+
+def test_export_macro_in_c() -> None:
+    source = """\
+CURL_EXTERN CURLcode curl_easy_perform(CURL *curl);
+CURL_EXTERN CURLcode curl_easy_perform(CURL *curl)
+{
+  return run(curl);
+}
+"""
+    assert _symbols(source, "c") == [("curl_easy_perform", "function", 2, 5)]
+
+
+def test_signature_keeps_the_macro_as_written() -> None:
+    source = "struct S {\n  static FMT_CONSTEXPR20 void grow(int n) { n++; }\n};\n"
+    (grow,) = [s for s in parse(source, "cpp").symbols if s.name == "grow"]
+    assert grow.signature == "static FMT_CONSTEXPR20 void grow(int n)"
+
+
+def test_statement_macros_keep_their_calls() -> None:
+    source = """\
+void body(unsigned *a)
+{
+  MD5_STEP(MD5_F, a, MD5_GET(1), 7)
+  MD5_STEP(MD5_F, a, MD5_GET(2), 12)
+  if(!a) DEBUGF(log_failure(a));
+  return CHECKED(finish(a));
+}
+BOOL WINAPI DllMain(HINSTANCE instance, DWORD reason, LPVOID reserved)
+{
+  return TRUE;
+}
+"""
+    parsed = parse(source, "c")
+    assert [(s.qualified_name, s.start_line) for s in parsed.symbols] == [
+        ("body", 1),
+        ("DllMain", 8),
+    ]
+    calls = {r.name for r in parsed.references if r.kind == "call"}
+    assert {"MD5_STEP", "MD5_GET", "DEBUGF", "log_failure", "CHECKED", "finish"} <= calls
+
+
+def test_blanking_keeps_offsets_and_leaves_text_alone() -> None:
+    source = (
+        b'#define FMT_API __attribute__((visibility("default")))\n'
+        b"// FMT_API void commented(int x);\n"
+        b'const char* s = "FMT_API void quoted(int x)";\n'
+        b"FMT_API void\n"
+        b"  split(int x);\n"
+        b"template <typename T,\n"
+        b"          FMT_ENABLE_IF(is_integral<T>(\n"
+        b"              0))>\n"
+        b"int f(T);\n"
+    )
+    blanked = without_attribute_macros(source)
+    assert len(blanked) == len(source)
+    lines = source.split(b"\n")
+    assert blanked.split(b"\n") == [
+        *lines[:3],
+        b"        void",
+        b"  split(int x);",
+        b"template <typename T ",
+        b" " * len(lines[6]),
+        b" " * (len(lines[7]) - 1) + b">",
+        b"int f(T);",
+        b"",
+    ]
+
+
+def test_an_all_caps_type_stays() -> None:
+    source = b"DWORD count;\nstatic UINT32 total = 0;\nreturn (int) MAX_VALUE;\n"
+    assert without_attribute_macros(source) == source
