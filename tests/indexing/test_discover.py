@@ -407,6 +407,32 @@ def test_a_name_that_is_not_utf8_is_skipped_and_shown_readable(tmp_path: Path, m
     assert result.examples == {"name_not_utf8": ["src/na\ufffdve.py"]}
 
 
+def test_copies_of_dependencies_are_vendored(tmp_path: Path, mode: Mode) -> None:
+    """pip's own code is 164 of the 465 files of `src/pip/`: the other 301 are its copies
+    of requests, urllib3, rich and more under `_vendor/`."""
+    root = tmp_path / "proj"
+    write(root, "src/pip/_internal/download.py", "def fetch() -> None: ...\n")
+    write(root, "src/pip/_vendor/urllib3/util/retry.py", "class Retry: ...\n")
+    write(root, "botocore/vendored/requests/api.py", "def get(): ...\n")
+    write(root, "include/spdlog/fmt/bundled/format.h", "namespace fmt {}\n")
+    write(root, "third-party/zlib/zlib.h", "int deflate(void);\n")
+    write(root, "thirdparty/lua/lua.c", "int main(void) { return 0; }\n")
+    write(root, "3rdparty/json/json.hpp", "namespace nlohmann {}\n")
+    write(root, "src/external/optional.py", "x = 1\n")  # a project's own code, often: kept
+    result = discover(mode(root))
+    assert paths(result) == ["src/external/optional.py", "src/pip/_internal/download.py"]
+    assert result.examples == {
+        "vendored": [
+            "3rdparty/",
+            "botocore/vendored/",
+            "include/spdlog/fmt/bundled/",
+            "src/pip/_vendor/",
+            "third-party/",
+        ]
+    }
+    assert result.skipped == Counter({"vendored": 6})
+
+
 TRANSLATED_DOCS = {
     "docs/en/docs/tutorial/path-params.md": "# Path parameters\n",
     "docs/ko/docs/tutorial/path-params.md": "# 경로 매개변수\n",

@@ -104,7 +104,13 @@ VENDORED_DIRS = frozenset(
         "dist",
         "build",
         "vendor",
+        "_vendor",  # pip, setuptools: copies of their dependencies
+        "vendored",
         "third_party",
+        "third-party",
+        "thirdparty",
+        "3rdparty",
+        "bundled",  # spdlog's copy of fmt
         ".tox",
         ".nox",
         ".mypy_cache",
