@@ -150,6 +150,16 @@ def test_blanking_keeps_offsets_and_leaves_text_alone() -> None:
     ]
 
 
+def test_an_array_initialized_by_a_macro() -> None:
+    """spdlog's `static const char *short_level_names[] SPDLOG_SHORT_LEVEL_NAMES;`: with the
+    macro left in, its namespace closed early in the parse, and `spdlog_ex::what` after it
+    was read as `spdlog.level.spdlog_ex.what`."""
+    source = b"static const char *names[] LEVEL_NAMES;\nint sizes[] = SIZES;\n"
+    assert without_attribute_macros(source) == (
+        b"static const char *names[]            ;\nint sizes[] = SIZES;\n"
+    )
+
+
 def test_an_all_caps_type_stays() -> None:
     source = b"DWORD count;\nstatic UINT32 total = 0;\nreturn (int) MAX_VALUE;\n"
     assert without_attribute_macros(source) == source

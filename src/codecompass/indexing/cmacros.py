@@ -52,6 +52,10 @@ _CANDIDATES = re.compile(
     + rb"|\)(?:\s*const\b)?\s*(?P<trailer>"
     + _MACRO
     + rb")(?P<trailer_call>\s*\()?"
+    # An array's initializer: ``static const char* names[] LEVEL_NAMES;``.
+    + rb"|\]\s*(?P<initializer>"
+    + _MACRO
+    + rb")(?=\s*;)"
     # After a member's name: ``int count_ GUARDED_BY(mu_);``.
     + rb"|\b(?!(?:return|else|do|case|goto|throw|delete|new|co_return|co_yield|co_await)\b)"
     + _WORD
@@ -82,7 +86,7 @@ def without_attribute_macros(data: bytes) -> bytes:
     spans: list[tuple[int, int]] = []
     for match in _CANDIDATES.finditer(data):
         group = match.lastgroup
-        if group in ("marker", "condition"):
+        if group in ("marker", "condition", "initializer"):
             spans.append(match.span(group))
         elif group in ("visibility", "visibility_call"):
             start, end = match.span("visibility")
