@@ -163,3 +163,46 @@ def test_an_array_initialized_by_a_macro() -> None:
 def test_an_all_caps_type_stays() -> None:
     source = b"DWORD count;\nstatic UINT32 total = 0;\nreturn (int) MAX_VALUE;\n"
     assert without_attribute_macros(source) == source
+
+
+# nlohmann/json's shape: namespace macros on lines of their own, an access label that is
+# a macro, and a deprecation macro with arguments on the line before a declaration.
+JSON_HPP = """\
+NLOHMANN_JSON_NAMESPACE_BEGIN
+
+class byte_container : public BinaryType
+{
+  public:
+    JSON_HEDLEY_DEPRECATED_FOR(3.11.0, set_subtype)
+    void set(int subtype) noexcept
+    {
+        m_subtype = subtype;
+    }
+
+  JSON_PRIVATE_UNLESS_TESTED:
+    int m_subtype = 0;
+
+  public Q_SLOTS:
+    void clear() noexcept
+    {
+        m_subtype = 0;
+    }
+};
+
+NLOHMANN_JSON_NAMESPACE_END
+"""
+
+
+def test_macros_on_lines_of_their_own() -> None:
+    assert _symbols(JSON_HPP) == [
+        ("byte_container", "class", 3, 20),
+        ("byte_container.set", "method", 7, 10),
+        ("byte_container.clear", "method", 16, 19),
+    ]
+
+
+def test_a_macro_call_holding_a_call_is_code() -> None:
+    source = b"UNITTEST_BEGIN(setup(&easy))\n  int x = 1;\nCHECK_FLAGS(1)\n  int y = 2;\n"
+    assert without_attribute_macros(source) == (
+        b"UNITTEST_BEGIN(setup(&easy))\n  int x = 1;\n              \n  int y = 2;\n"
+    )

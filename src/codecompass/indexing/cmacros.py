@@ -2,7 +2,9 @@
 
 Libraries mark declarations with macros the parser cannot expand: ``FMT_CONSTEXPR
 size_padding(…)``, ``CURL_EXTERN CURLcode curl_easy_init(…)``, ``static FMT_INLINE void
-grow(…)``, ``class GTEST_API_ Test {``, ``template <typename T, FMT_ENABLE_IF(…)>``.
+grow(…)``, ``class GTEST_API_ Test {``, ``template <typename T, FMT_ENABLE_IF(…)>``,
+``void Lock() EXCLUSIVE_LOCK_FUNCTION() {``, ``NLOHMANN_JSON_NAMESPACE_END`` or
+``JSON_PRIVATE_UNLESS_TESTED:`` on a line of its own.
 tree-sitter reads the macro as a type, fails on what follows, and its error recovery can
 swallow the rest of a class, so later functions nest inside the wrong symbol.
 
@@ -40,6 +42,21 @@ _CANDIDATES = re.compile(
     + rb"\s*(?:[(*&<]|::|"
     + _WORD
     + rb"))"
+    # A line of its own: ``NLOHMANN_JSON_NAMESPACE_END``, ``Q_OBJECT``.
+    + rb"|(?m:^[ \t]*(?P<alone>"
+    + _MACRO
+    + rb")[ \t]*$)"
+    # An access label: ``JSON_PRIVATE_UNLESS_TESTED:``, ``public Q_SLOTS:`` (with the colon
+    # when the macro is the whole label).
+    + rb"|(?m:^[ \t]*(?:(?:public|protected|private)[ \t]+(?P<qualifier>"
+    + _MACRO
+    + rb")|(?P<label>"
+    + _MACRO
+    + rb"[ \t]*:))(?=[ \t]*(?:$|//|/\*)))"
+    # A call on the line before a declaration: ``JSON_HEDLEY_DEPRECATED_FOR(3.11, x)``.
+    + rb"|(?m:^[ \t]*(?P<leading>"
+    + _MACRO
+    + rb")[ \t]*\()"
     # ``if FMT_CONSTEXPR20 (…)``: a macro standing for ``constexpr``.
     + rb"|\bif\s+(?P<condition>"
     + _MACRO
@@ -73,6 +90,8 @@ _TEMPLATE_END = re.compile(rb"\s*>")
 _BODY_START = re.compile(rb"\s*(?:\{|override\b|final\b|" + _MACRO + rb")")
 _DECLARATION_END = re.compile(rb"\s*(?:[;{]|=|override\b|final\b|" + _MACRO + rb")")
 _MEMBER_END = re.compile(rb"\s*[;=]")
+# A declaration's first word: a keyword or a type name, not another macro.
+_DECLARATION_START = re.compile(rb"[ \t]*\n\s*(?![A-Z0-9_]+\b)" + _WORD)
 _MACRO_NAME = re.compile(_MACRO)
 _NAME_BEFORE = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*|operator\s*\S{1,3})\s*\Z")
 _STATEMENT_KEYWORDS = frozenset(
@@ -86,8 +105,17 @@ def without_attribute_macros(data: bytes) -> bytes:
     spans: list[tuple[int, int]] = []
     for match in _CANDIDATES.finditer(data):
         group = match.lastgroup
-        if group in ("marker", "condition", "initializer"):
+        if group in ("marker", "condition", "initializer", "alone", "qualifier", "label"):
             spans.append(match.span(group))
+        elif group == "leading":
+            end = _after_arguments(data, match.end())
+            # Arguments holding a call (``UNITTEST_BEGIN(setup(&easy))``) are code.
+            if (
+                end > 0
+                and b"(" not in data[match.end() : end]
+                and _DECLARATION_START.match(data, end)
+            ):
+                spans.append((match.start("leading"), end))
         elif group in ("visibility", "visibility_call"):
             start, end = match.span("visibility")
             if match.group("visibility_call"):
