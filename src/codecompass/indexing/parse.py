@@ -84,8 +84,8 @@ from dataclasses import dataclass
 from codecompass.decoding import is_notebook_path
 from codecompass.hashing import file_lines
 from codecompass.indexing import treesitter
+from codecompass.indexing.blanking import BLANKED_LANGUAGES, blanked_text, error_count
 from codecompass.indexing.buildfiles import parse_cmake, parse_dockerfile
-from codecompass.indexing.cmacros import MACRO_LANGUAGES, error_count, without_attribute_macros
 from codecompass.indexing.idl import parse_graphql, parse_protobuf
 from codecompass.indexing.languages import (
     EXTRA_INSTALL_HINT,
@@ -151,9 +151,14 @@ def parse(text: str, language: str, path: str = "") -> ParsedFile:
         data = text.encode("utf-8", "surrogatepass")
         timeout = _PARSE_SECONDS + len(data) / _PARSE_BYTES_PER_SECOND
         root = treesitter.parse_tree(language, data, timeout)
-        if language in MACRO_LANGUAGES and root.has_error:
-            root = _without_macros(language, data, root, timeout)
-        parsed = _read_tree(data, root, language)
+        blanked_rows: frozenset[int] = frozenset()
+        if language in BLANKED_LANGUAGES and root.has_error:
+            # Signatures are read from the text parsed: without the blanked macros too.
+            root, parsed_data = _second_parse(language, data, root, timeout)
+            if parsed_data is not data:
+                blanked_rows = _blanked_rows(data, parsed_data)
+                data = parsed_data
+        parsed = _read_tree(data, root, language, blanked_rows)
         parsed.tree = root
         return parsed
     except treesitter.ParseTimeout as exc:
@@ -164,16 +169,29 @@ def parse(text: str, language: str, path: str = "") -> ParsedFile:
         return ParsedFile(language, error=f"{type(exc).__name__}: {exc}"[:300], tree=root)
 
 
-def _without_macros(
+def _second_parse(
     language: str, data: bytes, root: treesitter.Node, timeout: float
-) -> treesitter.Node:
-    """The tree of ``data`` with its attribute-like macros blanked, when that tree has
-    fewer syntax errors than ``root``; otherwise ``root``."""
-    blanked = without_attribute_macros(data)
+) -> tuple[treesitter.Node, bytes]:
+    """The tree of ``data``'s blanked text (``blanking.py``) and that text, when the tree
+    has fewer syntax errors than ``root``; otherwise ``root`` and ``data``."""
+    blanked = blanked_text(language, data)
     if blanked == data:
-        return root
+        return root, data
     second = treesitter.parse_tree(language, blanked, timeout)
-    return second if error_count(second) < error_count(root) else root
+    if error_count(second) < error_count(root):
+        return second, blanked
+    return root, data
+
+
+def _blanked_rows(data: bytes, blanked: bytes) -> frozenset[int]:
+    """The rows holding code in ``data`` and nothing but spaces in ``blanked``."""
+    return frozenset(
+        row
+        for row, (line, parsed_line) in enumerate(
+            zip(data.split(b"\n"), blanked.split(b"\n"), strict=True)
+        )
+        if line.strip() and not parsed_line.strip()
+    )
 
 
 @dataclass(slots=True)
@@ -207,9 +225,11 @@ def missing_grammar_message(language: str) -> str:
     return f"no {language} grammar installed ({hint}): chunked by lines"
 
 
-def _read_tree(data: bytes, root: treesitter.Node, language: str) -> ParsedFile:
+def _read_tree(
+    data: bytes, root: treesitter.Node, language: str, blanked_rows: frozenset[int]
+) -> ParsedFile:
     rules = RULES.get(language) or MORE_RULES[language]
-    ctx = FileContext(data, root)
+    ctx = FileContext(data, root, blanked_rows=blanked_rows)
     rules.prepare(ctx)
 
     definitions: dict[int, tuple[int, Definition]] = {}
@@ -409,7 +429,7 @@ def _attachments(
         is_comment = sibling.type in rules.comment_types
         if not is_comment and sibling.type not in rules.attachment_types:
             break
-        if end_row(sibling) < first_row - 1 or end_row(sibling) >= first_row:
+        if not ctx.adjacent(end_row(sibling), first_row):
             break
         if not _starts_line(ctx, sibling):
             break

@@ -74,8 +74,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # without an extension is read in the language its `#!` line names. 9: signatures leave
 # their comments out. 10: an exported JavaScript binding a call makes is a symbol. 11: a
 # `.h` header is read as C++ or Objective-C when its code is. 12: C and C++ read past
-# attribute-like macros (`FMT_CONSTEXPR`, `class LEVELDB_EXPORT Slice`).
-READER_VERSION = 12
+# attribute-like macros (`FMT_CONSTEXPR`, `class LEVELDB_EXPORT Slice`). 13: C# read past
+# conditional directives inside declarations; C/C++ signatures without those macros.
+READER_VERSION = 13
 
 
 class FileSource(Protocol):

@@ -59,12 +59,18 @@ class FileContext:
     root: Node
     known_types: set[str] = field(default_factory=set)  # qualified names of type-like symbols
     exported_names: set[str] = field(default_factory=set)
+    # Rows of code blanked for the parse (`blanking.py`): a doc comment reaches across them.
+    blanked_rows: frozenset[int] = frozenset()
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     def span(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8", "replace")
+
+    def adjacent(self, upper: int, lower: int) -> bool:
+        """Whether row ``lower`` follows row ``upper``, or only blanked rows lie between."""
+        return upper < lower and all(row in self.blanked_rows for row in range(upper + 1, lower))
 
     def row_at(self, anchor: Node, offset: int) -> int:
         """0-based row of byte ``offset``, counted from ``anchor`` which starts before it."""

@@ -1,8 +1,8 @@
-"""C and C++ declarations marked with macros the parser cannot expand."""
+"""C, C++ and C# code the parser reads only after macros or directives are blanked."""
 
 from __future__ import annotations
 
-from codecompass.indexing.cmacros import without_attribute_macros
+from codecompass.indexing.blanking import blanked_text, without_attribute_macros
 from codecompass.indexing.parse import parse
 
 
@@ -94,10 +94,10 @@ CURL_EXTERN CURLcode curl_easy_perform(CURL *curl)
     assert _symbols(source, "c") == [("curl_easy_perform", "function", 2, 5)]
 
 
-def test_signature_keeps_the_macro_as_written() -> None:
+def test_signatures_leave_the_macros_out() -> None:
     source = "struct S {\n  static FMT_CONSTEXPR20 void grow(int n) { n++; }\n};\n"
     (grow,) = [s for s in parse(source, "cpp").symbols if s.name == "grow"]
-    assert grow.signature == "static FMT_CONSTEXPR20 void grow(int n)"
+    assert grow.signature == "static void grow(int n)"
 
 
 def test_statement_macros_keep_their_calls() -> None:
@@ -206,3 +206,82 @@ def test_a_macro_call_holding_a_call_is_code() -> None:
     assert without_attribute_macros(source) == (
         b"UNITTEST_BEGIN(setup(&easy))\n  int x = 1;\n              \n  int y = 2;\n"
     )
+
+
+# Serilog's shape: conditional directives inside declarations, where C# libraries build
+# for several frameworks. Before, the interface was lost, a `new` expression was read as
+# a method, and `Sink`'s methods had no class.
+SERILOG_CS = """\
+namespace Serilog;
+
+public interface ILogger
+{
+    /// <summary>Create a logger that enriches log events.</summary>
+#if FEATURE_DEFAULT_INTERFACE
+    [CustomDefaultMethodImplementation]
+#endif
+    ILogger ForContext(ILogEventEnricher enricher)
+#if FEATURE_DEFAULT_INTERFACE
+        => new LoggerConfiguration()
+            .CreateLogger()
+            .ForContext(enricher)
+#endif
+    ;
+
+    /// <summary>Write an event to the log.</summary>
+    void Write(LogEvent logEvent)
+#if FEATURE_DEFAULT_INTERFACE
+    {
+        Dispatch(logEvent);
+    }
+#else
+        ;
+#endif
+}
+
+sealed class Sink : ILogEventSink, IDisposable
+#if FEATURE_ASYNCDISPOSABLE
+    , IAsyncDisposable
+#endif
+{
+    public void Emit(LogEvent logEvent) => Send(logEvent);
+}
+"""
+
+
+def test_conditional_directives_inside_csharp_declarations() -> None:
+    symbols = parse(SERILOG_CS, "csharp").symbols
+    assert [(s.qualified_name, s.kind, s.start_line, s.end_line) for s in symbols] == [
+        ("ILogger", "interface", 3, 26),
+        ("ILogger.ForContext", "method", 5, 15),
+        ("ILogger.Write", "method", 17, 22),
+        ("Sink", "class", 28, 34),
+        ("Sink.Emit", "method", 33, 33),
+    ]
+    for_context = symbols[1]
+    assert for_context.signature == "ILogger ForContext(ILogEventEnricher enricher)"
+    assert for_context.doc == "Create a logger that enriches log events."
+
+
+def test_csharp_keeps_the_first_branch() -> None:
+    source = (
+        b"#if NET6\nint F() {\n#elif NET5\nint F() { x();\n#else\nint G() {\n#endif\n"
+        b"  return 1;\n}\n#if 0\nnot code\n#else\nint H() => 2;\n#endif\n"
+    )
+    assert blanked_text("csharp", source).split(b"\n") == [
+        b" " * 8,
+        b"int F() {",
+        b" " * 10,
+        b" " * 14,
+        b" " * 5,
+        b" " * 9,
+        b" " * 6,
+        b"  return 1;",
+        b"}",
+        b" " * 5,
+        b" " * 8,
+        b" " * 5,
+        b"int H() => 2;",
+        b" " * 6,
+        b"",
+    ]

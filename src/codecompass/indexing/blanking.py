@@ -1,18 +1,26 @@
-"""Attribute-like macros blanked out of C and C++ before a second parse.
+"""Texts blanked for a second parse of C, C++ and C# files tree-sitter could not read.
 
-Libraries mark declarations with macros the parser cannot expand: ``FMT_CONSTEXPR
-size_padding(…)``, ``CURL_EXTERN CURLcode curl_easy_init(…)``, ``static FMT_INLINE void
-grow(…)``, ``class GTEST_API_ Test {``, ``template <typename T, FMT_ENABLE_IF(…)>``,
-``void Lock() EXCLUSIVE_LOCK_FUNCTION() {``, ``NLOHMANN_JSON_NAMESPACE_END`` or
-``JSON_PRIVATE_UNLESS_TESTED:`` on a line of its own.
-tree-sitter reads the macro as a type, fails on what follows, and its error recovery can
-swallow the rest of a class, so later functions nest inside the wrong symbol.
+Two things the parser cannot expand break its reading of otherwise valid code:
 
-``without_attribute_macros`` overwrites such macros with spaces (byte offsets and lines
-stay put, so every node still points into the original text). It guesses from the shape
-alone, so the parse decides: the blanked text is kept only when its tree has fewer
-syntax errors (``error_count``). An ALL_CAPS type such as ``DWORD GetVersion(…)`` is
-blanked too; a file where that hurts keeps its first tree.
+- Macros that mark declarations (C, C++): ``FMT_CONSTEXPR size_padding(…)``,
+  ``CURL_EXTERN CURLcode curl_easy_init(…)``, ``static FMT_INLINE void grow(…)``,
+  ``class GTEST_API_ Test {``, ``template <typename T, FMT_ENABLE_IF(…)>``, ``void Lock()
+  EXCLUSIVE_LOCK_FUNCTION() {``, ``NLOHMANN_JSON_NAMESPACE_END`` or
+  ``JSON_PRIVATE_UNLESS_TESTED:`` on a line of its own. tree-sitter reads the macro as a
+  type, fails on what follows, and its error recovery can swallow the rest of a class,
+  so later functions nest inside the wrong symbol.
+- Conditional directives inside a declaration (C#): ``class Sink : ILogEventSink #if
+  FEATURE_ASYNC , IAsyncDisposable #endif {``, or a body under ``#if`` and a ``;`` under
+  ``#else``. Keeping each conditional's first branch alone reads code a compiler has
+  read. Not for C and C++: their other branches are often the main code (``#ifdef
+  _WIN32 … #else`` the POSIX one), and keeping every branch at once can open two blocks
+  and close one (curl's mbedtls.c then read the functions after one as nested in it).
+
+``blanked_text`` gives the text to try, overwriting those spans with spaces (byte
+offsets and lines stay put, so every node still points into the original text). They
+are guesses from the shape alone, so the parse decides: parse.py keeps the blanked text's
+tree only when it has fewer syntax errors (``error_count``). An ALL_CAPS type such as
+``DWORD GetVersion(…)`` is blanked too; a file where that hurts keeps its first tree.
 """
 
 from __future__ import annotations
@@ -21,10 +29,17 @@ import re
 
 from codecompass.indexing import treesitter
 
-__all__ = ["MACRO_LANGUAGES", "error_count", "without_attribute_macros"]
+__all__ = ["BLANKED_LANGUAGES", "blanked_text", "error_count", "without_attribute_macros"]
 
-MACRO_LANGUAGES = frozenset({"c", "cpp"})
+BLANKED_LANGUAGES = frozenset({"c", "cpp", "csharp"})
+_MACRO_LANGUAGES = frozenset({"c", "cpp"})
 
+# ``#if``/``#ifdef``/``#ifndef``/``#elif``/``#else``/``#endif`` lines, with continuations.
+_CONDITIONAL_DIRECTIVE = re.compile(
+    rb"(?m)^[ \t]*#[ \t]*(?P<kind>ifdef|ifndef|if|elif|else|endif)\b"
+    rb"(?P<condition>(?:[^\n]*\\\n)*[^\n]*)"
+)
+_NEVER = re.compile(rb"\s*0\s*(?://.*|/\*.*)?")  # ``#if 0``
 _MACRO = rb"\b[A-Z][A-Z0-9_]*[A-Z0-9_]\b"  # two characters or more: ``T`` is a type
 _WORD = rb"[A-Za-z_][A-Za-z0-9_]*\b"
 # Comments, literals and preprocessor lines (with their continuations) are passed over.
@@ -99,6 +114,17 @@ _STATEMENT_KEYWORDS = frozenset(
 )
 
 
+def blanked_text(language: str, data: bytes) -> bytes:
+    """The text to parse again when ``data``'s tree has syntax errors: C and C++ without
+    attribute-like macros, C# with only the first branch of each conditional; ``data``
+    itself when there is nothing to blank."""
+    if language in _MACRO_LANGUAGES:
+        return without_attribute_macros(data)
+    if language == "csharp":
+        return _blank(data, _other_branches(data))
+    return data
+
+
 def without_attribute_macros(data: bytes) -> bytes:
     """``data`` with each attribute-like macro (and a macro call's arguments) replaced by
     spaces; newlines are kept."""
@@ -139,6 +165,47 @@ def without_attribute_macros(data: bytes) -> bytes:
             end = _after_arguments(data, match.end())
             if end > 0 and _TEMPLATE_END.match(data, end):
                 spans.append((match.start(), end))
+    return _blank(data, spans)
+
+
+def _other_branches(data: bytes) -> list[tuple[int, int]]:
+    """The spans of every conditional directive line and of every branch after a
+    conditional's first (after its ``#else`` or first ``#elif``); ``#if 0`` keeps its
+    ``#else`` instead. One branch is code a compiler has read, braces balanced, where
+    every branch at once may open two blocks and close one."""
+    spans: list[tuple[int, int]] = []
+    taken: list[bool] = []  # per open conditional: whether a branch was already kept
+    skipped_from: tuple[int, int] | None = None  # (offset, depth) of the outermost skip
+    for match in _CONDITIONAL_DIRECTIVE.finditer(data):
+        spans.append(match.span())
+        kind = match.group("kind")
+        if kind.startswith(b"if"):
+            never = kind == b"if" and _NEVER.fullmatch(match.group("condition")) is not None
+            taken.append(not never)
+            if never and skipped_from is None:
+                skipped_from = (match.end(), len(taken))
+        elif not taken:
+            continue  # an #else or #endif without its #if: the file is cut oddly
+        elif kind == b"endif":
+            taken.pop()
+            if skipped_from is not None and skipped_from[1] > len(taken):
+                spans.append((skipped_from[0], match.start()))
+                skipped_from = None
+        elif taken[-1]:
+            if skipped_from is None:
+                skipped_from = (match.end(), len(taken))
+        else:  # the branch after an #if 0
+            taken[-1] = True
+            if skipped_from is not None and skipped_from[1] == len(taken):
+                spans.append((skipped_from[0], match.start()))
+                skipped_from = None
+    if skipped_from is not None:
+        spans.append((skipped_from[0], len(data)))
+    return spans
+
+
+def _blank(data: bytes, spans: list[tuple[int, int]]) -> bytes:
+    """``data`` with every byte of ``spans`` but newlines replaced by a space."""
     if not spans:
         return data
     out = bytearray(data)

@@ -1,12 +1,13 @@
-"""Syntax errors of C and C++ files before and after blanking attribute-like macros.
+"""Syntax errors of C, C++ and C# files before and after the second parse.
 
-For every C/C++ file under the folders given, the file is parsed as indexing parses it
-first, then with `cmacros.without_attribute_macros`; parse.py keeps the second tree only
-when it has fewer ERROR/MISSING nodes. Prints, per folder: files, files with errors,
-errors in the first trees, errors in the trees kept, files where the second tree was
-kept, and the parse time of the first trees against the extra parses.
+Every C, C++ and C# file under the folders given is parsed as indexing parses it first,
+then, when that tree has errors, as `blanking.blanked_text` gives it (C/C++ attribute-like
+macros blanked, C# conditionals' other branches blanked); parse.py keeps the tree with
+fewer ERROR/MISSING nodes. Prints, per folder: files, files with errors, errors in the first
+trees, errors in the trees kept, files where the blanked text's tree was kept, and the
+parse time of the first trees against the extra parses.
 
-    .venv/bin/python benchmarks/c_macros.py ~/src/fmt ~/src/leveldb ~/src/curl
+    .venv/bin/python benchmarks/second_parse.py ~/src/fmt ~/src/leveldb ~/src/serilog
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 from pathlib import Path
 
 from codecompass.indexing import treesitter
-from codecompass.indexing.cmacros import MACRO_LANGUAGES, error_count, without_attribute_macros
+from codecompass.indexing.blanking import BLANKED_LANGUAGES, blanked_text, error_count
 from codecompass.indexing.languages import language_for_file
 
 TIMEOUT_SECONDS = 30.0
@@ -37,18 +38,17 @@ def measure(folder: Path) -> dict[str, float]:
             except (OSError, UnicodeDecodeError):
                 continue
             language = language_for_file(str(path), text)
-            if language not in MACRO_LANGUAGES:
+            if language not in BLANKED_LANGUAGES:
                 continue
             data = text.encode("utf-8")
             started = time.perf_counter()
             first = error_count(treesitter.parse_tree(language, data, TIMEOUT_SECONDS))
             parsed = time.perf_counter()
             kept = first
-            if first:
-                blanked = without_attribute_macros(data)
-                if blanked != data:
-                    second = treesitter.parse_tree(language, blanked, TIMEOUT_SECONDS)
-                    kept = min(first, error_count(second))
+            blanked = blanked_text(language, data) if first else data
+            if blanked != data:
+                second = treesitter.parse_tree(language, blanked, TIMEOUT_SECONDS)
+                kept = min(first, error_count(second))
             figures["first_seconds"] += parsed - started
             figures["extra_seconds"] += time.perf_counter() - parsed
             figures["files"] += 1
