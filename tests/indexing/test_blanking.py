@@ -285,3 +285,28 @@ def test_csharp_keeps_the_first_branch() -> None:
         b" " * 6,
         b"",
     ]
+
+
+def test_objective_c_header_between_nullability_macros() -> None:
+    """AFNetworking's headers open with `NS_ASSUME_NONNULL_BEGIN`: before, tree-sitter-objc
+    read none of their classes."""
+    source = """\
+#import <Foundation/Foundation.h>
+
+NS_ASSUME_NONNULL_BEGIN
+
+/** Evaluates server trust against pinned certificates. */
+@interface AFSecurityPolicy : NSObject <NSSecureCoding, NSCopying>
+
+@property (readonly, nonatomic, assign) AFSSLPinningMode SSLPinningMode;
+
++ (instancetype)defaultPolicy;
+
+- (BOOL)evaluateServerTrust:(SecTrustRef)serverTrust
+                  forDomain:(nullable NSString *)domain;
+
+@end
+
+NS_ASSUME_NONNULL_END
+"""
+    assert _symbols(source, "objc") == [("AFSecurityPolicy", "class", 5, 15)]

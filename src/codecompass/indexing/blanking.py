@@ -1,18 +1,18 @@
-"""Texts blanked for a second parse of C, C++ and C# files tree-sitter could not read.
+"""Texts blanked for a second parse of C-family files tree-sitter could not read.
 
 Two things the parser cannot expand break its reading of otherwise valid code:
 
-- Macros that mark declarations (C, C++): ``FMT_CONSTEXPR size_padding(…)``,
+- Macros that mark declarations (C, C++, Objective-C): ``FMT_CONSTEXPR size_padding(…)``,
   ``CURL_EXTERN CURLcode curl_easy_init(…)``, ``static FMT_INLINE void grow(…)``,
   ``class GTEST_API_ Test {``, ``template <typename T, FMT_ENABLE_IF(…)>``, ``void Lock()
-  EXCLUSIVE_LOCK_FUNCTION() {``, ``NLOHMANN_JSON_NAMESPACE_END`` or
-  ``JSON_PRIVATE_UNLESS_TESTED:`` on a line of its own. tree-sitter reads the macro as a
-  type, fails on what follows, and its error recovery can swallow the rest of a class,
-  so later functions nest inside the wrong symbol.
+  EXCLUSIVE_LOCK_FUNCTION() {``, ``NLOHMANN_JSON_NAMESPACE_END``,
+  ``JSON_PRIVATE_UNLESS_TESTED:`` or ``NS_ASSUME_NONNULL_BEGIN`` on a line of its own.
+  tree-sitter reads the macro as a type, fails on what follows, and its error recovery
+  can swallow the rest of a class, so later functions nest inside the wrong symbol.
 - Conditional directives inside a declaration (C#): ``class Sink : ILogEventSink #if
   FEATURE_ASYNC , IAsyncDisposable #endif {``, or a body under ``#if`` and a ``;`` under
   ``#else``. Keeping each conditional's first branch alone reads code a compiler has
-  read. Not for C and C++: their other branches are often the main code (``#ifdef
+  read. Not for the others: their other branches are often the main code (``#ifdef
   _WIN32 … #else`` the POSIX one), and keeping every branch at once can open two blocks
   and close one (curl's mbedtls.c then read the functions after one as nested in it).
 
@@ -31,8 +31,8 @@ from codecompass.indexing import treesitter
 
 __all__ = ["BLANKED_LANGUAGES", "blanked_text", "error_count", "without_attribute_macros"]
 
-BLANKED_LANGUAGES = frozenset({"c", "cpp", "csharp"})
-_MACRO_LANGUAGES = frozenset({"c", "cpp"})
+BLANKED_LANGUAGES = frozenset({"c", "cpp", "objc", "csharp"})
+_MACRO_LANGUAGES = frozenset({"c", "cpp", "objc"})
 
 # ``#if``/``#ifdef``/``#ifndef``/``#elif``/``#else``/``#endif`` lines, with continuations.
 _CONDITIONAL_DIRECTIVE = re.compile(
@@ -115,9 +115,9 @@ _STATEMENT_KEYWORDS = frozenset(
 
 
 def blanked_text(language: str, data: bytes) -> bytes:
-    """The text to parse again when ``data``'s tree has syntax errors: C and C++ without
-    attribute-like macros, C# with only the first branch of each conditional; ``data``
-    itself when there is nothing to blank."""
+    """The text to parse again when ``data``'s tree has syntax errors: C, C++ and
+    Objective-C without attribute-like macros, C# with only the first branch of each
+    conditional; ``data`` itself when there is nothing to blank."""
     if language in _MACRO_LANGUAGES:
         return without_attribute_macros(data)
     if language == "csharp":

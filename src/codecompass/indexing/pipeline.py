@@ -75,7 +75,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # their comments out. 10: an exported JavaScript binding a call makes is a symbol. 11: a
 # `.h` header is read as C++ or Objective-C when its code is. 12: C and C++ read past
 # attribute-like macros (`FMT_CONSTEXPR`, `class LEVELDB_EXPORT Slice`). 13: C# read past
-# conditional directives inside declarations; C/C++ signatures without those macros.
+# conditional directives inside declarations; C/C++ signatures without those macros;
+# Objective-C read past macros too (`NS_ASSUME_NONNULL_BEGIN`).
 READER_VERSION = 13
 
 
