@@ -752,6 +752,20 @@ def test_ruby_private_def_inline() -> None:
     assert exported == {"A": True, "A.hidden": False, "A.shown": True}
 
 
+def test_a_function_like_macro_shows_its_head() -> None:
+    """The overview of spdlog listed `#define SPDLOG_THROW(ex) \\ do { \\ printf(…`."""
+    source = (
+        "#define MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+        "#define SWAP(x, y) \\\n  do { int t = x; x = y; y = t; } while (0)\n"
+        "#define LIMIT 16\n"
+    )
+    assert [(s.name, s.kind, s.signature, s.end_line) for s in parse(source, "c").symbols] == [
+        ("MAX", "function", "#define MAX(a, b)", 1),
+        ("SWAP", "function", "#define SWAP(x, y)", 3),
+        ("LIMIT", "constant", "#define LIMIT 16", 4),
+    ]
+
+
 def test_cpp_access_specifiers() -> None:
     source = (
         "struct S {\n  void a() {}\nprivate:\n  void b() {}\n};\nclass C {\n  void c() {}\n};\n"

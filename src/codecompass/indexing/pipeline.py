@@ -76,8 +76,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # `.h` header is read as C++ or Objective-C when its code is. 12: C and C++ read past
 # attribute-like macros (`FMT_CONSTEXPR`, `class LEVELDB_EXPORT Slice`). 13: C# read past
 # conditional directives inside declarations; C/C++ signatures without those macros;
-# Objective-C read past macros too (`NS_ASSUME_NONNULL_BEGIN`).
-READER_VERSION = 13
+# Objective-C read past macros too (`NS_ASSUME_NONNULL_BEGIN`). 14: a function-like
+# C/C++ macro's signature is its head (`#define MAX(a, b)`), not its whole body.
+READER_VERSION = 14
 
 
 class FileSource(Protocol):

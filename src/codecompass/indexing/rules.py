@@ -925,11 +925,15 @@ class CRules(Rules):
         if node.type == "type_definition":
             inner = node.child_by_field_name("type")
             return inner.child_by_field_name("body") if inner is not None else None
+        if node.type == "preproc_function_def":
+            return node.child_by_field_name("value")  # signature `#define MAX(a, b)`
         return node.child_by_field_name("body")
 
     def signature(self, ctx: FileContext, definition: Definition, text: str) -> str:
         if definition.node.type == "type_definition" and definition.kind != "type":
             return f"{text} {definition.name}" if definition.name not in text else text
+        if definition.node.type == "preproc_function_def":
+            text = text.rstrip("\\ ")  # the continuation before a body on the next line
         return super().signature(ctx, definition, text)
 
     def visible(self, ctx: FileContext, definition: Definition) -> bool:
