@@ -4,9 +4,8 @@ OpenBLAS (the BLAS of numpy's wheels) spreads a large matrix product over every 
 then keeps its worker threads spinning for a while in case another product follows.
 Those threads take the cores from the embedding model's own threads: on the sympy dev
 index (67,000 chunks, two cores), a query window embedded right after a search took 24
-ms instead of 14.5. The search's product is split between Python threads instead
-(`storage/matrix.py`), which wait on a queue rather than spin. See
-`benchmarks/issue_query_latency.py`.
+ms instead of 14.5, and the search's products ran as fast on one thread as on two (they
+are bound by memory, not arithmetic). See `benchmarks/issue_query_latency.py`.
 
 The limit is process-wide and stays: OpenBLAS ignores a worker thread's setting once the
 main thread has set a count of its own, so setting and restoring it around each search

@@ -194,9 +194,9 @@ class OnnxEmbedder:
             options = ort.SessionOptions()
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             options.inter_op_num_threads = 1
-            # Idle threads spin 0.5 ms, not the default's far longer, so the other cores
-            # are free for a search's vector product right after the query is embedded
-            # (`storage/matrix.py`); batches embed as fast.
+            # Idle threads spin 0.5 ms, not the default's far longer: after each query
+            # they kept a core busy while the search went on, a third of a search
+            # process's CPU time. Batches embed as fast (docs/retrieval.md).
             options.add_session_config_entry("session.intra_op.spin_duration_us", "500")
             if self._threads is not None:
                 options.intra_op_num_threads = self._threads

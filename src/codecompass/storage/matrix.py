@@ -1,5 +1,4 @@
-"""Exact vector search in memory: one float32 matrix product per query batch, its rows
-split between threads on a large matrix.
+"""Exact vector search in memory: one float32 matrix product per query batch.
 
 Below a few hundred thousand rows this is the fastest way to search and never misses
 (measured in docs/architecture.md); the LanceDB and PostgreSQL vector stores keep one
@@ -8,10 +7,7 @@ of these per table version.
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,56 +15,6 @@ import numpy.typing as npt
 
 from codecompass.models import ChunkFilter
 from codecompass.protocols import Vectors
-
-# The product reads every row once, bound by memory: one core reads 116 MB (SymPy's
-# 75,000 chunks) in ~10 ms, two in ~5. Python threads, each on its own rows with numpy's
-# one BLAS thread (`blas.py`), wait on a queue between searches instead of spinning.
-SPLIT_ROWS = 20_000
-MAX_WORKERS = 4
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-def _forget_pool() -> None:
-    global _pool, _pool_lock
-    _pool, _pool_lock = None, threading.Lock()  # a forked child has none of the threads
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_pool)
-
-
-def _worker_count() -> int:
-    """The cores this process may run on, at most MAX_WORKERS."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS and Windows have no affinity call
-        cores = os.cpu_count() or 1
-    return min(MAX_WORKERS, cores)
-
-
-def _workers() -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(_worker_count(), thread_name_prefix="codecompass-vectors")
-        return _pool
-
-
-def best_scores(vectors: Vectors, queries: Vectors) -> npt.NDArray[np.float32]:
-    """Each row's best cosine over the queries (rows and queries L2-normalized)."""
-    parts = _worker_count() if len(vectors) >= SPLIT_ROWS else 1
-    if parts < 2:
-        return np.asarray((vectors @ queries.T).max(axis=1), dtype=np.float32)
-    scores = np.empty(len(vectors), dtype=np.float32)
-    bounds = np.linspace(0, len(vectors), parts + 1, dtype=int)
-
-    def fill(part: int) -> None:
-        start, end = bounds[part], bounds[part + 1]
-        scores[start:end] = (vectors[start:end] @ queries.T).max(axis=1)
-
-    list(_workers().map(fill, range(parts)))
-    return scores
 
 
 @dataclass(slots=True)
@@ -130,7 +76,7 @@ class VectorMatrix:
         if not self.ids:
             return []
         matrix = np.atleast_2d(np.asarray(queries, dtype=np.float32))
-        scores = best_scores(self.vectors, matrix)
+        scores = (self.vectors @ matrix.T).max(axis=1)
         mask = self.mask(where)
         if mask is not None:
             scores = np.where(mask, scores, -np.inf)
