@@ -180,6 +180,7 @@ class OverviewSymbol(Result):
     signature: str
     line: int
     importance: float
+    namesakes: int = 0  # more symbols of this name in the file (overloads), not shown
 
 
 class OverviewFile(Result):

@@ -456,3 +456,31 @@ def test_the_overview_names_the_type_of_a_method_defined_outside_it(tmp_path: Pa
     lines = [line.strip() for line in text.splitlines()]
     assert "Args: fn parse(input: Stream) -> Result<Self>  :6" in lines
     assert "func (s *Store) Get(key string) string  :5" in lines
+
+
+def test_the_overview_lists_a_name_once_with_its_namesakes_counted(tmp_path: Path) -> None:
+    """Serilog's `Log` class has 11 overloads of `Write` and 10 of each level method:
+    they filled its ten lines. spdlog's map gave two lines to each macro defined in both
+    branches of an `#if`."""
+    java = (
+        "class Log {\n"
+        "    void write(int level) {}\n"
+        "    void write(String text) {}\n"
+        "    void write(long stamp, String text) {}\n"
+        "    void flush() {}\n"
+        "}\n"
+    )
+    c = (
+        "#ifdef DEBUG\n#define TRACE(x) print(x)\n#else\n#define TRACE(x)\n#endif\n"
+        "int run(void) { return 0; }\n"
+    )
+    write(tmp_path / "lib", {"Log.java": java, "trace.h": c})
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "lib", name="lib")
+        overview = engine.repo_overview(budget_tokens=2000)
+    listed = {f.path: [(s.name, s.line, s.namesakes) for s in f.symbols] for f in overview.files}
+    assert listed["Log.java"] == [("Log", 1, 0), ("Log.write", 2, 2), ("Log.flush", 5, 0)]
+    assert listed["trace.h"] == [("TRACE", 2, 1), ("run", 6, 0)]
+    lines = [line.strip() for line in overview.text.splitlines()]
+    assert "void write(int level)  :2  (+2 more of this name)" in lines
+    assert "#define TRACE(x)  :2  (+1 more of this name)" in lines

@@ -920,10 +920,7 @@ class GraphReader:
         shown: list[OverviewFile] = []
         for path in ranked:
             score = importance.get(f"{repo}/{path}", 0.0)
-            best = sorted(by_file[path], key=lambda s: (-importance.get(s.id, 0.0), s.start_line))[
-                :10
-            ]
-            chosen = sorted(best, key=lambda s: s.start_line)
+            chosen, namesakes = _most_important_names(by_file[path], importance)
             lines = [f"{path}  [{score:.2f}]"]
             for s in chosen:
                 indent = "  " * (1 + s.qualified_name.count(".") if s.parent else 1)
@@ -933,7 +930,9 @@ class GraphReader:
                     # Defined outside its type's body (a Rust `impl`, an extension): the
                     # signature alone does not say whose method `fn parse(…)` is.
                     shown_signature = f"{owner}: {shown_signature}"
-                lines.append(f"{indent}{shown_signature}  :{s.start_line}")
+                more = namesakes[s.id]
+                also = f"  (+{more} more of this name)" if more else ""
+                lines.append(f"{indent}{shown_signature}  :{s.start_line}{also}")
             block = "\n".join(lines) + "\n"
             if estimate_tokens(text + block) > budget_tokens:
                 if shown:
@@ -952,6 +951,7 @@ class GraphReader:
                             signature=s.signature,
                             line=s.start_line,
                             importance=round(importance.get(s.id, 0.0), 4),
+                            namesakes=namesakes[s.id],
                         )
                         for s in chosen
                     ],
@@ -975,6 +975,24 @@ def _dispatch_edge(method: SymbolRecord, declaration: SymbolRecord, confidence: 
         target_path=declaration.path,
         target_line=declaration.start_line,
     )
+
+
+def _most_important_names(
+    symbols: list[SymbolRecord], importance: dict[str, float], shown: int = 10
+) -> tuple[list[SymbolRecord], dict[str, int]]:
+    """A file's ``shown`` most important names, each by its most important symbol, in line
+    order; and per symbol shown, how many more of the file's symbols share its name
+    (overloads, a macro defined in each branch of an ``#if``)."""
+    first: dict[str, SymbolRecord] = {}
+    namesakes: dict[str, int] = {}
+    for s in sorted(symbols, key=lambda s: (-importance.get(s.id, 0.0), s.start_line)):
+        kept = first.get(s.qualified_name)
+        if kept is not None:
+            namesakes[kept.id] += 1
+        elif len(first) < shown:
+            first[s.qualified_name] = s
+            namesakes[s.id] = 0
+    return sorted(first.values(), key=lambda s: s.start_line), namesakes
 
 
 def _declarations_alone(symbols: list[SymbolRecord]) -> bool:
