@@ -310,3 +310,27 @@ NS_ASSUME_NONNULL_BEGIN
 NS_ASSUME_NONNULL_END
 """
     assert _symbols(source, "objc") == [("AFSecurityPolicy", "class", 5, 15)]
+
+
+def test_objective_c_method_marked_after_its_parameters() -> None:
+    """AFURLSessionManager.m, AFNetworking's core file, had 11 symbols and no class: one
+    method's availability macro threw the whole `@implementation` off. Now 89."""
+    source = """\
+@implementation AFURLSessionManager
+
+- (void)URLSession:(NSURLSession *)session
+              task:(NSURLSessionTask *)task
+didFinishCollectingMetrics:(NSURLSessionTaskMetrics *)metrics AF_API_AVAILABLE(ios(10)) {
+    self.metrics = metrics;
+}
+
+- (NSArray *)dataTasks {
+    return [self tasksForKeyPath:NSStringFromSelector(_cmd)];
+}
+
+@end
+"""
+    assert _symbols(source, "objc") == [
+        ("AFURLSessionManager.URLSession", "method", 3, 7),
+        ("AFURLSessionManager.dataTasks", "method", 9, 11),
+    ]

@@ -88,7 +88,8 @@ _CANDIDATES = re.compile(
     + rb"|\]\s*(?P<initializer>"
     + _MACRO
     + rb")(?=\s*;)"
-    # After a member's name: ``int count_ GUARDED_BY(mu_);``.
+    # After a member's name, ``int count_ GUARDED_BY(mu_);``, or an Objective-C method's
+    # last parameter, ``…:(NSURLSessionTaskMetrics *)metrics API_AVAILABLE(ios(10)) {``.
     + rb"|\b(?!(?:return|else|do|case|goto|throw|delete|new|co_return|co_yield|co_await)\b)"
     + _WORD
     + rb"\s+(?P<annotation>"
@@ -104,7 +105,7 @@ _CLASS_HEAD = re.compile(rb"\s+" + _WORD + rb"\s*(?:final\s*)?[:{]")
 _TEMPLATE_END = re.compile(rb"\s*>")
 _BODY_START = re.compile(rb"\s*(?:\{|override\b|final\b|" + _MACRO + rb")")
 _DECLARATION_END = re.compile(rb"\s*(?:[;{]|=|override\b|final\b|" + _MACRO + rb")")
-_MEMBER_END = re.compile(rb"\s*[;=]")
+_MEMBER_END = re.compile(rb"\s*[;={]")
 # A declaration's first word: a keyword or a type name, not another macro.
 _DECLARATION_START = re.compile(rb"[ \t]*\n\s*(?![A-Z0-9_]+\b)" + _WORD)
 _MACRO_NAME = re.compile(_MACRO)

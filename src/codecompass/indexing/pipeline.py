@@ -77,8 +77,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # attribute-like macros (`FMT_CONSTEXPR`, `class LEVELDB_EXPORT Slice`). 13: C# read past
 # conditional directives inside declarations; C/C++ signatures without those macros;
 # Objective-C read past macros too (`NS_ASSUME_NONNULL_BEGIN`). 14: a function-like
-# C/C++ macro's signature is its head (`#define MAX(a, b)`), not its whole body.
-READER_VERSION = 14
+# C/C++ macro's signature is its head (`#define MAX(a, b)`), not its whole body. 15: an
+# Objective-C method read past an availability macro after its last parameter.
+READER_VERSION = 15
 
 
 class FileSource(Protocol):
