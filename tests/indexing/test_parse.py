@@ -766,6 +766,34 @@ def test_a_function_like_macro_shows_its_head() -> None:
     ]
 
 
+def test_cpp_member_defined_outside_its_class_file_is_a_method() -> None:
+    """leveldb's version_set.cc defines `VersionSet::PickCompaction` for the class in
+    version_set.h: 216 such functions of leveldb were `function`, missed by `--kind
+    method`, and `class VersionSet::Builder` was a class named `VersionSet::Builder`. A
+    qualifier the file opens as a namespace, or `std`, still makes a function."""
+    source = (
+        "namespace leveldb {\n"
+        "namespace config { int Levels(); }\n"
+        "Compaction* VersionSet::PickCompaction() { return nullptr; }\n"
+        "VersionSet::~VersionSet() {}\n"
+        "class VersionSet::Builder {\n  void Apply(int edit) {}\n};\n"
+        "int config::Levels() { return 7; }\n"
+        "static int Helper() { return 1; }\n"
+        "}  // namespace leveldb\n"
+        "template <> void std::swap(leveldb::Slice& a, leveldb::Slice& b) {}\n"
+    )
+    kinds = [(s.qualified_name, s.kind, s.parent) for s in parse(source, "cpp").symbols]
+    assert kinds == [
+        ("leveldb.VersionSet.PickCompaction", "method", None),
+        ("leveldb.VersionSet.~VersionSet", "method", None),
+        ("leveldb.VersionSet.Builder", "class", None),
+        ("leveldb.VersionSet.Builder.Apply", "method", "leveldb.VersionSet.Builder"),
+        ("leveldb.config.Levels", "function", None),
+        ("leveldb.Helper", "function", None),
+        ("std.swap", "function", None),
+    ]
+
+
 def test_cpp_access_specifiers() -> None:
     source = (
         "struct S {\n  void a() {}\nprivate:\n  void b() {}\n};\nclass C {\n  void c() {}\n};\n"

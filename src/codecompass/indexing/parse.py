@@ -12,8 +12,9 @@ uniform capture names; a single walker turns the captures into ``Symbol`` and
   Rust ``impl Foo`` (``Foo.bar``) and C++ namespaces (``geo.Circle.area``). C# and PHP
   namespaces and Java packages are left out of qualified names. Names written qualified
   join with ``.`` too: a Go method is ``Store.Get`` (from its receiver), C++
-  ``void ns::Circle::area()`` is ``ns.Circle.area`` (a method when ``ns.Circle`` is a class
-  in the same file).
+  ``void ns::Circle::area()`` is ``ns.Circle.area``, a method unless ``Circle`` is a
+  namespace the file opens (or ``std``): the class is usually in another file, the
+  header.
 - ``@reference.<kind>`` (+ ``@name``): a use, reported with the qualified name of the
   innermost enclosing symbol or scope as ``scope``.
 
@@ -316,6 +317,9 @@ def _climb(rules: Rules, node: treesitter.Node) -> treesitter.Node:
 
 def _nest(ctx: FileContext, rules: Rules, ordered: list[Definition]) -> None:
     """Set container, qualified name, parent, kind and exported, outermost first."""
+    namespaces = {
+        part for d in ordered if d.is_scope and d.kind == "module" for part in (*d.prefix, d.name)
+    }
     stack: list[Definition] = []
     for definition in ordered:
         start = definition.outer.start_byte
@@ -333,7 +337,7 @@ def _nest(ctx: FileContext, rules: Rules, ordered: list[Definition]) -> None:
         while enclosing is not None and enclosing.is_scope:
             enclosing = enclosing.container
         definition.parent = enclosing.qualified if enclosing is not None else None
-        if definition.kind == "function" and _is_type_member(rules, ctx, definition):
+        if definition.kind == "function" and _is_type_member(rules, ctx, definition, namespaces):
             definition.kind = "method"
         if not definition.is_scope and definition.kind in rules.type_like_kinds:
             ctx.known_types.add(definition.qualified)
@@ -341,9 +345,14 @@ def _nest(ctx: FileContext, rules: Rules, ordered: list[Definition]) -> None:
         stack.append(definition)
 
 
-def _is_type_member(rules: Rules, ctx: FileContext, definition: Definition) -> bool:
+def _is_type_member(
+    rules: Rules, ctx: FileContext, definition: Definition, namespaces: set[str]
+) -> bool:
     if definition.prefix:
-        return ".".join((*_qualifier(definition.container), *definition.prefix)) in ctx.known_types
+        qualifier = ".".join((*_qualifier(definition.container), *definition.prefix))
+        return qualifier in ctx.known_types or rules.qualifies_a_type(
+            definition.prefix[-1], namespaces
+        )
     container = definition.container
     if container is None:
         return False

@@ -231,6 +231,11 @@ class Rules:
     def prepare(self, ctx: FileContext) -> None:
         """Collect per-file facts before definitions are processed."""
 
+    def qualifies_a_type(self, qualifier: str, namespaces: set[str]) -> bool:
+        """Whether a function written ``qualifier::name`` whose qualifier is no type of
+        this file is a member of a type defined elsewhere (``namespaces``: the file's)."""
+        return False
+
     def finish(
         self, ctx: FileContext, definitions: Sequence[Definition], symbols: list[Symbol]
     ) -> list[Symbol]:
@@ -894,12 +899,20 @@ class CRules(Rules):
     wrappers = {"template_declaration": False}
     _specifiers = frozenset({"struct_specifier", "union_specifier", "enum_specifier"})
 
+    def qualifies_a_type(self, qualifier: str, namespaces: set[str]) -> bool:
+        # `Compaction* VersionSet::PickCompaction()` in version_set.cc: the class is in the
+        # header. A namespace qualifier is one the file opens, or the standard library's.
+        return qualifier not in namespaces and qualifier != "std"
+
     def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
         if node.type == "function_definition":
             target = _function_declarator_name(node)
             if target is None:
                 return []
             return _split_qualified(ctx.text(target))
+        if name_node is not None and name_node.type == "qualified_identifier":
+            # `class VersionSet::Builder {` nests a class declared in the header.
+            return _split_qualified(ctx.text(name_node))
         return super().name_parts(ctx, node, name_node)
 
     def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
