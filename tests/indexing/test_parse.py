@@ -17,6 +17,7 @@ from codecompass.indexing.languages import (
 )
 from codecompass.indexing.markup import parse_markdown
 from codecompass.indexing.parse import parse
+from codecompass.indexing.rules import collapse
 from codecompass.models import ParsedFile, Symbol
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "languages"
@@ -792,6 +793,31 @@ def test_cpp_member_defined_outside_its_class_file_is_a_method() -> None:
         ("leveldb.Helper", "function", None),
         ("std.swap", "function", None),
     ]
+
+
+def test_a_wrapped_type_parameter_list_reads_as_written_on_one_line() -> None:
+    """zod's overview showed `static create< Discriminator extends …`."""
+    source = (
+        "class Union {\n"
+        "  static create<\n"
+        "    Discriminator extends string,\n"
+        "    Options extends readonly Option[],\n"
+        "  >(discriminator: Discriminator, options: Options): Union {\n"
+        "    return new Union();\n"
+        "  }\n"
+        "}\n"
+    )
+    (create,) = [s for s in parse(source, "typescript").symbols if s.name == "create"]
+    assert create.signature == (
+        "static create<Discriminator extends string, Options extends readonly Option[]>"
+        "(discriminator: Discriminator, options: Options): Union"
+    )
+    template = "template <\n  typename T,\n  typename U\n>\nT first(T a, U b) { return a; }\n"
+    (first,) = parse(template, "cpp").symbols
+    assert first.signature == "template <typename T, typename U> T first(T a, U b)"
+    assert collapse("bool operator< (int a, int b = c > d)") == (
+        "bool operator< (int a, int b = c > d)"
+    )
 
 
 def test_cpp_access_specifiers() -> None:

@@ -79,8 +79,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # Objective-C read past macros too (`NS_ASSUME_NONNULL_BEGIN`). 14: a function-like
 # C/C++ macro's signature is its head (`#define MAX(a, b)`), not its whole body. 15: an
 # Objective-C method read past an availability macro after its last parameter. 16: a C++
-# function written `Class::name` for a class of another file is a method.
-READER_VERSION = 16
+# function written `Class::name` for a class of another file is a method. 17: a type
+# parameter list wrapped over lines reads `create<T extends X>(`, not `create< T …`.
+READER_VERSION = 17
 
 
 class FileSource(Protocol):

@@ -25,7 +25,9 @@ _SEGMENT = re.compile(r"[A-Za-z_$#@~][\w$#@!?=]*(?:\(\)|\[\])*")
 _WHITESPACE = re.compile(r"\s+")
 _OPEN_SPACE = re.compile(r"([(\[]) ")
 _CLOSE_SPACE = re.compile(r" ([)\]])")
-_TRAILING_COMMA = re.compile(r",([)\]])")
+_TRAILING_COMMA = re.compile(r",([)\]>])")
+# A type parameter list wrapped over lines: `create<\n  T extends X\n>(`.
+_WRAPPED_ANGLE = re.compile(r"<[ \t]*\n\s*|\s*\n[ \t]*>")
 _STRING_PREFIX = re.compile(r"^[rRuUbBfF]{1,3}(?=[\"'])")
 _TEMPLATE_ARGS = re.compile(r"<.*>$")
 _CSHARP_XML = re.compile(r"</?(?:summary|remarks|returns|value|para|example)\s*>")
@@ -90,12 +92,14 @@ def end_row(node: Node) -> int:
 
 def collapse(text: str) -> str:
     """Whitespace runs to single spaces, tidied inside brackets."""
+    if "<" in text or ">" in text:
+        text = _WRAPPED_ANGLE.sub(lambda m: m.group().strip(), text)
     text = " ".join(text.split())
     if "( " in text or "[ " in text:
         text = _OPEN_SPACE.sub(r"\1", text)
     if " )" in text or " ]" in text:
         text = _CLOSE_SPACE.sub(r"\1", text)
-    if ",)" in text or ",]" in text:
+    if ",)" in text or ",]" in text or ",>" in text:
         text = _TRAILING_COMMA.sub(r"\1", text)
     return text
 
