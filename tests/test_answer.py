@@ -227,3 +227,48 @@ def test_two_edges_of_one_pair_make_one_link_at_the_best_confidence() -> None:
 
     links = graph_links(dependencies, [evidence(1, "Table.widths"), evidence(2, "Table.measure")])
     assert links == ["`Table.widths` calls `Table.measure` (confidence 0.8) [1][2]"]
+
+
+def test_a_passage_of_imports_is_named_by_the_code_after_them() -> None:
+    """rich's columns.py, a module passage, showed `from collections import defaultdict`."""
+    snippets = {
+        "python": (
+            "# Copyright the authors.\n# Licensed as MIT.\n"
+            "from collections import defaultdict\n"
+            "from .table import (\n    Table,\n    Column,\n)\n"
+            "...\nimport os\n\nCOLUMN_GAP = 2  # cells between columns\n"
+        ),
+        "go": (
+            'package router\n\nimport (\n\t"net/http"\n\t"strings"\n)\n\n'
+            "// Mux routes requests.\ntype Mux struct {\n\ttree *node\n}\n"
+        ),
+        "javascript": (
+            "'use strict'\nconst debug = require('debug')('router')\n"
+            "import { flatten } from './utils'\n\nmodule.exports = Router\n"
+        ),
+        "c": '#include <stdio.h>\n#include "buffer.h"\n\nstatic int depth = 0;\n',
+        "typescript": "import { z } from 'zod'\nimport type { Issue } from './issue'\n",
+    }
+    hits = [
+        Hit(
+            repo="r",
+            path=f"m{n}",
+            start_line=1,
+            end_line=snippet.count("\n"),
+            symbol=None,
+            kind="module",
+            language=language,
+            score=1.0 - n / 10,
+            snippet=snippet,
+        )
+        for n, (language, snippet) in enumerate(snippets.items())
+    ]
+    lines = extractive_answer(gather("q", hits)).splitlines()[2:]
+    gists = [line.split(": ", 1)[1].rsplit(" [", 1)[0] for line in lines]
+    assert gists == [
+        "COLUMN_GAP = 2",
+        "type Mux struct { — Mux routes requests.",
+        "module.exports = Router",
+        "static int depth = 0;",
+        "import { z } from 'zod'",  # nothing but imports: the first
+    ]

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from codecompass.errors import CodeCompassError, ConfigError, InputError, LLMError
+from codecompass.indexing.chunk import ELISION
 from codecompass.indexing.rules import collapse
 from codecompass.models import SHOWN_SIGNATURE_CHARS, SymbolRecord
 from codecompass.schemas import Answer, Evidence, GraphResult, Hit, RerankInfo
@@ -51,6 +52,12 @@ MAX_SIGNATURE_LINES = 12  # a signature's lines joined in an extractive answer
 # A comment line above code: `//`, `/*`, `*`, `#` then a space or the end (not `#!`,
 # `#[derive]`, `#include`), `--` then a space (Lua, SQL, Haskell).
 _COMMENT_LINE = re.compile(r"(?://|/\*|\*|#(?:\s|#|$)|--(?:\s|$))")
+# The head of a module: imports, includes, a package line. A passage's gist is what
+# follows them (rich's columns.py showed `from collections import defaultdict`).
+_PREAMBLE_LINE = re.compile(
+    r"(?:import\s|from\s+\S+\s+import\b|#\s*(?:include|import)\b|use\s|using\s+[\w.=\s]+;"
+    r"|package\s|require[\s(]|(?:const|let|var)\s+\w+\s*=\s*require\(|[\"']use strict)"
+)
 
 # What `graph_links` asks of the graph: the dependencies of a node (within a repository).
 Dependencies = Callable[[str, str], GraphResult]
@@ -203,13 +210,23 @@ def _gist(snippet: str) -> str:
     meaningful = [
         line.strip()
         for line in snippet.splitlines()
-        if line.strip() and not line.strip().startswith(("@", "…", "#["))
+        if line.strip()
+        and not line.strip().startswith(("@", "…", "#["))
+        and line.strip() != ELISION  # a module passage's skipped lines
     ]
     lead = 0
     while lead < len(meaningful) and _COMMENT_LINE.match(meaningful[lead]):
         lead += 1
     if lead == len(meaningful):  # comments only: show the first
         return meaningful[0][:SHOWN_SIGNATURE_CHARS] if meaningful else ""
+    code = _past_preamble(meaningful, lead)
+    if lead < code < len(meaningful):
+        # Comments above the imports are the file's header (a licence), not a doc.
+        meaningful, lead = meaningful[code:], 0
+        while lead < len(meaningful) and _COMMENT_LINE.match(meaningful[lead]):
+            lead += 1
+        if lead == len(meaningful):
+            return meaningful[0][:SHOWN_SIGNATURE_CHARS]
     taken, depth = lead, 0
     parts: list[str] = []
     while taken < min(len(meaningful), lead + MAX_SIGNATURE_LINES):
@@ -231,6 +248,26 @@ def _gist(snippet: str) -> str:
         if line.startswith(('"""', "'''", "#", "//", "/*", "*")) and doc:
             return f"{head} — {doc[:SHOWN_SIGNATURE_CHARS]}"
     return head
+
+
+def _past_preamble(lines: list[str], start: int) -> int:
+    """The index of the first line after the imports starting at ``start`` (comments
+    between them skipped, those after the last left to the code they describe; an
+    import wrapped in parentheses or braces counted whole); ``start`` when no import
+    starts there, or nothing but imports follows."""
+    end, at, depth = start, start, 0
+    while at < len(lines):
+        line = lines[at]
+        inside = depth > 0
+        if not inside and not _PREAMBLE_LINE.match(line) and not _COMMENT_LINE.match(line):
+            break
+        depth = max(
+            0, depth + line.count("(") + line.count("{") - line.count(")") - line.count("}")
+        )
+        at += 1
+        if inside or _PREAMBLE_LINE.match(line):
+            end = at
+    return end if end < len(lines) else start
 
 
 def _without_comment(line: str) -> str:
