@@ -59,6 +59,26 @@ def test_gather_filters_numbers_and_packs_within_budget() -> None:
     assert small.total_matches == 5
 
 
+def _gists(snippets: dict[str, str], symbol: str | None, kind: str) -> list[str]:
+    """What the extractive answer says of each snippet (one hit per language, in order)."""
+    hits = [
+        Hit(
+            repo="r",
+            path=f"f{n}.{language[:2]}",
+            start_line=1,
+            end_line=snippet.count("\n"),
+            symbol=symbol,
+            kind=kind,
+            language=language,
+            score=1.0 - n / 10,
+            snippet=snippet,
+        )
+        for n, (language, snippet) in enumerate(snippets.items())
+    ]
+    lines = extractive_answer(gather("q", hits)).splitlines()[2:]
+    return [line.split(": ", 1)[1].rsplit(" [", 1)[0] for line in lines]
+
+
 def test_extractive_answer_shows_the_whole_signature_and_the_doc_above_it() -> None:
     """A wrapped signature showed as `def clean_duplicates_mro(`, and a Go or JSDoc
     comment above the code showed in place of the signature."""
@@ -79,23 +99,7 @@ def test_extractive_answer_shows_the_whole_signature_and_the_doc_above_it() -> N
         "javascript": "/**\n * Create a router.\n */\nfunction Router(options) {\n  return 1\n}\n",
         "rust": "/// Adds two.\n#[inline]\nfn add(a: u8, b: u8) -> u8 {\n    a + b\n}\n",
     }
-    hits = [
-        Hit(
-            repo="r",
-            path=f"f.{language[:2]}",
-            start_line=1,
-            end_line=snippet.count("\n"),
-            symbol="x",
-            kind="function",
-            language=language,
-            score=1.0 - n / 10,
-            snippet=snippet,
-        )
-        for n, (language, snippet) in enumerate(snippets.items())
-    ]
-    lines = extractive_answer(gather("q", hits)).splitlines()[2:]
-    gists = [line.split(": ", 1)[1].rsplit(" [", 1)[0] for line in lines]
-    assert gists == [
+    assert _gists(snippets, symbol="x", kind="function") == [
         "def clean_duplicates_mro(sequences: list[list[str]], cls: str) -> list[str]:"
         " — Remove duplicates.",
         "func (mx *Mux) Match(method, path string) bool { — Match searches the routing tree.",
@@ -249,23 +253,7 @@ def test_a_passage_of_imports_is_named_by_the_code_after_them() -> None:
         "c": '#include <stdio.h>\n#include "buffer.h"\n\nstatic int depth = 0;\n',
         "typescript": "import { z } from 'zod'\nimport type { Issue } from './issue'\n",
     }
-    hits = [
-        Hit(
-            repo="r",
-            path=f"m{n}",
-            start_line=1,
-            end_line=snippet.count("\n"),
-            symbol=None,
-            kind="module",
-            language=language,
-            score=1.0 - n / 10,
-            snippet=snippet,
-        )
-        for n, (language, snippet) in enumerate(snippets.items())
-    ]
-    lines = extractive_answer(gather("q", hits)).splitlines()[2:]
-    gists = [line.split(": ", 1)[1].rsplit(" [", 1)[0] for line in lines]
-    assert gists == [
+    assert _gists(snippets, symbol=None, kind="module") == [
         "COLUMN_GAP = 2",
         "type Mux struct { — Mux routes requests.",
         "module.exports = Router",
