@@ -214,19 +214,14 @@ def _gist(snippet: str) -> str:
         and not line.strip().startswith(("@", "…", "#["))
         and line.strip() != ELISION  # a module passage's skipped lines
     ]
-    lead = 0
-    while lead < len(meaningful) and _COMMENT_LINE.match(meaningful[lead]):
-        lead += 1
-    if lead == len(meaningful):  # comments only: show the first
-        return meaningful[0][:SHOWN_SIGNATURE_CHARS] if meaningful else ""
+    lead = _comments_at(meaningful, 0)
     code = _past_preamble(meaningful, lead)
     if lead < code < len(meaningful):
         # Comments above the imports are the file's header (a licence), not a doc.
-        meaningful, lead = meaningful[code:], 0
-        while lead < len(meaningful) and _COMMENT_LINE.match(meaningful[lead]):
-            lead += 1
-        if lead == len(meaningful):
-            return meaningful[0][:SHOWN_SIGNATURE_CHARS]
+        meaningful = meaningful[code:]
+        lead = _comments_at(meaningful, 0)
+    if lead == len(meaningful):  # comments only: show the first
+        return meaningful[0][:SHOWN_SIGNATURE_CHARS] if meaningful else ""
     taken, depth = lead, 0
     parts: list[str] = []
     while taken < min(len(meaningful), lead + MAX_SIGNATURE_LINES):
@@ -250,6 +245,13 @@ def _gist(snippet: str) -> str:
     return head
 
 
+def _comments_at(lines: list[str], start: int) -> int:
+    """The index of the first line from ``start`` on that is not a comment."""
+    while start < len(lines) and _COMMENT_LINE.match(lines[start]):
+        start += 1
+    return start
+
+
 def _past_preamble(lines: list[str], start: int) -> int:
     """The index of the first line after the imports starting at ``start`` (comments
     between them skipped, those after the last left to the code they describe; an
@@ -259,13 +261,14 @@ def _past_preamble(lines: list[str], start: int) -> int:
     while at < len(lines):
         line = lines[at]
         inside = depth > 0
-        if not inside and not _PREAMBLE_LINE.match(line) and not _COMMENT_LINE.match(line):
+        preamble = inside or _PREAMBLE_LINE.match(line) is not None
+        if not preamble and not _COMMENT_LINE.match(line):
             break
         depth = max(
             0, depth + line.count("(") + line.count("{") - line.count(")") - line.count("}")
         )
         at += 1
-        if inside or _PREAMBLE_LINE.match(line):
+        if preamble:
             end = at
     return end if end < len(lines) else start
 

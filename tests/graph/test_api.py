@@ -10,7 +10,7 @@ import pytest
 
 from codecompass.engine import Engine
 from codecompass.errors import InputError, NotFoundError
-from codecompass.schemas import GraphResult
+from codecompass.schemas import GraphResult, Overview
 from tests.graph.helpers import add_fixture, workspace, write
 
 P = "shop/shop"
@@ -143,6 +143,14 @@ def test_subgraph_keeps_edges_between_the_nodes(engine: Engine) -> None:
     assert engine.subgraph(["Entity", "Order", "Customer"], limit=2).truncated
 
 
+def _overview(tmp_path: Path, files: dict[str, str]) -> Overview:
+    """The 2,000-token map of one repository holding `files`."""
+    write(tmp_path / "lib", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "lib", name="lib")
+        return engine.repo_overview(budget_tokens=2000)
+
+
 def test_importance_and_overview(engine: Engine) -> None:
     nodes = {n.id: n for n in engine.traverse("Entity", depth=1, direction="in").nodes}
     assert nodes[f"{P}/models.py#Entity"].importance > nodes[f"{P}/models.py#Order"].importance
@@ -209,10 +217,8 @@ def test_the_overview_shows_code_before_files_of_types_alone(tmp_path: Path) -> 
         "import {send} from './client.js';\nimport type {Options} from './types.js';\n\n"
         "export function get(options: Options): string {\n  return send(options);\n}\n"
     )
-    write(tmp_path / "web", {"src/types.ts": types, "src/client.ts": client, "src/index.ts": index})
-    with workspace(tmp_path) as engine:
-        engine.add_repo(tmp_path / "web", name="web")
-        overview = engine.repo_overview(budget_tokens=2000)
+    files = {"src/types.ts": types, "src/client.ts": client, "src/index.ts": index}
+    overview = _overview(tmp_path, files)
     importance = {f.path: f.importance for f in overview.files}
     assert importance["src/types.ts"] == 1.0  # the most referenced
     assert [f.path for f in overview.files] == ["src/client.ts", "src/index.ts", "src/types.ts"]
@@ -230,17 +236,12 @@ def test_an_interface_with_its_methods_is_a_file_of_types_alone(tmp_path: Path) 
         "package app;\n\npublic class Client {\n    private Store store;\n\n"
         "    public String fetch(String key) {\n        return store.get(key);\n    }\n}\n"
     )
-    write(
-        tmp_path / "svc",
-        {
-            "src/app/Store.java": store,
-            "src/app/MemoryStore.java": memory,
-            "src/app/Client.java": client,
-        },
-    )
-    with workspace(tmp_path) as engine:
-        engine.add_repo(tmp_path / "svc", name="svc")
-        overview = engine.repo_overview(budget_tokens=2000)
+    files = {
+        "src/app/Store.java": store,
+        "src/app/MemoryStore.java": memory,
+        "src/app/Client.java": client,
+    }
+    overview = _overview(tmp_path, files)
     importance = {f.path: f.importance for f in overview.files}
     assert importance["src/app/Store.java"] == 1.0
     assert [f.path for f in overview.files][-1] == "src/app/Store.java"
@@ -255,8 +256,8 @@ def test_the_overview_shows_the_project_before_its_examples(tmp_path: Path) -> N
         "    return Pong()\n"
         for name in ("ping", "echo", "stream")
     }
-    write(
-        tmp_path / "lib",
+    overview = _overview(
+        tmp_path,
         {
             "pkg/__init__.py": "",
             "pkg/mediator.py": "from pkg.version import VERSION\n\nclass Mediator:\n"
@@ -270,9 +271,6 @@ def test_the_overview_shows_the_project_before_its_examples(tmp_path: Path) -> N
             "def test_send():\n    assert Mediator().send(1) == '1.0'\n",
         },
     )
-    with workspace(tmp_path) as engine:
-        engine.add_repo(tmp_path / "lib", name="lib")
-        overview = engine.repo_overview(budget_tokens=2000)
     importance = {f.path: f.importance for f in overview.files}
     assert importance["examples/messages.py"] > importance["pkg/mediator.py"]
     assert importance["pkg/version.py"] > importance["pkg/mediator.py"]
@@ -425,10 +423,7 @@ def test_the_overview_cuts_a_long_parameter_list_and_keeps_the_return_type(
     """astroid's `InferenceError.__init__` has 20 parameters: 900 characters of a 2,000
     token map. The JSON keeps the whole signature."""
     params = ", ".join(f"option_{n}: int | None = None" for n in range(20))
-    write(tmp_path / "lib", {"errors.py": f"def build({params}) -> str:\n    return ''\n"})
-    with workspace(tmp_path) as engine:
-        engine.add_repo(tmp_path / "lib", name="lib")
-        overview = engine.repo_overview(budget_tokens=2000)
+    overview = _overview(tmp_path, {"errors.py": f"def build({params}) -> str:\n    return ''\n"})
     (symbol,) = overview.files[0].symbols
     assert symbol.signature == f"def build({params}) -> str"
     line = next(x for x in overview.text.splitlines() if "def build(" in x)
@@ -449,10 +444,7 @@ def test_the_overview_names_the_type_of_a_method_defined_outside_it(tmp_path: Pa
         "package store\n\ntype Store struct{}\n\n"
         "func (s *Store) Get(key string) string {\n\treturn key\n}\n"
     )
-    write(tmp_path / "lib", {"src/args.rs": rust, "store.go": go})
-    with workspace(tmp_path) as engine:
-        engine.add_repo(tmp_path / "lib", name="lib")
-        text = engine.repo_overview(budget_tokens=2000).text
+    text = _overview(tmp_path, {"src/args.rs": rust, "store.go": go}).text
     lines = [line.strip() for line in text.splitlines()]
     assert "Args: fn parse(input: Stream) -> Result<Self>  :6" in lines
     assert "func (s *Store) Get(key string) string  :5" in lines
@@ -474,10 +466,7 @@ def test_the_overview_lists_a_name_once_with_its_namesakes_counted(tmp_path: Pat
         "#ifdef DEBUG\n#define TRACE(x) print(x)\n#else\n#define TRACE(x)\n#endif\n"
         "int run(void) { return 0; }\n"
     )
-    write(tmp_path / "lib", {"Log.java": java, "trace.h": c})
-    with workspace(tmp_path) as engine:
-        engine.add_repo(tmp_path / "lib", name="lib")
-        overview = engine.repo_overview(budget_tokens=2000)
+    overview = _overview(tmp_path, {"Log.java": java, "trace.h": c})
     listed = {f.path: [(s.name, s.line, s.namesakes) for s in f.symbols] for f in overview.files}
     assert listed["Log.java"] == [("Log", 1, 0), ("Log.write", 2, 2), ("Log.flush", 5, 0)]
     assert listed["trace.h"] == [("TRACE", 2, 1), ("run", 6, 0)]
