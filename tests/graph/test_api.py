@@ -473,3 +473,22 @@ def test_the_overview_lists_a_name_once_with_its_namesakes_counted(tmp_path: Pat
     lines = [line.strip() for line in overview.text.splitlines()]
     assert "void write(int level)  :2  (+2 more of this name)" in lines
     assert "#define TRACE(x)  :2  (+1 more of this name)" in lines
+
+
+def test_the_overview_indents_a_symbol_by_what_encloses_it(tmp_path: Path) -> None:
+    """Phoenix's map indented `def from_map!` under `defmodule Phoenix.Socket.Message` by
+    eight spaces: the dots of a module's own name were counted as nesting."""
+    elixir = (
+        "defmodule Phoenix.Socket.Message do\n"
+        "  def from_map!(map) do\n    map\n  end\n\n"
+        "  defimpl Inspect do\n    def inspect(msg, opts) do\n      msg\n    end\n  end\n"
+        "end\n"
+    )
+    text = _overview(tmp_path, {"lib/message.ex": elixir}).text
+    listed = text.split("lib/message.ex", 1)[1].splitlines()[1:]
+    assert listed == [
+        "  defmodule Phoenix.Socket.Message  :1",
+        "    def from_map!(map)  :2",
+        "    defimpl Inspect  :6",
+        "      def inspect(msg, opts)  :7",
+    ]

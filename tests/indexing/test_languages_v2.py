@@ -130,6 +130,9 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("function", "MyApp.Accounts.Token.sign", 26, 26),
         ("interface", "MyApp.Describable", 30, 32),
         ("method", "MyApp.Describable.describe", 31, 31),
+        # `defimpl Proto, for: Type` is the module Elixir names `Proto.Type`.
+        ("module", "MyApp.Describable.MyApp.Accounts", 34, 36),
+        ("function", "MyApp.Describable.MyApp.Accounts.describe", 35, 35),
     ],
     "fortran": [
         ("module", "stats", 1, 26),

@@ -921,9 +921,10 @@ class GraphReader:
         for path in ranked:
             score = importance.get(f"{repo}/{path}", 0.0)
             chosen, namesakes = _most_important_names(by_file[path], importance)
+            depth = _nesting_depths(by_file[path])
             lines = [f"{path}  [{score:.2f}]"]
             for s in chosen:
-                indent = "  " * (1 + s.qualified_name.count(".") if s.parent else 1)
+                indent = "  " * (1 + depth[s.id])
                 shown_signature = s.short_signature() or f"{s.kind} {s.name}"
                 owner = s.qualified_name.rpartition(".")[0]
                 if owner and not s.parent and owner.rpartition(".")[2] not in shown_signature:
@@ -975,6 +976,19 @@ def _dispatch_edge(method: SymbolRecord, declaration: SymbolRecord, confidence: 
         target_path=declaration.path,
         target_line=declaration.start_line,
     )
+
+
+def _nesting_depths(symbols: Sequence[SymbolRecord]) -> dict[str, int]:
+    """How many of the file's symbols enclose each one: the dots of a qualified name
+    do not say it (`defmodule Phoenix.Socket.Message` is at the top)."""
+    parent_of = {s.qualified_name: s.parent for s in symbols}
+    depths: dict[str, int] = {}
+    for s in symbols:
+        depth, parent = 0, s.parent
+        while parent is not None and parent in parent_of and depth < len(parent_of):
+            depth, parent = depth + 1, parent_of[parent]
+        depths[s.id] = depth
+    return depths
 
 
 def _most_important_names(

@@ -81,7 +81,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # Objective-C method read past an availability macro after its last parameter. 16: a C++
 # function written `Class::name` for a class of another file is a method. 17: a type
 # parameter list wrapped over lines reads `create<T extends X>(`, not `create< T …`.
-READER_VERSION = 17
+# 18: an Elixir `defimpl` is a module (`Proto.Type`) holding its functions.
+READER_VERSION = 18
 
 
 class FileSource(Protocol):

@@ -390,6 +390,7 @@ class LuaRules(GrammarRules):
 
 _ELIXIR_KINDS: dict[str, SymbolKind] = {
     "defmodule": "module",
+    "defimpl": "module",
     "defprotocol": "interface",
     "def": "function",
     "defp": "function",
@@ -402,12 +403,24 @@ _ELIXIR_KINDS: dict[str, SymbolKind] = {
 # Calls that are the language's own syntax, not calls of code (definitions are above).
 _ELIXIR_FORMS = frozenset(
     {
-        *("defstruct", "defexception", "defimpl", "defoverridable", "alias", "import"),
+        *("defstruct", "defexception", "defoverridable", "alias", "import"),
         *("require", "use", "if", "unless", "case", "cond", "with", "for", "try", "receive"),
         *("quote", "unquote", "unquote_splicing", "fn", "super", "__MODULE__"),
     }
 )
 _ELIXIR_DOC = re.compile(r'@doc\s+(?:~[sS])?(?:"""(.*?)"""|"((?:[^"\\]|\\.)*)")', re.S)
+
+
+def _implemented_for(ctx: FileContext, arguments: Node | None) -> list[str]:
+    """The one type a `defimpl … for: Type` names; none for a list or an implicit type."""
+    keywords = arguments.named_children[-1] if arguments and arguments.named_children else None
+    if keywords is None or keywords.type != "keywords":
+        return []
+    for pair in keywords.named_children:
+        key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+        if _text(ctx, key).rstrip().rstrip(":") == "for" and value and value.type == "alias":
+            return ctx.text(value).split(".")
+    return []
 
 
 class ElixirRules(GrammarRules):
@@ -426,7 +439,8 @@ class ElixirRules(GrammarRules):
         if head is None:
             return []
         if head.type == "alias":
-            return ctx.text(head).split(".")
+            # `defimpl Proto, for: Type` is the module Elixir names `Proto.Type`.
+            return ctx.text(head).split(".") + _implemented_for(ctx, arguments)
         if head.type == "call":
             head = head.child_by_field_name("target")
         if head is None or head.type != "identifier":
