@@ -777,3 +777,31 @@ def _remove_deep_tree(top: Path) -> None:
             if not entry.is_dir():
                 entry.unlink()
         folder.rmdir()
+
+
+def test_a_script_beside_its_minified_copy_is_skipped_as_generated(
+    tmp_path: Path, mode: Mode
+) -> None:
+    """Phoenix ships `priv/static/phoenix.js` beside `phoenix.min.js`: a bundle of its
+    `assets/js/` sources that led the repository's map."""
+    root = tmp_path / "proj"
+    for rel in (
+        "priv/static/phoenix.js",
+        "priv/static/phoenix.min.js",
+        "priv/static/app.css",
+        "priv/static/app.min.css",
+        "assets/js/phoenix/socket.js",
+        "assets/js/phoenix/socket.ts",  # another extension of the same stem: kept
+        "src/min.js",
+    ):
+        write(root, rel, "let x = 1\\n")
+    result = discover(mode(root))
+    assert result.examples == {
+        "generated": ["priv/static/app.css", "priv/static/phoenix.js"],
+        "minified": ["priv/static/app.min.css", "priv/static/phoenix.min.js"],
+    }
+    assert paths(result) == [
+        "assets/js/phoenix/socket.js",
+        "assets/js/phoenix/socket.ts",
+        "src/min.js",
+    ]

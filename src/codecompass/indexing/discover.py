@@ -35,7 +35,10 @@ Skip reasons, in the order they are tested (the first that applies is counted):
    ``minified``     `*.min.js`, `*.min.css`, `*.map`, ...
    ``generated``    protobuf/grpc stubs, `*.g.dart`, `*.designer.cs`, Xcode's
                     `project.pbxproj`, the Maven and Gradle wrappers (`mvnw`,
-                    `gradlew`), ...
+                    `gradlew`), ...; and a script or stylesheet shipped beside its
+                    minified copy (Phoenix's `priv/static/phoenix.js` beside
+                    `phoenix.min.js`: a bundle of `assets/js/`, which led its map).
+                    (One existence check per such file.)
    ``binary``       extensions that are never text (images, archives, fonts, objects,
                     model weights, databases, ...).
 2. `lstat`, never following a link:
@@ -349,6 +352,17 @@ def _language(tag: str) -> bool:
     return _LANGUAGE_TAG.fullmatch(tag) is not None and tag[:2].lower() in _LANGUAGES
 
 
+def minified_twin(path: str, exists: Callable[[str], bool]) -> str | None:
+    """The minified copy shipped beside a script or stylesheet (`phoenix.min.js` beside
+    `phoenix.js`), when `exists` finds it: the readable file is then a build's output too,
+    a bundle of code the repository keeps elsewhere."""
+    stem, dot, extension = path.rpartition(".")
+    if not dot or extension.lower() not in _SCRIPT_EXTENSIONS or stem.endswith(".min"):
+        return None
+    twin = f"{stem}.min.{extension}"
+    return twin if exists(twin) else None
+
+
 def translated_from(path: str, exists: Callable[[str], bool]) -> str | None:
     """The English original a documentation file is a translation of, when `exists`
     finds it: the same path with a language folder replaced by `en` (`docs/ko/x.md` →
@@ -456,6 +470,8 @@ class _Classifier:
         reason = _name_reason(path.rsplit("/", 1)[-1])
         if reason is None and translated_from(path, self.exists) is not None:
             return "translations"
+        if reason is None and minified_twin(path, self.exists) is not None:
+            return "generated"
         return reason
 
     def _on_disk(self, path: str) -> bool:
