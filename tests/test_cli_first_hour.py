@@ -165,6 +165,25 @@ def test_index_names_what_it_skipped(tmp_path: Path) -> None:
     assert code == 0 and "binary 1 (logo.png)" in out
 
 
+def test_status_names_the_files_that_fell_back_to_line_windows(tmp_path: Path) -> None:
+    """aeson's status said "38 parse errors" and nowhere which files: they were the
+    JSON test suite's deliberately broken documents."""
+    broken = {f"cases/n_{i}.json": "[1, {\n" for i in range(7)}
+    repo = make_git_repo(tmp_path / "r", {"a.py": "x = 1\n", **broken})
+    assert run("index", str(repo), "--data-dir", str(tmp_path / "d"))[0] == 0
+    code, out, _ = run("status", "--data-dir", str(tmp_path / "d"), "--json")
+    (status,) = json.loads(out)["repos"]
+    why = "syntax errors throughout the file"
+    assert status["parse_errors"] == 7
+    assert status["parse_error_files"] == [{"path": p, "problem": why} for p in sorted(broken)]
+    code, out, _ = run("status", "--data-dir", str(tmp_path / "d"))
+    listed = [line.strip() for line in out.splitlines() if "cases/" in line or "more" in line]
+    assert listed == [
+        *(f"{p}: {why}" for p in sorted(broken)[:5]),
+        "… and 2 more (`codecompass status --json` lists them as parse_error_files)",
+    ]
+
+
 def test_callers_read_left_to_right(two_repos: Path) -> None:
     code, out, _ = run("callers", "charge_card", "--data-dir", str(two_repos), "--repo", "shop")
     assert code == 0

@@ -564,11 +564,20 @@ def status(data_dir: Path | None, as_json: bool) -> None:
                 "needed)[/yellow]",
                 highlight=False,
             )
-        for bad in repo["decode_error_files"]:
-            console.print(escape(f"  {bad['path']}: {bad['problem']}"), highlight=False)
+        for key in ("decode_error_files", "parse_error_files"):
+            bad = repo[key]
+            for item in bad[:STATUS_PROBLEMS_SHOWN]:
+                console.print(escape(f"  {item['path']}: {item['problem']}"), highlight=False)
+            if len(bad) > STATUS_PROBLEMS_SHOWN:
+                console.print(
+                    f"  … and {len(bad) - STATUS_PROBLEMS_SHOWN} more "
+                    f"(`codecompass status --json` lists them as {key})",
+                    highlight=False,
+                )
 
 
 STATUS_STALE_SHOWN = 20  # stale files a status on a console lists per repository
+STATUS_PROBLEMS_SHOWN = 5  # files of each problem (decoding, parsing) it lists
 
 
 @main.command(name="open")

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -907,7 +907,8 @@ class Engine:
                     "last_commit": info.last_commit,
                     "last_indexed_at": info.last_indexed_at,
                     **backend.chunks.counts(info.id),
-                    "decode_error_files": self._decode_errors(info.id, files),
+                    "decode_error_files": self._file_problems(info.id, files, "decode_error"),
+                    "parse_error_files": self._file_problems(info.id, files, "parse_error"),
                     # Stored by another version of the reader: the next run reads them.
                     "files_to_read_again": sum(
                         f.reader_version != READER_VERSION for f in files.values()
@@ -932,14 +933,18 @@ class Engine:
             "repos": repos,
         }
 
-    def _decode_errors(
-        self, repo: str, files: dict[tuple[str, str], FileRecord]
+    def _file_problems(
+        self,
+        repo: str,
+        files: dict[tuple[str, str], FileRecord],
+        problem: Literal["decode_error", "parse_error"],
     ) -> list[dict[str, str]]:
-        """Files whose bytes were invalid in their encoding, and how they were read."""
+        """Files whose bytes were invalid in their encoding (and how they were read), or
+        that fell back to line windows (and why), in path order."""
         return [
-            {"path": path, "problem": f.decode_error}
-            for (_, path), f in files.items()
-            if f.decode_error is not None and self.access.allows(repo, path)
+            {"path": path, "problem": found}
+            for (_, path), f in sorted(files.items())
+            if (found := getattr(f, problem)) is not None and self.access.allows(repo, path)
         ]
 
     def _changes_on_disk(
