@@ -171,7 +171,7 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("function", "runAll", 32, 34),
     ],
     "haskell": [
-        ("type", "Queue", 11, 11),
+        ("type", "Queue", 10, 11),  # the Haddock comment above it, kept with the imports
         ("type", "Size", 13, 13),
         ("type", "Items", 15, 15),
         ("interface", "Container", 17, 18),
@@ -179,6 +179,7 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("function", "empty", 23, 25),
         ("function", "push", 27, 28),
         ("function", "pop", 30, 33),
+        ("function", "count", 35, 39),
     ],
     "hcl": [
         ("module", "provider.aws", 5, 7),
@@ -415,6 +416,9 @@ SPOT_CHECKS: list[tuple[str, str, str, object]] = [
     ("elixir", "MyApp.Accounts.normalize", "exported", False),
     ("haskell", "push", "signature", "push :: a -> Queue a -> Queue a"),
     ("haskell", "empty", "doc", "The queue with nothing in it."),
+    ("haskell", "Queue", "doc", "A first-in first-out queue made of two lists."),
+    # Without the Haddock comments of its arguments (aeson's `deriveJSON`).
+    ("haskell", "count", "signature", "count :: Queue a -> Int"),
     ("haskell", "Size", "exported", False),  # not in the module's export list
     ("ocaml", "push", "doc", "Pushes [x] on top of [s]."),
     ("ocaml", "push", "signature", "let push x s"),
@@ -505,6 +509,8 @@ EXPECTED_REFERENCES: dict[str, list[tuple[str, str, int]]] = {
         ("call", "length", 21),
         ("call", "pop", 32),
         ("call", "reverse", 32),
+        ("call", "length", 39),
+        ("call", "length", 39),
     ],
     "julia": [
         ("call", "Point", 18),

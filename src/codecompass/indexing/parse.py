@@ -104,6 +104,7 @@ from codecompass.indexing.rules import (
     FileContext,
     RefTuple,
     Rules,
+    code_text,
     collapse,
     end_row,
 )
@@ -385,18 +386,18 @@ def _symbol(ctx: FileContext, rules: Rules, definition: Definition) -> Symbol:
     body = rules.body(node)
     if body is not None and body.start_byte > signature_start:
         signature_end, header_byte = rules.header(ctx, node, body)
-        signature = collapse(_code_text(ctx, rules, outer, signature_start, signature_end))
+        signature = collapse(code_text(ctx, rules, outer, signature_start, signature_end))
         header_row = ctx.row_at(node, header_byte) if header_byte >= node.start_byte else None
         header_end = header_row if header_row is not None else node.start_point.row
     else:
         signature = ""
         header_end = end_row(outer)
         if outer.end_byte - signature_start <= 4 * _MAX_SIGNATURE:
-            signature = collapse(_code_text(ctx, rules, outer, signature_start, outer.end_byte))
+            signature = collapse(code_text(ctx, rules, outer, signature_start, outer.end_byte))
         if not signature or len(signature) > _MAX_SIGNATURE:
             line_end = ctx.data.find(b"\n", signature_start, outer.end_byte)
             end = line_end if line_end >= 0 else outer.end_byte
-            signature = collapse(_code_text(ctx, rules, outer, signature_start, end))[
+            signature = collapse(code_text(ctx, rules, outer, signature_start, end))[
                 : 2 * _MAX_SIGNATURE
             ]
             header_end = ctx.row_at(outer, signature_start)
@@ -425,15 +426,7 @@ def _attachments(
     """Comments directly above ``outer`` (top first) and the first row they reach."""
     comments: list[treesitter.Node] = []
     first_row = outer.start_point.row
-    sibling = outer.prev_named_sibling
-    # A body's first statement: Ruby puts the comments above it beside the body node,
-    # which starts where the statement does.
-    holder = outer
-    while sibling is None and holder.parent is not None:
-        holder = holder.parent
-        if holder.start_byte != outer.start_byte:
-            break
-        sibling = holder.prev_named_sibling
+    sibling = _above(rules, outer)
     while sibling is not None:
         is_comment = sibling.type in rules.comment_types
         if not is_comment and sibling.type not in rules.attachment_types:
@@ -445,9 +438,27 @@ def _attachments(
         if is_comment:
             comments.append(sibling)
         first_row = sibling.start_point.row
-        sibling = sibling.prev_named_sibling
+        sibling = _above(rules, sibling)
     comments.reverse()
     return comments, first_row
+
+
+def _above(rules: Rules, node: treesitter.Node) -> treesitter.Node | None:
+    """The named node before `node`. The first child of a node that starts where it does
+    looks before that node: Ruby puts the comments above a body's first statement beside
+    the body. A comment that ends the node before is taken: Haskell puts the comments
+    above a module's first declaration at the end of its imports."""
+    holder = node
+    while holder.prev_named_sibling is None and holder.parent is not None:
+        if holder.parent.start_byte != node.start_byte:
+            return None
+        holder = holder.parent
+    before = holder.prev_named_sibling
+    if before is not None and before.type not in rules.comment_types and before.named_children:
+        last = before.named_children[-1]
+        if last.type in rules.comment_types:
+            return last
+    return before
 
 
 def _starts_line(ctx: FileContext, node: treesitter.Node) -> bool:
@@ -458,32 +469,6 @@ def _starts_line(ctx: FileContext, node: treesitter.Node) -> bool:
     if newline < 0 and window > 0:
         return False
     return not ctx.data[newline + 1 : node.start_byte].strip()
-
-
-def _code_text(ctx: FileContext, rules: Rules, node: treesitter.Node, start: int, end: int) -> str:
-    """The text of bytes `start`..`end` of `node` without its comments: collapsed to one
-    line, a line comment would swallow the rest (`def put(  # type: ignore` → `def
-    put(# type: ignore self, url)`)."""
-    comments: list[tuple[int, int]] = []
-    pending = [node]
-    while pending:
-        current = pending.pop()
-        if current.end_byte <= start or current.start_byte >= end:
-            continue
-        if current.type in rules.comment_types:
-            comments.append((current.start_byte, current.end_byte))
-        else:
-            pending.extend(current.children)
-    if not comments:
-        return ctx.span(start, end)
-    text, at = "", start
-    for first, last in sorted(comments):
-        text += ctx.span(at, max(at, first)).rstrip()
-        at = max(at, last)
-        following = ctx.span(at, at + 1)
-        if text and following and (text[-1].isalnum() or text[-1] == "_") and following.isalnum():
-            text += " "  # `a/*x*/b` stays two words
-    return text + ctx.span(at, end)
 
 
 def _signature_start(rules: Rules, node: treesitter.Node) -> int:

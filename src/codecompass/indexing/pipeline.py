@@ -81,8 +81,10 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # Objective-C method read past an availability macro after its last parameter. 16: a C++
 # function written `Class::name` for a class of another file is a method. 17: a type
 # parameter list wrapped over lines reads `create<T extends X>(`, not `create< T …`.
-# 18: an Elixir `defimpl` is a module (`Proto.Type`) holding its functions.
-READER_VERSION = 18
+# 18: an Elixir `defimpl` is a module (`Proto.Type`) holding its functions. 19: Haskell
+# signatures without their arguments' Haddock comments; a module's first declaration
+# keeps the comment above it.
+READER_VERSION = 19
 
 
 class FileSource(Protocol):

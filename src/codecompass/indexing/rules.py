@@ -325,6 +325,32 @@ class Rules:
         return [part for part in normalize_name(ctx.text(name_node)).split(".") if part]
 
 
+def code_text(ctx: FileContext, rules: Rules, node: Node, start: int, end: int) -> str:
+    """The text of bytes `start`..`end` of `node` without its comments: collapsed to one
+    line, a line comment would swallow the rest (`def put(  # type: ignore` → `def
+    put(# type: ignore self, url)`)."""
+    comments: list[tuple[int, int]] = []
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if current.end_byte <= start or current.start_byte >= end:
+            continue
+        if current.type in rules.comment_types:
+            comments.append((current.start_byte, current.end_byte))
+        else:
+            pending.extend(current.children)
+    if not comments:
+        return ctx.span(start, end)
+    text, at = "", start
+    for first, last in sorted(comments):
+        text += ctx.span(at, max(at, first)).rstrip()
+        at = max(at, last)
+        following = ctx.span(at, at + 1)
+        if text and following and (text[-1].isalnum() or text[-1] == "_") and following.isalnum():
+            text += " "  # `a/*x*/b` stays two words
+    return text + ctx.span(at, end)
+
+
 _KINDS: dict[str, SymbolKind] = {
     "module": "module",
     "class": "class",

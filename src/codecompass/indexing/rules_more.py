@@ -29,6 +29,7 @@ from codecompass.indexing.rules import (
     RefTuple,
     Rules,
     clean_comment,
+    code_text,
     collapse,
     end_row,
     normalize_name,
@@ -601,7 +602,8 @@ class HaskellRules(GrammarRules):
     def signature(self, ctx: FileContext, definition: Definition, text: str) -> str:
         sibling = definition.outer.prev_named_sibling
         if definition.kind == "function" and sibling is not None and sibling.type == "signature":
-            return collapse(ctx.text(sibling))
+            # Without the Haddock comments of its arguments (`-> Name -- ^ the type`).
+            return collapse(code_text(ctx, self, sibling, sibling.start_byte, sibling.end_byte))
         return super().signature(ctx, definition, text)
 
     def visible(self, ctx: FileContext, definition: Definition) -> bool:
