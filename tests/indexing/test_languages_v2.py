@@ -180,6 +180,7 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("function", "push", 27, 28),
         ("function", "pop", 30, 33),
         ("function", "count", 35, 39),
+        ("function", "isEmpty", 41, 42),
     ],
     "hcl": [
         ("module", "provider.aws", 5, 7),
@@ -414,11 +415,15 @@ SPOT_CHECKS: list[tuple[str, str, str, object]] = [
     ("elixir", "MyApp.Accounts.get_user", "doc", "Finds a user by id."),
     ("elixir", "MyApp.Accounts.get_user", "start_line", 8),  # the @doc above it
     ("elixir", "MyApp.Accounts.normalize", "exported", False),
+    # A one-line function's signature ends before its `, do:` (Phoenix's map showed bodies).
+    ("elixir", "MyApp.Accounts.normalize", "signature", "defp normalize(attrs)"),
     ("haskell", "push", "signature", "push :: a -> Queue a -> Queue a"),
     ("haskell", "empty", "doc", "The queue with nothing in it."),
     ("haskell", "Queue", "doc", "A first-in first-out queue made of two lists."),
     # Without the Haddock comments of its arguments (aeson's `deriveJSON`).
     ("haskell", "count", "signature", "count :: Queue a -> Int"),
+    # Without a type signature, the head of its first equation (aeson showed whole bodies).
+    ("haskell", "isEmpty", "signature", "isEmpty (Queue [] [])"),
     ("haskell", "Size", "exported", False),  # not in the module's export list
     ("ocaml", "push", "doc", "Pushes [x] on top of [s]."),
     ("ocaml", "push", "signature", "let push x s"),
@@ -428,6 +433,8 @@ SPOT_CHECKS: list[tuple[str, str, str, object]] = [
     ("zig", "List", "signature", "pub const List = struct"),
     ("julia", "Geometry.distance", "signature", "function distance(a::Point, b::Point)"),
     ("julia", "Geometry.Point", "doc", "A point in the plane."),
+    # A one-line function's signature ends at its `=` (CSV.jl showed every body whole).
+    ("julia", "Geometry.area", "signature", "area(c::Circle)"),
     ("bash", "log", "doc", "Prints a message with a timestamp."),
     ("sql", "users", "signature", "CREATE TABLE users"),
     ("hcl", "aws_s3_bucket.logs", "signature", 'resource "aws_s3_bucket" "logs"'),

@@ -83,8 +83,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # parameter list wrapped over lines reads `create<T extends X>(`, not `create< T …`.
 # 18: an Elixir `defimpl` is a module (`Proto.Type`) holding its functions. 19: Haskell
 # signatures without their arguments' Haddock comments; a module's first declaration
-# keeps the comment above it.
-READER_VERSION = 19
+# keeps the comment above it. 20: a function's signature ends at its `=` (Julia's one-line
+# functions, Haskell's equations without a type signature) or its `, do:` (Elixir).
+READER_VERSION = 20
 
 
 class FileSource(Protocol):

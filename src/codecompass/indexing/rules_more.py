@@ -448,6 +448,21 @@ class ElixirRules(GrammarRules):
             return []
         return [ctx.text(head)]
 
+    def body(self, node: Node) -> Node | None:
+        found = super().body(node)
+        if found is not None:
+            return found
+        # `def merge(a, b), do: expr`: the keyword list is the body.
+        arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+        keywords = arguments.named_children[-1] if arguments and arguments.named_children else None
+        if keywords is None or keywords.type != "keywords" or not keywords.named_children:
+            return None
+        key = keywords.named_children[0].child_by_field_name("key")
+        return keywords if key is not None and (key.text or b"").strip() == b"do:" else None
+
+    def signature(self, ctx: FileContext, definition: Definition, text: str) -> str:
+        return super().signature(ctx, definition, text).removesuffix(",")
+
     def visible(self, ctx: FileContext, definition: Definition) -> bool:
         target = _text(ctx, definition.node.child_by_field_name("target"))
         return target not in ("defp", "defmacrop", "defguardp")
@@ -521,6 +536,8 @@ class JuliaRules(GrammarRules):
         return [ctx.text(name_node)]
 
     def body(self, node: Node) -> Node | None:
+        if node.type == "assignment":  # `f(x) = expr`: the signature ends at the `=`
+            return node.named_children[-1] if len(node.named_children) == 3 else None
         for index, child in enumerate(node.named_children):
             if child.type in ("signature", "type_head") or (
                 node.type == "module_definition" and child.type == "identifier"
@@ -598,6 +615,10 @@ class HaskellRules(GrammarRules):
             # "Queue(..)" exports the type with its constructors: the name is what counts.
             ctx.exported_names.add(ctx.text(export).split("(")[0].strip())
         ctx.exported_names.add(_EXPORT_LIST)
+
+    def body(self, node: Node) -> Node | None:
+        # An equation without a type signature: its head ends at the first `=` or guard.
+        return node.child_by_field_name("match") or super().body(node)
 
     def signature(self, ctx: FileContext, definition: Definition, text: str) -> str:
         sibling = definition.outer.prev_named_sibling
