@@ -379,3 +379,45 @@ def test_calls_of_the_grammar_only_languages_resolve_by_name(tmp_path: Path) -> 
         ("calc/bin/main.dart#four", "calc/lib/src/math.dart#twice", "calls", 0.5),
         ("bin/run.sh#main", "bin/run.sh#f", "calls", 0.7),
     }  # fmt: skip
+
+
+def test_a_method_every_object_has_is_not_guessed_by_name(tmp_path: Path) -> None:
+    """shelf's `HijackException.toString` had 14 callers at 0.5: every `x.toString()` on a
+    receiver of unknown type, in a language where every object has one. A class's own
+    call of its override still resolves."""
+    engine = workspace(tmp_path)
+    dart_error = (
+        "class HijackException implements Exception {\n"
+        "  String toString() => 'hijacked';\n"
+        "  String show() => toString();\n"
+        "}\n"
+    )
+    dart_user = "String describe(Object message) => message.toString().trim();\n"
+    # The class written before the call names whose `toString` it is (okhttp's
+    # `StatusLine(protocol, code, message).toString()`).
+    kotlin_line = 'class StatusLine(val code: Int) {\n    override fun toString() = "$code"\n}\n'
+    kotlin_user = "fun head(code: Int): String = StatusLine(code).toString()\n"
+    ruby_money = "class Money\n  def to_s\n    'm'\n  end\nend\n"
+    ruby_user = "def show(x)\n  x.to_s\nend\n"
+    write(
+        tmp_path / "objs",
+        {
+            "lib/hijack.dart": dart_error,
+            "lib/log.dart": dart_user,
+            "lib/money.rb": ruby_money,
+            "lib/show.rb": ruby_user,
+            "app/StatusLine.kt": kotlin_line,
+            "app/Head.kt": kotlin_user,
+        },
+    )
+    engine.add_repo(tmp_path / "objs", name="objs")
+    calls = {
+        (s.removeprefix("objs/"), t.removeprefix("objs/"), c)
+        for s, t, _, c, _ in edges(engine, ("calls",))
+        if not t.startswith("?")
+    }
+    assert calls == {
+        ("lib/hijack.dart#HijackException.show", "lib/hijack.dart#HijackException.toString", 0.7),
+        ("app/Head.kt#head", "app/StatusLine.kt#StatusLine", 0.7),
+        ("app/Head.kt#head", "app/StatusLine.kt#StatusLine.toString", 0.7),
+    }

@@ -86,6 +86,22 @@ LANGUAGE_BUILTINS: dict[str, frozenset[str]] = {
         }
     ),
 }
+_JVM_OBJECT = frozenset({"toString", "equals", "hashCode", "getClass", "clone", "finalize"})
+# Methods every object of a language has (its root class, or the traits every type
+# derives): `message.toString()` on a receiver of unknown type is not the one class of the
+# repository that overrides it (shelf's `HijackException.toString` had 14 such callers).
+OBJECT_METHODS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("java", "kotlin", "scala", "groovy"), _JVM_OBJECT),
+    "csharp": frozenset({"ToString", "Equals", "GetHashCode", "GetType", "MemberwiseClone"}),
+    "dart": frozenset({"toString", "hashCode", "noSuchMethod"}),
+    **dict.fromkeys(
+        ECMA_LANGUAGES, frozenset({"toString", "valueOf", "toLocaleString", "hasOwnProperty"})
+    ),
+    "ruby": frozenset({"to_s", "inspect", "hash", "eql?", "==", "dup", "clone", "freeze"}),
+    "swift": frozenset({"description", "debugDescription", "hash"}),
+    "objc": frozenset({"description", "debugDescription", "isEqual", "hash", "copy"}),
+    "rust": frozenset({"clone", "to_string", "to_owned", "fmt", "eq", "ne", "cmp", "hash"}),
+}
 TYPE_KINDS = frozenset({"class", "interface", "struct", "trait", "enum", "type"})
 CALLABLE_KINDS = frozenset({"function", "method", "class", "struct", "constant", "variable"})
 INTERFACE_KINDS = frozenset({"interface", "trait"})
@@ -695,7 +711,11 @@ class Resolver:
         if len(segments) < 2 or segments[0][0] == "?":
             return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
         name = segments[-1][0]
-        if (name.startswith("__") and name.endswith("__")) or name in BUILTIN_METHODS:
+        if (
+            (name.startswith("__") and name.endswith("__"))
+            or name in BUILTIN_METHODS
+            or name in OBJECT_METHODS.get(ctx.language, ())
+        ):
             return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
         candidates = _without_stub_twins(
             [
@@ -1518,6 +1538,8 @@ class Resolver:
             ]
             if len(named) == 1:
                 return finish(named, CONF_NEAR, "qualified")
+        if edge_type == "calls" and name in OBJECT_METHODS.get(ctx.language, ()):
+            return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
         classes = {s.qualified_name for s in found if s.kind in TYPE_KINDS}
         # `new Circle()` names the class; its constructor `Circle.Circle` is not another
         # candidate.
