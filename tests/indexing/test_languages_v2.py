@@ -213,6 +213,7 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("constant", "Geometry.ORIGIN", 18, 18),
         ("function", "Geometry.distance", 25, 27),
         ("function", "Geometry.area", 29, 29),
+        ("function", "Geometry.scaled", 30, 30),  # typed, with `where`
         ("function", "Geometry.twice", 31, 33),
     ],
     "kotlin": [
@@ -435,6 +436,7 @@ SPOT_CHECKS: list[tuple[str, str, str, object]] = [
     ("julia", "Geometry.Point", "doc", "A point in the plane."),
     # A one-line function's signature ends at its `=` (CSV.jl showed every body whole).
     ("julia", "Geometry.area", "signature", "area(c::Circle)"),
+    ("julia", "Geometry.scaled", "signature", "scaled(c::Circle, k::T)::Circle where {T<:Real}"),
     ("bash", "log", "doc", "Prints a message with a timestamp."),
     ("sql", "users", "signature", "CREATE TABLE users"),
     ("hcl", "aws_s3_bucket.logs", "signature", 'resource "aws_s3_bucket" "logs"'),
@@ -522,6 +524,7 @@ EXPECTED_REFERENCES: dict[str, list[tuple[str, str, int]]] = {
     "julia": [
         ("call", "Point", 18),
         ("call", "sqrt", 26),
+        ("call", "Circle", 30),
         ("call", "esc", 32),
         ("call", "esc", 32),
     ],

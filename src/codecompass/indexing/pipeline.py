@@ -84,8 +84,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 18: an Elixir `defimpl` is a module (`Proto.Type`) holding its functions. 19: Haskell
 # signatures without their arguments' Haddock comments; a module's first declaration
 # keeps the comment above it. 20: a function's signature ends at its `=` (Julia's one-line
-# functions, Haskell's equations without a type signature) or its `, do:` (Elixir).
-READER_VERSION = 20
+# functions, Haskell's equations without a type signature) or its `, do:` (Elixir). 21:
+# Julia's one-line functions typed or with `where` (`f(x)::T = …`) are functions.
+READER_VERSION = 21
 
 
 class FileSource(Protocol):

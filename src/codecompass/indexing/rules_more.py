@@ -555,12 +555,19 @@ class JuliaRules(GrammarRules):
         return inspect.cleandoc(string_literal_value(ctx.text(sibling)))
 
 
+_JULIA_HEAD_WRAPPERS = frozenset({"where_expression", "typed_expression"})
+
+
 def _julia_head(call: Node) -> bool:
     """Whether a call expression is a function's own head: `function f(x)` (also typed,
-    or with `where`) or `f(x) = …`."""
-    parent = call.parent
+    or with `where`) or `f(x) = …` (also `f(x)::T = …`, `f(x::T) where {T} = …`)."""
+    head, parent = call, call.parent
+    while parent is not None and parent.type in _JULIA_HEAD_WRAPPERS:
+        if parent.named_children[0] != head:
+            break
+        head, parent = parent, parent.parent
     if parent is not None and parent.type == "assignment":
-        return parent.named_children[0] == call
+        return parent.named_children[0] == head
     node: Node | None = call
     for _ in range(3):
         node = node.parent if node is not None else None

@@ -14,6 +14,19 @@
 
 (module_definition (assignment . (call_expression) @name) @definition.function)
 
+; `f(x)::T = …`, `f(x::T) where {T} = …` and both.
+(source_file
+  (assignment .
+    [(typed_expression . (call_expression) @name)
+     (where_expression . (call_expression) @name)
+     (where_expression . (typed_expression . (call_expression) @name))]) @definition.function)
+
+(module_definition
+  (assignment .
+    [(typed_expression . (call_expression) @name)
+     (where_expression . (call_expression) @name)
+     (where_expression . (typed_expression . (call_expression) @name))]) @definition.function)
+
 (source_file (const_statement (assignment . (identifier) @name)) @definition.constant)
 
 (module_definition (const_statement (assignment . (identifier) @name)) @definition.constant)
