@@ -421,3 +421,29 @@ def test_a_method_every_object_has_is_not_guessed_by_name(tmp_path: Path) -> Non
         ("app/Head.kt#head", "app/StatusLine.kt#StatusLine", 0.7),
         ("app/Head.kt#head", "app/StatusLine.kt#StatusLine.toString", 0.7),
     }
+
+
+def test_a_perl_call_names_the_package_of_its_sub(tmp_path: Path) -> None:
+    """Mojolicious writes `package Mojo::Cache;` and then its subs: they were top-level
+    `get` and `new`, so `Mojo::Other::get(1)` was a guess between every `get`."""
+    engine = workspace(tmp_path)
+    cache = "package Mojo::Cache;\n\nsub new { bless {}, shift }\n\nsub get { 1 }\n\n1;\n"
+    other = "package Mojo::Other;\n\nsub get { 2 }\n\n1;\n"
+    app = (
+        "package Mojo::App;\n\nsub run {\n  my $cache = Mojo::Cache->new;\n"
+        "  return Mojo::Other::get(1);\n}\n\n1;\n"
+    )
+    write(
+        tmp_path / "mojo",
+        {"lib/Mojo/Cache.pm": cache, "lib/Mojo/Other.pm": other, "lib/Mojo/App.pm": app},
+    )
+    engine.add_repo(tmp_path / "mojo", name="mojo")
+    calls = {
+        (s.removeprefix("mojo/"), t.removeprefix("mojo/"), c)
+        for s, t, _, c, _ in edges(engine, ("calls",))
+        if s.startswith("mojo/lib/Mojo/App.pm")
+    }
+    assert calls == {
+        ("lib/Mojo/App.pm#Mojo.App.run", "lib/Mojo/Cache.pm#Mojo.Cache.new", 0.7),
+        ("lib/Mojo/App.pm#Mojo.App.run", "lib/Mojo/Other.pm#Mojo.Other.get", 0.7),
+    }

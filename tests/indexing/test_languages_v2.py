@@ -282,10 +282,11 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("method", "logger.log", 29, 29),
     ],
     "perl": [
-        ("module", "Greeter", 1, 1),
-        ("function", "new", 8, 13),
-        ("function", "greet", 15, 18),
-        ("function", "_shout", 20, 23),
+        ("module", "Greeter", 1, 23),
+        # A sub belongs to the package the last `package Name;` statement opened.
+        ("function", "Greeter.new", 8, 13),
+        ("function", "Greeter.greet", 15, 18),
+        ("function", "Greeter._shout", 20, 23),
     ],
     "powershell": [
         ("function", "Get-BuildVersion", 6, 9),
@@ -452,7 +453,7 @@ SPOT_CHECKS: list[tuple[str, str, str, object]] = [
     ("objc", "clamp", "exported", False),
     ("groovy", "Build", "signature", "class Build"),  # the annotation is left out
     ("groovy", "Build", "start_line", 5),  # but its doc comment and annotation count
-    ("perl", "_shout", "exported", False),
+    ("perl", "Greeter._shout", "exported", False),
     ("fortran", "stats.mean", "signature", "function mean(values) result(m)"),
     ("r", "safe_mean", "doc", "Mean with missing values removed.\n@param x a numeric vector"),
     ("r", "summarise.helper", "exported", False),
@@ -821,6 +822,8 @@ def test_forty_languages_have_symbols_and_fixtures() -> None:
         ("Deploy.ps1", "powershell"),
         ("default.nix", "nix"),
         ("stats.f90", "fortran"),
+        ("vignettes/dplyr.Rmd", "markdown"),
+        ("docs/index.qmd", "markdown"),
         ("notes.xyz", "text"),
         ("LICENSE", "text"),
     ],
@@ -845,6 +848,10 @@ def test_language_for_path(path: str, language: str) -> None:
         ("notes.txt", "#!/bin/sh\n", "text"),  # an extension decides
         ("tool.py", "#!/bin/sh\n", "python"),
         ("LICENSE", "MIT License\n", "text"),
+        # A `.t` file is a Perl test when its code says so, else a cram test's transcript.
+        ("t/mojo/app.t", "use Mojo::Base -strict;\n\nuse Test::More;\n", "perl"),
+        ("t/basic.t", "#!perl\nuse strict;\n", "perl"),
+        ("test/blackbox/run.t", '  $ dune build\n  File "x.ml"\n', "text"),
     ],
 )
 def test_a_script_without_an_extension_is_read_in_its_interpreters_language(

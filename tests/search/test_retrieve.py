@@ -136,6 +136,7 @@ def test_score_is_the_weighted_sum_of_features() -> None:
     assert set(explain(feats, weights)) == {"cosine", "name", "bm25"}
     assert set(weights.only("name").as_dict()) == set(FEATURES)
     assert is_test_path("pkg/tests/x.py") and is_test_path("src/a.spec.ts")
+    assert is_test_path("t/mojo/app.t") and not is_test_path("lib/Mojo/Template.pm")
     assert not is_test_path("pkg/testing_utils.py")
 
 

@@ -166,6 +166,8 @@ _EXTENSIONS: dict[str, str] = {
     ".markdown": "markdown",
     ".mdown": "markdown",
     ".mkd": "markdown",
+    ".rmd": "markdown",  # R Markdown
+    ".qmd": "markdown",  # Quarto
     ".rst": "rst",
     ".rest": "rst",
     ".kt": "kotlin",
@@ -287,16 +289,24 @@ _CPP_HEADER = re.compile(
 )
 
 
+# A `.t` file is a Perl test script when its code says so; dune and Mercurial name their
+# shell transcripts (cram tests) `.t` too.
+_PERL_TEST = re.compile(r"\A#!.*\bperl|^use\s+(?:strict|warnings|v?5|[A-Z][\w:]*)\b", re.M)
+
+
 def language_for_file(path: str, text: str) -> str:
     """`language_for_path`; for a `.h` header, C++ or Objective-C when its code is
     (fmt's `include/fmt/format.h` read as C kept 9 of its classes and structs, no
-    namespace, no member); for a file without an extension, the language of the
-    interpreter its `#!` line names."""
+    namespace, no member); for a `.t` file, Perl when it reads as a Perl test script
+    (Mojolicious keeps 110 under `t/`); for a file without an extension, the language of
+    the interpreter its `#!` line names."""
     language = language_for_path(path)
     if language == "c" and path.lower().endswith(".h"):
         if _OBJC_HEADER.search(text):
             return "objc"
         return "cpp" if _CPP_HEADER.search(text) else "c"
+    if path.lower().endswith(".t"):
+        return "perl" if _PERL_TEST.search(text[:4096]) else language
     name = PurePath(path.replace("\\", "/")).name
     if language != "text" or not text.startswith("#!") or name.rfind(".") > 0:
         return language
@@ -328,6 +338,7 @@ def is_test_path(path: str) -> bool:
     return (
         name.startswith("test_")
         or stem.endswith(("_test", "_tests", ".test", ".spec"))
+        or name.endswith(".t")  # Perl's tests, and cram tests
         or name == "conftest.py"
     )
 

@@ -85,8 +85,10 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # signatures without their arguments' Haddock comments; a module's first declaration
 # keeps the comment above it. 20: a function's signature ends at its `=` (Julia's one-line
 # functions, Haskell's equations without a type signature) or its `, do:` (Elixir). 21:
-# Julia's one-line functions typed or with `where` (`f(x)::T = …`) are functions.
-READER_VERSION = 21
+# Julia's one-line functions typed or with `where` (`f(x)::T = …`) are functions. 22: a
+# `.t` file is Perl when its code is; R Markdown and Quarto (`.Rmd`, `.qmd`) are Markdown.
+# 23: a Perl sub after `package Name;` is `Name::sub`.
+READER_VERSION = 23
 
 
 class FileSource(Protocol):

@@ -61,6 +61,9 @@ class FileContext:
     root: Node
     known_types: set[str] = field(default_factory=set)  # qualified names of type-like symbols
     exported_names: set[str] = field(default_factory=set)
+    # Perl: where each `package Name;` statement starts (byte offset, name), in order; the
+    # subs after it, up to the next, are the package's.
+    package_starts: list[tuple[int, str]] = field(default_factory=list)
     # Rows of code blanked for the parse (`blanking.py`): a doc comment reaches across them.
     blanked_rows: frozenset[int] = frozenset()
 

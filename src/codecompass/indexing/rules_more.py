@@ -16,6 +16,7 @@ needs for grammars shaped differently from the C family:
 
 from __future__ import annotations
 
+import bisect
 import inspect
 import re
 from collections.abc import Iterable, Sequence
@@ -577,8 +578,48 @@ def _julia_head(call: Node) -> bool:
 
 
 class PerlRules(GrammarRules):
+    def prepare(self, ctx: FileContext) -> None:
+        for child in ctx.root.named_children:
+            name = child.child_by_field_name("name")
+            if (
+                child.type == "package_statement"
+                and name is not None
+                and not any(c.type == "block" for c in child.named_children)
+            ):
+                ctx.package_starts.append((child.start_byte, ctx.text(name)))
+
     def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
-        return [part for part in _text(ctx, name_node).split("::") if part]
+        name = _text(ctx, name_node)
+        if node.type == "subroutine_declaration_statement" and node.parent == ctx.root:
+            # `package Mojo::Cache;` then `sub get`: the sub is `Mojo::Cache::get`.
+            at = bisect.bisect(ctx.package_starts, (node.start_byte, "")) - 1
+            if at >= 0 and "::" not in name:
+                name = f"{ctx.package_starts[at][1]}::{name}"
+        return [part for part in name.split("::") if part]
+
+    def finish(
+        self, ctx: FileContext, definitions: Sequence[Definition], symbols: list[Symbol]
+    ) -> list[Symbol]:
+        """A `package Name;` statement holds the subs it names, up to the next one."""
+        symbols = super().finish(ctx, definitions, symbols)
+        starts = [ctx.row_at(ctx.root, offset) + 1 for offset, _ in ctx.package_starts]
+        names = {name.replace("::", ".") for _, name in ctx.package_starts}
+        out: list[Symbol] = []
+        package: Symbol | None = None
+        for symbol in symbols:
+            if symbol.kind == "module" and symbol.end_line in starts:
+                package = symbol if symbol.qualified_name in names else None
+            elif (
+                package is not None
+                and symbol.kind != "module"
+                and symbol.parent is None
+                and symbol.qualified_name == f"{package.qualified_name}.{symbol.name}"
+            ):
+                symbol = replace(symbol, parent=package.qualified_name)
+                index = next(i for i, s in enumerate(out) if s is package)
+                package = out[index] = replace(package, end_line=symbol.end_line)
+            out.append(symbol)
+        return out
 
     def visible(self, ctx: FileContext, definition: Definition) -> bool:
         return not definition.name.startswith("_")
