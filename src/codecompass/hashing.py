@@ -51,9 +51,12 @@ def hash_text(text: str) -> str:
     return hash_bytes(normalize_text(text).encode("utf-8"))
 
 
-def chunk_id(repo: str, path: str, start_line: int, end_line: int, text_hash: str) -> str:
+def chunk_id(repo: str, path: str, start_line: int, end_line: int, content_hash: str) -> str:
+    """A chunk's id: its place, and the hash of everything else its row holds (text,
+    symbol, kind, header), so that a chunk whose text stays while its symbol is renamed
+    is a new chunk, not a stale row."""
     # Separators keep ("a", "b1") and ("ab", "1") apart.
-    key = f"{repo}\x1f{path}\x1f{start_line}\x1f{end_line}\x1f{text_hash}"
+    key = f"{repo}\x1f{path}\x1f{start_line}\x1f{end_line}\x1f{content_hash}"
     return hash_bytes(key.encode("utf-8"))
 
 

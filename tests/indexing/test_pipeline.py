@@ -117,6 +117,33 @@ def test_editing_one_function_re_embeds_only_its_chunk(repo: Path, tmp_path: Pat
         assert len(vector_ids(engine)) == 6
 
 
+def test_a_chunk_whose_text_stays_takes_its_new_symbol(repo: Path, tmp_path: Path) -> None:
+    """Renaming `Session` left `refresh`'s chunk, whose text and lines had not changed,
+    named `Session.refresh` and tied to a symbol id that no longer existed; its vector
+    was still the one embedded under the old name."""
+    emb = TinyEmbedder()
+    with open_engine(repo, tmp_path, emb) as engine:
+        engine.index(repo)
+        renamed = AUTH.replace("class Session:", "class UserSession:")
+        (repo / "app/auth.py").write_text(renamed, encoding="utf-8")
+        emb.embedded.clear()
+        stats = engine.index(repo)
+        method = "SELECT symbol, symbol_id FROM chunks WHERE status = 'active' AND start_line = 14"
+        assert peek(engine, method) == [
+            ("UserSession.refresh", "proj/app/auth.py#UserSession.refresh")
+        ]
+        symbols = peek(engine, "SELECT id FROM symbols WHERE path = 'app/auth.py'")
+        assert ("proj/app/auth.py#UserSession.refresh",) in symbols
+        assert [text.split("\n")[1] for text in emb.embedded] == [
+            "class UserSession",
+            "method UserSession.refresh",
+        ]
+        assert (stats.chunks_added, stats.chunks_removed) == (2, 2)
+        assert len(vector_ids(engine)) == 6
+        hit = engine.search("refresh session", k=1)[0]
+        assert (hit.symbol, hit.start_line) == ("UserSession.refresh", 14)
+
+
 def test_files_another_reader_version_stored_are_read_again_once_from_the_cache(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

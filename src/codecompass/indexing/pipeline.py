@@ -496,12 +496,18 @@ def _prepare(
         lexical: list[LexicalRow] = []
         seen: set[str] = set()
         for draft, header, tokens in zip(drafts, headers, counts, strict=True):
-            text_hash = hash_text(draft.text)
-            cid = chunk_id(repo, path, draft.start_line, draft.end_line, text_hash)
+            symbol = draft.symbol
+            qualified = symbol.qualified_name if symbol else None
+            symbol_id = ids.get((symbol.qualified_name, symbol.start_line)) if symbol else None
+            signature = symbol.signature if symbol else ""
+            embed_key = hash_text(f"{header}\n{draft.text}")
+            row = (embed_key, language, draft.kind, qualified or "", symbol_id or "", signature)
+            cid = chunk_id(
+                repo, path, draft.start_line, draft.end_line, hash_text("\x1f".join(row))
+            )
             if cid in seen:
                 continue
             seen.add(cid)
-            symbol = draft.symbol
             chunks.append(
                 ChunkRecord(
                     id=cid,
@@ -509,23 +515,22 @@ def _prepare(
                     path=path,
                     language=language,
                     kind=draft.kind,
-                    symbol=symbol.qualified_name if symbol else None,
-                    symbol_id=ids.get((symbol.qualified_name, symbol.start_line))
-                    if symbol
-                    else None,
-                    signature=symbol.signature if symbol else "",
+                    symbol=qualified,
+                    symbol_id=symbol_id,
+                    signature=signature,
                     start_line=draft.start_line,
                     end_line=draft.end_line,
                     header=header,
                     text=draft.text,
-                    text_hash=text_hash,
+                    text_hash=hash_text(draft.text),
                     file_hash=file_hash,
-                    embed_key=hash_text(f"{header}\n{draft.text}"),
+                    embed_key=embed_key,
                     tokens=tokens,
                 )
             )
-            qualified, name = (symbol.qualified_name, symbol.name) if symbol else (None, None)
-            lexical.append(lexical_row(path, draft.text, qualified, name))
+            lexical.append(
+                lexical_row(path, draft.text, qualified, symbol.name if symbol else None)
+            )
     record = FileRecord(
         repo=repo,
         path=path,

@@ -38,16 +38,25 @@ class VectorMatrix:
         language: Sequence[str],
         kind: Sequence[str],
     ) -> VectorMatrix:
-        ids = list(ids)
+        """The rows in id order, whatever order a store keeps them in: a row's cosine can
+        differ in its last bit with its position in the product, and two backends (or
+        one store before and after a compaction) then ranked near-equal chunks apart."""
+        id_array = np.asarray(ids, dtype=np.str_)
+        columns = [np.asarray(c, dtype=np.str_) for c in (repo, path, language, kind)]
+        if len(id_array) > 1 and not bool(np.all(id_array[:-1] <= id_array[1:])):
+            order = np.argsort(id_array, kind="stable")
+            id_array, vectors = id_array[order], vectors[order]
+            columns = [column[order] for column in columns]
+        ordered = [str(cid) for cid in id_array]
         return cls(
-            ids=ids,
+            ids=ordered,
             vectors=vectors,
-            repo=np.asarray(repo, dtype=np.str_),
-            path=np.asarray(path, dtype=np.str_),
-            language=np.asarray(language, dtype=np.str_),
-            kind=np.asarray(kind, dtype=np.str_),
-            row_of={cid: row for row, cid in enumerate(ids)},
-            id_array=np.asarray(ids, dtype=np.str_),
+            repo=columns[0],
+            path=columns[1],
+            language=columns[2],
+            kind=columns[3],
+            row_of={cid: row for row, cid in enumerate(ordered)},
+            id_array=id_array,
         )
 
     def mask(self, where: ChunkFilter) -> npt.NDArray[np.bool_] | None:
