@@ -266,6 +266,7 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("method", "Counter.reset", 20, 22),
         ("method", "Counter.counterWithValue", 24, 28),
         ("function", "clamp", 32, 34),
+        ("function", "counterNames", 36, 38),  # a pointer's name is its declarator's
     ],
     "ocaml": [
         ("type", "t", 3, 3),

@@ -87,8 +87,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # functions, Haskell's equations without a type signature) or its `, do:` (Elixir). 21:
 # Julia's one-line functions typed or with `where` (`f(x)::T = …`) are functions. 22: a
 # `.t` file is Perl when its code is; R Markdown and Quarto (`.Rmd`, `.qmd`) are Markdown.
-# 23: a Perl sub after `package Name;` is `Name::sub`.
-READER_VERSION = 23
+# 23: a Perl sub after `package Name;` is `Name::sub`. 24: an Objective-C file's C
+# function returning a pointer is a function (`static NSArray *f(…)`).
+READER_VERSION = 24
 
 
 class FileSource(Protocol):

@@ -939,7 +939,7 @@ class CRules(Rules):
 
     def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
         if node.type == "function_definition":
-            target = _function_declarator_name(node)
+            target = function_declarator_name(node)
             if target is None:
                 return []
             return _split_qualified(ctx.text(target))
@@ -1001,7 +1001,9 @@ class CRules(Rules):
         yield from super().references(ctx, kind, node, name_node)
 
 
-def _function_declarator_name(node: Node) -> Node | None:
+def function_declarator_name(node: Node) -> Node | None:
+    """The name of a C-family function definition, under any pointer or reference
+    declarators around its function declarator (`char *f(void)`)."""
     current: Node | None = node.child_by_field_name("declarator")
     while current is not None and current.type != "function_declarator":
         current = current.child_by_field_name("declarator")

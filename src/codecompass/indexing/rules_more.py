@@ -33,6 +33,7 @@ from codecompass.indexing.rules import (
     code_text,
     collapse,
     end_row,
+    function_declarator_name,
     normalize_name,
     operator_name,
     string_literal_value,
@@ -334,7 +335,9 @@ class ObjcRules(GrammarRules):
     )
 
     def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
-        if name_node is None and node.type in ("method_definition", "method_declaration"):
+        if node.type == "function_definition":
+            name_node = function_declarator_name(node)
+        elif name_node is None and node.type in ("method_definition", "method_declaration"):
             name_node = next((c for c in node.named_children if c.type == "identifier"), None)
         return super().name_parts(ctx, node, name_node)
 

@@ -12,8 +12,9 @@
 
 (method_definition) @definition.function
 
-(function_definition
-  declarator: (function_declarator declarator: (identifier) @name)) @definition.function
+; A C function, its name found under its declarator (`static NSArray *f(…)` nests the
+; function declarator in a pointer one), as for C.
+(function_definition) @definition.function
 
 (call_expression function: (identifier) @name) @reference.call
 
