@@ -444,10 +444,17 @@ def test_the_overview_names_the_type_of_a_method_defined_outside_it(tmp_path: Pa
         "package store\n\ntype Store struct{}\n\n"
         "func (s *Store) Get(key string) string {\n\treturn key\n}\n"
     )
-    text = _overview(tmp_path, {"src/args.rs": rust, "store.go": go}).text
-    lines = [line.strip() for line in text.splitlines()]
+    # AFNetworking's `- (AFURLSessionManagerTaskDelegate *)delegateForTask:…` was shown
+    # without its class `AFURLSessionManager`, a prefix of the type it returns.
+    objc = (
+        "@implementation Manager\n\n"
+        "- (ManagerDelegate *)delegateForTask:(Task *)task {\n    return nil;\n}\n\n@end\n"
+    )
+    files = {"src/args.rs": rust, "store.go": go, "Manager.m": objc}
+    lines = [line.strip() for line in _overview(tmp_path, files).text.splitlines()]
     assert "Args: fn parse(input: Stream) -> Result<Self>  :6" in lines
     assert "func (s *Store) Get(key string) string  :5" in lines
+    assert "Manager: - (ManagerDelegate *)delegateForTask:(Task *)task  :3" in lines
 
 
 def test_the_overview_lists_a_name_once_with_its_namesakes_counted(tmp_path: Path) -> None:

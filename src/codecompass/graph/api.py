@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 
 from codecompass.errors import Candidate, Hint, InputError, NotFoundError, OutOfRangeError
@@ -927,7 +928,7 @@ class GraphReader:
                 indent = "  " * (1 + depth[s.id])
                 shown_signature = s.short_signature() or f"{s.kind} {s.name}"
                 owner = s.qualified_name.rpartition(".")[0]
-                if owner and not s.parent and owner.rpartition(".")[2] not in shown_signature:
+                if owner and not s.parent and not _names(shown_signature, owner):
                     # Defined outside its type's body (a Rust `impl`, an extension): the
                     # signature alone does not say whose method `fn parse(…)` is.
                     shown_signature = f"{owner}: {shown_signature}"
@@ -975,6 +976,15 @@ def _dispatch_edge(method: SymbolRecord, declaration: SymbolRecord, confidence: 
         target_repo=declaration.repo,
         target_path=declaration.path,
         target_line=declaration.start_line,
+    )
+
+
+def _names(signature: str, owner: str) -> bool:
+    """Whether ``signature`` names the type ``owner`` as a whole word (`-> Args`, a Go
+    receiver), not as the start of another name (`ManagerDelegate` in a `Manager`)."""
+    return (
+        re.search(rf"(?<![\w$]){re.escape(owner.rpartition('.')[2])}(?![\w$])", signature)
+        is not None
     )
 
 
