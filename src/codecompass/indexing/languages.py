@@ -159,6 +159,7 @@ _EXTENSIONS: dict[str, str] = {
     ".rb": "ruby",
     ".rake": "ruby",
     ".gemspec": "ruby",
+    ".podspec": "ruby",  # CocoaPods
     ".ru": "ruby",
     ".php": "php",
     ".phtml": "php",
@@ -218,6 +219,7 @@ _EXTENSIONS: dict[str, str] = {
     ".mm": "objc",
     ".ps1": "powershell",
     ".psm1": "powershell",
+    ".psd1": "powershell",  # a module manifest: one hashtable
     ".nix": "nix",
     ".f90": "fortran",
     ".f95": "fortran",
@@ -233,6 +235,11 @@ _FILE_NAMES: dict[str, str] = {
     "podfile": "ruby",
     "vagrantfile": "ruby",
     "brewfile": "ruby",
+    "capfile": "ruby",
+    "dangerfile": "ruby",
+    "fastfile": "ruby",  # fastlane's lanes; Appfile and Matchfile are its settings
+    "appfile": "ruby",
+    "matchfile": "ruby",
     "sconstruct": "python",
     "sconscript": "python",
     "makefile": "make",

@@ -88,8 +88,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # Julia's one-line functions typed or with `where` (`f(x)::T = …`) are functions. 22: a
 # `.t` file is Perl when its code is; R Markdown and Quarto (`.Rmd`, `.qmd`) are Markdown.
 # 23: a Perl sub after `package Name;` is `Name::sub`. 24: an Objective-C file's C
-# function returning a pointer is a function (`static NSArray *f(…)`).
-READER_VERSION = 24
+# function returning a pointer is a function (`static NSArray *f(…)`). 25: `.podspec`,
+# fastlane's `Fastfile` and the like are Ruby, `.psd1` manifests PowerShell.
+READER_VERSION = 25
 
 
 class FileSource(Protocol):
