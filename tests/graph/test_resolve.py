@@ -369,6 +369,8 @@ def test_calls_of_the_grammar_only_languages_resolve_by_name(tmp_path: Path) -> 
          "calls", 0.7),
         ("lib/plug/ssl.ex#Plug.SSL.call", "lib/plug/conn.ex#Plug.Conn.put_resp_header",
          "calls", 0.7),
+        ("lib/plug/ssl.ex", "lib/plug/conn.ex", "imports", 1.0),
+        ("lib/plug/ssl.ex", "lib/plug/conn.ex#Plug.Conn", "imports", 1.0),
         ("Sources/Session+Retry.swift#Session.retry", "Sources/Session.swift#Session.request",
          "calls", 0.7),
         ("Sources/Session+Retry.swift#Session.retry", "Sources/Session+Retry.swift#Session.retry",
@@ -446,4 +448,69 @@ def test_a_perl_call_names_the_package_of_its_sub(tmp_path: Path) -> None:
     assert calls == {
         ("lib/Mojo/App.pm#Mojo.App.run", "lib/Mojo/Cache.pm#Mojo.Cache.new", 0.7),
         ("lib/Mojo/App.pm#Mojo.App.run", "lib/Mojo/Other.pm#Mojo.Other.get", 0.7),
+    }
+
+
+def test_imports_of_the_grammar_only_languages_reach_their_modules(tmp_path: Path) -> None:
+    """json-fortran's `use json_kinds` and Phoenix's `alias Phoenix.Socket` made no edge:
+    the graph had no imports for Fortran, Haskell, Perl, Elixir, Julia or Lua, so `deps`
+    of a module answered nothing and the overview's ranking missed every import."""
+    engine = workspace(tmp_path)
+    fortran_kinds = "module json_kinds\n  integer, parameter :: RK = 8\nend module json_kinds\n"
+    fortran_value = (
+        "module json_value_module\n  use json_kinds, only: RK\n  use iso_fortran_env\n"
+        "end module json_value_module\n"
+    )
+    haskell_types = "module Data.Aeson.Types where\n\nvalue :: Int\nvalue = 1\n"
+    haskell_main = (
+        "module Data.Aeson where\n\nimport qualified Data.Aeson.Types as T\nimport Data.Map (Map)\n"
+    )
+    perl_cache = "package Mojo::Cache;\n\nsub get { 1 }\n\n1;\n"
+    perl_app = "package Mojo::App;\nuse Mojo::Cache;\n\nsub run { 1 }\n\n1;\n"
+    elixir_conn = "defmodule Plug.Conn do\n  def halt(conn), do: conn\nend\n"
+    elixir_ssl = "defmodule Plug.SSL do\n  alias Plug.Conn\n  import Bitwise\nend\n"
+    julia_main = 'module CSV\ninclude("utils.jl")\nusing .Utils\nusing Dates\nend\n'
+    julia_utils = "module Utils\nf(x) = x\nend\n"
+    lua_init = 'local path = require("plenary.path")\nlocal job = require "plenary"\n'
+    lua_path = "local M = {}\nfunction M.new() end\nreturn M\n"
+    write(
+        tmp_path / "poly",
+        {
+            "src/kinds.F90": fortran_kinds,
+            "src/value.f90": fortran_value,
+            "src/Data/Aeson/Types.hs": haskell_types,
+            "src/Data/Aeson.hs": haskell_main,
+            "lib/Mojo/Cache.pm": perl_cache,
+            "lib/Mojo/App.pm": perl_app,
+            "lib/plug/conn.ex": elixir_conn,
+            "lib/plug/ssl.ex": elixir_ssl,
+            "jl/CSV.jl": julia_main,
+            "jl/utils.jl": julia_utils,
+            "lua/plenary/init.lua": "return {}\n",
+            "lua/plenary/path.lua": lua_path,
+            "lua/telescope/init.lua": lua_init,
+        },
+    )
+    engine.add_repo(tmp_path / "poly", name="poly")
+    imports = {
+        (s.removeprefix("poly/"), t.removeprefix("poly/"), c, line)
+        for s, t, _, c, line in edges(engine, ("imports",))
+    }
+    assert imports == {
+        ("src/value.f90", "src/kinds.F90", 1.0, 2),
+        ("src/value.f90", "src/kinds.F90#json_kinds", 1.0, 2),
+        ("src/value.f90", "?iso_fortran_env", 1.0, 3),
+        ("src/Data/Aeson.hs", "src/Data/Aeson/Types.hs", 1.0, 3),
+        ("src/Data/Aeson.hs", "?Data.Map", 1.0, 4),
+        ("lib/Mojo/App.pm", "lib/Mojo/Cache.pm", 1.0, 2),
+        ("lib/Mojo/App.pm", "lib/Mojo/Cache.pm#Mojo.Cache", 1.0, 2),
+        ("lib/plug/ssl.ex", "lib/plug/conn.ex", 1.0, 2),
+        ("lib/plug/ssl.ex", "lib/plug/conn.ex#Plug.Conn", 1.0, 2),
+        ("lib/plug/ssl.ex", "?Bitwise", 1.0, 3),
+        ("jl/CSV.jl", "jl/utils.jl", 1.0, 2),
+        ("jl/CSV.jl", "jl/utils.jl", 1.0, 3),
+        ("jl/CSV.jl", "jl/utils.jl#Utils", 1.0, 3),
+        ("jl/CSV.jl", "?Dates", 1.0, 4),
+        ("lua/telescope/init.lua", "lua/plenary/path.lua", 1.0, 1),
+        ("lua/telescope/init.lua", "lua/plenary/init.lua", 1.0, 2),
     }

@@ -496,6 +496,7 @@ EXPECTED_REFERENCES: dict[str, list[tuple[str, str, int]]] = {
         ("call", "Point", 50),
     ],
     "elixir": [
+        ("import", "MyApp.Repo", 4),
         ("call", "Repo.get", 10),
         ("call", "normalize", 15),
         ("call", "Repo.insert", 16),
@@ -507,6 +508,7 @@ EXPECTED_REFERENCES: dict[str, list[tuple[str, str, int]]] = {
         ("call", "mean", 22),
         ("call", "maxval", 23),
         ("call", "minval", 23),
+        ("import", "stats", 29),
         ("call", "describe", 32),
     ],
     "groovy": [
@@ -516,6 +518,7 @@ EXPECTED_REFERENCES: dict[str, list[tuple[str, str, int]]] = {
         ("call", "println", 33),
     ],
     "haskell": [
+        ("import", "Data.Maybe", 8),
         ("call", "length", 21),
         ("call", "length", 21),
         ("call", "pop", 32),
@@ -562,6 +565,8 @@ EXPECTED_REFERENCES: dict[str, list[tuple[str, str, int]]] = {
         ("call", "print_endline", 29),
     ],
     "perl": [
+        ("import", "strict", 3),
+        ("import", "warnings", 4),
         ("call", "bless", 12),
     ],
     "powershell": [

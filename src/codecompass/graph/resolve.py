@@ -1636,6 +1636,9 @@ class Resolver:
             return self._split_files(ctx, ref, found, spec)
         if language == "dart":
             return self._split_files(ctx, ref, _dart_import(ctx.path, spec, files), spec)
+        near = posixpath.normpath(posixpath.join(posixpath.dirname(ctx.path), spec))
+        if near in files:  # a file named by its path: Julia's `include("utils.jl")`
+            return [self._to_file(source, ctx.repo, near, "imports", 1.0, ref)]
         parts = [
             p for p in re.split(r"[.\\/]|::", spec) if p and p not in ("crate", "self", "super")
         ]
@@ -1650,7 +1653,7 @@ class Resolver:
                 and (
                     p.rsplit(".", 1)[0] == stem
                     or p.rsplit(".", 1)[0].endswith("/" + stem)
-                    or p.endswith("/" + stem + "/mod.rs")
+                    or p.endswith(("/" + stem + "/mod.rs", "/" + stem + "/init.lua"))
                 )
             )
             if found:
@@ -1674,6 +1677,17 @@ class Resolver:
                     if symbol is not None:
                         rows.append(self._to_sym(source, symbol, "imports", 1.0, ref, "import"))
                 return rows
+        # A module named apart from its file: Fortran's `use json_kinds`, Elixir's `alias
+        # Plug.Conn` (lib/plug/conn.ex), Julia's `using .Utils`.
+        modules = [
+            s
+            for s in self.index.by_qualified(".".join(parts), ctx.repo)
+            if s.kind == "module" and files.get(s.path) == language
+        ]
+        if modules and len(modules) <= MAX_CANDIDATES:
+            rows = self._split_files(ctx, ref, sorted({s.path for s in modules}), spec)
+            conf = rows[0].confidence
+            return rows + [self._to_sym(source, s, "imports", conf, ref, "import") for s in modules]
         return [_unresolved(source, spec, "imports", 1.0, ref, "external")]
 
     def _split_files(self, ctx: Ctx, ref: Ref, found: list[str], spec: str) -> list[Edge]:

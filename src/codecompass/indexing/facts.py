@@ -50,8 +50,10 @@ from typing import Any
 # properties with code are functions; a name guessed from code is never a test's. 9: the
 # calls (and inheritance, imports) of Kotlin, Swift, Scala, Dart, Elixir, Lua and the
 # other grammar-only languages; a qualified name written picks its symbol. 10: a method
-# every object has (`toString`, `to_s`, `clone`) is not guessed by name.
-FACTS_VERSION = 10
+# every object has (`toString`, `to_s`, `clone`) is not guessed by name. 11: imports of
+# Fortran, Haskell, Perl, Elixir, Julia and Lua (`use`, `import`, `alias`, `using`,
+# `include("…")`, `require`).
+FACTS_VERSION = 11
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their

@@ -392,6 +392,15 @@ class LuaRules(GrammarRules):
     def callee_text(self, ctx: FileContext, node: Node, name_node: Node | None) -> str:
         return super().callee_text(ctx, node, name_node).replace(":", ".")  # obj:method()
 
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        module = _loaded(ctx, kind, node, name_node, "require")  # require("plenary.path")
+        if module is not None:
+            yield "import", module, node.start_point.row
+            return
+        yield from super().references(ctx, kind, node, name_node)
+
 
 _ELIXIR_KINDS: dict[str, SymbolKind] = {
     "defmodule": "module",
@@ -405,11 +414,13 @@ _ELIXIR_KINDS: dict[str, SymbolKind] = {
     "defguardp": "function",
     "defdelegate": "function",
 }
+# The forms that name a module the code uses: imports.
+_ELIXIR_USES = frozenset({"alias", "import", "require", "use"})
 # Calls that are the language's own syntax, not calls of code (definitions are above).
 _ELIXIR_FORMS = frozenset(
     {
-        *("defstruct", "defexception", "defoverridable", "alias", "import"),
-        *("require", "use", "if", "unless", "case", "cond", "with", "for", "try", "receive"),
+        *("defstruct", "defexception", "defoverridable"),
+        *("if", "unless", "case", "cond", "with", "for", "try", "receive"),
         *("quote", "unquote", "unquote_splicing", "fn", "super", "__MODULE__"),
     }
 )
@@ -474,6 +485,12 @@ class ElixirRules(GrammarRules):
     def references(
         self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
     ) -> Iterable[RefTuple]:
+        if kind == "call" and _text(ctx, node.child_by_field_name("target")) in _ELIXIR_USES:
+            arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+            module = arguments.named_children[0] if arguments and arguments.named_children else None
+            if module is not None and module.type == "alias":  # alias Plug.Conn
+                yield "import", ctx.text(module), node.start_point.row
+            return
         if kind == "call" and not self._is_call(ctx, node):
             return
         yield from super().references(ctx, kind, node, name_node)
@@ -521,6 +538,10 @@ class JuliaRules(GrammarRules):
         self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
     ) -> Iterable[RefTuple]:
         if kind == "call" and _julia_head(node):
+            return
+        path = _loaded(ctx, kind, node, name_node, "include")  # include("utils.jl")
+        if path is not None:
+            yield "import", path, node.start_point.row
             return
         yield from super().references(ctx, kind, node, name_node)
 
@@ -918,6 +939,20 @@ class MakeRules(GrammarRules):
         if not name or name.startswith(".") or "%" in name or "$" in name:
             return []  # .PHONY and friends, pattern rules, computed targets
         return [name]
+
+
+def _loaded(
+    ctx: FileContext, kind: str, node: Node, name_node: Node | None, loader: str
+) -> str | None:
+    """The module or file a call of ``loader`` names by a string literal (Lua's
+    `require "a.b"`, Julia's `include("utils.jl")`); None for any other call."""
+    if kind != "call" or _text(ctx, name_node) != loader:
+        return None
+    for child in _descendants(node, 3):
+        if child.type in ("string", "string_literal"):
+            value = string_literal_value(ctx.text(child))
+            return value if value and "$" not in value else None
+    return None
 
 
 def _descendants(node: Node, depth: int) -> list[Node]:

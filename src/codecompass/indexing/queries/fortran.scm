@@ -16,3 +16,5 @@
 (subroutine_call subroutine: (_) @name) @reference.call
 
 (call_expression . (identifier) @name) @reference.call
+
+(use_statement (module_name) @name) @reference.import

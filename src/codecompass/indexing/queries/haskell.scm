@@ -16,3 +16,6 @@
 (class_declarations (signature name: (variable) @name) @definition.function)
 
 (apply function: [(variable) (qualified)] @name) @reference.call
+
+; `import qualified Data.Aeson.Types as T`: the module, not its alias.
+(import . (module) @name) @reference.import

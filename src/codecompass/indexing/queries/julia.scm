@@ -35,3 +35,12 @@
 (call_expression . [(identifier) (field_expression)] @name) @reference.call
 
 (broadcast_call_expression . [(identifier) (field_expression)] @name) @reference.call
+
+; `using CSV, DataFrames`, `using .Utils`, `import Base.Iterators: take` (the module);
+; `include("utils.jl")` is read by rules_more.py.
+[
+  (using_statement [(identifier) (import_path) (scoped_identifier)] @name)
+  (import_statement [(identifier) (import_path) (scoped_identifier)] @name)
+  (using_statement (selected_import . (_) @name))
+  (import_statement (selected_import . (_) @name))
+] @reference.import

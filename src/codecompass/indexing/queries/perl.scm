@@ -10,3 +10,7 @@
 
 ; `$obj->run(…)` and `Class->new`, named `obj.run` / `Class.new` by rules_more.py.
 (method_call_expression) @reference.call
+
+(use_statement (package) @name) @reference.import
+
+(require_expression (bareword) @name) @reference.import
