@@ -283,11 +283,12 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("method", "logger.log", 29, 29),
     ],
     "perl": [
-        ("module", "Greeter", 1, 23),
+        ("module", "Greeter", 1, 30),
         # A sub belongs to the package the last `package Name;` statement opened.
         ("function", "Greeter.new", 8, 13),
         ("function", "Greeter.greet", 15, 18),
         ("function", "Greeter._shout", 20, 23),
+        ("function", "Greeter.later", 30, 30),  # not its forward declaration (line 28)
     ],
     "powershell": [
         ("function", "Get-BuildVersion", 6, 9),

@@ -89,8 +89,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # `.t` file is Perl when its code is; R Markdown and Quarto (`.Rmd`, `.qmd`) are Markdown.
 # 23: a Perl sub after `package Name;` is `Name::sub`. 24: an Objective-C file's C
 # function returning a pointer is a function (`static NSArray *f(…)`). 25: `.podspec`,
-# fastlane's `Fastfile` and the like are Ruby, `.psd1` manifests PowerShell.
-READER_VERSION = 25
+# fastlane's `Fastfile` and the like are Ruby, `.psd1` manifests PowerShell. 26: a Perl
+# `sub name;` (a forward declaration) is no symbol.
+READER_VERSION = 26
 
 
 class FileSource(Protocol):

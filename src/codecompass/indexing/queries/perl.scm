@@ -2,7 +2,8 @@
 
 (package_statement name: (package) @name) @definition.module
 
-(subroutine_declaration_statement name: (bareword) @name) @definition.function
+; A sub with its block: `sub name;` alone only declares it ahead.
+(subroutine_declaration_statement name: (bareword) @name (block)) @definition.function
 
 (function_call_expression function: (function) @name) @reference.call
 
