@@ -1040,3 +1040,22 @@ def test_polyglot_repository_accounts_for_every_file(
     assert summary.endswith(
         "; no grammar installed for zig, chunked by lines: pip install 'codecompass[languages]'"
     )
+
+
+def test_powershell_comment_based_help_is_the_doc() -> None:
+    """Pester documents every command with comment-based help inside its body, and every
+    doc was empty: `ask` and the symbol view showed `function Should-Invoke` alone."""
+    source = (
+        "function Should-Invoke {\n    <#\n    .SYNOPSIS\n    Checks that a mock was called.\n\n"
+        "    .PARAMETER Times\n    How many times.\n    #>\n    param($Times)\n}\n\n"
+        "function Get-Last {\n    1\n    <#\n    .DESCRIPTION\n    Help at the end.\n    #>\n}\n\n"
+        "<#\n.SYNOPSIS\nGets the version.\n#>\nfunction Get-Version {\n    1\n}\n\n"
+        "# A plain comment above.\nfunction Get-Plain {\n    <# not help #>\n    1\n}\n"
+    )
+    docs = {s.name: s.doc for s in parse(source, "powershell").symbols}
+    assert docs == {
+        "Should-Invoke": "Checks that a mock was called.\n\n.PARAMETER Times\nHow many times.",
+        "Get-Last": "Help at the end.",
+        "Get-Version": "Gets the version.",
+        "Get-Plain": "A plain comment above.",
+    }

@@ -90,8 +90,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 23: a Perl sub after `package Name;` is `Name::sub`. 24: an Objective-C file's C
 # function returning a pointer is a function (`static NSArray *f(…)`). 25: `.podspec`,
 # fastlane's `Fastfile` and the like are Ruby, `.psd1` manifests PowerShell. 26: a Perl
-# `sub name;` (a forward declaration) is no symbol.
-READER_VERSION = 26
+# `sub name;` (a forward declaration) is no symbol. 27: PowerShell's comment-based help
+# is its function's doc.
+READER_VERSION = 27
 
 
 class FileSource(Protocol):

@@ -652,6 +652,17 @@ class PerlRules(GrammarRules):
 class PowerShellRules(GrammarRules):
     body_types = frozenset({"{", "script_block"})
 
+    def docstring(self, ctx: FileContext, definition: Definition) -> str | None:
+        # Comment-based help is most often written inside the function, at its start or
+        # its end; the grammar makes it a child of the function statement.
+        for child in definition.node.named_children:
+            if child.type == "comment" and _PS_HELP_SECTION.search(ctx.text(child)):
+                return _powershell_help(ctx.text(child))
+        return None
+
+    def clean_doc(self, comments: list[str]) -> str:
+        return "\n".join(_powershell_help(comment) for comment in comments).strip()
+
     def signature(self, ctx: FileContext, definition: Definition, text: str) -> str:
         # The grammar starts a class or enum statement after its keyword.
         keyword = {"class_statement": "class", "enum_statement": "enum"}.get(definition.node.type)
@@ -665,6 +676,25 @@ class PowerShellRules(GrammarRules):
             yield "call", ctx.text(name_node), node.start_point.row
             return
         yield from super().references(ctx, kind, node, name_node)
+
+
+# A section of PowerShell's comment-based help (`.SYNOPSIS`, `.PARAMETER Path`).
+_PS_HELP_SECTION = re.compile(r"^\s*\.(?:SYNOPSIS|DESCRIPTION|PARAMETER|EXAMPLE)\b", re.M | re.I)
+# A section keyword alone on its line: a heading the text does not need.
+_PS_BARE_SECTION = re.compile(
+    r"^\s*\.(?:SYNOPSIS|DESCRIPTION|NOTES|EXAMPLE|INPUTS|OUTPUTS|LINK)\s*$", re.I
+)
+
+
+def _powershell_help(comment: str) -> str:
+    """A `<# … #>` block or `#` lines as doc text: markers and bare section keywords
+    removed, so that the synopsis comes first."""
+    text = comment.strip()
+    if not text.startswith("<#"):
+        return clean_comment(text)
+    body = text.removeprefix("<#").removesuffix("#>")
+    lines = [line for line in body.split("\n") if not _PS_BARE_SECTION.match(line)]
+    return inspect.cleandoc("\n".join(lines))
 
 
 # --------------------------------------------------------------------------- functional
