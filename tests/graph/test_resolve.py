@@ -471,7 +471,10 @@ def test_imports_of_the_grammar_only_languages_reach_their_modules(tmp_path: Pat
     elixir_ssl = "defmodule Plug.SSL do\n  alias Plug.Conn\n  import Bitwise\nend\n"
     julia_main = 'module CSV\ninclude("utils.jl")\nusing .Utils\nusing Dates\nend\n'
     julia_utils = "module Utils\nf(x) = x\nend\n"
-    lua_init = 'local path = require("plenary.path")\nlocal job = require "plenary"\n'
+    lua_init = (
+        'local path = require("plenary.path")\nlocal job = require "plenary"\n'
+        "local mod = require(name)\n"  # no module named, and no call of the repository's
+    )
     lua_path = "local M = {}\nfunction M.new() end\nreturn M\n"
     write(
         tmp_path / "poly",
@@ -494,7 +497,7 @@ def test_imports_of_the_grammar_only_languages_reach_their_modules(tmp_path: Pat
     engine.add_repo(tmp_path / "poly", name="poly")
     imports = {
         (s.removeprefix("poly/"), t.removeprefix("poly/"), c, line)
-        for s, t, _, c, line in edges(engine, ("imports",))
+        for s, t, _, c, line in edges(engine, ("imports", "calls"))
     }
     assert imports == {
         ("src/value.f90", "src/kinds.F90", 1.0, 2),

@@ -397,7 +397,8 @@ class LuaRules(GrammarRules):
     ) -> Iterable[RefTuple]:
         module = _loaded(ctx, kind, node, name_node, "require")  # require("plenary.path")
         if module is not None:
-            yield "import", module, node.start_point.row
+            if module:
+                yield "import", module, node.start_point.row
             return
         yield from super().references(ctx, kind, node, name_node)
 
@@ -541,7 +542,8 @@ class JuliaRules(GrammarRules):
             return
         path = _loaded(ctx, kind, node, name_node, "include")  # include("utils.jl")
         if path is not None:
-            yield "import", path, node.start_point.row
+            if path:
+                yield "import", path, node.start_point.row
             return
         yield from super().references(ctx, kind, node, name_node)
 
@@ -975,14 +977,15 @@ def _loaded(
     ctx: FileContext, kind: str, node: Node, name_node: Node | None, loader: str
 ) -> str | None:
     """The module or file a call of ``loader`` names by a string literal (Lua's
-    `require "a.b"`, Julia's `include("utils.jl")`); None for any other call."""
+    `require "a.b"`, Julia's `include("utils.jl")`); "" when the call names it otherwise
+    (`require(path)`: no call of the repository's code either); None for any other call."""
     if kind != "call" or _text(ctx, name_node) != loader:
         return None
     for child in _descendants(node, 3):
         if child.type in ("string", "string_literal"):
             value = string_literal_value(ctx.text(child))
-            return value if value and "$" not in value else None
-    return None
+            return value if "$" not in value else ""
+    return ""
 
 
 def _descendants(node: Node, depth: int) -> list[Node]:
