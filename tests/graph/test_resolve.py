@@ -468,7 +468,10 @@ def test_imports_of_the_grammar_only_languages_reach_their_modules(tmp_path: Pat
     perl_cache = "package Mojo::Cache;\n\nsub get { 1 }\n\n1;\n"
     perl_app = "package Mojo::App;\nuse Mojo::Cache;\n\nsub run { 1 }\n\n1;\n"
     elixir_conn = "defmodule Plug.Conn do\n  def halt(conn), do: conn\nend\n"
-    elixir_ssl = "defmodule Plug.SSL do\n  alias Plug.Conn\n  import Bitwise\nend\n"
+    elixir_ssl = (
+        "defmodule Plug.SSL do\n  alias Plug.Conn\n  import Bitwise\n"
+        "  alias Plug.{Conn, Missing}\nend\n"
+    )
     julia_main = 'module CSV\ninclude("utils.jl")\nusing .Utils\nusing Dates\nend\n'
     julia_utils = "module Utils\nf(x) = x\nend\n"
     lua_init = (
@@ -510,6 +513,9 @@ def test_imports_of_the_grammar_only_languages_reach_their_modules(tmp_path: Pat
         ("lib/plug/ssl.ex", "lib/plug/conn.ex", 1.0, 2),
         ("lib/plug/ssl.ex", "lib/plug/conn.ex#Plug.Conn", 1.0, 2),
         ("lib/plug/ssl.ex", "?Bitwise", 1.0, 3),
+        ("lib/plug/ssl.ex", "lib/plug/conn.ex", 1.0, 4),
+        ("lib/plug/ssl.ex", "lib/plug/conn.ex#Plug.Conn", 1.0, 4),
+        ("lib/plug/ssl.ex", "?Plug.Missing", 1.0, 4),
         ("jl/CSV.jl", "jl/utils.jl", 1.0, 2),
         ("jl/CSV.jl", "jl/utils.jl", 1.0, 3),
         ("jl/CSV.jl", "jl/utils.jl#Utils", 1.0, 3),

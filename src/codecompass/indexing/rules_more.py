@@ -489,8 +489,8 @@ class ElixirRules(GrammarRules):
         if kind == "call" and _text(ctx, node.child_by_field_name("target")) in _ELIXIR_USES:
             arguments = next((c for c in node.named_children if c.type == "arguments"), None)
             module = arguments.named_children[0] if arguments and arguments.named_children else None
-            if module is not None and module.type == "alias":  # alias Plug.Conn
-                yield "import", ctx.text(module), node.start_point.row
+            for name in _elixir_modules(ctx, module):
+                yield "import", name, node.start_point.row
             return
         if kind == "call" and not self._is_call(ctx, node):
             return
@@ -532,6 +532,20 @@ class ElixirRules(GrammarRules):
                 return inspect.cleandoc(found.group(1) or found.group(2) or "")
             sibling = sibling.prev_named_sibling
         return None
+
+
+def _elixir_modules(ctx: FileContext, module: Node | None) -> list[str]:
+    """The modules an `alias` (`import`, `use`, `require`) names: `Plug.Conn`, and each
+    of `Phoenix.Socket.{Broadcast, Message}`."""
+    if module is not None and module.type == "alias":
+        return [ctx.text(module)]
+    if module is None or module.type != "dot" or len(module.named_children) != 2:
+        return []
+    left, right = module.named_children
+    if left.type != "alias" or right.type != "tuple":
+        return []
+    prefix = ctx.text(left)
+    return [f"{prefix}.{ctx.text(c)}" for c in right.named_children if c.type == "alias"]
 
 
 class JuliaRules(GrammarRules):
