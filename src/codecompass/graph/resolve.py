@@ -1685,6 +1685,9 @@ class Resolver:
             if s.kind == "module" and files.get(s.path) == language
         ]
         if modules and len(modules) <= MAX_CANDIDATES:
+            modules = [s for s in modules if s.path != ctx.path]
+            if not modules:
+                return []  # Phoenix.Socket's own `alias Phoenix.Socket`
             rows = self._split_files(ctx, ref, sorted({s.path for s in modules}), spec)
             conf = rows[0].confidence
             return rows + [self._to_sym(source, s, "imports", conf, ref, "import") for s in modules]
