@@ -453,7 +453,7 @@ def test_a_perl_call_names_the_package_of_its_sub(tmp_path: Path) -> None:
 
 def test_imports_of_the_grammar_only_languages_reach_their_modules(tmp_path: Path) -> None:
     """json-fortran's `use json_kinds` and Phoenix's `alias Phoenix.Socket` made no edge:
-    the graph had no imports for Fortran, Haskell, Perl, Elixir, Julia or Lua, so `deps`
+    the graph had no imports for Fortran, Haskell, Perl, Elixir, Julia, Lua or Nix, so `deps`
     of a module answered nothing and the overview's ranking missed every import."""
     engine = workspace(tmp_path)
     fortran_kinds = "module json_kinds\n  integer, parameter :: RK = 8\nend module json_kinds\n"
@@ -496,6 +496,9 @@ def test_imports_of_the_grammar_only_languages_reach_their_modules(tmp_path: Pat
             "lua/plenary/init.lua": "return {}\n",
             "lua/plenary/path.lua": lua_path,
             "lua/telescope/init.lua": lua_init,
+            "nix/flake.nix": "{\n  lib = import ./lib.nix;\n  tool = callPackage ./tool { };\n}\n",
+            "nix/lib.nix": "{ pipe = val: f: f val; }\n",
+            "nix/tool/default.nix": "{ }: { }\n",
         },
     )
     engine.add_repo(tmp_path / "poly", name="poly")
@@ -523,4 +526,8 @@ def test_imports_of_the_grammar_only_languages_reach_their_modules(tmp_path: Pat
         ("jl/CSV.jl", "?Dates", 1.0, 4),
         ("lua/telescope/init.lua", "lua/plenary/path.lua", 1.0, 1),
         ("lua/telescope/init.lua", "lua/plenary/init.lua", 1.0, 2),
+        ("nix/flake.nix", "nix/lib.nix", 1.0, 2),
+        ("nix/flake.nix", "nix/tool/default.nix", 1.0, 3),
+        # A parameter applied: no call of Julia's `Utils.f` (0.5 by name before).
+        ("nix/lib.nix#pipe", "?f", 0.0, 1),
     }

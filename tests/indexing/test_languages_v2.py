@@ -548,7 +548,7 @@ EXPECTED_REFERENCES: dict[str, list[tuple[str, str, int]]] = {
         ("call", "math.min", 26),
     ],
     "nix": [
-        ("call", "import", 2),
+        ("import", "<nixpkgs>", 2),  # a search-path import
         ("call", "pkgs.writeShellScriptBin", 7),
         ("call", "pkgs.python312.withPackages", 9),
         ("call", "pkgs.stdenv.mkDerivation", 12),

@@ -1637,8 +1637,11 @@ class Resolver:
         if language == "dart":
             return self._split_files(ctx, ref, _dart_import(ctx.path, spec, files), spec)
         near = posixpath.normpath(posixpath.join(posixpath.dirname(ctx.path), spec))
-        if near in files:  # a file named by its path: Julia's `include("utils.jl")`
-            return [self._to_file(source, ctx.repo, near, "imports", 1.0, ref)]
+        # A file named by its path (Julia's `include("utils.jl")`), or a folder's
+        # `default.nix` (Nix's `import ./lib`).
+        for named in (near, f"{near}/default.nix"):
+            if named in files and named != ctx.path:
+                return [self._to_file(source, ctx.repo, named, "imports", 1.0, ref)]
         parts = [
             p for p in re.split(r"[.\\/]|::", spec) if p and p not in ("crate", "self", "super")
         ]
@@ -2002,14 +2005,15 @@ def _edge(
 
 # Programming languages that call each other's definitions by name: C's family links into
 # one program (and Rust, Go, Swift, Zig and Fortran call C by name), the JVM's and
-# JavaScript's share classes and modules. Any other pair cannot: a C++ header's `arc()`
-# is no call of a Python method `Path.arc`. Markup and build files are in no family and
-# may name anything.
+# JavaScript's share classes and modules, PowerShell calls .NET's. Any other pair cannot:
+# a C++ header's `arc()` is no call of a Python method `Path.arc`, a shell or Nix
+# function no Julia one. Markup and build files are in no family and may name anything.
 _CALL_FAMILIES: dict[str, str] = {
     **dict.fromkeys(("c", "cpp", "objc", "swift", "zig", "fortran", "rust", "go"), "native"),
     **dict.fromkeys(("java", "kotlin", "scala", "groovy"), "jvm"),
     **dict.fromkeys((*ECMA_LANGUAGES, "vue", "svelte"), "ecma"),
-    **{name: name for name in ("python", "ruby", "php", "csharp", "dart", "lua", "perl")},
+    **dict.fromkeys(("csharp", "powershell"), "dotnet"),
+    **{name: name for name in ("python", "ruby", "php", "dart", "lua", "perl", "bash", "nix")},
     **{name: name for name in ("elixir", "haskell", "ocaml", "julia", "r")},
 }
 

@@ -91,8 +91,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # function returning a pointer is a function (`static NSArray *f(…)`). 25: `.podspec`,
 # fastlane's `Fastfile` and the like are Ruby, `.psd1` manifests PowerShell. 26: a Perl
 # `sub name;` (a forward declaration) is no symbol. 27: PowerShell's comment-based help
-# is its function's doc.
-READER_VERSION = 27
+# is its function's doc. 28: a Nix function's signature ends at its last parameter
+# (`pipe = val: functions:`).
+READER_VERSION = 28
 
 
 class FileSource(Protocol):

@@ -713,6 +713,30 @@ def _powershell_help(comment: str) -> str:
     return inspect.cleandoc("\n".join(lines))
 
 
+class NixRules(GrammarRules):
+    def body(self, node: Node) -> Node | None:
+        # `pipe = val: functions: foldl' …`: the body of the innermost of the curried
+        # functions, so that the signature is `pipe = val: functions:`.
+        function = node.child_by_field_name("expression")
+        if function is None or function.type != "function_expression":
+            return None
+        inner = function.child_by_field_name("body")
+        while inner is not None and inner.type == "function_expression":
+            function, inner = inner, inner.child_by_field_name("body")
+        return inner
+
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        argument = node.child_by_field_name("argument")
+        if kind == "call" and _text(ctx, name_node) in ("import", "callPackage"):
+            # `import ./lib.nix`, `callPackage ./pkgs/tool { }`: the file (or folder) read.
+            if argument is not None and argument.type in ("path_expression", "spath_expression"):
+                yield "import", ctx.text(argument), node.start_point.row
+            return
+        yield from super().references(ctx, kind, node, name_node)
+
+
 # --------------------------------------------------------------------------- functional
 
 
@@ -1027,7 +1051,7 @@ MORE_RULES: dict[str, Rules] = {
     "powershell": PowerShellRules(),
     "haskell": HaskellRules(),
     "ocaml": OcamlRules(),
-    "nix": GrammarRules(),
+    "nix": NixRules(),
     "zig": ZigRules(),
     "fortran": FortranRules(),
     "sql": SqlRules(),
