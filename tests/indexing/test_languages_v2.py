@@ -1059,3 +1059,19 @@ def test_powershell_comment_based_help_is_the_doc() -> None:
         "Get-Version": "Gets the version.",
         "Get-Plain": "A plain comment above.",
     }
+
+
+def test_banner_lines_are_not_doc_text() -> None:
+    """json-fortran frames each doc comment in `!*****…` lines: `ask` showed the doc of
+    `json_core` as a row of stars. Lines of one repeated mark are dropped (one between
+    paragraphs leaves the paragraphs apart)."""
+    fortran = (
+        "module m\ncontains\n!"
+        + "*" * 40
+        + "\n!>\n!  Gets a real.\n!  ----\n!  More.\n!"
+        + "*" * 40
+        + "\n  subroutine get_real(x)\n  end subroutine get_real\nend module m\n"
+    )
+    lua = "-- ==========\n-- Joins paths.\n-- ==========\nlocal function join(a, b) end\n"
+    assert _symbol(parse(fortran, "fortran"), "m.get_real").doc == "Gets a real.\n\nMore."
+    assert _symbol(parse(lua, "lua"), "join").doc == "Joins paths."

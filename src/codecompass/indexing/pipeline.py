@@ -92,8 +92,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # fastlane's `Fastfile` and the like are Ruby, `.psd1` manifests PowerShell. 26: a Perl
 # `sub name;` (a forward declaration) is no symbol. 27: PowerShell's comment-based help
 # is its function's doc. 28: a Nix function's signature ends at its last parameter
-# (`pipe = val: functions:`).
-READER_VERSION = 28
+# (`pipe = val: functions:`). 29: banner lines (`!*****`, `-- ====`) are no doc text.
+READER_VERSION = 29
 
 
 class FileSource(Protocol):

@@ -60,8 +60,22 @@ _LINE_MARKERS = ("---", "--", "///", "//!", "//", "#", "!>", "!", ";;", ";", "%%
 _PRIVATE_WORDS = frozenset({"private", "fileprivate", "protected"})
 
 
+# A line of nothing but a repeated mark (`!*****…`, `-- ------`): a banner, not text.
+_RULER = re.compile(r"\s*([*=~#/!+-])\1{3,}\s*")
+
+
 def clean_any_comment(text: str) -> str:
-    """Comment text without its markers, for any comment syntax."""
+    """Comment text without its markers or banner lines, for any comment syntax."""
+    cleaned = _comment_text(text)
+    lines = cleaned.split("\n")
+    while lines and _RULER.fullmatch(lines[0]):
+        lines.pop(0)
+    while lines and _RULER.fullmatch(lines[-1]):
+        lines.pop()
+    return inspect.cleandoc("\n".join(lines))
+
+
+def _comment_text(text: str) -> str:
     text = text.strip()
     if text.startswith("/*"):
         return clean_comment(text)
