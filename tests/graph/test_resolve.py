@@ -531,3 +531,44 @@ def test_imports_of_the_grammar_only_languages_reach_their_modules(tmp_path: Pat
         # A parameter applied: no call of Julia's `Utils.f` (0.5 by name before).
         ("nix/lib.nix#pipe", "?f", 0.0, 1),
     }
+
+
+def test_a_zig_or_lua_call_through_an_imported_module_reaches_that_file(tmp_path: Path) -> None:
+    """http.zig's `posix.setsockopt(…)` (`const posix = @import("posix.zig")`) was a guess
+    among every `setsockopt`, the Windows binding's included, and `std.…` calls were
+    guessed too: its overview led with `ws2_32.zig`'s extern declarations."""
+    engine = workspace(tmp_path)
+    posix = "pub fn setsockopt(fd: i32) void {\n    _ = fd;\n}\n"
+    windows = 'pub extern "ws2_32" fn setsockopt(s: i32) i32;\npub fn print() void {}\n'
+    server = (
+        'const std = @import("std");\nconst posix = @import("posix.zig");\n\n'
+        "pub fn listen() void {\n    posix.setsockopt(1);\n    std.debug.print();\n}\n"
+    )
+    lua_path = "local Path = {}\nfunction Path.new() end\nreturn Path\n"
+    lua_job = "local Job = {}\nfunction Job.new() end\nreturn Job\n"
+    lua_use = (
+        'local path = require("plenary.path")\nlocal actions = require("telescope.actions")\n\n'
+        "local function run()\n  path.new()\n  actions.new()\nend\n"
+    )
+    write(
+        tmp_path / "poly",
+        {
+            "src/posix.zig": posix,
+            "src/ws2_32.zig": windows,
+            "src/server.zig": server,
+            "lua/plenary/path.lua": lua_path,
+            "lua/plenary/job.lua": lua_job,
+            "lua/app.lua": lua_use,
+        },
+    )
+    engine.add_repo(tmp_path / "poly", name="poly")
+    calls = {
+        (s.removeprefix("poly/"), t.removeprefix("poly/"), c)
+        for s, t, _, c, _ in edges(engine, ("calls",))
+    }
+    assert calls == {
+        ("src/server.zig#listen", "src/posix.zig#setsockopt", 0.7),
+        ("src/server.zig#listen", "?std.debug.print", 0.7),
+        ("lua/app.lua#run", "lua/plenary/path.lua#Path.new", 0.7),
+        ("lua/app.lua#run", "?actions.new", 0.7),
+    }

@@ -597,6 +597,7 @@ EXPECTED_REFERENCES: dict[str, list[tuple[str, str, int]]] = {
         ("call", "print", 60),
     ],
     "zig": [
+        ("import", "std", 1),
         ("call", "std.testing.expectEqual", 38),
         ("call", "sum", 38),
     ],

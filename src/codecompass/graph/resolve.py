@@ -1504,6 +1504,20 @@ class Resolver:
             and source_sym.name == name
         ):
             return finish([source_sym], CONF_NEAR, "file")  # it calls itself
+        if receiver and ctx.language in ("zig", "lua"):
+            imported = self._imported_file(ctx, receiver[0])
+            if imported is False:  # `std.debug.print`
+                return [_unresolved(source, ref.name, edge_type, CONF_NEAR, ref, "external")]
+            if isinstance(imported, list) and len(receiver) == 1:  # `posix.close`
+                found = [
+                    s
+                    for path in imported
+                    for s in self.index.symbols(ctx.repo, path)
+                    if s.name == name and s.kind in kinds
+                ]
+                if found:
+                    conf = CONF_NEAR if len(found) == 1 else CONF_AMBIGUOUS
+                    return finish(found[:MAX_CANDIDATES], conf, "import")
         if receiver and len(receiver) == 1:
             package_dir = self._imported_dir(ctx, receiver[0])
             if package_dir is False:
@@ -1596,6 +1610,23 @@ class Resolver:
                 continue
             folder = self._go_dir(ctx.repo, spec)
             return folder if folder is not None else False
+        return None
+
+    def _imported_file(self, ctx: Ctx, alias: str) -> list[str] | bool | None:
+        """The files of the import a Zig or Lua file binds to `alias` by its module's
+        name (`const posix = @import("posix.zig")`, `local path = require("plenary.path")`);
+        False when that import is from outside the repository (`@import("std")`), None
+        when no import has that name."""
+        for ref in ctx.facts.refs:
+            if ref.kind != "import":
+                continue
+            spec = ref.name.strip("\"'<>")
+            stem = posixpath.basename(spec).removesuffix(".zig").rsplit(".", 1)[-1]
+            if stem != alias:
+                continue
+            edges = self.generic_import(ctx, ref)
+            paths = [e.target_path for e in edges if e.resolved and e.target_path]
+            return sorted(set(paths)) if paths else False
         return None
 
     def _go_dir(self, repo: str, spec: str) -> str | None:

@@ -15,3 +15,8 @@
   (variable_declaration (identifier) @name [(integer) (float) (string)]) @definition.constant)
 
 (call_expression function: (_) @name) @reference.call
+
+; `const posix = @import("posix.zig");` (a file beside this one) or `@import("std")`.
+(builtin_function
+  (builtin_identifier) @_builtin (#eq? @_builtin "@import")
+  (arguments (string (string_content) @name))) @reference.import
