@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from codecompass.graph.index import SymbolIndex
-from tests.graph.helpers import FIXTURES, Edge, edges, workspace
+from tests.graph.helpers import FIXTURES, Edge, edges, workspace, write
 
 C = "cjs"
 COMMONJS: set[Edge] = {
@@ -145,3 +145,36 @@ def test_directory_modules(tmp_path: Path) -> None:
             "./broken": ("dirs", "broken/index.tsx"),
             "../../..": None,  # above the repository
         }
+
+
+def test_a_workspace_package_built_to_dist_is_reached_at_its_source(tmp_path: Path) -> None:
+    """Pinia's playground imports `defineStore` from 'pinia', whose package.json names
+    `dist/pinia.mjs` (built, not in the repository) and an `index.js` requiring `./dist/…`:
+    the import stopped at that shim, and `src/store.ts` ranked below the playground's
+    files in the overview. The source entry `src/index.ts` is the package's module."""
+    manifest = (
+        '{"name": "pinia", "main": "index.js", "module": "dist/pinia.mjs",'
+        ' "types": "dist/pinia.d.ts"}'
+    )
+    repo = write(
+        tmp_path / "pinia",
+        {
+            "packages/pinia/package.json": manifest,
+            "packages/pinia/index.js": "module.exports = require('./dist/pinia.cjs')\n",
+            "packages/pinia/src/index.ts": "export { defineStore } from './store'\n",
+            "packages/pinia/src/store.ts": "export function defineStore(id: string) {}\n",
+            "packages/playground/src/counter.ts": (
+                "import { defineStore } from 'pinia'\n\n"
+                "export function useCounter() {\n  return defineStore('counter')\n}\n"
+            ),
+        },
+    )
+    with workspace(tmp_path) as engine:
+        engine.add_repo(repo, name="pinia")
+        package = SymbolIndex(engine.backend).npm_package("pinia")
+        assert package is not None and package.entry == "packages/pinia/src/index.ts"
+        calls = {(s, t) for s, t, kind, *_ in edges(engine) if kind == "calls"}
+        assert (
+            "pinia/packages/playground/src/counter.ts#useCounter",
+            "pinia/packages/pinia/src/store.ts#defineStore",
+        ) in calls

@@ -389,6 +389,7 @@ def _read_package_json(
         return None
     folder = posixpath.dirname(path)
     entry: str | None = None
+    built = False  # an entry names a file the repository lacks: build output
     for key in ("module", "main", "types"):
         value = data.get(key)
         if isinstance(value, str):
@@ -398,8 +399,21 @@ def _read_package_json(
                 if option in files:
                     entry = option
                     break
+            else:
+                built = True
         if entry is not None:
             break
+    if built:
+        # Pinia's "module" is `dist/pinia.mjs`, its "main" an `index.js` that requires
+        # `./dist/…`: the code others reach is built from `src/index.ts`.
+        entry = next(
+            (
+                option
+                for ext in JS_EXTENSIONS
+                if (option := posixpath.join(folder, f"src/index{ext}")) in files
+            ),
+            entry,
+        )
     if entry is None:
         for ext in JS_EXTENSIONS:
             for option in (f"index{ext}", f"src/index{ext}"):
