@@ -122,6 +122,8 @@ class GrammarRules(Rules):
     merge_clauses = False
     # Keep a callee's text as written: languages whose names hold `'` or `-`.
     raw_call_names = False
+    # The function whose call with a string loads a module or file: an import, no call.
+    loader: str | None = None
 
     def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
         return _KINDS.get(kind)
@@ -146,6 +148,12 @@ class GrammarRules(Rules):
     def references(
         self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
     ) -> Iterable[RefTuple]:
+        if kind == "call" and self.loader is not None and _text(ctx, name_node) == self.loader:
+            # `require("plenary.path")`, `include("utils.jl")`; `require(name)` names none.
+            loaded = _loaded(ctx, node)
+            if loaded:
+                yield "import", loaded, node.start_point.row
+            return
         if kind == "call" and self.raw_call_names and name_node is not None:
             yield "call", ctx.text(name_node), node.start_point.row
             return
@@ -383,6 +391,8 @@ class ObjcRules(GrammarRules):
 
 
 class LuaRules(GrammarRules):
+    loader = "require"
+
     def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
         name = node.child_by_field_name("name")
         if name is not None and name.type == "method_index_expression":
@@ -405,16 +415,6 @@ class LuaRules(GrammarRules):
 
     def callee_text(self, ctx: FileContext, node: Node, name_node: Node | None) -> str:
         return super().callee_text(ctx, node, name_node).replace(":", ".")  # obj:method()
-
-    def references(
-        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
-    ) -> Iterable[RefTuple]:
-        module = _loaded(ctx, kind, node, name_node, "require")  # require("plenary.path")
-        if module is not None:
-            if module:
-                yield "import", module, node.start_point.row
-            return
-        yield from super().references(ctx, kind, node, name_node)
 
 
 _ELIXIR_KINDS: dict[str, SymbolKind] = {
@@ -563,15 +563,12 @@ def _elixir_modules(ctx: FileContext, module: Node | None) -> list[str]:
 
 
 class JuliaRules(GrammarRules):
+    loader = "include"
+
     def references(
         self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
     ) -> Iterable[RefTuple]:
         if kind == "call" and _julia_head(node):
-            return
-        path = _loaded(ctx, kind, node, name_node, "include")  # include("utils.jl")
-        if path is not None:
-            if path:
-                yield "import", path, node.start_point.row
             return
         yield from super().references(ctx, kind, node, name_node)
 
@@ -1025,15 +1022,10 @@ class MakeRules(GrammarRules):
         return [name]
 
 
-def _loaded(
-    ctx: FileContext, kind: str, node: Node, name_node: Node | None, loader: str
-) -> str | None:
-    """The module or file a call of ``loader`` names by a string literal (Lua's
-    `require "a.b"`, Julia's `include("utils.jl")`); "" when the call names it otherwise
-    (`require(path)`: no call of the repository's code either); None for any other call."""
-    if kind != "call" or _text(ctx, name_node) != loader:
-        return None
-    for child in _descendants(node, 3):
+def _loaded(ctx: FileContext, call: Node) -> str:
+    """The module or file a loader's call names by a string literal (Lua's `require
+    "a.b"`, Julia's `include("utils.jl")`); "" when it names none (`require(path)`)."""
+    for child in _descendants(call, 3):
         if child.type in ("string", "string_literal"):
             value = string_literal_value(ctx.text(child))
             return value if "$" not in value else ""
