@@ -317,10 +317,21 @@ def test_a_module_named_as_a_library_imports_the_library(tmp_path: Path) -> None
     }
 
 
+def _links(tmp_path: Path, files: dict[str, str], types: tuple[str, ...]) -> set[Edge]:
+    """Index `files` as the repository `repo`: its edges of these types, ids without the
+    repository's name."""
+    engine = workspace(tmp_path)
+    write(tmp_path / "repo", files)
+    engine.add_repo(tmp_path / "repo", name="repo")
+    return {
+        (s.removeprefix("repo/"), t.removeprefix("repo/"), kind, c, line)
+        for s, t, kind, c, line in edges(engine, types)
+    }
+
+
 def test_calls_of_the_grammar_only_languages_resolve_by_name(tmp_path: Path) -> None:
     """Plug's `callers Plug.Conn.put_resp_header` and Alamofire's callers answered nothing:
     Elixir, Swift, Kotlin and Dart calls were not read at all."""
-    engine = workspace(tmp_path)
     elixir_conn = (
         "defmodule Plug.Conn do\n  def halt(conn), do: conn\n\n"
         "  def put_resp_header(conn, key) do\n    halt(conn)\n  end\nend\n"
@@ -345,24 +356,20 @@ def test_calls_of_the_grammar_only_languages_resolve_by_name(tmp_path: Path) -> 
     bash = 'f() {\n  return 0\n}\n\nmain() {\n  local x=1\n  f "$x"\n  echo done\n}\n'
     dart_lib = "int twice(int x) => x * 2;\n"
     dart_main = "import 'package:calc/src/math.dart';\n\nint four() => twice(2);\n"
-    write(
-        tmp_path / "poly",
-        {
-            "lib/plug/conn.ex": elixir_conn,
-            "lib/fake/adapter.ex": elixir_other,
-            "lib/plug/ssl.ex": elixir_user,
-            "Sources/Session.swift": swift_session,
-            "Sources/Session+Retry.swift": swift_extension,
-            "app/Tree.kt": kotlin,
-            "calc/lib/src/math.dart": dart_lib,
-            "calc/bin/main.dart": dart_main,
-            "bin/run.sh": bash,
-        },
-    )
-    engine.add_repo(tmp_path / "poly", name="poly")
+    files = {
+        "lib/plug/conn.ex": elixir_conn,
+        "lib/fake/adapter.ex": elixir_other,
+        "lib/plug/ssl.ex": elixir_user,
+        "Sources/Session.swift": swift_session,
+        "Sources/Session+Retry.swift": swift_extension,
+        "app/Tree.kt": kotlin,
+        "calc/lib/src/math.dart": dart_lib,
+        "calc/bin/main.dart": dart_main,
+        "bin/run.sh": bash,
+    }
     links = {
-        (s.removeprefix("poly/"), t.removeprefix("poly/"), kind, c)
-        for s, t, kind, c, _ in edges(engine, ("calls", "extends", "imports"))
+        (s, t, kind, c)
+        for s, t, kind, c, _ in _links(tmp_path, files, ("calls", "extends", "imports"))
     }
     assert links == {
         ("lib/plug/conn.ex#Plug.Conn.put_resp_header", "lib/plug/conn.ex#Plug.Conn.halt",
@@ -387,7 +394,6 @@ def test_a_method_every_object_has_is_not_guessed_by_name(tmp_path: Path) -> Non
     """shelf's `HijackException.toString` had 14 callers at 0.5: every `x.toString()` on a
     receiver of unknown type, in a language where every object has one. A class's own
     call of its override still resolves."""
-    engine = workspace(tmp_path)
     dart_error = (
         "class HijackException implements Exception {\n"
         "  String toString() => 'hijacked';\n"
@@ -401,23 +407,15 @@ def test_a_method_every_object_has_is_not_guessed_by_name(tmp_path: Path) -> Non
     kotlin_user = "fun head(code: Int): String = StatusLine(code).toString()\n"
     ruby_money = "class Money\n  def to_s\n    'm'\n  end\nend\n"
     ruby_user = "def show(x)\n  x.to_s\nend\n"
-    write(
-        tmp_path / "objs",
-        {
-            "lib/hijack.dart": dart_error,
-            "lib/log.dart": dart_user,
-            "lib/money.rb": ruby_money,
-            "lib/show.rb": ruby_user,
-            "app/StatusLine.kt": kotlin_line,
-            "app/Head.kt": kotlin_user,
-        },
-    )
-    engine.add_repo(tmp_path / "objs", name="objs")
-    calls = {
-        (s.removeprefix("objs/"), t.removeprefix("objs/"), c)
-        for s, t, _, c, _ in edges(engine, ("calls",))
-        if not t.startswith("?")
+    files = {
+        "lib/hijack.dart": dart_error,
+        "lib/log.dart": dart_user,
+        "lib/money.rb": ruby_money,
+        "lib/show.rb": ruby_user,
+        "app/StatusLine.kt": kotlin_line,
+        "app/Head.kt": kotlin_user,
     }
+    calls = {(s, t, c) for s, t, _, c, _ in _links(tmp_path, files, ("calls",)) if t[0] != "?"}
     assert calls == {
         ("lib/hijack.dart#HijackException.show", "lib/hijack.dart#HijackException.toString", 0.7),
         ("app/Head.kt#head", "app/StatusLine.kt#StatusLine", 0.7),
@@ -428,22 +426,17 @@ def test_a_method_every_object_has_is_not_guessed_by_name(tmp_path: Path) -> Non
 def test_a_perl_call_names_the_package_of_its_sub(tmp_path: Path) -> None:
     """Mojolicious writes `package Mojo::Cache;` and then its subs: they were top-level
     `get` and `new`, so `Mojo::Other::get(1)` was a guess between every `get`."""
-    engine = workspace(tmp_path)
     cache = "package Mojo::Cache;\n\nsub new { bless {}, shift }\n\nsub get { 1 }\n\n1;\n"
     other = "package Mojo::Other;\n\nsub get { 2 }\n\n1;\n"
     app = (
         "package Mojo::App;\n\nsub run {\n  my $cache = Mojo::Cache->new;\n"
         "  return Mojo::Other::get(1);\n}\n\n1;\n"
     )
-    write(
-        tmp_path / "mojo",
-        {"lib/Mojo/Cache.pm": cache, "lib/Mojo/Other.pm": other, "lib/Mojo/App.pm": app},
-    )
-    engine.add_repo(tmp_path / "mojo", name="mojo")
+    files = {"lib/Mojo/Cache.pm": cache, "lib/Mojo/Other.pm": other, "lib/Mojo/App.pm": app}
     calls = {
-        (s.removeprefix("mojo/"), t.removeprefix("mojo/"), c)
-        for s, t, _, c, _ in edges(engine, ("calls",))
-        if s.startswith("mojo/lib/Mojo/App.pm")
+        (s, t, c)
+        for s, t, _, c, _ in _links(tmp_path, files, ("calls",))
+        if s.startswith("lib/Mojo/App.pm")
     }
     assert calls == {
         ("lib/Mojo/App.pm#Mojo.App.run", "lib/Mojo/Cache.pm#Mojo.Cache.new", 0.7),
@@ -455,7 +448,6 @@ def test_imports_of_the_grammar_only_languages_reach_their_modules(tmp_path: Pat
     """json-fortran's `use json_kinds` and Phoenix's `alias Phoenix.Socket` made no edge:
     the graph had no imports for Fortran, Haskell, Perl, Elixir, Julia, Lua or Nix, so `deps`
     of a module answered nothing and the overview's ranking missed every import."""
-    engine = workspace(tmp_path)
     fortran_kinds = "module json_kinds\n  integer, parameter :: RK = 8\nend module json_kinds\n"
     fortran_value = (
         "module json_value_module\n  use json_kinds, only: RK\n  use iso_fortran_env\n"
@@ -480,31 +472,26 @@ def test_imports_of_the_grammar_only_languages_reach_their_modules(tmp_path: Pat
         "local mod = require(name)\n"  # no module named, and no call of the repository's
     )
     lua_path = "local M = {}\nfunction M.new() end\nreturn M\n"
-    write(
-        tmp_path / "poly",
-        {
-            "src/kinds.F90": fortran_kinds,
-            "src/value.f90": fortran_value,
-            "src/Data/Aeson/Types.hs": haskell_types,
-            "src/Data/Aeson.hs": haskell_main,
-            "lib/Mojo/Cache.pm": perl_cache,
-            "lib/Mojo/App.pm": perl_app,
-            "lib/plug/conn.ex": elixir_conn,
-            "lib/plug/ssl.ex": elixir_ssl,
-            "jl/CSV.jl": julia_main,
-            "jl/utils.jl": julia_utils,
-            "lua/plenary/init.lua": "return {}\n",
-            "lua/plenary/path.lua": lua_path,
-            "lua/telescope/init.lua": lua_init,
-            "nix/flake.nix": "{\n  lib = import ./lib.nix;\n  tool = callPackage ./tool { };\n}\n",
-            "nix/lib.nix": "{ pipe = val: f: f val; }\n",
-            "nix/tool/default.nix": "{ }: { }\n",
-        },
-    )
-    engine.add_repo(tmp_path / "poly", name="poly")
+    files = {
+        "src/kinds.F90": fortran_kinds,
+        "src/value.f90": fortran_value,
+        "src/Data/Aeson/Types.hs": haskell_types,
+        "src/Data/Aeson.hs": haskell_main,
+        "lib/Mojo/Cache.pm": perl_cache,
+        "lib/Mojo/App.pm": perl_app,
+        "lib/plug/conn.ex": elixir_conn,
+        "lib/plug/ssl.ex": elixir_ssl,
+        "jl/CSV.jl": julia_main,
+        "jl/utils.jl": julia_utils,
+        "lua/plenary/init.lua": "return {}\n",
+        "lua/plenary/path.lua": lua_path,
+        "lua/telescope/init.lua": lua_init,
+        "nix/flake.nix": "{\n  lib = import ./lib.nix;\n  tool = callPackage ./tool { };\n}\n",
+        "nix/lib.nix": "{ pipe = val: f: f val; }\n",
+        "nix/tool/default.nix": "{ }: { }\n",
+    }
     imports = {
-        (s.removeprefix("poly/"), t.removeprefix("poly/"), c, line)
-        for s, t, _, c, line in edges(engine, ("imports", "calls"))
+        (s, t, c, line) for s, t, _, c, line in _links(tmp_path, files, ("imports", "calls"))
     }
     assert imports == {
         ("src/value.f90", "src/kinds.F90", 1.0, 2),
@@ -537,7 +524,6 @@ def test_a_zig_or_lua_call_through_an_imported_module_reaches_that_file(tmp_path
     """http.zig's `posix.setsockopt(…)` (`const posix = @import("posix.zig")`) was a guess
     among every `setsockopt`, the Windows binding's included, and `std.…` calls were
     guessed too: its overview led with `ws2_32.zig`'s extern declarations."""
-    engine = workspace(tmp_path)
     posix = "pub fn setsockopt(fd: i32) void {\n    _ = fd;\n}\n"
     windows = 'pub extern "ws2_32" fn setsockopt(s: i32) i32;\npub fn print() void {}\n'
     server = (
@@ -550,22 +536,15 @@ def test_a_zig_or_lua_call_through_an_imported_module_reaches_that_file(tmp_path
         'local path = require("plenary.path")\nlocal actions = require("telescope.actions")\n\n'
         "local function run()\n  path.new()\n  actions.new()\nend\n"
     )
-    write(
-        tmp_path / "poly",
-        {
-            "src/posix.zig": posix,
-            "src/ws2_32.zig": windows,
-            "src/server.zig": server,
-            "lua/plenary/path.lua": lua_path,
-            "lua/plenary/job.lua": lua_job,
-            "lua/app.lua": lua_use,
-        },
-    )
-    engine.add_repo(tmp_path / "poly", name="poly")
-    calls = {
-        (s.removeprefix("poly/"), t.removeprefix("poly/"), c)
-        for s, t, _, c, _ in edges(engine, ("calls",))
+    files = {
+        "src/posix.zig": posix,
+        "src/ws2_32.zig": windows,
+        "src/server.zig": server,
+        "lua/plenary/path.lua": lua_path,
+        "lua/plenary/job.lua": lua_job,
+        "lua/app.lua": lua_use,
     }
+    calls = {(s, t, c) for s, t, _, c, _ in _links(tmp_path, files, ("calls",))}
     assert calls == {
         ("src/server.zig#listen", "src/posix.zig#setsockopt", 0.7),
         ("src/server.zig#listen", "?std.debug.print", 0.7),
