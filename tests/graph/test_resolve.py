@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from codecompass.indexing.parse import parse
 from tests.graph.helpers import Edge, add_fixture, edges, workspace, write
 from tests.peek import peek
 
@@ -551,3 +552,35 @@ def test_a_zig_or_lua_call_through_an_imported_module_reaches_that_file(tmp_path
         ("lua/app.lua#run", "lua/plenary/path.lua#Path.new", 0.7),
         ("lua/app.lua#run", "?actions.new", 0.7),
     }
+
+
+def test_a_dbt_model_imports_the_models_it_refs(tmp_path: Path) -> None:
+    """jaffle_shop's models had no symbol and no edge: `{{ ref('stg_orders') }}` is not
+    SQL, so every model fell back to line windows. The Jinja is read past (a `ref()` as
+    the model's name), each CTE is a symbol and each `ref()` an import of the model's
+    file; a `source()` and a plain table are no import."""
+    orders = (
+        "{% set methods = ['card', 'cash'] %}\n\n"
+        "with orders as (\n    select * from {{ ref('stg_orders') }}\n),\n\n"
+        "payments as (\n    select {{ dbt_utils.star('x') }} from {{ ref('stg_payments') }}\n),\n\n"
+        "final as (\n    select * from orders join payments using (order_id)\n)\n\n"
+        "select * from final\n"
+    )
+    stg_orders = "select * from {{ source('shop', 'orders') }}\n"
+    stg_payments = "select * from raw.payments\n"
+    files = {
+        "models/orders.sql": orders,
+        "models/staging/stg_orders.sql": stg_orders,
+        "models/staging/stg_payments.sql": stg_payments,
+    }
+    imports = {(s, t, line) for s, t, _, _, line in _links(tmp_path, files, ("imports",))}
+    assert imports == {
+        ("models/orders.sql", "models/staging/stg_orders.sql", 4),
+        ("models/orders.sql", "models/staging/stg_payments.sql", 8),
+    }
+    symbols = [(s.kind, s.name, s.start_line) for s in parse(orders, "sql").symbols]
+    assert symbols == [
+        ("variable", "orders", 3),
+        ("variable", "payments", 7),
+        ("variable", "final", 11),
+    ]

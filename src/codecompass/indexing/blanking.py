@@ -31,7 +31,7 @@ from codecompass.indexing import treesitter
 
 __all__ = ["BLANKED_LANGUAGES", "blanked_text", "error_count", "without_attribute_macros"]
 
-BLANKED_LANGUAGES = frozenset({"c", "cpp", "objc", "csharp"})
+BLANKED_LANGUAGES = frozenset({"c", "cpp", "objc", "csharp", "sql"})
 _MACRO_LANGUAGES = frozenset({"c", "cpp", "objc"})
 
 # ``#if``/``#ifdef``/``#ifndef``/``#elif``/``#else``/``#endif`` lines, with continuations.
@@ -123,7 +123,36 @@ def blanked_text(language: str, data: bytes) -> bytes:
         return without_attribute_macros(data)
     if language == "csharp":
         return _blank(data, _other_branches(data))
+    if language == "sql":
+        return without_jinja(data)
     return data
+
+
+# Jinja in SQL (dbt models): expressions, statements and comments.
+_JINJA = re.compile(rb"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
+# `{{ ref('stg_orders') }}`, `{{ ref('package', 'model') }}`, `{{ source('shop', 'orders') }}`:
+# the relation a model reads, its name the last string.
+JINJA_RELATION = re.compile(
+    rb"\{\{-?\s*(ref|source)\s*\((?:\s*['\"][^'\"\n]*['\"]\s*,)?\s*['\"]([^'\"\n]+)['\"]"
+    rb"[^)]*\)\s*-?\}\}"
+)
+
+
+def without_jinja(data: bytes) -> bytes:
+    """``data`` as SQL: a dbt `ref()` or `source()` replaced by the relation's name, any
+    other `{{ … }}` by `_` (a name, so that `select {{ columns }} from` still parses),
+    `{% … %}` and `{# … #}` by spaces; offsets and newlines stay."""
+    out = bytearray(data)
+    for match in _JINJA.finditer(data):
+        start, end = match.span()
+        relation = JINJA_RELATION.fullmatch(data, start, end)
+        if relation is not None:
+            name = relation.group(2)
+        else:
+            name = b"_" if data.startswith(b"{{", start) else b""
+        blank = re.sub(rb"[^\n]", b" ", data[start + len(name) : end])
+        out[start:end] = name + blank
+    return bytes(out)
 
 
 def without_attribute_macros(data: bytes) -> bytes:

@@ -154,13 +154,14 @@ def parse(text: str, language: str, path: str = "") -> ParsedFile:
         timeout = _PARSE_SECONDS + len(data) / _PARSE_BYTES_PER_SECOND
         root = treesitter.parse_tree(language, data, timeout)
         blanked_rows: frozenset[int] = frozenset()
+        written = b""
         if language in BLANKED_LANGUAGES and root.has_error:
             # Signatures are read from the text parsed: without the blanked macros too.
             root, parsed_data = _second_parse(language, data, root, timeout)
             if parsed_data is not data:
                 blanked_rows = _blanked_rows(data, parsed_data)
-                data = parsed_data
-        parsed = _read_tree(data, root, language, blanked_rows)
+                written, data = data, parsed_data
+        parsed = _read_tree(data, root, language, blanked_rows, written)
         parsed.tree = root
         return parsed
     except treesitter.ParseTimeout as exc:
@@ -228,10 +229,14 @@ def missing_grammar_message(language: str) -> str:
 
 
 def _read_tree(
-    data: bytes, root: treesitter.Node, language: str, blanked_rows: frozenset[int]
+    data: bytes,
+    root: treesitter.Node,
+    language: str,
+    blanked_rows: frozenset[int],
+    written: bytes = b"",
 ) -> ParsedFile:
     rules = RULES.get(language) or MORE_RULES[language]
-    ctx = FileContext(data, root, blanked_rows=blanked_rows)
+    ctx = FileContext(data, root, blanked_rows=blanked_rows, written=written)
     rules.prepare(ctx)
 
     definitions: dict[int, tuple[int, Definition]] = {}

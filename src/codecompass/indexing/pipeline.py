@@ -93,7 +93,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # `sub name;` (a forward declaration) is no symbol. 27: PowerShell's comment-based help
 # is its function's doc. 28: a Nix function's signature ends at its last parameter
 # (`pipe = val: functions:`). 29: banner lines (`!*****`, `-- ====`) are no doc text.
-READER_VERSION = 29
+# 30: SQL read past dbt's Jinja; common table expressions are symbols.
+READER_VERSION = 30
 
 
 class FileSource(Protocol):

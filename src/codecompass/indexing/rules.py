@@ -66,6 +66,8 @@ class FileContext:
     package_starts: list[tuple[int, str]] = field(default_factory=list)
     # Rows of code blanked for the parse (`blanking.py`): a doc comment reaches across them.
     blanked_rows: frozenset[int] = frozenset()
+    # The file as written when the parse read a blanked copy (`data`), else empty.
+    written: bytes = b""
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import get_args
 
+from codecompass.indexing.blanking import JINJA_RELATION
 from codecompass.indexing.openapi import operation_symbols, read_document
 from codecompass.indexing.rules import (
     Definition,
@@ -883,6 +884,18 @@ class SqlRules(GrammarRules):
 
     def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
         return [part.strip('"`[]') for part in _text(ctx, name_node).split(".") if part]
+
+    def references(
+        self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
+    ) -> Iterable[RefTuple]:
+        if kind != "import":
+            yield from super().references(ctx, kind, node, name_node)
+            return
+        # A dbt model reads another by `{{ ref('stg_orders') }}`, parsed as `stg_orders`:
+        # that model's file. A plain table name, or a dbt `source()`, is no import.
+        written = JINJA_RELATION.match(ctx.written, node.start_byte)
+        if written is not None and written.group(1) == b"ref":
+            yield "import", written.group(2).decode("utf-8", "replace"), node.start_point.row
 
 
 _TERRAFORM_ADDRESS = {"data": "data", "module": "module", "variable": "var", "output": "output"}
