@@ -1183,7 +1183,8 @@ def callers(
     as_json: bool,
 ) -> None:
     """Who calls NAME, with the call lines: callers in the code, HTTP clients of a
-    route it handles and producers of an event it listens to, in any repository.
+    route it handles and producers of an event it listens to, in any repository; for a
+    file or a module, the files importing it too.
 
     NAME may be a node id, `Class.method`, `module.func`, `path:name`, `path:line` or a
     bare name; an ambiguous one lists the ranked candidates and exits 1.
@@ -1192,6 +1193,7 @@ def callers(
     Examples:
       codecompass callers Console.print
       codecompass callers "rich/console.py#Console.print" --min-confidence 0.8 --json
+      codecompass callers models/staging/stg_orders.sql
     """
     with Engine.open(data_dir) as engine:
         result = engine.callers(name, depth=depth, min_confidence=min_confidence, repo=repo)

@@ -1117,9 +1117,22 @@ class Engine:
         """Who calls `symbol`, with the call lines: its callers in the code, the HTTP
         clients calling a route it handles and the producers of an event it listens to,
         in any repository (dependents along `calls`, `http` and `event` edges, or
-        `types`)."""
-        types = types or list(CALLER_TYPES)
-        return self._neighbours(symbol, "in", types, depth, min_confidence, repo)
+        `types`); for a file or a module, also the files importing it."""
+        graph = self.graph
+        node, *overloads = graph.resolve_nodes(symbol, repo=self._repo_name(repo))
+        if types is None:
+            types = [*CALLER_TYPES, *(("imports",) if graph.is_module(node) else ())]
+        result = graph.traverse(
+            node,
+            repo=repo,
+            overloads=overloads,
+            depth=depth,
+            types=types,
+            direction="in",
+            min_confidence=min_confidence,
+            default_types=DEPENDENCY_TYPES,
+        )
+        return self._fresh(result, graph)
 
     def _neighbours(
         self,

@@ -584,3 +584,29 @@ def test_a_dbt_model_imports_the_models_it_refs(tmp_path: Path) -> None:
         ("variable", "payments", 7),
         ("variable", "final", 11),
     ]
+
+
+def test_the_callers_of_a_file_or_a_module_include_its_importers(tmp_path: Path) -> None:
+    """`callers json_value_module` and `callers models/staging/stg_orders.sql` answered
+    nothing: a module is used by being imported, which `callers` did not follow."""
+    engine = workspace(tmp_path)
+    write(
+        tmp_path / "repo",
+        {
+            "src/value.f90": "module json_value_module\nend module json_value_module\n",
+            "src/file.f90": "module json_file_module\n  use json_value_module\nend module\n",
+            "src/calc.f90": (
+                "module calc\ncontains\n  subroutine run()\n    call step()\n  end subroutine\n"
+                "  subroutine step()\n  end subroutine\nend module calc\n"
+            ),
+        },
+    )
+    engine.add_repo(tmp_path / "repo", name="repo")
+
+    def callers(name: str) -> set[tuple[str, str]]:
+        return {(e.source, e.type) for e in engine.callers(name).edges}
+
+    importer = {("repo/src/file.f90", "imports")}
+    assert callers("json_value_module") == importer
+    assert callers("src/value.f90") == importer
+    assert callers("calc.step") == {("repo/src/calc.f90#calc.run", "calls")}  # no imports

@@ -152,6 +152,12 @@ class GraphReader:
             s for s in self.backend.symbols.symbols(query) if self.access.allows(s.repo, s.path)
         ]
 
+    def is_module(self, node: str) -> bool:
+        """Whether `node` is a file or a module symbol: what an import names."""
+        if self.split_file_id(node) is not None:
+            return True
+        return any(s.kind == "module" for s in self._symbols(SymbolQuery(ids=[node])))
+
     def split_file_id(self, node: str) -> tuple[str, str] | None:
         """`repo/path` → (repo, path) for a file of the index, else None."""
         for repo in sorted(self.repos(), key=len, reverse=True):
