@@ -567,16 +567,18 @@ def test_a_dbt_model_imports_the_models_it_refs(tmp_path: Path) -> None:
         "select * from final\n"
     )
     stg_orders = "select * from {{ source('shop', 'orders') }}\n"
-    stg_payments = "select * from raw.payments\n"
+    stg_payments = "select * from raw.payments join {{ ref('raw_methods') }} using (id)\n"
     files = {
         "models/orders.sql": orders,
         "models/staging/stg_orders.sql": stg_orders,
         "models/staging/stg_payments.sql": stg_payments,
+        "seeds/raw_methods.csv": "id,name\n1,card\n",  # a seed: a table loaded from CSV
     }
     imports = {(s, t, line) for s, t, _, _, line in _links(tmp_path, files, ("imports",))}
     assert imports == {
         ("models/orders.sql", "models/staging/stg_orders.sql", 4),
         ("models/orders.sql", "models/staging/stg_payments.sql", 8),
+        ("models/staging/stg_payments.sql", "seeds/raw_methods.csv", 1),
     }
     symbols = [(s.kind, s.name, s.start_line) for s in parse(orders, "sql").symbols]
     assert symbols == [

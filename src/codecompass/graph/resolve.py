@@ -1683,7 +1683,8 @@ class Resolver:
             found = sorted(
                 p
                 for p in files
-                if files[p] == language
+                # A dbt model may `ref()` a seed: a CSV file the project loads as a table.
+                if (files[p] == language or (language == "sql" and p.endswith(".csv")))
                 and (
                     p.rsplit(".", 1)[0] == stem
                     or p.rsplit(".", 1)[0].endswith("/" + stem)
