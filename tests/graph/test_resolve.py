@@ -612,3 +612,48 @@ def test_the_callers_of_a_file_or_a_module_include_its_importers(tmp_path: Path)
     assert callers("json_value_module") == importer
     assert callers("src/value.f90") == importer
     assert callers("calc.step") == {("repo/src/calc.f90#calc.run", "calls")}  # no imports
+
+
+def test_a_class_method_from_outside_the_repository_still_uses_the_class(
+    tmp_path: Path,
+) -> None:
+    """CodeTriage's `Repo.find_by(…)` and `User.where(…)` (ActiveRecord's, inherited)
+    made no edge, while `Repo.new` and `Repo.count` were guessed as other classes' methods
+    of that name (`ReposController.new`, 0.5). A call on a class the repository defines:
+    Ruby's `new` makes the class; its own, a nested object's or a base class's method is
+    that method; anything else stays unresolved, with a reference to the class."""
+    files = {
+        "app/models/application_record.rb": (
+            "class ApplicationRecord\n  def self.recent\n  end\nend\n"
+        ),
+        "app/models/repo.rb": "class Repo < ApplicationRecord\n  def label\n  end\nend\n",
+        "app/models/github/repo.rb": "module Github\n  class Repo\n  end\nend\n",
+        "app/models/user.rb": "class User < ApplicationRecord\nend\n",
+        "app/controllers/repos_controller.rb": (
+            "class ReposController\n  def new\n  end\n\n  def count\n  end\nend\n"
+        ),
+        "app/jobs/sync.rb": (
+            "class Sync\n  def run\n    Repo.find_by(name: 'x')\n    Repo.new\n"
+            "    Repo.count\n    User.recent\n    Set.new\n    Github::Repo.new\n  end\nend\n"
+        ),
+        "app/Tree.kt": (
+            "class Tree {\n    companion object {\n        fun plant(): Tree = Tree()\n    }\n}\n\n"
+            "fun grow() = Tree.plant()\n"
+        ),
+    }
+    links = {
+        (s, t, kind, c)
+        for s, t, kind, c, _ in _links(tmp_path, files, ("calls", "references"))
+        if s.startswith(("app/jobs/", "app/Tree.kt#grow"))
+    }
+    assert links == {
+        ("app/jobs/sync.rb#Sync.run", "?Repo.find_by", "calls", 0.0),
+        ("app/jobs/sync.rb#Sync.run", "app/models/repo.rb#Repo", "references", 0.7),
+        ("app/jobs/sync.rb#Sync.run", "app/models/repo.rb#Repo", "calls", 0.7),
+        ("app/jobs/sync.rb#Sync.run", "?Repo.count", "calls", 0.0),
+        ("app/jobs/sync.rb#Sync.run", "?Set.new", "calls", 0.0),  # not ReposController.new
+        ("app/jobs/sync.rb#Sync.run", "app/models/github/repo.rb#Github.Repo", "calls", 0.7),
+        ("app/jobs/sync.rb#Sync.run", "app/models/application_record.rb#ApplicationRecord.recent",
+         "calls", 0.7),
+        ("app/Tree.kt#grow", "app/Tree.kt#Tree.Companion.plant", "calls", 0.7),
+    }  # fmt: skip

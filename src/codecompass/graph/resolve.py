@@ -1552,6 +1552,13 @@ class Resolver:
             ]
             if len(named) == 1:
                 return finish(named, CONF_NEAR, "qualified")
+            cls = self._class_written(ctx, receiver) if edge_type == "calls" else None
+            if cls is not None:
+                return self._class_call(ctx, source, cls, name, found, ref, finish)
+            if name == "new" and ctx.language == "ruby":
+                # `Set.new`, `repo.issues.new`: an instance made by a class from outside,
+                # not a call of some method `new` (Rails controllers all have one).
+                return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
         if edge_type == "calls" and name in OBJECT_METHODS.get(ctx.language, ()):
             return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
         classes = {s.qualified_name for s in found if s.kind in TYPE_KINDS}
@@ -1567,6 +1574,70 @@ class Resolver:
         if 1 < len(found) <= MAX_CANDIDATES:
             return finish(found, min(CONF_AMBIGUOUS, 0.8 / len(found)), "name")
         return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
+
+    def _class_written(self, ctx: Ctx, receiver: list[str]) -> SymbolRecord | None:
+        """The class of the repository a call's receiver names (`Repo.find_by`,
+        `GithubFetcher::User.new`): the one of that qualified name, else (a bare name)
+        the only one of that name."""
+        if not receiver or not receiver[-1][:1].isupper():
+            return None
+        written = ".".join(receiver)
+        classes = [
+            s
+            for s in self.index.by_name(receiver[-1], ctx.repo)
+            if s.kind in TYPE_KINDS and _callable_from(ctx, s)
+        ]
+        exact = [s for s in classes if s.qualified_name == written]
+        if not exact and len(receiver) > 1:
+            exact = [s for s in classes if s.qualified_name.endswith("." + written)]
+        chosen = exact if exact or len(receiver) > 1 else classes
+        return chosen[0] if len(chosen) == 1 else None
+
+    def _class_call(
+        self,
+        ctx: Ctx,
+        source: str,
+        cls: SymbolRecord,
+        name: str,
+        found: list[SymbolRecord],
+        ref: Ref,
+        finish: Callable[[list[SymbolRecord], float, str], list[Edge]],
+    ) -> list[Edge]:
+        """A call on a class named as its receiver whose method the class does not define
+        itself: Ruby's `Repo.new` makes a `Repo`; a method of a nested object (a Kotlin
+        companion's) or of a base class of the repository is that method; anything else
+        is inherited from outside the repository (ActiveRecord's `Repo.find_by`,
+        Eloquent's `User::where`): unresolved, with a reference to the class, never a
+        guess among other classes' methods of that name (`ReposController.new`)."""
+        if name == "new" and ctx.language == "ruby":
+            return finish([cls], CONF_NEAR, "constructor")
+        owner = cls.qualified_name
+        nested = [s for s in found if s.qualified_name.startswith(owner + ".")]
+        if nested:
+            return finish(nested[:MAX_CANDIDATES], CONF_NEAR, "member")
+        bases = self._bases(cls)
+        inherited = [
+            s for s in found if s.qualified_name.rpartition(".")[0].rsplit(".", 1)[-1] in bases
+        ]
+        if inherited:
+            conf = CONF_NEAR if len(inherited) == 1 else min(CONF_AMBIGUOUS, 0.8 / len(inherited))
+            return finish(inherited[:MAX_CANDIDATES], conf, "super")
+        return [
+            _unresolved(source, ref.name, "calls", 0.0, ref, "unknown"),
+            self._to_sym(source, cls, "references", CONF_NEAR, ref, "receiver"),
+        ]
+
+    def _bases(self, cls: SymbolRecord) -> set[str]:
+        """The simple names of the classes `cls` extends, as its file writes them (those
+        of classes nested in it too)."""
+        facts = self.index.facts(cls.repo, cls.path)
+        if facts is None:
+            return set()
+        return {
+            r.name.rsplit(".", 1)[-1]
+            for r in facts.refs
+            if r.kind == "inherit" and cls.start_line <= r.line <= cls.end_line
+        }
 
     def _own_members(
         self, ctx: Ctx, source_sym: SymbolRecord | None, name: str
