@@ -640,11 +640,23 @@ def test_a_class_method_from_outside_the_repository_still_uses_the_class(
             "class Tree {\n    companion object {\n        fun plant(): Tree = Tree()\n    }\n}\n\n"
             "fun grow() = Tree.plant()\n"
         ),
+        "app/Request.kt": (
+            "class Request {\n    class Builder {\n        fun url(u: String): Builder = this\n"
+            "        fun url(u: Int): Builder = this\n    }\n}\n\n"
+            'fun make() = Request.Builder().url("x")\n'
+        ),
+        "lib/shop.rb": (
+            "module Shop\n  class Request\n  end\n\n  class Base\n    def call\n"
+            "      Request.new\n    end\n  end\nend\n"
+        ),
+        "app/Log.kt": (
+            'class Interceptor {\n    interface Logger\n}\n\nfun log() = Logger.getLogger("x")\n'
+        ),
     }
     links = {
         (s, t, kind, c)
         for s, t, kind, c, _ in _links(tmp_path, files, ("calls", "references"))
-        if s.startswith(("app/jobs/", "app/Tree.kt#grow"))
+        if s.startswith(("app/jobs/", "app/Tree.kt#grow", "app/Request.kt#", "app/Log.kt", "lib/"))
     }
     assert links == {
         ("app/jobs/sync.rb#Sync.run", "?Repo.find_by", "calls", 0.0),
@@ -656,4 +668,12 @@ def test_a_class_method_from_outside_the_repository_still_uses_the_class(
         ("app/jobs/sync.rb#Sync.run", "app/models/application_record.rb#ApplicationRecord.recent",
          "calls", 0.7),
         ("app/Tree.kt#grow", "app/Tree.kt#Tree.Companion.plant", "calls", 0.7),
+        # okhttp's `Request.Builder().url(…)`: a method of the class, two overloads.
+        ("app/Request.kt#make", "app/Request.kt#Request.Builder", "calls", 0.7),
+        ("app/Request.kt#make", "app/Request.kt#Request.Builder.url", "calls", 0.4),
+        ("app/Request.kt#make", "app/Request.kt#Request.Builder.url@4", "calls", 0.4),
+        # Inside `Shop::Base`, `Request` is `Shop::Request`, as Ruby looks constants up.
+        ("lib/shop.rb#Shop.Base.call", "lib/shop.rb#Shop.Request", "calls", 0.7),
+        # `Logger` is java.util.logging's: a nested `Interceptor.Logger` is not named so.
+        ("app/Log.kt#log", "?Logger.getLogger", "calls", 0.0),
     }  # fmt: skip

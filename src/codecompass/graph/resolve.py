@@ -1552,7 +1552,8 @@ class Resolver:
             ]
             if len(named) == 1:
                 return finish(named, CONF_NEAR, "qualified")
-            cls = self._class_written(ctx, receiver) if edge_type == "calls" else None
+            scope = source_sym.qualified_name if source_sym is not None else ""
+            cls = self._class_written(ctx, receiver, scope) if edge_type == "calls" else None
             if cls is not None:
                 return self._class_call(ctx, source, cls, name, found, ref, finish)
             if name == "new" and ctx.language == "ruby":
@@ -1575,23 +1576,27 @@ class Resolver:
             return finish(found, min(CONF_AMBIGUOUS, 0.8 / len(found)), "name")
         return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
 
-    def _class_written(self, ctx: Ctx, receiver: list[str]) -> SymbolRecord | None:
+    def _class_written(self, ctx: Ctx, receiver: list[str], scope: str) -> SymbolRecord | None:
         """The class of the repository a call's receiver names (`Repo.find_by`,
-        `GithubFetcher::User.new`): the one of that qualified name, else (a bare name)
-        the only one of that name."""
+        `GithubFetcher::User.new`), looked up from the innermost scope of the caller
+        (`scope`, its qualified name) out, as Ruby's and Kotlin's constants are: in
+        `Sinatra::Base`, `Request` is `Sinatra::Request`. A nested class elsewhere is not
+        it: okhttp's `Logger.getLogger` is `java.util.logging`'s, not
+        `HttpLoggingInterceptor.Logger`'s."""
         if not receiver or not receiver[-1][:1].isupper():
             return None
-        written = ".".join(receiver)
         classes = [
             s
             for s in self.index.by_name(receiver[-1], ctx.repo)
             if s.kind in TYPE_KINDS and _callable_from(ctx, s)
         ]
-        exact = [s for s in classes if s.qualified_name == written]
-        if not exact and len(receiver) > 1:
-            exact = [s for s in classes if s.qualified_name.endswith("." + written)]
-        chosen = exact if exact or len(receiver) > 1 else classes
-        return chosen[0] if len(chosen) == 1 else None
+        outer = scope.split(".") if scope else []
+        for depth in range(len(outer), -1, -1):
+            written = ".".join([*outer[:depth], *receiver])
+            exact = [s for s in classes if s.qualified_name == written]
+            if exact:
+                return exact[0] if len(exact) == 1 else None
+        return None
 
     def _class_call(
         self,
@@ -1614,14 +1619,13 @@ class Resolver:
         owner = cls.qualified_name
         nested = [s for s in found if s.qualified_name.startswith(owner + ".")]
         if nested:
-            return finish(nested[:MAX_CANDIDATES], CONF_NEAR, "member")
+            return finish(nested[:MAX_CANDIDATES], _split(len(nested)), "member")
         bases = self._bases(cls)
         inherited = [
             s for s in found if s.qualified_name.rpartition(".")[0].rsplit(".", 1)[-1] in bases
         ]
         if inherited:
-            conf = CONF_NEAR if len(inherited) == 1 else min(CONF_AMBIGUOUS, 0.8 / len(inherited))
-            return finish(inherited[:MAX_CANDIDATES], conf, "super")
+            return finish(inherited[:MAX_CANDIDATES], _split(len(inherited)), "super")
         return [
             _unresolved(source, ref.name, "calls", 0.0, ref, "unknown"),
             self._to_sym(source, cls, "references", CONF_NEAR, ref, "receiver"),
@@ -2081,6 +2085,12 @@ class Resolver:
         row = _edge(source, f"{repo}/{path}", edge_type, conf, ref.name, "import", ref.line)
         row.target_repo, row.target_path = repo, path
         return row
+
+
+def _split(candidates: int) -> float:
+    """The confidence of each of `candidates` targets one call may mean (overloads the
+    arguments would tell apart): CONF_NEAR for one, else split."""
+    return CONF_NEAR if candidates == 1 else min(CONF_AMBIGUOUS, 0.8 / candidates)
 
 
 def _edge(
