@@ -1118,21 +1118,16 @@ class Engine:
         clients calling a route it handles and the producers of an event it listens to,
         in any repository (dependents along `calls`, `http` and `event` edges, or
         `types`); for a file or a module, also the files importing it."""
-        graph = self.graph
-        node, *overloads = graph.resolve_nodes(symbol, repo=self._repo_name(repo))
-        if types is None:
-            types = [*CALLER_TYPES, *(("imports",) if graph.is_module(node) else ())]
-        result = graph.traverse(
-            node,
-            repo=repo,
-            overloads=overloads,
+        return self._walk(
+            symbol,
+            repo,
+            callers=types is None,
             depth=depth,
             types=types,
             direction="in",
             min_confidence=min_confidence,
             default_types=DEPENDENCY_TYPES,
         )
-        return self._fresh(result, graph)
 
     def _neighbours(
         self,
@@ -1173,9 +1168,15 @@ class Engine:
         """Breadth-first walk from `start`, with the path to every node reached."""
         return self._walk(start, repo, depth=depth, types=types, direction=direction, limit=limit)
 
-    def _walk(self, start: str, repo: str | None, **options: Any) -> GraphResult:
+    def _walk(
+        self, start: str, repo: str | None, *, callers: bool = False, **options: Any
+    ) -> GraphResult:
+        """`graph.traverse` from the node `start` names; with `callers`, along the caller
+        edge types, and `imports` too when the node is a file or a module."""
         graph = self.graph
         node, *overloads = graph.resolve_nodes(start, repo=self._repo_name(repo))
+        if callers:
+            options["types"] = [*CALLER_TYPES, *(("imports",) if graph.is_module(node) else ())]
         result = graph.traverse(node, repo=repo, overloads=overloads, **options)
         return self._fresh(result, graph)
 
