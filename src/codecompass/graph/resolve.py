@@ -241,6 +241,9 @@ class Ctx:
                 self.prototyped.add(s.qualified_name.rpartition(".")[0])
         self._innermost: list[SymbolRecord | None] | None = None
         self._uses: dict[tuple[int, frozenset[str]], list[Ref]] = {}
+        # Zig and Lua: the files (or False, None) an alias's import names; see
+        # `Resolver._imported_file`.
+        self.imported_files: dict[str, list[str] | bool | None] = {}
 
     @property
     def file_id(self) -> str:
@@ -1691,7 +1694,11 @@ class Resolver:
         """The files of the import a Zig or Lua file binds to `alias` by its module's
         name (`const posix = @import("posix.zig")`, `local path = require("plenary.path")`);
         False when that import is from outside the repository (`@import("std")`), None
-        when no import has that name."""
+        when no import has that name. Asked once per alias and file: every call through
+        the alias asks."""
+        if alias in ctx.imported_files:
+            return ctx.imported_files[alias]
+        found: list[str] | bool | None = None
         for ref in ctx.facts.refs:
             if ref.kind != "import":
                 continue
@@ -1701,8 +1708,10 @@ class Resolver:
                 continue
             edges = self.generic_import(ctx, ref)
             paths = [e.target_path for e in edges if e.resolved and e.target_path]
-            return sorted(set(paths)) if paths else False
-        return None
+            found = sorted(set(paths)) if paths else False
+            break
+        ctx.imported_files[alias] = found
+        return found
 
     def _go_dir(self, repo: str, spec: str) -> str | None:
         folders = {posixpath.dirname(p) for p in self.index.repo_files(repo)}

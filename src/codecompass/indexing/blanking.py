@@ -142,16 +142,13 @@ def without_jinja(data: bytes) -> bytes:
     """``data`` as SQL: a dbt `ref()` or `source()` replaced by the relation's name, any
     other `{{ … }}` by `_` (a name, so that `select {{ columns }} from` still parses),
     `{% … %}` and `{# … #}` by spaces; offsets and newlines stay."""
-    out = bytearray(data)
-    for match in _JINJA.finditer(data):
-        start, end = match.span()
+    spans = [match.span() for match in _JINJA.finditer(data)]
+    out = bytearray(_blank(data, spans))
+    for start, end in spans:
         relation = JINJA_RELATION.fullmatch(data, start, end)
-        if relation is not None:
-            name = relation.group(2)
-        else:
-            name = b"_" if data.startswith(b"{{", start) else b""
-        blank = re.sub(rb"[^\n]", b" ", data[start + len(name) : end])
-        out[start:end] = name + blank
+        name = relation.group(2) if relation is not None else b"_"
+        if relation is not None or data.startswith(b"{{", start):
+            out[start : start + len(name)] = name
     return bytes(out)
 
 

@@ -654,22 +654,21 @@ class PerlRules(GrammarRules):
     ) -> list[Symbol]:
         """A `package Name;` statement holds the subs it names, up to the next one."""
         symbols = super().finish(ctx, definitions, symbols)
-        starts = [ctx.row_at(ctx.root, offset) + 1 for offset, _ in ctx.package_starts]
+        starts = {ctx.row_at(ctx.root, offset) + 1 for offset, _ in ctx.package_starts}
         names = {name.replace("::", ".") for _, name in ctx.package_starts}
         out: list[Symbol] = []
-        package: Symbol | None = None
+        package: int | None = None  # where in `out` the open package statement is
         for symbol in symbols:
             if symbol.kind == "module" and symbol.end_line in starts:
-                package = symbol if symbol.qualified_name in names else None
+                package = len(out) if symbol.qualified_name in names else None
             elif (
                 package is not None
                 and symbol.kind != "module"
                 and symbol.parent is None
-                and symbol.qualified_name == f"{package.qualified_name}.{symbol.name}"
+                and symbol.qualified_name == f"{out[package].qualified_name}.{symbol.name}"
             ):
-                symbol = replace(symbol, parent=package.qualified_name)
-                index = next(i for i, s in enumerate(out) if s is package)
-                package = out[index] = replace(package, end_line=symbol.end_line)
+                symbol = replace(symbol, parent=out[package].qualified_name)
+                out[package] = replace(out[package], end_line=symbol.end_line)
             out.append(symbol)
         return out
 
@@ -717,12 +716,8 @@ _PS_BARE_SECTION = re.compile(
 def _powershell_help(comment: str) -> str:
     """A `<# … #>` block or `#` lines as doc text: markers and bare section keywords
     removed, so that the synopsis comes first."""
-    text = comment.strip()
-    if not text.startswith("<#"):
-        return clean_comment(text)
-    body = text.removeprefix("<#").removesuffix("#>")
-    lines = [line for line in body.split("\n") if not _PS_BARE_SECTION.match(line)]
-    return inspect.cleandoc("\n".join(lines))
+    lines = clean_any_comment(comment).split("\n")
+    return "\n".join(line for line in lines if not _PS_BARE_SECTION.match(line)).strip()
 
 
 class NixRules(GrammarRules):
