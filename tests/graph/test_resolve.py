@@ -645,6 +645,14 @@ def test_a_class_method_from_outside_the_repository_still_uses_the_class(
             "        fun url(u: Int): Builder = this\n    }\n}\n\n"
             'fun make() = Request.Builder().url("x")\n'
         ),
+        # A file with `init`s of its own still reaches the class's (http.zig's router).
+        "src/params.zig": "pub const Params = struct {\n    pub fn init() Params {}\n};\n",
+        "src/router.zig": (
+            'const Params = @import("params.zig").Params;\n\n'
+            "const Group = struct {\n    fn init() void {}\n};\n\n"
+            "const Part = struct {\n    fn init() void {}\n};\n\n"
+            "fn route() void {\n    _ = Params.init();\n}\n"
+        ),
         "lib/shop.rb": (
             "module Shop\n  class Request\n  end\n\n  class Base\n    def call\n"
             "      Request.new\n    end\n  end\nend\n"
@@ -657,6 +665,7 @@ def test_a_class_method_from_outside_the_repository_still_uses_the_class(
         (s, t, kind, c)
         for s, t, kind, c, _ in _links(tmp_path, files, ("calls", "references"))
         if s.startswith(("app/jobs/", "app/Tree.kt#grow", "app/Request.kt#", "app/Log.kt", "lib/"))
+        or s == "src/router.zig#route"
     }
     assert links == {
         ("app/jobs/sync.rb#Sync.run", "?Repo.find_by", "calls", 0.0),
@@ -672,6 +681,7 @@ def test_a_class_method_from_outside_the_repository_still_uses_the_class(
         ("app/Request.kt#make", "app/Request.kt#Request.Builder", "calls", 0.7),
         ("app/Request.kt#make", "app/Request.kt#Request.Builder.url", "calls", 0.4),
         ("app/Request.kt#make", "app/Request.kt#Request.Builder.url@4", "calls", 0.4),
+        ("src/router.zig#route", "src/params.zig#Params.init", "calls", 0.7),
         # Inside `Shop::Base`, `Request` is `Shop::Request`, as Ruby looks constants up.
         ("lib/shop.rb#Shop.Base.call", "lib/shop.rb#Shop.Request", "calls", 0.7),
         # `Logger` is java.util.logging's: a nested `Interceptor.Logger` is not named so.

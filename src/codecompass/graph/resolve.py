@@ -1558,7 +1558,7 @@ class Resolver:
             scope = source_sym.qualified_name if source_sym is not None else ""
             cls = self._class_written(ctx, receiver, scope) if edge_type == "calls" else None
             if cls is not None:
-                return self._class_call(ctx, source, cls, name, found, ref, finish)
+                return self._class_call(ctx, source, cls, name, ref, finish)
             if name == "new" and ctx.language == "ruby":
                 # `Set.new`, `repo.issues.new`: an instance made by a class from outside,
                 # not a call of some method `new` (Rails controllers all have one).
@@ -1607,7 +1607,6 @@ class Resolver:
         source: str,
         cls: SymbolRecord,
         name: str,
-        found: list[SymbolRecord],
         ref: Ref,
         finish: Callable[[list[SymbolRecord], float, str], list[Edge]],
     ) -> list[Edge]:
@@ -1619,6 +1618,13 @@ class Resolver:
         guess among other classes' methods of that name (`ReposController.new`)."""
         if name == "new" and ctx.language == "ruby":
             return finish([cls], CONF_NEAR, "constructor")
+        # Any file's: a call in http.zig's router, which has three `init`s of its own, of
+        # `Params.init` is params.zig's.
+        found = [
+            s
+            for s in self.index.by_name(name, ctx.repo)
+            if s.kind in CALLABLE_KINDS | TYPE_KINDS and s.id != source and _callable_from(ctx, s)
+        ]
         owner = cls.qualified_name
         nested = [s for s in found if s.qualified_name.startswith(owner + ".")]
         if nested:
