@@ -30,6 +30,14 @@ def test_python_traceback_gives_frames_paths_and_the_error() -> None:
     assert {"run_job", "helper", "ValueError"} <= set(q.names)
 
 
+def test_frame_paths_keep_the_traceback_order() -> None:
+    # Eight frames: a set's order (which varies with the process's hash seed) matches
+    # the traceback's in one process of 40,320.
+    files = [f"pkg/step{i}.py" for i in range(8)]
+    text = "".join(f'  File "{path}", line {i + 1}, in step{i}\n' for i, path in enumerate(files))
+    assert parse_query("Traceback (most recent call last):\n" + text).paths == files
+
+
 def test_js_ipython_and_pytest_frames() -> None:
     js = parse_query("TypeError: x is undefined\n    at renderRow (src/table/row.js:41:7)")
     assert js.frames == [Frame("src/table/row.js", 41, "renderRow")]

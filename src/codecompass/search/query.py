@@ -147,7 +147,7 @@ def parse_query(text: str) -> ParsedQuery:
         if func is not None:
             func = func.removeprefix("new ").split(" ")[-1]
         q.frames.append(Frame(_clean_path(m.group(2)), int(m.group(3)), func))
-    frame_paths = {f.path for f in q.frames}
+    frame_paths = dict.fromkeys(f.path for f in q.frames)  # in the traceback's order
 
     for m in _PATH.finditer(text):
         path, ext = _clean_path(m.group(1)), m.group(2).lower()
