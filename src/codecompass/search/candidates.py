@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from codecompass.graph.lookup import private_member
 from codecompass.indexing.languages import is_test_folder, is_test_path, name_under_test
 from codecompass.models import Edge, SymbolQuery
+from codecompass.protocols import Vectors
 from codecompass.search.context import Candidate, SearchContext, Tested
 from codecompass.search.expand import expand, personalized_rank
 from codecompass.search.features import fill
@@ -82,22 +83,32 @@ def query_terms(idf: dict[str, float]) -> list[str]:
 
 
 # -- dense and lexical --------------------------------------------------------------------
-def add_dense(ctx: SearchContext, pool: int) -> None:
+def dense_top(ctx: SearchContext, pool: int) -> tuple[Vectors, list[tuple[str, float]]]:
+    """The query's vectors and the `pool` nearest chunks, without touching `ctx`: it runs
+    on a worker thread while the lexical search runs."""
     embedder, vectors = ctx.sources.embedder, ctx.sources.vectors
     assert embedder is not None and vectors is not None
-    ctx.query_vectors = embedder.embed(query_windows(ctx.query))
-    for rank, (cid, cos) in enumerate(
-        vectors.search(ctx.query_vectors, pool, ctx.options.where), 1
-    ):
+    query_vectors = embedder.embed(query_windows(ctx.query))
+    return query_vectors, vectors.search(query_vectors, pool, ctx.options.where)
+
+
+def add_dense(ctx: SearchContext, query_vectors: Vectors, top: list[tuple[str, float]]) -> None:
+    ctx.query_vectors = query_vectors
+    for rank, (cid, cos) in enumerate(top, 1):
         ctx.add(cid, "dense", rank).features["cosine"] = max(0.0, cos)
 
 
-def add_lexical(ctx: SearchContext, pool: int) -> None:
+def lexical_top(ctx: SearchContext, pool: int) -> list[tuple[str, float]]:
+    """The `pool` best chunks by BM25; keeps the match in `ctx.lexical` for the BM25 of
+    the chunks other sources bring."""
     terms = query_terms(ctx.idf)
     if not terms:
-        return
+        return []
     ctx.lexical = ctx.sources.lexical.match(terms, ctx.options.where)
-    top = ctx.lexical.top(pool)
+    return ctx.lexical.top(pool)
+
+
+def add_lexical(ctx: SearchContext, top: list[tuple[str, float]]) -> None:
     best = ctx.lexical_best = top[0][1] if top and top[0][1] > 0 else 1.0
     for rank, (cid, bm25) in enumerate(top, 1):
         ctx.add(cid, "lexical", rank).features["bm25"] = max(0.0, bm25 / best)

@@ -13,6 +13,7 @@ equal to `hybrid` when the index has no graph).
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -27,6 +28,7 @@ from codecompass.search.query import ParsedQuery, parse_query
 from codecompass.search.rank import RankWeights
 
 MODES = ("bm25", "dense", "hybrid", "hybrid+graph")
+_WORKERS = ThreadPoolExecutor(thread_name_prefix="codecompass-dense")
 
 
 @dataclass(slots=True)
@@ -121,12 +123,15 @@ def retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sear
     weights = ctx.weights
     lap("understand")
 
-    if mode != "bm25":
-        candidates.add_dense(ctx, pool)
-        lap("dense")
+    # Embedding the query and scanning the vectors run on a worker beside the lexical
+    # search: both wait in C with the GIL released (onnxruntime and BLAS, SQLite).
+    dense = _WORKERS.submit(candidates.dense_top, ctx, pool) if mode != "bm25" else None
+    lexical = candidates.lexical_top(ctx, pool) if mode != "dense" else []
+    if dense is not None:
+        candidates.add_dense(ctx, *dense.result())
     if mode != "dense":
-        candidates.add_lexical(ctx, pool)
-        lap("lexical")
+        candidates.add_lexical(ctx, lexical)
+    lap("dense+lexical")
     hybrid = mode in ("hybrid", "hybrid+graph")
     if hybrid:
         candidates.add_named(ctx)
