@@ -20,12 +20,17 @@ from tests.storage.backends import BACKENDS, open_backend_for_test, opener
 from tests.storage.conformance import (
     CASES,
     DIM,
+    SOURCES,
     TOKEN,
     close,
+    file_write,
     memory,
     memory_state,
     plain,
+    populate,
+    remove,
     same_vectors,
+    write,
 )
 
 # Scores computed two ways (SQL against Python, float32 SIMD against numpy) agree to here.
@@ -106,3 +111,28 @@ def test_reopening_keeps_memories(
         assert found[1].content == "Later."
     finally:
         second.close()
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_chunks_read_again_follow_another_process_writes(
+    name: str, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> None:
+    """A reader keeps no chunk another process has since removed or replaced (a search
+    process beside a watcher): the embedded catalog keeps the records it read until the
+    database changes."""
+    open_again = opener(name, tmp_path_factory, request)
+    reader, writer = open_again(), open_again()
+    try:
+        chunks = populate(writer)
+        token = [c.id for c in chunks[("api", "auth/token.py")]]
+        models = [c.id for c in chunks[("api", "auth/models.py")]]
+        assert sorted(reader.chunks.chunks(token + models)) == sorted(token + models)
+        remove(writer, "api", "auth/token.py", "deleted")
+        assert sorted(reader.chunks.chunks(token + models)) == sorted(models)
+        # The reader's own writes count too.
+        write(reader, file_write("api", "auth/token.py", SOURCES[("api", "auth/token.py")]))
+        remove(reader, "api", "auth/models.py", "deleted")
+        assert sorted(reader.chunks.chunks(token + models)) == sorted(token)
+    finally:
+        reader.close()
+        writer.close()

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -38,11 +40,17 @@ from codecompass.storage.sqlite.db import Database
 from codecompass.storage.sqlite.graph import stage_facts
 from codecompass.storage.sqlite.lock import WriterLock
 
+# Chunk records kept between reads (at most about 30 MB of sympy's).
+RECENT_CHUNKS = 16_384
+
 
 class SQLiteCatalog:
     def __init__(self, db: Database) -> None:
         self.db = db
         self.lock = WriterLock(db.path.parent)
+        self._recent: OrderedDict[str, ChunkRecord] = OrderedDict()
+        self._recent_version: tuple[int, int] | None = None
+        self._recent_lock = threading.Lock()
 
     # -- index facts ----------------------------------------------------------------
     def meta(self) -> dict[str, str]:
@@ -253,11 +261,32 @@ class SQLiteCatalog:
 
     # -- chunks -----------------------------------------------------------------------
     def chunks(self, ids: Sequence[str]) -> dict[str, ChunkRecord]:
-        rows = self.db.in_batches(
-            f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN ({{marks}}) AND status = 'active'",
-            list(ids),
-        )
-        return {row[0]: ChunkRecord(*row) for row in rows}
+        """Active chunks by id. Records read are kept (the last RECENT_CHUNKS) until the
+        database changes: searches on one codebase read many of the same chunks, and a
+        row looked up by its id costs two B-tree descents."""
+        with self._recent_lock:
+            version = self.db.version()
+            if version != self._recent_version:
+                self._recent.clear()
+                self._recent_version = version
+            found: dict[str, ChunkRecord] = {}
+            missing: list[str] = []
+            for cid in ids:
+                record = self._recent.get(cid)
+                if record is None:
+                    missing.append(cid)
+                else:
+                    self._recent.move_to_end(cid)
+                    found[cid] = record
+            rows = self.db.in_batches(
+                f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN ({{marks}}) AND status = 'active'",
+                missing,
+            )
+            for row in rows:
+                found[row[0]] = self._recent[row[0]] = ChunkRecord(*row)
+            while len(self._recent) > RECENT_CHUNKS:
+                self._recent.popitem(last=False)
+            return {cid: found[cid] for cid in ids if cid in found}
 
     def chunk_entries(
         self, files: Sequence[tuple[str, str]] | None = None

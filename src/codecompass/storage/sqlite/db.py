@@ -96,6 +96,12 @@ class Database:
             self._depth = 0
             self.conn.execute("COMMIT")
 
+    def version(self) -> tuple[int, int]:
+        """Changes as of now: another connection's commits move `data_version`, this
+        connection's writes `total_changes`. What was read while it stays the same is
+        still what the database holds."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0]), self.conn.total_changes
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, params)
 
