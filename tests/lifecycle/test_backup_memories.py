@@ -94,6 +94,9 @@ def test_a_backup_from_before_memories_restores_with_none(live: Backend, tmp_pat
     old.execute("DROP INDEX chunks_by_symbol")  # and what later migrations added
     old.execute("ALTER TABLE graph_http DROP COLUMN router")
     old.execute("ALTER TABLE files DROP COLUMN reader_version")
+    for trigger in ("chunks_inserted", "chunks_updated", "chunks_deleted"):
+        old.execute(f"DROP TRIGGER {trigger}")
+    old.execute("DROP TABLE chunk_changes")
     old.execute(f"PRAGMA user_version = {[n for n, _ in MIGRATIONS].index('0008_memories')}")
     old.close()
     restored: dict[str, Any] = restore_index(live, backup, TinyEmbedder())

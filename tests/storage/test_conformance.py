@@ -118,8 +118,8 @@ def test_chunks_read_again_follow_another_process_writes(
     name: str, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> None:
     """A reader keeps no chunk another process has since removed or replaced (a search
-    process beside a watcher): the embedded catalog keeps the records it read until the
-    database changes."""
+    process beside a watcher): the embedded catalog keeps the records it read until a
+    chunk changes."""
     open_again = opener(name, tmp_path_factory, request)
     reader, writer = open_again(), open_again()
     try:

@@ -187,7 +187,26 @@ def test_files_of_an_older_index_were_stored_by_reader_version_0(tmp_path: Path)
         "INSERT INTO files(repo, path, language, size, mtime_ns, file_hash, line_count, "
         "indexed_at) VALUES ('r', 'a.py', 'python', 9, 5, 'h', 1, 'now')"
     )
-    assert migrate(conn) == later == ["0011_files_reader_version"]
+    assert migrate(conn) == later and later[0] == "0011_files_reader_version"
     assert conn.execute("SELECT path, mtime_ns, reader_version FROM files").fetchall() == [
         ("a.py", 5, 0)
     ]
+
+
+def test_every_change_to_the_chunks_is_counted(tmp_path: Path) -> None:
+    conn, later = _before(tmp_path, "0012_chunk_changes")
+    conn.execute("INSERT INTO repos(id, root, created_at) VALUES ('r', '/r', 'now')")
+    conn.execute(
+        "INSERT INTO chunks(id, repo, path, language, kind, start_line, end_line, header, "
+        "text, text_hash, file_hash, embed_key, tokens, indexed_at) "
+        "VALUES ('c1', 'r', 'a.py', 'python', 'function', 1, 2, '', 'x', 't', 'f', 'e', 1, 'now')"
+    )
+    assert migrate(conn) == later == ["0012_chunk_changes"]
+    counts = [conn.execute("SELECT n FROM chunk_changes").fetchone()[0]]
+    conn.execute("UPDATE chunks SET status = 'deleted' WHERE id = 'c1'")
+    counts.append(conn.execute("SELECT n FROM chunk_changes").fetchone()[0])
+    conn.execute("DELETE FROM chunks")
+    counts.append(conn.execute("SELECT n FROM chunk_changes").fetchone()[0])
+    conn.execute("UPDATE files SET size = 1")  # other tables are not counted
+    counts.append(conn.execute("SELECT n FROM chunk_changes").fetchone()[0])
+    assert counts == [0, 1, 2, 2]

@@ -7,14 +7,19 @@ transaction, so a killed process leaves each unit of work either fully old or fu
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from codecompass.storage.backend import EMBEDDED_DB as DB_FILE
 from codecompass.storage.sqlite.migrations import migrate
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 # Bound parameters per statement for IN (…) lists.
 BATCH = 500
@@ -38,6 +43,43 @@ def _enter_wal(conn: sqlite3.Connection) -> None:
                 raise
         time.sleep(pause)
         pause = min(pause * 2, 0.2)
+
+
+class KeptReads(Generic[K, V]):
+    """The last `size` values read by key, kept while the chunks stay as they are. Searches
+    on one codebase read many of the same rows, each looked up by a random text id (two
+    B-tree descents). Any change to the chunks empties the keep; other writes (the audit
+    log, memories) leave it, so it survives a server's calls. Keys the load does not
+    return are not kept."""
+
+    def __init__(self, db: Database, size: int) -> None:
+        self.db, self.size = db, size
+        self._values: OrderedDict[K, V] = OrderedDict()
+        self._changes = -1
+        self._lock = threading.Lock()
+
+    def read(
+        self, keys: Iterable[K], load: Callable[[list[K]], Iterable[tuple[K, V]]]
+    ) -> dict[K, V]:
+        """The value of each key `load` finds, in the keys' order."""
+        keys = list(dict.fromkeys(keys))
+        with self._lock:
+            changes = self.db.chunk_changes()
+            if changes != self._changes:
+                self._values.clear()
+                self._changes = changes
+            values = self._values
+            missing = [k for k in keys if k not in values]
+            for key, value in load(missing) if missing else ():
+                values[key] = value
+            found: dict[K, V] = {}
+            for key in keys:
+                if key in values:
+                    values.move_to_end(key)
+                    found[key] = values[key]
+            while len(values) > self.size:
+                values.popitem(last=False)
+            return found
 
 
 class Database:
@@ -96,11 +138,10 @@ class Database:
             self._depth = 0
             self.conn.execute("COMMIT")
 
-    def version(self) -> tuple[int, int]:
-        """Changes as of now: another connection's commits move `data_version`, this
-        connection's writes `total_changes`. What was read while it stays the same is
-        still what the database holds."""
-        return int(self.conn.execute("PRAGMA data_version").fetchone()[0]), self.conn.total_changes
+    def chunk_changes(self) -> int:
+        """Inserts, updates and deletes of chunks so far, by any connection (triggers
+        count them)."""
+        return int(self.conn.execute("SELECT n FROM chunk_changes").fetchone()[0])
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, params)

@@ -4,14 +4,17 @@
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from codecompass.models import ChunkFilter, LexicalRow
 from codecompass.storage.rows import postings
-from codecompass.storage.sqlite.db import Database
+from codecompass.storage.sqlite.db import Database, KeptReads
 
 BM25 = "bm25(chunks_fts, 4.0, 2.0, 1.0)"
+# Reads kept while the chunks stay as they are (db.KeptReads).
+KEPT_TERMS = 200_000
+KEPT_ROWIDS = 65_536
 
 
 def match_expression(terms: Sequence[str]) -> str:
@@ -26,8 +29,10 @@ class SQLiteLexicalMatch:
     ranked query anyway (`ORDER BY rank LIMIT n` costs as much), and asking it for
     chosen rowids re-runs the whole match for every batch."""
 
-    def __init__(self, db: Database, match: str, where: ChunkFilter) -> None:
-        self.db, self.match, self.where = db, match, where
+    def __init__(
+        self, db: Database, match: str, where: ChunkFilter, rowids: KeptReads[str, int]
+    ) -> None:
+        self.db, self.match, self.where, self.rowids = db, match, where, rowids
         self._scores: dict[int, float] | None = None
 
     def _all(self) -> dict[int, float]:
@@ -63,12 +68,15 @@ class SQLiteLexicalMatch:
             return {}
         scores = self._all()
         out: dict[str, float] = {}
-        rows = self.db.in_batches("SELECT id, rowid FROM chunks WHERE id IN ({marks})", list(ids))
-        for cid, rowid in rows:
-            found = scores.get(int(rowid))
+        for cid, rowid in self.rowids.read(ids, self._load_rowids).items():
+            found = scores.get(rowid)
             if found is not None:
-                out[str(cid)] = found
+                out[cid] = found
         return out
+
+    def _load_rowids(self, ids: list[str]) -> Iterator[tuple[str, int]]:
+        rows = self.db.in_batches("SELECT id, rowid FROM chunks WHERE id IN ({marks})", ids)
+        return ((str(cid), int(rowid)) for cid, rowid in rows)
 
     def _unfiltered(self) -> bool:
         w = self.where
@@ -106,45 +114,37 @@ def _filter_sql(where: ChunkFilter) -> tuple[str, list[Any]]:
 class SQLiteLexical:
     def __init__(self, db: Database) -> None:
         self.db = db
-        # Document frequencies by term, valid for one state of the lexical index.
-        self._doc_freqs: dict[str, int] = {}
-        self._doc_freqs_state: tuple[int, int] | None = None
+        # Looking terms up in fts5vocab costs about 0.2 ms a term, and an issue text has
+        # hundreds.
+        self._doc_freqs: KeptReads[str, int] = KeptReads(db, KEPT_TERMS)
+        self._rowids: KeptReads[str, int] = KeptReads(db, KEPT_ROWIDS)
 
     def match(self, terms: Sequence[str], where: ChunkFilter) -> SQLiteLexicalMatch:
-        return SQLiteLexicalMatch(self.db, match_expression(terms), where)
+        return SQLiteLexicalMatch(self.db, match_expression(terms), where, self._rowids)
 
     def doc_freqs(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        """Looking terms up in fts5vocab costs about 0.2 ms a term, and an issue text has
-        hundreds, so answers are kept while the index is unchanged: (row count, highest
-        rowid) changes with every insert (new rowids) and every delete (fewer rows)."""
-        state = self._state()
-        if state != self._doc_freqs_state or len(self._doc_freqs) > 200_000:
-            self._doc_freqs, self._doc_freqs_state = {}, state
-        unique = [t for t in dict.fromkeys(terms) if t not in self._doc_freqs]
-        if unique:
-            self.db.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab "
-                "USING fts5vocab(main, chunks_fts, row)"
-            )
-            found = dict.fromkeys(unique, 0)
-            rows = self.db.in_batches(
-                "SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({marks})", unique
-            )
-            found.update((str(t), int(d)) for t, d in rows)
-            self._doc_freqs.update(found)
-        freqs = {t: self._doc_freqs[t] for t in dict.fromkeys(terms) if self._doc_freqs.get(t)}
-        return freqs, state[0]
+        freqs = self._doc_freqs.read(terms, self._load_doc_freqs)
+        return {t: n for t, n in freqs.items() if n}, self._count()
 
-    def _state(self) -> tuple[int, int]:
-        """(chunks, highest rowid) of the FTS table, without counting it (counting its
-        one-row-per-chunk shadow table took 1–3 ms a call on 67,000 chunks, and a search
-        asks twice). FTS5 keeps the row count as the first varint of its averages
-        record, rowid 1 of the `_data` shadow table, for `bm25()`."""
-        row = self.db.execute(
-            "SELECT (SELECT block FROM chunks_fts_data WHERE id = 1), "
-            "(SELECT max(id) FROM chunks_fts_docsize)"
-        ).fetchone()
-        return (_varint(row[0]) if row[0] else 0), int(row[1] or 0)
+    def _load_doc_freqs(self, terms: list[str]) -> Iterable[tuple[str, int]]:
+        self.db.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vocab "
+            "USING fts5vocab(main, chunks_fts, row)"
+        )
+        found = dict.fromkeys(terms, 0)  # a term no chunk holds is kept too
+        rows = self.db.in_batches(
+            "SELECT term, doc FROM temp.chunks_vocab WHERE term IN ({marks})", terms
+        )
+        found.update((str(t), int(d)) for t, d in rows)
+        return found.items()
+
+    def _count(self) -> int:
+        """The FTS table's rows, without counting them (counting its one-row-per-chunk
+        shadow table took 1–3 ms a call on 67,000 chunks, and a search asks twice).
+        FTS5 keeps the row count as the first varint of its averages record, rowid 1 of
+        the `_data` shadow table, for `bm25()`."""
+        row = self.db.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
+        return _varint(row[0]) if row and row[0] else 0
 
     def postings(self, ids: Sequence[str]) -> dict[str, dict[str, float]]:
         rows = self.db.in_batches(

@@ -286,6 +286,24 @@ MIGRATIONS: list[tuple[str, str]] = [
         "0011_files_reader_version",
         "ALTER TABLE files ADD COLUMN reader_version INTEGER NOT NULL DEFAULT 0;",
     ),
+    (
+        # A count of changes to the chunks, whoever makes them, for the reads a process
+        # keeps (db.KeptReads): they stand while it stays the same.
+        "0012_chunk_changes",
+        """
+        CREATE TABLE chunk_changes (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            n INTEGER NOT NULL
+        );
+        INSERT INTO chunk_changes VALUES (1, 0);
+        CREATE TRIGGER chunks_inserted AFTER INSERT ON chunks
+        BEGIN UPDATE chunk_changes SET n = n + 1; END;
+        CREATE TRIGGER chunks_updated AFTER UPDATE ON chunks
+        BEGIN UPDATE chunk_changes SET n = n + 1; END;
+        CREATE TRIGGER chunks_deleted AFTER DELETE ON chunks
+        BEGIN UPDATE chunk_changes SET n = n + 1; END;
+        """,
+    ),
 ]
 
 
