@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -152,6 +154,25 @@ def test_a_reranker_reorders_the_head(engine: Engine) -> None:
     # The reranker picked the last of the head; everything else keeps its order.
     assert reranked[0].symbol != plain[0].symbol
     assert [h.symbol for h in reranked[1:4]] == [h.symbol for h in plain[:3]]
+
+
+def test_the_garbage_collector_waits_while_a_search_runs(engine: Engine) -> None:
+    seen: list[bool] = []
+
+    class Watch:
+        def rerank(self, query: str, texts: Sequence[str]) -> list[int]:
+            seen.append(gc.isenabled())
+            return []
+
+    engine.reranker = Watch()
+    engine.search("verify token", k=3)
+    after = gc.isenabled()
+    gc.disable()  # a program that paused it itself keeps it paused
+    try:
+        engine.search("verify token", k=3)
+        assert (seen, after, gc.isenabled()) == ([False, False], True, False)
+    finally:
+        gc.enable()
 
 
 def test_file_expansion_brings_the_rest_of_the_best_file(engine: Engine) -> None:
