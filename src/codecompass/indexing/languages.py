@@ -14,6 +14,7 @@ pure-Python reader (``PLAIN_LANGUAGES``). The grammars of ``EXTRA_LANGUAGES`` sh
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import PurePath
 
 # Names people type for a language (lower-cased first): `--lang Go`, `--lang ts`.
@@ -335,6 +336,7 @@ def is_test_folder(name: str) -> bool:
     return name in _TEST_DIRS
 
 
+@lru_cache(maxsize=65_536)  # a search asks for every candidate, mostly of a few files
 def is_test_path(path: str) -> bool:
     """A test, by the conventions of the common test runners."""
     parts = path.split("/")

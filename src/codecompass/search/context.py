@@ -22,7 +22,7 @@ from codecompass.protocols import (
     Vectors,
 )
 from codecompass.search.query import ParsedQuery
-from codecompass.search.rank import RankWeights, file_scores, score
+from codecompass.search.rank import RankWeights, file_scores, weighted, weighted_sum
 from codecompass.search.rerank import Reranker
 
 # `http`, `rpc` and `event` carry expansion from a client to the handler of its route or
@@ -154,8 +154,9 @@ class SearchContext:
 
     def rescore(self, cands: dict[str, Candidate] | None = None) -> None:
         """Score these candidates (all by default) from their features."""
+        weights = weighted(self.weights)
         for cand in (self.cands if cands is None else cands).values():
-            cand.score = score(cand.features, self.weights)
+            cand.score = weighted_sum(cand.features, weights)
 
     def ranked(self) -> list[str]:
         """Candidates by score; ties keep the order they joined in."""

@@ -95,8 +95,12 @@ SEED_000 = RankWeights()
 
 
 def score(features: Mapping[str, float], weights: RankWeights) -> float:
+    return weighted_sum(features, weighted(weights))
+
+
+def weighted_sum(features: Mapping[str, float], weighted: tuple[tuple[str, float], ...]) -> float:
     total = 0.0
-    for name, weight in _weighted(weights):
+    for name, weight in weighted:
         value = features.get(name)
         if value:  # adding 0.0 changes no sum: the same float as summing every term
             total += weight * value
@@ -104,8 +108,9 @@ def score(features: Mapping[str, float], weights: RankWeights) -> float:
 
 
 @lru_cache(maxsize=64)
-def _weighted(weights: RankWeights) -> tuple[tuple[str, float], ...]:
-    """The features with a non-zero weight (a search scores thousands of candidates)."""
+def weighted(weights: RankWeights) -> tuple[tuple[str, float], ...]:
+    """The features with a non-zero weight (a search scores thousands of candidates: it
+    looks them up once, hashing the weights costs more than a candidate's sum)."""
     return tuple((name, getattr(weights, name)) for name in FEATURES if getattr(weights, name))
 
 
