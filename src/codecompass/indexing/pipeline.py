@@ -702,7 +702,8 @@ def reconcile_vectors(
     if extra:
         vectors.write([], _NO_VECTORS, delete=extra)
         fill.deleted.update(extra)
-    missing = [cid for cid in active if cid not in present or cid in doubled]
+    # In id order: the same batches, embedded in the same order, from one run to the next.
+    missing = sorted(cid for cid in active if cid not in present or cid in doubled)
     if progress is not None:
         progress.vectors_total, progress.vectors_done = len(missing), 0
         if on_progress is not None:
