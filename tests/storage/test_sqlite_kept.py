@@ -8,7 +8,7 @@ from pathlib import Path
 
 from codecompass.models import AuditEntry
 from codecompass.storage.embedded import open_embedded
-from tests.storage.conformance import populate, remove
+from tests.storage.conformance import file_write, populate, remove
 
 
 def test_chunk_reads_are_kept_until_a_chunk_changes(tmp_path: Path) -> None:
@@ -40,3 +40,25 @@ def test_chunk_reads_are_kept_until_a_chunk_changes(tmp_path: Path) -> None:
     finally:
         backend.close()
         other.close()
+
+
+def test_a_chunk_read_in_a_transaction_rolled_back_is_not_kept(tmp_path: Path) -> None:
+    """The count of chunk changes goes back with a rollback; the next change could bring
+    it to the number the keep was filled at, with the rolled-back chunk in it."""
+    backend = open_embedded(tmp_path)
+    try:
+        populate(backend)
+        undone = file_write("api", "undone.py", [("f", "function", "def f():\n    pass")])
+        done = file_write("api", "done.py", [("g", "function", "def g():\n    pass")])
+        (gone,) = [c.id for c in undone.content.chunks] if undone.content else []
+        try:
+            with backend.chunks.db.transaction():  # type: ignore[attr-defined]
+                backend.files.write_files([undone])
+                assert list(backend.chunks.chunks([gone])) == [gone]
+                raise RuntimeError("the run is interrupted")
+        except RuntimeError:
+            pass
+        backend.files.write_files([done])  # one chunk changed: the same count again
+        assert backend.chunks.chunks([gone]) == {}
+    finally:
+        backend.close()

@@ -55,7 +55,7 @@ class KeptReads(Generic[K, V]):
     def __init__(self, db: Database, size: int) -> None:
         self.db, self.size = db, size
         self._values: OrderedDict[K, V] = OrderedDict()
-        self._changes = -1
+        self._version = (-1, -1)
         self._lock = threading.Lock()
 
     def read(
@@ -64,10 +64,10 @@ class KeptReads(Generic[K, V]):
         """The value of each key `load` finds, in the keys' order."""
         keys = list(dict.fromkeys(keys))
         with self._lock:
-            changes = self.db.chunk_changes()
-            if changes != self._changes:
+            version = self.db.chunks_version()
+            if version != self._version:
                 self._values.clear()
-                self._changes = changes
+                self._version = version
             values = self._values
             missing = [k for k in keys if k not in values]
             for key, value in load(missing) if missing else ():
@@ -92,6 +92,7 @@ class Database:
         self.conn.execute("PRAGMA foreign_keys=ON")
         migrate(self.conn)
         self._depth = 0
+        self.rollbacks = 0
 
     def close(self) -> None:
         self.conn.close()
@@ -120,6 +121,7 @@ class Database:
         except BaseException:
             self._depth = 0
             self.conn.execute("ROLLBACK")
+            self.rollbacks += 1
             raise
         self._depth = 0
         self.conn.execute("COMMIT")
@@ -138,10 +140,12 @@ class Database:
             self._depth = 0
             self.conn.execute("COMMIT")
 
-    def chunk_changes(self) -> int:
+    def chunks_version(self) -> tuple[int, int]:
         """Inserts, updates and deletes of chunks so far, by any connection (triggers
-        count them)."""
-        return int(self.conn.execute("SELECT n FROM chunk_changes").fetchone()[0])
+        count them), and this connection's rollbacks: a rollback takes the count back,
+        and the next change could bring it to a number already seen."""
+        changes = int(self.conn.execute("SELECT n FROM chunk_changes").fetchone()[0])
+        return changes, self.rollbacks
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, params)
