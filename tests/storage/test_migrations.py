@@ -202,11 +202,13 @@ def test_every_change_to_the_chunks_is_counted(tmp_path: Path) -> None:
         "VALUES ('c1', 'r', 'a.py', 'python', 'function', 1, 2, '', 'x', 't', 'f', 'e', 1, 'now')"
     )
     assert migrate(conn) == later == ["0012_chunk_changes"]
-    counts = [conn.execute("SELECT n FROM chunk_changes").fetchone()[0]]
-    conn.execute("UPDATE chunks SET status = 'deleted' WHERE id = 'c1'")
-    counts.append(conn.execute("SELECT n FROM chunk_changes").fetchone()[0])
-    conn.execute("DELETE FROM chunks")
-    counts.append(conn.execute("SELECT n FROM chunk_changes").fetchone()[0])
-    conn.execute("UPDATE files SET size = 1")  # other tables are not counted
-    counts.append(conn.execute("SELECT n FROM chunk_changes").fetchone()[0])
+    counts = []
+    for change in (
+        "SELECT 1",
+        "UPDATE chunks SET status = 'deleted' WHERE id = 'c1'",
+        "DELETE FROM chunks",
+        "UPDATE files SET size = 1",  # other tables are not counted
+    ):
+        conn.execute(change)
+        counts.append(conn.execute("SELECT n FROM chunk_changes").fetchone()[0])
     assert counts == [0, 1, 2, 2]
