@@ -38,10 +38,11 @@ from codecompass.storage.sqlite.db import Database, KeptReads
 from codecompass.storage.sqlite.graph import stage_facts
 from codecompass.storage.sqlite.lock import WriterLock
 
-# Reads kept (db.KeptReads): chunk records (at most about 30 MB of sympy's), and the
-# chunks of files and of symbols.
+# Reads kept (db.KeptReads): chunk records, and the chunks of files and of symbols. Full,
+# on sympy: 31, 11 and 7 MB; half as many records kept gained half as much.
 KEPT_CHUNKS = 16_384
-KEPT_FILES = 2_048
+KEPT_FILES = 256
+KEPT_SYMBOLS = 4_096
 _ENTRY_COLUMNS = "id, repo, path, start_line, symbol_id, embed_key"  # a ChunkEntry's
 Row = tuple[Any, ...]
 Rows = tuple[Row, ...]
@@ -53,7 +54,7 @@ class SQLiteCatalog:
         self.lock = WriterLock(db.path.parent)
         self._chunks: KeptReads[str, Row] = KeptReads(db, KEPT_CHUNKS)
         self._file_entries: KeptReads[tuple[str, str], Rows] = KeptReads(db, KEPT_FILES)
-        self._symbol_entries: KeptReads[str, Rows] = KeptReads(db, KEPT_CHUNKS)
+        self._symbol_entries: KeptReads[str, Rows] = KeptReads(db, KEPT_SYMBOLS)
 
     # -- index facts ----------------------------------------------------------------
     def meta(self) -> dict[str, str]:
