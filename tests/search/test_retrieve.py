@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import math
+import os
+import signal
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -173,6 +175,19 @@ def test_the_garbage_collector_waits_while_a_search_runs(engine: Engine) -> None
         assert (seen, after, gc.isenabled()) == ([False, False], True, False)
     finally:
         gc.enable()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
+def test_a_forked_child_searches_after_its_parent(engine: Engine) -> None:
+    """The dense search runs on a worker thread; a child forked after a search has no
+    worker, and must not wait for its parent's."""
+    wanted = [h.symbol for h in engine.search("verify token", k=3)]
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only when it found what the parent found
+        signal.alarm(30)
+        os._exit(0 if [h.symbol for h in engine.search("verify token", k=3)] == wanted else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
 
 
 def test_file_expansion_brings_the_rest_of_the_best_file(engine: Engine) -> None:

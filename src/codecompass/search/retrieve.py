@@ -13,6 +13,7 @@ equal to `hybrid` when the index has no graph).
 from __future__ import annotations
 
 import gc
+import os
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -31,7 +32,16 @@ from codecompass.search.query import ParsedQuery, parse_query
 from codecompass.search.rank import RankWeights
 
 MODES = ("bm25", "dense", "hybrid", "hybrid+graph")
-_WORKERS = ThreadPoolExecutor(thread_name_prefix="codecompass-dense")
+_workers: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _worker_pool() -> ThreadPoolExecutor:
+    """This process's pool. A forked child has none of its parent's threads, and a pool
+    it inherited would wait for them forever."""
+    global _workers
+    if _workers is None or _workers[0] != os.getpid():
+        _workers = (os.getpid(), ThreadPoolExecutor(thread_name_prefix="codecompass-dense"))
+    return _workers[1]
 
 
 @dataclass(slots=True)
@@ -149,7 +159,7 @@ def _retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sea
 
     # Embedding the query and scanning the vectors run on a worker beside the lexical
     # search: both wait in C with the GIL released (onnxruntime and BLAS, SQLite).
-    dense = _WORKERS.submit(candidates.dense_top, ctx, pool) if mode != "bm25" else None
+    dense = _worker_pool().submit(candidates.dense_top, ctx, pool) if mode != "bm25" else None
     lexical = candidates.lexical_top(ctx, pool) if mode != "dense" else []
     if dense is not None:
         candidates.add_dense(ctx, *dense.result())
