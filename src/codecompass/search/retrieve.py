@@ -122,13 +122,13 @@ def _collector_paused() -> Iterator[None]:
     thousands of short-lived containers, all freed by reference counting as it ends; the
     collections they set off also walked every long-lived object (30 ms a full pass on
     sympy's index), one search in ten. Left alone when the program had paused it."""
-    paused = gc.isenabled()
-    if paused:
+    pausing = gc.isenabled()
+    if pausing:
         gc.disable()
     try:
         yield
     finally:
-        if paused:
+        if pausing:
             gc.enable()
 
 
