@@ -1118,15 +1118,8 @@ class Engine:
         clients calling a route it handles and the producers of an event it listens to,
         in any repository (dependents along `calls`, `http` and `event` edges, or
         `types`); for a file or a module, also the files importing it."""
-        return self._walk(
-            symbol,
-            repo,
-            callers=types is None,
-            depth=depth,
-            types=types,
-            direction="in",
-            min_confidence=min_confidence,
-            default_types=DEPENDENCY_TYPES,
+        return self._neighbours(
+            symbol, "in", types, depth, min_confidence, repo, callers=types is None
         )
 
     def _neighbours(
@@ -1137,10 +1130,13 @@ class Engine:
         depth: int,
         min_confidence: float,
         repo: str | None,
+        *,
+        callers: bool = False,
     ) -> GraphResult:
         return self._walk(
             symbol,
             repo,
+            callers=callers,
             depth=depth,
             types=types,
             direction=direction,

@@ -729,7 +729,7 @@ class NixRules(GrammarRules):
             return None
         inner = function.child_by_field_name("body")
         while inner is not None and inner.type == "function_expression":
-            function, inner = inner, inner.child_by_field_name("body")
+            inner = inner.child_by_field_name("body")
         return inner
 
     def references(
