@@ -46,15 +46,16 @@ def _enter_wal(conn: sqlite3.Connection) -> None:
 
 
 class KeptReads(Generic[K, V]):
-    """The last `size` values read by key, kept while the chunks stay as they are. Searches
-    on one codebase read many of the same rows, each looked up by a random text id (two
-    B-tree descents). Any change to the chunks empties the keep; other writes (the audit
-    log, memories) leave it, so it survives a server's calls. Keys the load does not
-    return are not kept."""
+    """The last values read by key, up to `size` of them (or, given `cost`, up to a total
+    cost of `size`), kept while the chunks stay as they are. Searches on one codebase read
+    many of the same rows, each looked up by a random text id (two B-tree descents). Any
+    change to the chunks empties the keep; other writes (the audit log, memories) leave
+    it, so it survives a server's calls. Keys the load does not return are not kept."""
 
-    def __init__(self, db: Database, size: int) -> None:
-        self.db, self.size = db, size
+    def __init__(self, db: Database, size: int, cost: Callable[[V], int] | None = None) -> None:
+        self.db, self.size, self.cost = db, size, cost
         self._values: OrderedDict[K, V] = OrderedDict()
+        self._used = 0
         self._version = (-1, -1)
         self._lock = threading.Lock()
 
@@ -67,19 +68,24 @@ class KeptReads(Generic[K, V]):
             version = self.db.chunks_version()
             if version != self._version:
                 self._values.clear()
+                self._used = 0
                 self._version = version
             values = self._values
             missing = [k for k in keys if k not in values]
             for key, value in load(missing) if missing else ():
                 values[key] = value
+                self._used += self._cost(value)
             found: dict[K, V] = {}
             for key in keys:
                 if key in values:
                     values.move_to_end(key)
                     found[key] = values[key]
-            while len(values) > self.size:
-                values.popitem(last=False)
+            while self._used > self.size and values:
+                self._used -= self._cost(values.popitem(last=False)[1])
             return found
+
+    def _cost(self, value: V) -> int:
+        return 1 if self.cost is None else self.cost(value)
 
 
 class Database:
