@@ -56,15 +56,19 @@ def test_each_terms_matches_are_kept_until_a_chunk_changes(tmp_path: Path) -> No
         statements: list[str] = []
         lexical.db.conn.set_trace_callback(statements.append)
 
-        def matched(terms: list[str]) -> tuple[list[str], dict[str, float]]:
+        def matched(
+            terms: list[str], where: ChunkFilter | None = None
+        ) -> tuple[list[str], dict[str, float]]:
             statements.clear()
-            scores = dict(lexical.match(terms, ChunkFilter()).top(50))
+            scores = dict(lexical.match(terms, where or ChunkFilter()).top(50))
             return [s.split("MATCH ")[1] for s in statements if "MATCH" in s], scores
 
         asked, first = matched(["token", "verify"])
         assert asked == ["'\"token\"'", "'\"verify\"'"]
         asked, again = matched(["verify", "user", "token"])
         assert asked == ["'\"user\"'"] and set(again) >= set(first)
+        asked, scoped = matched(["token", "user"], ChunkFilter(language="typescript"))
+        assert asked == [] and scoped == {c: again[c] for c in scoped} and len(scoped) == 2
         pieces = [*SOURCES[("web", "src/client.ts")], ("check", "function", "verify(token)")]
         other.files.write_files([file_write("web", "src/client.ts", pieces)])
         asked, after = matched(["token", "verify"])

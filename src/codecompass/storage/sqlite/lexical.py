@@ -10,7 +10,7 @@ import numpy as np
 
 from codecompass.models import ChunkFilter, LexicalRow
 from codecompass.storage.rows import postings
-from codecompass.storage.sqlite.db import Database, KeptReads
+from codecompass.storage.sqlite.db import BATCH, Database, KeptReads
 
 BM25 = "bm25(chunks_fts, 4.0, 2.0, 1.0)"
 # Reads kept while the chunks stay as they are (db.KeptReads).
@@ -29,15 +29,14 @@ def match_expression(terms: Sequence[str]) -> str:
 
 class SQLiteLexicalMatch:
     """The BM25 of every chunk the terms match, summed the first time it is needed: the
-    unfiltered top and the chunks that join a search later (found by dense search, by
-    name, by expansion) read the same sums. FTS5 scores every match for any ranked query
-    anyway (`ORDER BY rank LIMIT n` costs as much), and asking it for chosen rowids
-    re-runs the whole match for every batch."""
+    top and the chunks that join a search later (found by dense search, by name, by
+    expansion) read the same sums. FTS5 scores every match for any ranked query anyway
+    (`ORDER BY rank LIMIT n` costs as much), and asking it for chosen rowids re-runs the
+    whole match for every batch."""
 
     def __init__(self, lexical: SQLiteLexical, terms: Sequence[str], where: ChunkFilter) -> None:
         self.lexical, self.db, self.where = lexical, lexical.db, where
         self.terms = list(dict.fromkeys(terms))
-        self.match = match_expression(self.terms)
         self._scores: tuple[np.ndarray, np.ndarray] | None = None
 
     def _all(self) -> tuple[np.ndarray, np.ndarray]:
@@ -59,30 +58,33 @@ class SQLiteLexicalMatch:
         return self._scores
 
     def top(self, limit: int) -> list[tuple[str, float]]:
-        if not self.match:
+        """The `limit` best chunks that pass the filter: the matches in score order (the
+        lower rowid first on a tie), checked against the filter a batch at a time."""
+        if not self.terms or limit <= 0:
             return []
-        if self._unfiltered():
-            rowids, sums = self._all()
-            best = np.lexsort((rowids, -sums))[:limit]  # the higher score, then the lower rowid
-            ranked = list(zip(rowids[best].tolist(), sums[best].tolist(), strict=True))
-            ids = dict(
-                self.db.in_batches(
-                    "SELECT rowid, id FROM chunks WHERE rowid IN ({marks})",
-                    [rowid for rowid, _ in ranked],
-                )
+        rowids, sums = self._all()
+        ranked = np.lexsort((rowids, -sums))
+        clauses, params = ("", []) if self._unfiltered() else _filter_sql(self.where)
+        step = max(limit, BATCH) if clauses else limit
+        out: list[tuple[str, float]] = []
+        for start in range(0, len(ranked), step):
+            part = ranked[start : start + step]
+            batch = rowids[part].tolist()
+            cur = self.db.execute(
+                f"SELECT c.rowid, c.id FROM chunks c WHERE c.rowid IN "
+                f"({','.join('?' * len(batch))}){clauses}",
+                (*batch, *params),
             )
-            return [(str(ids[rowid]), value) for rowid, value in ranked if rowid in ids]
-        clauses, params = _filter_sql(self.where)
-        cur = self.db.execute(
-            f"SELECT c.id, {BM25} AS rank FROM chunks_fts JOIN chunks c "
-            f"ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ? {clauses} "
-            "ORDER BY rank LIMIT ?",
-            (self.match, *params, limit),
-        )
-        return [(str(r[0]), -float(r[1])) for r in cur]
+            ids = dict(cur)
+            for rowid, value in zip(batch, sums[part].tolist(), strict=True):
+                if rowid in ids:
+                    out.append((str(ids[rowid]), value))
+                    if len(out) == limit:
+                        return out
+        return out
 
     def scores(self, ids: Sequence[str]) -> dict[str, float]:
-        if not self.match or not ids:
+        if not self.terms or not ids:
             return {}
         rowids, sums = self._all()
         wanted = self.lexical.rowids.read(ids, self._load_rowids)
