@@ -155,8 +155,8 @@ class SQLiteLexical:
                 f"SELECT rowid, {BM25} FROM chunks_fts WHERE chunks_fts MATCH ?",
                 (match_expression([term]),),
             ).fetchall()
-            found = np.array(rows, dtype=np.float64).reshape(-1, 2)
-            yield term, (found[:, 0].astype(np.int64), -found[:, 1])
+            rowids = np.fromiter((r for r, _ in rows), np.int64, len(rows))
+            yield term, (rowids, -np.fromiter((s for _, s in rows), np.float64, len(rows)))
 
     def doc_freqs(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
         freqs = self._doc_freqs.read(terms, self._load_doc_freqs)
