@@ -60,7 +60,7 @@ class SQLiteLexicalMatch:
     def top(self, limit: int) -> list[tuple[str, float]]:
         """The `limit` best chunks that pass the filter: the matches in score order (the
         lower rowid first on a tie), checked against the filter a batch at a time."""
-        if not self.terms or limit <= 0:
+        if not self.terms or limit <= 0 or self.where.scopes == ():
             return []
         rowids, sums = self._all()
         ranked = np.lexsort((rowids, -sums))
@@ -140,7 +140,7 @@ class SQLiteLexical:
         self._doc_freqs: KeptReads[str, int] = KeptReads(db, KEPT_TERMS)
         self.rowids: KeptReads[str, int] = KeptReads(db, KEPT_ROWIDS)
         self._term_matches: KeptReads[str, TermMatches] = KeptReads(
-            db, KEPT_TERM_MATCHES, cost=lambda matches: len(matches[0])
+            db, KEPT_TERM_MATCHES, cost=lambda matches: max(1, len(matches[0]))
         )
 
     def match(self, terms: Sequence[str], where: ChunkFilter) -> SQLiteLexicalMatch:
