@@ -106,6 +106,34 @@ def test_a_killed_holder_leaves_no_stale_lock(tmp_path: Path) -> None:
     assert (data / LOCK_FILE).read_text(encoding="utf-8") == ""
 
 
+def test_a_holder_caught_before_it_says_who_it_is_is_named(tmp_path: Path) -> None:
+    """The holder writes who it is just after taking the lock: a second indexer arriving
+    in between read an empty file and said "another process" (seen once in CI)."""
+    import fcntl
+    import threading
+
+    (tmp_path / LOCK_FILE).write_text("", encoding="utf-8")
+    held = os.open(tmp_path / LOCK_FILE, os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # taken, nothing written yet
+    holder = {"pid": 4242, "host": "ci", "repo": "r", "since": "now", "command": "index"}
+    late = threading.Timer(0.2, os.pwrite, (held, json.dumps(holder).encode("utf-8"), 0))
+    late.start()
+    try:
+        with pytest.raises(IndexBusyError, match="process 4242 on ci, indexing r since now"):
+            WriterLock(tmp_path).acquire("r", "later")
+    finally:
+        late.join()
+        os.close(held)
+    lock = WriterLock(tmp_path)  # an empty file and a lock let go: taken within the wait
+    held = os.open(tmp_path / LOCK_FILE, os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.ftruncate(held, 0)
+    threading.Timer(0.2, os.close, (held,)).start()
+    lock.acquire("r", "soon")
+    assert json.loads((tmp_path / LOCK_FILE).read_text(encoding="utf-8"))["since"] == "soon"
+    lock.release()
+
+
 def test_a_chunk_stored_twice_in_the_vector_store_is_repaired(tmp_path: Path) -> None:
     # Vector repair compared sets of ids and never saw duplicates (issue 14, defect 2).
     from codecompass.storage.lance import LanceVectorStore

@@ -14,11 +14,14 @@ import os
 import socket
 import sys
 import threading
+import time
 from pathlib import Path
 
 from codecompass.errors import IndexBusyError
 
 LOCK_FILE = "index.lock"
+# How long an empty lock file under a held lock is read again (see `_lock_or_refuse`).
+HOLDER_WAIT = 1.0
 
 try:
     import fcntl
@@ -42,12 +45,7 @@ class WriterLock:
                 return
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             if fcntl is not None:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except OSError:
-                    holder = _read(fd)
-                    os.close(fd)
-                    raise IndexBusyError(_busy_message(self.path.parent, holder)) from None
+                _lock_or_refuse(fd, self.path.parent)
             holder = {
                 "pid": os.getpid(),
                 "host": socket.gethostname(),
@@ -73,6 +71,24 @@ class WriterLock:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
+
+
+def _lock_or_refuse(fd: int, folder: Path) -> None:
+    """Take the lock, or close `fd` and say who holds it. A holder writes who it is just
+    after taking the lock and empties the file just before letting it go: an empty file
+    under a held lock is one of those moments, so it is read again (and the lock tried
+    again) for up to HOLDER_WAIT seconds before the holder is called "another process"."""
+    deadline = time.monotonic() + HOLDER_WAIT
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except OSError:
+            holder = _read(fd)
+            if holder or time.monotonic() > deadline:
+                os.close(fd)
+                raise IndexBusyError(_busy_message(folder, holder)) from None
+        time.sleep(0.02)
 
 
 def _read(fd: int) -> dict[str, object]:
