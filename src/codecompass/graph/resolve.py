@@ -61,6 +61,9 @@ CONF_NEAR = 0.7
 CONF_REBOUND = 0.6
 CONF_UNIQUE = 0.5
 CONF_AMBIGUOUS = 0.4
+# A method named `prefix…` of a class whose method calls `getattr(self, "prefix" + …)`:
+# called when the name built at run time is its own, which the code does not say.
+CONF_DISPATCH = 0.6
 MAX_CANDIDATES = 3
 MAX_DEPTH = 12
 FLOW_DEPTH = 3  # calls deep that an argument is followed into function bodies
@@ -405,6 +408,8 @@ class Resolver:
         out.edges.extend(self.containment(ctx))
         deep = ctx.language in DEEP_LANGUAGES
         for ref in ctx.facts.refs:
+            if ref.kind == "dispatch":
+                continue  # read by `dispatch_edges`, for the classes that inherit it
             try:
                 if ref.kind in ("doc", "link"):
                     rows = self.doc_edges(ctx, ref)
@@ -420,6 +425,8 @@ class Resolver:
                 rows = []
             out.sites.append((ref, rows))
             out.edges.extend(rows)
+        if ctx.language == "python":
+            out.edges.extend(self.dispatch_edges(ctx))
         out.edges = _dedupe(out.edges)
         if deep:
             out.http.extend(self.router_facts(ctx))
@@ -429,6 +436,58 @@ class Resolver:
             except RecursionError:
                 continue
         return out
+
+    def dispatch_edges(self, ctx: Ctx) -> list[Edge]:
+        """Calls by a name built at run time: a method calling `getattr(self, "visit_" +
+        type(node).__name__)` calls the `visit_…` methods of its class and of every class
+        inheriting it (sympy's printers, AST visitors). Made for each class of this file
+        from the dispatchers in its method resolution order, so a subclass's new
+        handler, or a changed prefix (the base's file is a dependency), relinks here."""
+        methods: dict[str, list[SymbolRecord]] = {}
+        for s in ctx.symbols:
+            if s.parent is not None and s.kind in ("method", "function"):
+                methods.setdefault(s.parent, []).append(s)
+        rows: list[Edge] = []
+        for cls in ctx.symbols:
+            handlers = methods.get(cls.qualified_name) if cls.kind == "class" else None
+            if not handlers:
+                continue
+            for base in self.linearize(cls)[0]:
+                for prefix, dispatcher, line in self.dispatchers(base):
+                    for method in handlers:
+                        name = method.name
+                        if (
+                            name.startswith(prefix)
+                            and name != prefix
+                            and method.id != dispatcher.id
+                        ):
+                            row = _edge(
+                                dispatcher.id, method.id, "calls", CONF_DISPATCH,
+                                f"{prefix}…", "dispatch", method.start_line,
+                            )  # fmt: skip
+                            row.target_repo, row.target_path = dispatcher.repo, dispatcher.path
+                            row.target_line = line
+                            rows.append(row)
+        return rows
+
+    def dispatchers(self, cls: SymbolRecord) -> list[tuple[str, SymbolRecord, int]]:
+        """The methods of `cls` that dispatch by name on their own object: (the name's
+        literal prefix, the method, the line of the `getattr`)."""
+        ctx = self.ctx(cls.repo, cls.path)
+        if ctx is None:
+            return []
+        found: list[tuple[str, SymbolRecord, int]] = []
+        for ref in ctx.facts.refs:
+            if ref.kind != "dispatch":
+                continue
+            scope = ctx.facts.scopes[ref.scope]
+            owner = ctx.facts.scopes[scope.parent] if scope.parent >= 0 else None
+            if scope.kind != "function" or owner is None or owner.name != cls.qualified_name:
+                continue
+            method = ctx.symbol(scope.name, scope.line)
+            if method is not None:
+                found.append((ref.name, method, ref.line))
+        return found
 
     def containment(self, ctx: Ctx) -> list[Edge]:
         rows = [_edge(ctx.repo, ctx.file_id, "contains", 1.0, "", "contains", 1)]

@@ -26,6 +26,9 @@ from codecompass.indexing.treesitter import Node
 
 MAX_CHAIN = 200
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*")
+# The literal head of a method name built at run time: `visit_`, `_print_`, `do_`,
+# `handle` (not `_` or `__` alone: every private or special method would match).
+_DISPATCH_PREFIX = re.compile(r"_*[A-Za-z]\w*")
 # Annotations of a name whose string default is its value: `str`, `Final[str]`, …
 _STR_ANNOTATION = re.compile(r"(?:typing\.)?(?:(?:Final|ClassVar)\[\s*str\s*\]|Final)|str")
 _HTTP_WORDS = frozenset(
@@ -777,10 +780,29 @@ class PythonExtractor:
             values = self.argument_values(args_node, scope, event)
             self.ref("call", chain, line, scope, self.call_args(args_node, scope), values)
             self.container_update(chain, args_node, scope, line)
+            prefix = self.dispatch_prefix(args_node, scope) if chain == "getattr" else None
+            if prefix:
+                self.ref("dispatch", prefix, line, scope)
         if func is not None and func.type != "identifier":
             self.visit(func, scope)
         if args_node is not None:
             self.visit(args_node, scope)
+
+    def dispatch_prefix(self, args: Node | None, scope: int) -> str | None:
+        """The method-name prefix of a dispatch by name on the object itself:
+        `getattr(self, "visit_" + type(node).__name__)`, `getattr(self, f"_print_{name}")`,
+        or through a local holding such a string (sympy's `printmethod`)."""
+        if args is None or args.type != "argument_list":
+            return None
+        items = [a for a in args.named_children if a.type != "comment"]
+        if len(items) < 2 or items[0].type != "identifier":
+            return None
+        if self.text(items[0]) not in ("self", "cls"):
+            return None
+        pattern = self.string_pattern(items[1], scope)
+        head, hole, _ = (pattern or "").partition("{}")
+        wanted = hole and _DISPATCH_PREFIX.fullmatch(head) and (head.endswith("_") or len(head) > 2)
+        return head if wanted else None
 
     def argument_values(
         self, args: Node | None, scope: int, event: bool = False

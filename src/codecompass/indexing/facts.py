@@ -52,8 +52,9 @@ from typing import Any
 # other grammar-only languages; a qualified name written picks its symbol. 10: a method
 # every object has (`toString`, `to_s`, `clone`) is not guessed by name. 11: imports of
 # Fortran, Haskell, Perl, Elixir, Julia and Lua (`use`, `import`, `alias`, `using`,
-# `include("…")`, `require`).
-FACTS_VERSION = 11
+# `include("…")`, `require`). 12: Python's dispatch by name (`getattr(self, "visit_" + …)`)
+# calls the methods so named.
+FACTS_VERSION = 12
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
@@ -85,6 +86,7 @@ REF_KINDS = (
     "doc",  # a mention in a doc comment or a Markdown section (backticks)
     "link",  # an explicit link: @see, {@link}, a Sphinx role, a Markdown link to code
     "file",  # a Markdown link to a file of the repository (name = repo-relative path)
+    "dispatch",  # Python `getattr(self, "prefix" + …)`: calls the methods named prefix…
 )
 
 
