@@ -62,7 +62,7 @@ def _dispatched(engine: Engine) -> set[tuple[str, str, float, int, str]]:
     return {
         (e.source.rsplit("#", 1)[1], e.target.rsplit("#", 1)[1], e.confidence,
          e.evidence_line or 0, f"{e.target_path}:{e.target_line}")
-        for e in rows if e.via == "dispatch"
+        for e in rows if e.via == "getattr"
     }  # fmt: skip
 
 
@@ -81,7 +81,7 @@ def test_a_dispatch_by_name_calls_the_handlers_of_the_class_and_its_subclasses(
         }
         callers = engine.callers("LatexPrinter._print_Mul")
         assert [(e.source.rsplit("#", 1)[1], e.via) for e in callers.edges] == [
-            ("Printer._print", "dispatch")
+            ("Printer._print", "getattr")
         ]
 
         # A new handler in the subclass, and a prefix changed in the base's file: both

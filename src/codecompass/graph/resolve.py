@@ -463,7 +463,7 @@ class Resolver:
                         ):
                             row = _edge(
                                 dispatcher.id, method.id, "calls", CONF_DISPATCH,
-                                f"{prefix}…", "dispatch", method.start_line,
+                                f"{prefix}…", "getattr", method.start_line,
                             )  # fmt: skip
                             row.target_repo, row.target_path = dispatcher.repo, dispatcher.path
                             row.target_line = line
