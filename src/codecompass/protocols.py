@@ -231,10 +231,11 @@ class FileCatalog(Protocol):
         `paths` when given."""
         ...
 
-    def paths(self, repo: str | None = None) -> list[tuple[str, str]]:
+    def paths(self, repo: str | None = None) -> Sequence[tuple[str, str]]:
         """(repo, path) of every indexed file, sorted: of one repository, or all. Cheaper
         than `files` when the records are not needed (a search matches the query's
-        paths and module names against these)."""
+        paths and module names against these). The same object while no file comes or
+        goes, on the embedded backend: not to be changed."""
         ...
 
     def write_files(self, writes: Sequence[FileWrite | FileRemoval]) -> list[FileChange]:

@@ -97,6 +97,9 @@ def test_a_backup_from_before_memories_restores_with_none(live: Backend, tmp_pat
     for trigger in ("chunks_inserted", "chunks_updated", "chunks_deleted"):
         old.execute(f"DROP TRIGGER {trigger}")
     old.execute("DROP TABLE chunk_changes")
+    for trigger in ("files_inserted", "files_moved", "files_deleted"):
+        old.execute(f"DROP TRIGGER {trigger}")
+    old.execute("DROP TABLE path_changes")
     old.execute(f"PRAGMA user_version = {[n for n, _ in MIGRATIONS].index('0008_memories')}")
     old.close()
     restored: dict[str, Any] = restore_index(live, backup, TinyEmbedder())

@@ -176,7 +176,7 @@ def file_write(repo: str, path: str, pieces: list[tuple[str | None, str, str]]) 
         size=sum(len(c.text) for c in chunks),
         mtime_ns=1_700_000_000_000_000_000,
         file_hash=hash_text(f"{repo}/{path}"),
-        line_count=max(c.end_line for c in chunks),
+        line_count=max((c.end_line for c in chunks), default=0),
         parse_error=None,
         indexed_at="2026-11-20T10:00:00.000+00:00",
     )
@@ -318,12 +318,12 @@ def case_file_reads(b: Backend) -> Any:
     every = b.files.files()
     chosen = b.files.files("api", ["auth/token.py", "nope.py", "auth/token.py"])
     assert chosen == {("api", "auth/token.py"): every[("api", "auth/token.py")]}
-    assert b.files.paths() == list(every) == sorted(SOURCES)
-    assert b.files.paths("web") == [("web", "src/client.ts")]
+    assert list(b.files.paths()) == list(every) == sorted(SOURCES)
+    assert list(b.files.paths("web")) == [("web", "src/client.ts")]
     assert b.files.files("api", []) == {}
     return {
-        "paths": b.files.paths(),
-        "api_paths": b.files.paths("api"),
+        "paths": list(b.files.paths()),
+        "api_paths": list(b.files.paths("api")),
         "chosen": chosen,
         "any_repo": sorted(b.files.files(None, ["src/client.ts", "auth/models.py"])),
     }

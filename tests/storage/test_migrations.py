@@ -201,7 +201,7 @@ def test_every_change_to_the_chunks_is_counted(tmp_path: Path) -> None:
         "text, text_hash, file_hash, embed_key, tokens, indexed_at) "
         "VALUES ('c1', 'r', 'a.py', 'python', 'function', 1, 2, '', 'x', 't', 'f', 'e', 1, 'now')"
     )
-    assert migrate(conn) == later == ["0012_chunk_changes"]
+    assert migrate(conn) == later == ["0012_chunk_changes", "0013_path_changes"]
     counts = []
     for change in (
         "SELECT 1",
@@ -212,3 +212,20 @@ def test_every_change_to_the_chunks_is_counted(tmp_path: Path) -> None:
         conn.execute(change)
         counts.append(conn.execute("SELECT n FROM chunk_changes").fetchone()[0])
     assert counts == [0, 1, 2, 2]
+
+
+def test_every_file_added_moved_or_removed_is_counted(tmp_path: Path) -> None:
+    conn, later = _before(tmp_path, "0013_path_changes")
+    conn.execute("INSERT INTO repos(id, root, created_at) VALUES ('r', '/r', 'now')")
+    assert migrate(conn) == later == ["0013_path_changes"]
+    counts = []
+    for change in (
+        "INSERT INTO files(repo, path, language, size, mtime_ns, file_hash, line_count, "
+        "indexed_at) VALUES ('r', 'a.py', 'python', 0, 0, 'h', 0, 'now')",
+        "UPDATE files SET size = 1, indexed_at = 'later'",  # the same paths: not counted
+        "UPDATE files SET path = 'b.py'",
+        "DELETE FROM files",
+    ):
+        conn.execute(change)
+        counts.append(conn.execute("SELECT n FROM path_changes").fetchone()[0])
+    assert counts == [1, 1, 2, 3]

@@ -62,3 +62,28 @@ def test_a_chunk_read_in_a_transaction_rolled_back_is_not_kept(tmp_path: Path) -
         assert backend.chunks.chunks([gone]) == {}
     finally:
         backend.close()
+
+
+def test_the_paths_are_kept_until_a_file_comes_or_goes(tmp_path: Path) -> None:
+    """A file without chunks (an empty `__init__.py`) changes no chunk: the paths follow
+    the files themselves."""
+    backend = open_embedded(tmp_path)
+    other = open_embedded(tmp_path)  # another process, such as a watcher
+    try:
+        populate(backend)
+        first = backend.files.paths("api")
+        assert backend.files.paths("api") is first  # kept: the same object
+        assert list(first) == [("api", "auth/models.py"), ("api", "auth/token.py"),
+                               ("api", "docs/guide.md")]  # fmt: skip
+        other.files.write_files([file_write("api", "auth/__init__.py", [])])
+        assert [p for _, p in backend.files.paths("api")] == [
+            "auth/__init__.py", "auth/models.py", "auth/token.py", "docs/guide.md"
+        ]  # fmt: skip
+        kept = backend.files.paths("api")
+        other.files.write_files([file_write("api", "auth/token.py", [("f", "function", "x")])])
+        assert backend.files.paths("api") is kept  # content changed, the paths did not
+        remove(other, "api", "auth/__init__.py", "deleted")
+        assert list(backend.files.paths("api")) == list(first)
+    finally:
+        backend.close()
+        other.close()

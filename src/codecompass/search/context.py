@@ -114,10 +114,10 @@ class SearchContext:
     cands: dict[str, Candidate] = field(default_factory=dict)
     chunks: dict[str, ChunkRecord] = field(default_factory=dict)
     tested: dict[tuple[str, str], Tested] = field(default_factory=dict)
-    _paths: list[tuple[str, str]] | None = None
+    _paths: Sequence[tuple[str, str]] | None = None
 
     @property
-    def paths(self) -> list[tuple[str, str]]:
+    def paths(self) -> Sequence[tuple[str, str]]:
         """(repo, path) of the indexed files the search may reach, read once per search."""
         if self._paths is None:
             self._paths = self.sources.files.paths(self.options.where.repo)

@@ -46,6 +46,7 @@ KEPT_SYMBOLS = 4_096
 _ENTRY_COLUMNS = "id, repo, path, start_line, symbol_id, embed_key"  # a ChunkEntry's
 Row = tuple[Any, ...]
 Rows = tuple[Row, ...]
+Paths = tuple[tuple[str, str], ...]
 
 
 class SQLiteCatalog:
@@ -55,6 +56,8 @@ class SQLiteCatalog:
         self._chunks: KeptReads[str, Row] = KeptReads(db, KEPT_CHUNKS)
         self._file_entries: KeptReads[tuple[str, str], Rows] = KeptReads(db, KEPT_FILES)
         self._symbol_entries: KeptReads[str, Rows] = KeptReads(db, KEPT_SYMBOLS)
+        # Every search reads the indexed paths (1 ms on sympy's 1,633 files).
+        self._paths: KeptReads[str | None, Paths] = KeptReads(db, 8, counter="path_changes")
 
     # -- index facts ----------------------------------------------------------------
     def meta(self) -> dict[str, str]:
@@ -186,10 +189,14 @@ class SQLiteCatalog:
             )
         return {(row[0], row[1]): FileRecord(*row) for row in cur}
 
-    def paths(self, repo: str | None = None) -> list[tuple[str, str]]:
-        where, params = ("", ()) if repo is None else ("WHERE repo = ?", (repo,))
-        cur = self.db.execute(f"SELECT repo, path FROM files {where} ORDER BY repo, path", params)
-        return [(str(r), str(p)) for r, p in cur]
+    def paths(self, repo: str | None = None) -> Sequence[tuple[str, str]]:
+        def load(keys: list[str | None]) -> Iterator[tuple[str | None, Paths]]:
+            for key in keys:
+                where, params = ("", ()) if key is None else ("WHERE repo = ?", (key,))
+                sql = f"SELECT repo, path FROM files {where} ORDER BY repo, path"
+                yield key, tuple((str(r), str(p)) for r, p in self.db.execute(sql, params))
+
+        return self._paths.read([repo], load)[repo]
 
     def write_files(self, writes: Sequence[FileWrite | FileRemoval]) -> list[FileChange]:
         with self.db.transaction():

@@ -47,13 +47,20 @@ def _enter_wal(conn: sqlite3.Connection) -> None:
 
 class KeptReads(Generic[K, V]):
     """The last values read by key, up to `size` of them (or, given `cost`, up to a total
-    cost of `size`), kept while the chunks stay as they are. Searches on one codebase read
-    many of the same rows, each looked up by a random text id (two B-tree descents). Any
-    change to the chunks empties the keep; other writes (the audit log, memories) leave
-    it, so it survives a server's calls. Keys the load does not return are not kept."""
+    cost of `size`), kept while the chunks (or what `counter` counts) stay as they are.
+    Searches on one codebase read many of the same rows, each looked up by a random text
+    id (two B-tree descents). Any change to the chunks empties the keep; other writes (the
+    audit log, memories) leave it, so it survives a server's calls. Keys the load does
+    not return are not kept."""
 
-    def __init__(self, db: Database, size: int, cost: Callable[[V], int] | None = None) -> None:
-        self.db, self.size, self.cost = db, size, cost
+    def __init__(
+        self,
+        db: Database,
+        size: int,
+        cost: Callable[[V], int] | None = None,
+        counter: str = "chunk_changes",
+    ) -> None:
+        self.db, self.size, self.cost, self.counter = db, size, cost, counter
         self._values: OrderedDict[K, V] = OrderedDict()
         self._used = 0
         self._version = (-1, -1)
@@ -65,7 +72,7 @@ class KeptReads(Generic[K, V]):
         """The value of each key `load` finds, in the keys' order."""
         keys = list(dict.fromkeys(keys))
         with self._lock:
-            version = self.db.chunks_version()
+            version = self.db.version(self.counter)
             if version != self._version:
                 self._values.clear()
                 self._used = 0
@@ -146,11 +153,13 @@ class Database:
             self._depth = 0
             self.conn.execute("COMMIT")
 
-    def chunks_version(self) -> tuple[int, int]:
-        """Inserts, updates and deletes of chunks so far, by any connection (triggers
-        count them), and this connection's rollbacks: a rollback takes the count back,
-        and the next change could bring it to a number already seen."""
-        changes = int(self.conn.execute("SELECT n FROM chunk_changes").fetchone()[0])
+    def version(self, counter: str) -> tuple[int, int]:
+        """The changes `counter` has counted so far (`chunk_changes`: inserts, updates
+        and deletes of chunks; `path_changes`: files added, moved or removed), by any
+        connection (triggers count them), and this connection's rollbacks: a rollback
+        takes the count back, and the next change could bring it to a number already
+        seen."""
+        changes = int(self.conn.execute(f"SELECT n FROM {counter}").fetchone()[0])
         return changes, self.rollbacks
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:

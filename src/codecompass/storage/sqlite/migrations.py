@@ -304,6 +304,24 @@ MIGRATIONS: list[tuple[str, str]] = [
         BEGIN UPDATE chunk_changes SET n = n + 1; END;
         """,
     ),
+    (
+        # The same for the set of indexed paths: a file added or removed (an empty
+        # `__init__.py` has no chunk), or moved to another path.
+        "0013_path_changes",
+        """
+        CREATE TABLE path_changes (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            n INTEGER NOT NULL
+        );
+        INSERT INTO path_changes VALUES (1, 0);
+        CREATE TRIGGER files_inserted AFTER INSERT ON files
+        BEGIN UPDATE path_changes SET n = n + 1; END;
+        CREATE TRIGGER files_moved AFTER UPDATE OF repo, path ON files
+        BEGIN UPDATE path_changes SET n = n + 1; END;
+        CREATE TRIGGER files_deleted AFTER DELETE ON files
+        BEGIN UPDATE path_changes SET n = n + 1; END;
+        """,
+    ),
 ]
 
 
