@@ -47,11 +47,11 @@ def _enter_wal(conn: sqlite3.Connection) -> None:
 
 class KeptReads(Generic[K, V]):
     """The last values read by key, up to `size` of them (or, given `cost`, up to a total
-    cost of `size`), kept while the chunks (or what `counter` counts) stay as they are.
-    Searches on one codebase read many of the same rows, each looked up by a random text
-    id (two B-tree descents). Any change to the chunks empties the keep; other writes (the
-    audit log, memories) leave it, so it survives a server's calls. Keys the load does
-    not return are not kept."""
+    cost of `size`), kept while what `counter` counts (the chunks, by default) stays as
+    it is. Searches on one codebase read many of the same rows, each looked up by a
+    random text id (two B-tree descents). A counted change, by any connection, empties
+    the keep; other writes (the audit log, memories) leave it, so it survives a server's
+    calls. Keys the load does not return are not kept."""
 
     def __init__(
         self,
