@@ -111,7 +111,10 @@ def test_only_a_literal_prefix_on_the_object_itself_is_a_dispatch() -> None:
         "        getattr(obj, 'visit_' + name)\n"  # another object: no
         "        getattr(self, name + '_done')\n"  # no literal head: no
         "        getattr(self, 'plain')\n"  # a name written whole is a plain call: no
+        "        getattr(self, 'clean_%s' % name)()\n"  # 10: Django's forms
+        "        getattr(self, 'on_{}'.format(name))\n"  # 11
+        "        getattr(self, name % 'x_')\n"  # no literal template: no
     )
     facts = extract_facts("c.py", source, parse_file("c.py", source).parsed)
     found = [(r.name, r.line) for r in facts.refs if r.kind == "dispatch"]
-    assert found == [("do_", 3), ("handle", 4)]
+    assert found == [("do_", 3), ("handle", 4), ("clean_", 10), ("on_", 11)]

@@ -791,7 +791,8 @@ class PythonExtractor:
     def dispatch_prefix(self, args: Node | None, scope: int) -> str | None:
         """The method-name prefix of a dispatch by name on the object itself:
         `getattr(self, "visit_" + type(node).__name__)`, `getattr(self, f"_print_{name}")`,
-        or through a local holding such a string (sympy's `printmethod`)."""
+        Django's `getattr(self, "clean_%s" % name)`, `"do_{}".format(cmd)`, or through a
+        local holding such a string (sympy's `printmethod`)."""
         if args is None or args.type != "argument_list":
             return None
         items = [a for a in args.named_children if a.type != "comment"]
@@ -799,10 +800,28 @@ class PythonExtractor:
             return None
         if self.text(items[0]) not in ("self", "cls"):
             return None
-        pattern = self.string_pattern(items[1], scope)
-        head, hole, _ = (pattern or "").partition("{}")
+        head, hole = self.formatted_head(items[1], scope)
         wanted = hole and _DISPATCH_PREFIX.fullmatch(head) and (head.endswith("_") or len(head) > 2)
         return head if wanted else None
+
+    def formatted_head(self, node: Node, scope: int) -> tuple[str, bool]:
+        """The literal text before the first hole of a string built at run time, and
+        whether it has one: `"a_" + x`, `f"a_{x}"`, `"a_%s" % x`, `"a_{}".format(x)`."""
+        template, holes = node, ("{}",)
+        if node.type == "binary_operator":
+            operator = node.child_by_field_name("operator")
+            if operator is not None and operator.type == "%":
+                template, holes = node.child_by_field_name("left") or node, ("%",)
+        elif node.type == "call":
+            func = node.child_by_field_name("function")
+            method = func.child_by_field_name("attribute") if func is not None else None
+            if func is not None and method is not None and self.text(method) == "format":
+                template, holes = func.child_by_field_name("object") or node, ("{",)
+        if template is not node and template.type not in ("string", "concatenated_string"):
+            return "", False
+        text = self.string_pattern(template, scope) or ""
+        cut = min((i for i in (text.find(h) for h in holes) if i >= 0), default=-1)
+        return (text[:cut], True) if cut >= 0 else (text, False)
 
     def argument_values(
         self, args: Node | None, scope: int, event: bool = False

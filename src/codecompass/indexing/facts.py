@@ -53,8 +53,9 @@ from typing import Any
 # every object has (`toString`, `to_s`, `clone`) is not guessed by name. 11: imports of
 # Fortran, Haskell, Perl, Elixir, Julia and Lua (`use`, `import`, `alias`, `using`,
 # `include("…")`, `require`). 12: Python's dispatch by name (`getattr(self, "visit_" + …)`)
-# calls the methods so named.
-FACTS_VERSION = 12
+# calls the methods so named. 13: also a name built with `%` or `.format`
+# (Django's `getattr(self, "clean_%s" % name)`).
+FACTS_VERSION = 13
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
