@@ -57,6 +57,43 @@ class Names(Visitor):
 """
 
 
+MIXINS = """from pkg.printer import Visitor
+
+
+class Calls:  # a mixin: no dispatcher of its own
+    def visit_Call(self, node):
+        return node.func
+
+
+class Both(Calls, Visitor):  # joins them: Visitor.visit reaches Calls.visit_Call
+    pass
+
+
+class Later(Both):  # inherits the pair: no second edge
+    def visit_Attribute(self, node):
+        return node.attr
+"""
+
+
+def test_a_mixins_handlers_are_called_from_the_class_joining_it_to_a_dispatcher(
+    tmp_path: Path,
+) -> None:
+    repo = write(tmp_path / "r", {"pkg/__init__.py": "", "pkg/printer.py": BASE,
+                                  "pkg/mixins.py": MIXINS})  # fmt: skip
+    with workspace(tmp_path) as engine:
+        engine.index(repo, name="r")
+        rows = engine.backend.edges.edges(EdgeQuery(types=["calls"]))
+        found = sorted(
+            (e.source.rsplit("#", 1)[1], e.target.rsplit("#", 1)[1], e.evidence_path,
+             e.evidence_line)
+            for e in rows if e.via == "getattr" and e.source.endswith("Visitor.visit")
+        )  # fmt: skip
+        assert found == [
+            ("Visitor.visit", "Calls.visit_Call", "pkg/mixins.py", 9),  # `class Both` line
+            ("Visitor.visit", "Later.visit_Attribute", "pkg/mixins.py", 14),
+        ]
+
+
 def _dispatched(engine: Engine) -> set[tuple[str, str, float, int, str]]:
     rows = engine.backend.edges.edges(EdgeQuery(types=["calls"]))
     return {

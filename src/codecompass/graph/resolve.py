@@ -442,33 +442,53 @@ class Resolver:
         type(node).__name__)` calls the `visit_…` methods of its class and of every class
         inheriting it (sympy's printers, AST visitors). Made for each class of this file
         from the dispatchers in its method resolution order, so a subclass's new
-        handler, or a changed prefix (the base's file is a dependency), relinks here."""
-        methods: dict[str, list[SymbolRecord]] = {}
-        for s in ctx.symbols:
-            if s.parent is not None and s.kind in ("method", "function"):
-                methods.setdefault(s.parent, []).append(s)
+        handler, or a changed prefix (the base's file is a dependency), relinks here.
+        A mixin's handlers count where a class first joins the mixin to a dispatcher
+        (`class UserForm(SetPasswordMixin, Form)`): the evidence is that class's line."""
         rows: list[Edge] = []
         for cls in ctx.symbols:
-            handlers = methods.get(cls.qualified_name) if cls.kind == "class" else None
-            if not handlers:
+            if cls.kind != "class":
                 continue
-            for base in self.linearize(cls)[0]:
-                for prefix, dispatcher, line in self.dispatchers(base):
-                    for method in handlers:
+            order = self.linearize(cls)[0]
+            found = [(base, d) for base in order for d in self.dispatchers(base)]
+            for owner in order if found else ():
+                for base, (prefix, dispatcher, line) in found:
+                    if owner.id != cls.id and not self._joins(order, owner, base):
+                        continue
+                    for method in self._methods(owner):
                         name = method.name
-                        if (
-                            name.startswith(prefix)
-                            and name != prefix
-                            and method.id != dispatcher.id
-                        ):
-                            row = _edge(
-                                dispatcher.id, method.id, "calls", CONF_DISPATCH,
-                                f"{prefix}…", "getattr", method.start_line,
-                            )  # fmt: skip
-                            row.target_repo, row.target_path = dispatcher.repo, dispatcher.path
-                            row.target_line = line
-                            rows.append(row)
+                        if not name.startswith(prefix) or name == prefix:
+                            continue
+                        if method.id == dispatcher.id:
+                            continue
+                        evidence = method if owner.id == cls.id else cls
+                        row = _edge(
+                            dispatcher.id, method.id, "calls", CONF_DISPATCH,
+                            f"{prefix}…", "getattr", evidence.start_line,
+                        )  # fmt: skip
+                        row.target_repo, row.target_path = dispatcher.repo, dispatcher.path
+                        row.target_line = line
+                        rows.append(row)
         return rows
+
+    def _joins(self, order: list[SymbolRecord], mixin: SymbolRecord, base: SymbolRecord) -> bool:
+        """Whether the class whose method resolution order is `order` is the first to
+        bring `mixin` and the dispatching `base` together: neither inherits the other's
+        line, and no base in `order` had both already (its own file made the edges)."""
+        if base.id in {c.id for c in self.linearize(mixin)[0]}:
+            return False  # the mixin inherits the dispatcher: its own file links it
+        for other in order[1:]:
+            if other.id != mixin.id:
+                inherited = {c.id for c in self.linearize(other)[0]}
+                if mixin.id in inherited and base.id in inherited:
+                    return False
+        return True
+
+    def _methods(self, cls: SymbolRecord) -> list[SymbolRecord]:
+        ctx = self.ctx(cls.repo, cls.path)
+        members = ctx.symbols if ctx is not None else []
+        kinds = ("method", "function")
+        return [s for s in members if s.parent == cls.qualified_name and s.kind in kinds]
 
     def dispatchers(self, cls: SymbolRecord) -> list[tuple[str, SymbolRecord, int]]:
         """The methods of `cls` that dispatch by name on their own object: (the name's

@@ -54,8 +54,9 @@ from typing import Any
 # Fortran, Haskell, Perl, Elixir, Julia and Lua (`use`, `import`, `alias`, `using`,
 # `include("…")`, `require`). 12: Python's dispatch by name (`getattr(self, "visit_" + …)`)
 # calls the methods so named. 13: also a name built with `%` or `.format`
-# (Django's `getattr(self, "clean_%s" % name)`).
-FACTS_VERSION = 13
+# (Django's `getattr(self, "clean_%s" % name)`). 14: and the handlers of a mixin, from the
+# class that joins it to the dispatcher.
+FACTS_VERSION = 14
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
