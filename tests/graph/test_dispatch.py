@@ -3,6 +3,8 @@ object's class named so, in the dispatcher's class and in every class inheriting
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from codecompass.engine import Engine
@@ -75,46 +77,48 @@ class Later(Both):  # inherits the pair: no second edge
 """
 
 
-def test_a_mixins_handlers_are_called_from_the_class_joining_it_to_a_dispatcher(
-    tmp_path: Path,
-) -> None:
-    repo = write(tmp_path / "r", {"pkg/__init__.py": "", "pkg/printer.py": BASE,
-                                  "pkg/mixins.py": MIXINS})  # fmt: skip
-    with workspace(tmp_path) as engine:
-        engine.index(repo, name="r")
-        rows = engine.backend.edges.edges(EdgeQuery(types=["calls"]))
-        found = sorted(
-            (e.source.rsplit("#", 1)[1], e.target.rsplit("#", 1)[1], e.evidence_path,
-             e.evidence_line)
-            for e in rows if e.via == "getattr" and e.source.endswith("Visitor.visit")
-        )  # fmt: skip
-        assert found == [
-            ("Visitor.visit", "Calls.visit_Call", "pkg/mixins.py", 9),  # `class Both` line
-            ("Visitor.visit", "Later.visit_Attribute", "pkg/mixins.py", 14),
-        ]
-
-
-def _dispatched(engine: Engine) -> set[tuple[str, str, float, int, str]]:
+def _dispatched(engine: Engine) -> set[tuple[str, str, float, str, str]]:
+    """The name-dispatch edges: source and target (qualified names), confidence, the
+    evidence (path:line, in the file owning the edge) and the dispatch site."""
     rows = engine.backend.edges.edges(EdgeQuery(types=["calls"]))
     return {
         (e.source.rsplit("#", 1)[1], e.target.rsplit("#", 1)[1], e.confidence,
-         e.evidence_line or 0, f"{e.target_path}:{e.target_line}")
+         f"{e.evidence_path}:{e.evidence_line}", f"{e.target_path}:{e.target_line}")
         for e in rows if e.via == "getattr"
     }  # fmt: skip
+
+
+@contextmanager
+def _indexed(tmp_path: Path, path: str, text: str) -> Iterator[tuple[Engine, Path]]:
+    """A repository of BASE and one more file, indexed."""
+    repo = write(tmp_path / "r", {"pkg/__init__.py": "", "pkg/printer.py": BASE, path: text})
+    with workspace(tmp_path) as engine:
+        engine.index(repo, name="r")
+        yield engine, repo
+
+
+def test_a_mixins_handlers_are_called_from_the_class_joining_it_to_a_dispatcher(
+    tmp_path: Path,
+) -> None:
+    with _indexed(tmp_path, "pkg/mixins.py", MIXINS) as (engine, _):
+        assert {edge for edge in _dispatched(engine) if edge[0] == "Visitor.visit"} == {
+            # the `class Both` line, where the mixin meets the dispatcher
+            ("Visitor.visit", "Calls.visit_Call", 0.6, "pkg/mixins.py:9", "pkg/printer.py:18"),
+            ("Visitor.visit", "Later.visit_Attribute", 0.6, "pkg/mixins.py:14",
+             "pkg/printer.py:18"),
+        }  # fmt: skip
 
 
 def test_a_dispatch_by_name_calls_the_handlers_of_the_class_and_its_subclasses(
     tmp_path: Path,
 ) -> None:
-    repo = write(tmp_path / "r", {"pkg/__init__.py": "", "pkg/printer.py": BASE,
-                                  "pkg/latex.py": LATEX})  # fmt: skip
-    with workspace(tmp_path) as engine:
-        engine.index(repo, name="r")
+    with _indexed(tmp_path, "pkg/latex.py", LATEX) as (engine, repo):
+        site = "pkg/printer.py:9"  # the getattr of Printer._print
         assert _dispatched(engine) == {
-            ("Printer._print", "Printer._print_Basic", 0.6, 12, "pkg/printer.py:9"),
-            ("Printer._print", "LatexPrinter._print_Mul", 0.6, 5, "pkg/printer.py:9"),
-            ("Printer._print", "LatexPrinter._print_Pow", 0.6, 8, "pkg/printer.py:9"),
-            ("Visitor.visit", "Names.visit_Name", 0.6, 19, "pkg/printer.py:18"),
+            ("Printer._print", "Printer._print_Basic", 0.6, "pkg/printer.py:12", site),
+            ("Printer._print", "LatexPrinter._print_Mul", 0.6, "pkg/latex.py:5", site),
+            ("Printer._print", "LatexPrinter._print_Pow", 0.6, "pkg/latex.py:8", site),
+            ("Visitor.visit", "Names.visit_Name", 0.6, "pkg/latex.py:19", "pkg/printer.py:18"),
         }
         callers = engine.callers("LatexPrinter._print_Mul")
         assert [(e.source.rsplit("#", 1)[1], e.via) for e in callers.edges] == [
@@ -130,7 +134,7 @@ def test_a_dispatch_by_name_calls_the_handlers_of_the_class_and_its_subclasses(
         (repo / "pkg/printer.py").write_text(BASE.replace('f"visit_{', 'f"on_{'), encoding="utf-8")
         engine.index(repo, name="r")
         found = _dispatched(engine)
-        assert ("Printer._print", "LatexPrinter._print_Add", 0.6, 11, "pkg/printer.py:9") in found
+        assert ("Printer._print", "LatexPrinter._print_Add", 0.6, "pkg/latex.py:11", site) in found
         assert not any(source == "Visitor.visit" for source, *_ in found)
 
 
