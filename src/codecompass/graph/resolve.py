@@ -444,7 +444,8 @@ class Resolver:
         from the dispatchers in its method resolution order, so a subclass's new
         handler, or a changed prefix (the base's file is a dependency), relinks here.
         A mixin's handlers count where a class first joins the mixin to a dispatcher
-        (`class UserForm(SetPasswordMixin, Form)`): the evidence is that class's line."""
+        (sympy's `class CXX11CodePrinter(_CXXCodePrinterBase, C99CodePrinter)`): the
+        evidence is that class's line."""
         rows: list[Edge] = []
         for cls in ctx.symbols:
             if cls.kind != "class":
@@ -452,16 +453,18 @@ class Resolver:
             order = self.linearize(cls)[0]
             found = [(base, d) for base in order for d in self.dispatchers(base)]
             for owner in order if found else ():
+                own = owner.id == cls.id
+                methods = self._methods(owner)
                 for base, (prefix, dispatcher, line) in found:
-                    if owner.id != cls.id and not self._joins(order, owner, base):
+                    if not own and not self._joins(order, owner, base):
                         continue
-                    for method in self._methods(owner):
+                    for method in methods:
                         name = method.name
                         if not name.startswith(prefix) or name == prefix:
                             continue
                         if method.id == dispatcher.id:
                             continue
-                        evidence = method if owner.id == cls.id else cls
+                        evidence = method if own else cls
                         row = _edge(
                             dispatcher.id, method.id, "calls", CONF_DISPATCH,
                             f"{prefix}…", "getattr", evidence.start_line,

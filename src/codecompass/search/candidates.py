@@ -177,20 +177,21 @@ class PathIndex:
     stems: dict[str, list[str]]  # file name without its extension → paths
 
 
-_last_path_index: list[PathIndex] = []
+_last_path_index: PathIndex | None = None
 
 
 def path_index(files: Sequence[tuple[str, str]]) -> PathIndex:
     """The index of these paths, made again only when the catalog gives another object:
     the embedded one keeps its paths until a file comes or goes (1 ms a search on
     sympy's 1,633 files, where the whole index took 1.7)."""
-    if _last_path_index and _last_path_index[0].files is files:
-        return _last_path_index[0]
+    global _last_path_index
+    if _last_path_index is not None and _last_path_index.files is files:
+        return _last_path_index
     stems: dict[str, list[str]] = {}
     for _, path in files:
         stems.setdefault(path.rsplit("/", 1)[-1].rsplit(".", 1)[0], []).append(path)
     index = PathIndex(files, [p for _, p in files], {p: r for r, p in files}, stems)
-    _last_path_index[:] = [index]
+    _last_path_index = index
     return index
 
 
