@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codecompass.decoding import NOTEBOOK_SIZE_FACTOR
-from codecompass.errors import InputError
+from codecompass.errors import ConfigError, InputError
 from codecompass.indexing.discover import (
     DiscoveryResult,
     DiscoveryRules,
@@ -227,6 +227,29 @@ def test_plain_folder_nested_gitignore_rules(tmp_path: Path, mode: Mode) -> None
         "sub/keep.log",
     ]
     assert result.skipped == Counter()
+
+
+def test_gitignore_lines_git_cannot_use_are_skipped(tmp_path: Path, mode: Mode) -> None:
+    """black's test data holds a `.gitignore` of one `!`: git skips such a line and
+    applies the rest, where pathspec raised and stopped the whole run."""
+    root = tmp_path / "proj"
+    write(root, "sub/.gitignore", "!\n*.log\n\\\n")
+    write(root, "sub/a.py")
+    write(root, "sub/x.log")
+
+    result = discover(mode(root))
+
+    assert paths(result) == ["sub/.gitignore", "sub/a.py"]
+
+
+def test_a_glob_that_is_no_pattern_is_a_config_error(tmp_path: Path) -> None:
+    write(tmp_path, "a.py")
+    with pytest.raises(ConfigError) as caught:
+        discover(tmp_path, DiscoveryRules(block=("*.log", "!")))
+    assert str(caught.value) == (
+        "[index] block: '!' is not a gitignore-style pattern. Fix or remove it in the data "
+        "folder's config.toml (or CODECOMPASS_INDEX_BLOCK)."
+    )
 
 
 @needs_git

@@ -128,7 +128,7 @@ def _tree(root: Path) -> None:
         "src/keep.log": "kept by a negation\n",
         "notes.log": "ignored\n",
         "out/gen.py": "x = 1\n",
-        "deep/.gitignore": "*.tmp\n!important.tmp\n",
+        "deep/.gitignore": "!\n*.tmp\n!important.tmp\n",  # git skips a lone "!"
         "deep/a.tmp": "ignored deeper\n",
         "deep/important.tmp": "kept\n",
         ".env": "SECRET=1\n",

@@ -78,14 +78,14 @@ import re
 import stat
 import subprocess
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
 
 from codecompass.decoding import size_limit, sniff_text
-from codecompass.errors import InputError
+from codecompass.errors import ConfigError, InputError
 from codecompass.gitexec import run_git
 from codecompass.security.secrets import is_secret_path
 
@@ -418,7 +418,30 @@ def _vendored_dir(path: str) -> str | None:
     return None
 
 
-def _compile(globs: tuple[str, ...]) -> pathspec.GitIgnoreSpec | None:
+def _usable(pattern: str) -> bool:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([pattern])
+    except (ValueError, re.error):  # GitIgnorePatternError is a ValueError; [z-a] re.error
+        return False
+    return True
+
+
+def gitignore_spec(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
+    """The rules of a `.gitignore`. A line that is no pattern (`!` or `\\` alone) is
+    skipped, as git skips it: black's test data holds a `.gitignore` of one `!`, which
+    stopped the whole index run. (pathspec also rejects a reversed range, `[z-a]`.)"""
+    return pathspec.GitIgnoreSpec.from_lines([line for line in lines if _usable(line)])
+
+
+def _compile(globs: tuple[str, ...], setting: str) -> pathspec.GitIgnoreSpec | None:
+    """The user's `allow` or `block` globs; one that is no pattern is a config error."""
+    for glob in globs:
+        if not _usable(glob):
+            raise ConfigError(
+                f"[index] {setting}: {glob!r} is not a gitignore-style pattern. Fix or "
+                f"remove it in the data folder's config.toml (or "
+                f"CODECOMPASS_INDEX_{setting.upper()})."
+            )
     return pathspec.GitIgnoreSpec.from_lines(globs) if globs else None
 
 
@@ -429,8 +452,8 @@ class _Classifier:
         self.root = root
         self.rules = rules
         self.result = result
-        self.allow = _compile(rules.allow)
-        self.block = _compile(rules.block)
+        self.allow = _compile(rules.allow, "allow")
+        self.block = _compile(rules.block, "block")
         self.vendored: set[str] = set()
         self.dir_is_safe: dict[str, bool] = {"": True}
         # Whether a file is at a path: on disk (`gitsource` asks its commit's tree).
@@ -575,7 +598,7 @@ class _Ignores:
             text = gitignore.read_text(encoding="utf-8", errors="replace")
         except OSError:
             return False
-        self.stack.append((prefix, pathspec.GitIgnoreSpec.from_lines(text.splitlines())))
+        self.stack.append((prefix, gitignore_spec(text.splitlines())))
         return True
 
     def ignored(self, path: str) -> bool:

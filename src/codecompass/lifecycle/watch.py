@@ -71,7 +71,12 @@ from codecompass.errors import (
     ModelMismatchError,
 )
 from codecompass.gitexec import git_binary, git_env, run_git
-from codecompass.indexing.discover import DiscoveryRules, is_vendored_dir, skip_reasons
+from codecompass.indexing.discover import (
+    DiscoveryRules,
+    gitignore_spec,
+    is_vendored_dir,
+    skip_reasons,
+)
 from codecompass.indexing.pipeline import IndexStats, Progress
 from codecompass.settings import Settings
 from codecompass.storage import Backend
@@ -394,7 +399,7 @@ class PathJudge:
             try:
                 if stat.S_ISREG(os.lstat(path).st_mode):  # never through a symlink
                     text = path.read_text(encoding="utf-8", errors="replace")
-                    spec = pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+                    spec = gitignore_spec(text.splitlines())
             except OSError:
                 spec = None
             self._specs[folder] = spec
