@@ -73,6 +73,15 @@ def test_plain_prose_names_nothing() -> None:
     assert "configuration" in q.terms
 
 
+def test_a_plural_in_prose_is_no_call() -> None:
+    """black's history: "followed by whitespace(s)" gave its function `whitespace` the
+    `name` feature. In code, `parse(s)` is still a call."""
+    prose = parse_query("docstrings with a backslash followed by whitespace(s), file(es)")
+    assert prose.identifiers == []
+    code = parse_query("Calling `strip(s)` then\n```\nparse(s)\n```\nand load(x)")
+    assert code.identifiers == ["strip", "parse", "load"]
+
+
 def test_a_short_query_is_embedded_whole() -> None:
     text = "where is the token checked " * 12  # 60 words
     assert query_windows(text) == [text]

@@ -43,6 +43,7 @@ _PATH = re.compile(r"(?<![\w/.-])((?:\.{0,2}/)?(?:[\w@.-]+/)*[\w@-][\w.@-]*\.([A
 _DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
 _WORD = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)")
 _CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\s*\(")
+_PLURAL = re.compile(r"e?s\)")  # after `file(`: "file(s)" in prose is a plural
 _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|$)", re.S)
 _INLINE = re.compile(r"`([^`\n]{1,200})`")
 _QUOTED = re.compile(r"\"([^\"\n]{3,200})\"|'([^'\n]{3,200})'")
@@ -165,6 +166,7 @@ def parse_query(text: str) -> ParsedQuery:
     # A JavaScript private member is named without its `#` (`this.#retry()` names
     # `retry`; add_named finds `#retry` by it).
     named = text.replace(".#", ".")
+    in_code = [m.span(1) for pattern in (_FENCE, _INLINE) for m in pattern.finditer(named)]
     for m in _DOTTED.finditer(named):
         dotted = m.group(1)
         if dotted.lower() in _NOT_IDENTIFIERS or dotted.rsplit(".", 1)[-1].lower() in (
@@ -176,6 +178,8 @@ def parse_query(text: str) -> ParsedQuery:
         _add(q.dotted, dotted)
 
     for m in _CALL.finditer(named):
+        if _PLURAL.match(named, m.end()) and not any(a <= m.start() < b for a, b in in_code):
+            continue  # "followed by whitespace(s)" names no `whitespace`
         for part in m.group(1).split("."):
             if part and part.lower() not in _NOT_IDENTIFIERS:
                 _add(q.identifiers, part)
