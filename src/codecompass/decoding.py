@@ -6,7 +6,11 @@ Both must read a file alike, or the lines search points at are not the lines
 * a byte-order mark names the encoding: UTF-8, UTF-16 LE/BE or UTF-32 LE/BE; the mark is
   not part of the text. UTF-16 text is half NUL bytes, so the binary test (`sniff_text`)
   looks for a mark before it looks for NULs; without a mark, a NUL means binary;
-* without a mark the bytes are UTF-8;
+* without a mark the bytes are UTF-8. A Python file that is not valid UTF-8 and
+  declares its encoding in a PEP 263 comment on its first two lines (`# -*- coding:
+  latin-1 -*-`) is read in that encoding, as Python reads it: a legacy `shift_jis` or
+  `cp1251` module is not Windows-1252. A file that is valid UTF-8 stays UTF-8 whatever
+  it declares (a stale cookie left after a conversion would otherwise read `Ã©`);
 * bytes that are invalid in that encoding are never replaced silently. In a UTF-8 file
   each invalid byte is read as Windows-1252, by far the usual reason for one (text saved
   by a Latin-1 or Windows editor): `caf\\xe9` reads `café`, and the valid UTF-8 around
@@ -21,6 +25,7 @@ a Jupyter notebook, whose outputs are not read, over `NOTEBOOK_SIZE_FACTOR` time
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass
 
 # UTF-32-LE's mark starts with UTF-16-LE's, so it is tested first.
@@ -32,6 +37,9 @@ _MARKS = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _FALLBACK = "codecompass.cp1252"
+# PEP 263's pattern, on one of the first two lines of a Python file.
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_DECLARING = (".py", ".pyi", ".pyw", ".pyx", ".pxd")
 NOTEBOOK_SIZE_FACTOR = 16
 
 
@@ -90,14 +98,37 @@ def sniff_text(head: bytes) -> bytes | None:
     return None if b"\0" in head else head
 
 
-def decode_text(data: bytes) -> Decoded:
-    """The text of a file's bytes, with a note when some bytes were invalid."""
+def _declared(data: bytes, path: str) -> str | None:
+    """The codec a Python file's coding comment names (PEP 263), if Python knows it."""
+    if not path.lower().endswith(_DECLARING):
+        return None
+    for line in data.split(b"\n", 2)[:2]:
+        found = _CODING.match(line)
+        if found:
+            try:
+                return codecs.lookup(found.group(1).decode("ascii")).name
+            except LookupError:
+                return None
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            return None  # the second line counts after a comment or a blank line only
+    return None
+
+
+def decode_text(data: bytes, path: str = "") -> Decoded:
+    """The text of a file's bytes (`path` names the file, for a coding comment), with a
+    note when some bytes were invalid."""
     encoding, start = _mark(data) or ("utf-8", 0)
     body = memoryview(data)[start:]
     try:
         return Decoded(str(body, encoding), encoding)
     except UnicodeDecodeError as exc:
         first = exc.start
+    declared = _declared(data, path) if start == 0 else None
+    if declared is not None:
+        try:
+            return Decoded(str(body, declared), declared)
+        except UnicodeDecodeError:
+            pass  # it is no more valid in what it declares: read as UTF-8 below
     line = _line_at(bytes(body[:first]), encoding)
     if encoding == "utf-8":
         text = str(body, encoding, _FALLBACK)

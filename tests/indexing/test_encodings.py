@@ -79,6 +79,55 @@ def test_invalid_utf8_bytes_are_read_as_cp1252_and_named() -> None:
     )
 
 
+# A legacy module that declares its encoding (PEP 263), as Python reads it.
+GREETING = "# -*- coding: shift_jis -*-\n\n\ndef greet():\n    return 'こんにちは'\n"
+SHIFT_JIS = GREETING.encode("shift_jis")
+
+
+@pytest.mark.parametrize(
+    ("path", "data", "text", "encoding"),
+    [
+        ("greet.py", SHIFT_JIS, GREETING, "shift_jis"),
+        (
+            "a.py",
+            b"#!/usr/bin/env python\n# vim: set fileencoding=latin-1 :\nx = '\xe9'\n",
+            "#!/usr/bin/env python\n# vim: set fileencoding=latin-1 :\nx = 'é'\n",
+            "iso8859-1",
+        ),
+        (
+            "b.pyi",
+            b"\n# coding=cp1251\nx: str  # \xcf\xf0\xe8\n",
+            "\n# coding=cp1251\nx: str  # При\n",
+            "cp1251",
+        ),
+        # Valid UTF-8 stays UTF-8, whatever the comment says (a stale cookie).
+        ("c.py", "# coding: latin-1\nx = 'é'\n".encode(), "# coding: latin-1\nx = 'é'\n", "utf-8"),
+    ],
+)
+def test_a_python_files_coding_comment_names_its_encoding(
+    path: str, data: bytes, text: str, encoding: str
+) -> None:
+    decoded = decode_text(data, path)
+    assert (decoded.text, decoded.encoding, decoded.problem) == (text, encoding, None)
+
+
+@pytest.mark.parametrize(
+    ("path", "data"),
+    [
+        ("notes.txt", SHIFT_JIS),  # only Python files declare
+        ("late.py", b"x = 1\n# coding: latin-1\ny = '\xe9'\n"),  # after code: no cookie
+        ("third.py", b"#\n#\n# coding: latin-1\ny = '\xe9'\n"),  # line 3: too late
+        ("odd.py", b"# coding: klingon\ny = '\xe9'\n"),  # a codec Python does not know
+        ("wrong.py", b"# coding: ascii\ny = '\xe9'\n"),  # invalid in what it declares
+    ],
+)
+def test_without_a_usable_coding_comment_invalid_utf8_reads_as_before(
+    path: str, data: bytes
+) -> None:
+    assert decode_text(data, path) == decode_text(data)
+    assert decode_text(data, path).problem is not None
+
+
 def test_invalid_utf16_units_are_replaced_and_named() -> None:
     data = codecs.BOM_UTF16_LE + "a\nb\n".encode("utf-16-le") + b"\x00\xd8" + b"c\x00"
     decoded = decode_text(data)
@@ -157,6 +206,21 @@ def test_invalid_utf8_is_indexed_readably_and_reported(tmp_path: Path) -> None:
         stats = engine.index(root)
         assert stats.decode_errors == 0 and stats.changed == 1
         assert peek(engine, "SELECT count(*) FROM files WHERE decode_error IS NOT NULL") == [(0,)]
+        assert engine.status()["repos"][0]["decode_error_files"] == []
+
+
+def test_a_declared_legacy_encoding_is_indexed_and_opened_as_python_reads_it(
+    tmp_path: Path,
+) -> None:
+    """pylint's test data holds a `# coding: latin_1` module: it was a decode error, read
+    as Windows-1252. A `shift_jis` module read that way is garbled."""
+    root = write_repo(tmp_path / "proj", {"greet.py": SHIFT_JIS})
+    with open_engine(tmp_path) as engine:
+        stats = engine.index(root)
+        assert stats.decode_errors == 0
+        texts = peek(engine, "SELECT text FROM chunks WHERE symbol = 'greet'")
+        assert texts == [("def greet():\n    return 'こんにちは'",)]
+        assert engine.open_file("greet.py", 4, 5).text == "def greet():\n    return 'こんにちは'"
         assert engine.status()["repos"][0]["decode_error_files"] == []
 
 

@@ -256,7 +256,7 @@ def _read(root: Path | None, path: str) -> str | None:
         data = (root / path).read_bytes()
     except OSError:
         return None
-    return stored_text(decode_text(data).text)  # as the run read it
+    return stored_text(decode_text(data, path).text)  # as the run read it
 
 
 def _trigger_keys(

@@ -93,8 +93,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # `sub name;` (a forward declaration) is no symbol. 27: PowerShell's comment-based help
 # is its function's doc. 28: a Nix function's signature ends at its last parameter
 # (`pipe = val: functions:`). 29: banner lines (`!*****`, `-- ====`) are no doc text.
-# 30: SQL read past dbt's Jinja; common table expressions are symbols.
-READER_VERSION = 30
+# 30: SQL read past dbt's Jinja; common table expressions are symbols. 31: a Python
+# file that is not UTF-8 is read in the encoding its coding comment declares (PEP 263).
+READER_VERSION = 31
 
 
 class FileSource(Protocol):
@@ -459,7 +460,7 @@ def _read(
         data = read_candidate(candidate, max_file_bytes)
     if isinstance(data, str):
         return data
-    decoded = decode_text(data)
+    decoded = decode_text(data, candidate.path)
     # Redacted once, here, so chunks, symbols, graph facts, the lexical index and the
     # embeddings never see a secret; redaction keeps every newline, so line numbers hold.
     # The hash is of the redacted text too: a hash of the original would let anyone with

@@ -159,7 +159,7 @@ def read_text(confined: ConfinedPath) -> str:
         data = handle.read()
     if sniff_text(data[:SNIFF_BYTES]) is None:
         raise AccessDeniedError(f"{confined.rel} is a binary file; only text is served.")
-    return decode_text(data).text  # as the index read it, so line numbers agree
+    return decode_text(data, confined.rel).text  # as the index read it: lines agree
 
 
 def is_plain_path(path: str) -> bool:
