@@ -604,6 +604,20 @@ def test_a_class_is_lifted_by_its_best_member_in_the_symbol_view(tmp_path: Path)
     assert why["chunk_score"] < why["member_score"]
 
 
+def test_the_symbol_view_ranks_code_not_document_sections(tmp_path: Path) -> None:
+    """`--symbols` ranks functions, methods and classes; a README section that matches
+    better stays among the hits and files (black's "Gauging changes > diff-shades" took
+    a slot of the symbol view)."""
+    readme = "# Caching\n\n## Cache directory\n\nThe cache directory holds the cache.\n"
+    code = "def cache_dir():\n    return 'cache'\n"
+    with _indexed(tmp_path, {"README.md": readme, "cache.py": code}) as eng:
+        weights = RankWeights().only("bm25").with_(bm25=1.0)
+        result = eng.retrieve("cache directory", eng.search_options(k=5, weights=weights))
+    assert result.hits[0].path == "README.md"
+    assert [(s.path, s.symbol) for s in result.symbols] == [("cache.py", "cache_dir")]
+    assert {f.path for f in result.files} == {"README.md", "cache.py"}
+
+
 def test_the_symbol_view_gives_the_lines_that_define_a_symbol(tmp_path: Path) -> None:
     """A long class's outline is cut into windows; one that holds only members'
     signatures is evidence for the class, not where the class is."""

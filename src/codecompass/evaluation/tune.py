@@ -49,6 +49,7 @@ FROZEN = frozenset({"freshness", "cosine"})
 MAX_PER_FILE = 3  # hits per file, as `[search] max_per_file`
 HITS = 10  # hits scored for golden queries
 SYMBOLS = 10  # symbols scored for localization tasks (function Acc@10)
+DOC = FEATURES.index("doc")  # the symbol view leaves documents out
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +116,7 @@ def rankings(
     """The file view, the symbol view (`path::symbol`) and the hits these weights give,
     built as search builds them (hits in `rank.hit_ranking`'s order, capped per file;
     windows of one symbol count once; a symbol scored by its best chunk plus its file's
-    weighted score)."""
+    weighted score; documents' sections in no symbol view)."""
     vector = np.array([getattr(weights, f) for f in FEATURES], dtype=np.float64)
     scores = (task.matrix @ vector).tolist()
     order = sorted(range(len(scores)), key=lambda i: -scores[i])
@@ -130,7 +131,9 @@ def rankings(
         views.symbol_member_share,
         views.symbol_file_falloff,
     )
-    ranked = sorted(values, key=lambda k: -sum(values[k]))[:SYMBOLS]
+    documents = {(task.paths[i], task.symbols[i]) for i in np.flatnonzero(task.matrix[:, DOC])}
+    ranked = sorted((k for k in values if k not in documents), key=lambda k: -sum(values[k]))
+    ranked = ranked[:SYMBOLS]
     ranking = hit_ranking(
         [(task.paths[i], task.symbols[i], scores[i]) for i in order],
         values,

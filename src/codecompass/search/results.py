@@ -12,7 +12,13 @@ from codecompass.search.context import SearchContext
 from codecompass.search.expand import HUB_IN_EDGES
 from codecompass.search.features import TOKENS
 from codecompass.search.format import format_snippet
-from codecompass.search.rank import explain, hit_ranking, raise_files, symbol_scores
+from codecompass.search.rank import (
+    explain,
+    hit_ranking,
+    is_documentation,
+    raise_files,
+    symbol_scores,
+)
 
 MAX_SUBGRAPH_NODES = 200
 
@@ -175,19 +181,20 @@ def symbols(
     totals: Sequence[tuple[tuple[str, str], float]],
     values: SymbolValues,
 ) -> list[SymbolHit]:
-    """Each symbol once, by its best chunk, scored with its file's total (see
-    `rank.symbol_scores`), at the lines that define it. A class's best chunk may be a
-    window of its outline that holds only its members' signatures: `why` names that
-    chunk and its lines."""
+    """Each function, method or class once, by its best chunk, scored with its file's
+    total (see `rank.symbol_scores`), at the lines that define it. A class's best chunk
+    may be a window of its outline that holds only its members' signatures: `why` names
+    that chunk and its lines. Sections of documents are left to the hits and the file
+    view: they are no code to change."""
     chunks, cands, options = ctx.chunks, ctx.cands, ctx.options
     file_total = dict(totals)
     first: dict[tuple[tuple[str, str], str], str] = {}
     for cid in order:
         chunk = chunks[cid]
-        if chunk.symbol:
+        if chunk.symbol and not is_documentation(chunk.language, chunk.path):
             first.setdefault(((chunk.repo, chunk.path), chunk.symbol), cid)
     ranked = sorted(
-        ((sum(parts), item) for item, parts in values.items()),
+        ((sum(parts), item) for item, parts in values.items() if item in first),
         key=lambda pair: (-pair[0], first[pair[1]]),
     )[: options.max_symbols]
     ids = [sid for _, item in ranked if (sid := chunks[first[item]].symbol_id)]
