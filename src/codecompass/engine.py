@@ -32,7 +32,7 @@ from codecompass.errors import (
 from codecompass.gitexec import git_text
 from codecompass.graph.api import GraphReader
 from codecompass.graph.link import link as link_graph
-from codecompass.graph.link import unlink_repo
+from codecompass.graph.link import similar_edges, unlink_repo
 from codecompass.graph.models import CALLER_TYPES, DEPENDENCY_TYPES, VIRTUAL_PREFIXES
 from codecompass.graph.service_links import check_via, service_links
 from codecompass.hashing import file_lines
@@ -417,8 +417,15 @@ class Engine:
         on_progress: Callable[[Progress], None] | None = None,
         source: FileSource | None = None,
     ) -> IndexStats:
-        idx = self.settings.index
+        idx, graph = self.settings.index, self.settings.graph
         backend = self.backend
+        similar_pending: set[tuple[str, str]] = set()
+
+        def link() -> dict[str, Any]:
+            linked = link_graph(backend, repos=[repo], options=graph, similar=False)
+            similar_pending.update(linked.similar_pending)
+            return linked.as_dict()
+
         job = IndexJob(
             repo=repo,
             root=root,
@@ -435,7 +442,8 @@ class Engine:
             full=full,
             on_progress=on_progress,
             source=source,
-            link=lambda: link_graph(backend, repos=[repo], options=self.settings.graph).as_dict(),
+            link=link,
+            link_vectors=lambda: similar_edges(backend, similar_pending, graph),
         )
         stats = index_repository(job)
         # Once the run has let go of the index: tombstones past their retention, when

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from codecompass.engine import Engine
 from codecompass.graph.link import link
+from codecompass.models import EdgeQuery
+from tests.conftest import TinyEmbedder, make_git_repo
 from tests.graph.helpers import LINK_TYPES, add_fixture, edges, workspace
 from tests.peek import peek, tamper
 
@@ -223,3 +226,45 @@ def test_a_run_killed_in_the_link_stage_is_finished_by_the_next(
         assert peek(engine, "SELECT id, importance FROM graph_nodes ORDER BY id") == (
             expected_importance
         )
+
+
+def test_the_first_index_links_similar_code_once_it_has_vectors(tmp_path: Path) -> None:
+    """An index run links before it embeds, and similarity edges are made from vectors:
+    a first index had none (black, attrs, pylint, sphinx: 0), and a changed file's new
+    text never had a vector when its edges were rebuilt."""
+    total = (
+        "def {name}(rows, total, discount, currency):\n    for row in rows:\n"
+        "        price = row.price * row.quantity * (1 - discount)\n"
+        "        total += convert(price, row.currency, currency)\n"
+        "    return round(total, 2)\n"
+    )
+    greet = (
+        "def {name}(person, greeting, punctuation, shout):\n"
+        "    words = [greeting.title(), person.first_name, person.last_name]\n"
+        "    message = ' '.join(words) + punctuation\n"
+        "    if person.nickname and greeting.lower() != 'dear':\n"
+        "        message = message.replace(person.first_name, person.nickname)\n"
+        "    return message.upper() if shout else message\n"
+    )
+    files = {
+        "a.py": total.format(name="sum_a"),
+        "b.py": total.format(name="sum_b"),
+        "c.py": greet.format(name="greet"),
+    }
+    repo = make_git_repo(tmp_path / "p", files)
+    engine, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+
+    def similar() -> set[tuple[str, str]]:
+        found = engine.backend.edges.edges(EdgeQuery(types=["similar"]))
+        return {(e.source, e.target) for e in found}
+
+    with engine:
+        stats = engine.index(root)
+        assert similar() == {("p/a.py#sum_a", "p/b.py#sum_b"), ("p/b.py#sum_b", "p/a.py#sum_a")}
+        # The run's count holds them: a first index writes each edge once.
+        assert stats.graph["edges_written"] == len(engine.backend.edges.edges(EdgeQuery()))
+        # b.py now greets: its own edges are rebuilt from its new text's vector.
+        (repo / "b.py").write_text(greet.format(name="sum_b"), encoding="utf-8")
+        engine.index(root)
+        assert ("p/b.py#sum_b", "p/a.py#sum_a") not in similar()
+        assert ("p/b.py#sum_b", "p/c.py#greet") in similar()

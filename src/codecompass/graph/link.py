@@ -71,6 +71,8 @@ class LinkStats:
     dependents: int = 0
     edges_written: int = 0
     seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(LINK_STAGES, 0.0))
+    # Files whose similarity edges wait for their new texts' vectors (`link(similar=False)`).
+    similar_pending: set[tuple[str, str]] = field(default_factory=set)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -130,8 +132,14 @@ def link(
     repos: Sequence[str] | None = None,
     options: GraphSettings | None = None,
     force: set[tuple[str, str]] | None = None,
+    similar: bool = True,
 ) -> LinkStats:
-    """Update the graph for `repos` (default: all); `force` adds files to resolve."""
+    """Update the graph for `repos` (default: all); `force` adds files to resolve.
+
+    An index run links before it embeds, when the changed files' new texts have no
+    vector yet: it passes `similar=False`, and calls `similar_edges` for
+    `stats.similar_pending` once the vectors are in (the changed files' old similarity
+    edges, and every edge into a symbol that vanished, are gone either way)."""
     options = options or GraphSettings()
     stats = LinkStats()
     repo_records = backend.repos.repos()
@@ -224,7 +232,11 @@ def link(
             stats.edges_written += sum(len(o.edges) for o in owned)
     if options.similar:
         with _Clock(stats, "similar"):
-            stats.edges_written += similar_edges(backend, changed, removed, vanished, options)
+            drop_similar_edges(backend, changed | removed, vanished)
+            if similar:
+                stats.edges_written += similar_edges(backend, changed, options)
+            else:
+                stats.similar_pending = set(changed)
     if options.importance:
         with _Clock(stats, "importance"):
             backend.edges.write_links(LinkUpdate(importance=compute_importance(backend)))
@@ -359,20 +371,19 @@ def keyword_edges(backend: Backend, repo: str, path: str, options: GraphSettings
     return rows
 
 
-def similar_edges(
-    backend: Backend,
-    changed: set[tuple[str, str]],
-    removed: set[tuple[str, str]],
-    vanished: set[str],
-    options: GraphSettings,
-) -> int:
-    """Top neighbours (cosine ≥ threshold, other files) of each changed file's symbols,
-    from the vectors in the embedding cache; edges into symbols that vanished go too."""
+def drop_similar_edges(backend: Backend, files: set[tuple[str, str]], vanished: set[str]) -> None:
+    """The similarity edges of these files, and every one into a symbol that vanished."""
     drop = LinkUpdate(
-        owned=[OwnedEdges(repo, path, ("similar",)) for repo, path in sorted(changed | removed)],
+        owned=[OwnedEdges(repo, path, ("similar",)) for repo, path in sorted(files)],
         drop_targets=[("similar", sid) for sid in sorted(vanished)],
     )
     backend.edges.write_links(drop)
+
+
+def similar_edges(backend: Backend, changed: set[tuple[str, str]], options: GraphSettings) -> int:
+    """Top neighbours (cosine ≥ threshold, other files) of each changed file's symbols,
+    from the vectors in the embedding cache, in place of the files' similarity edges."""
+    drop_similar_edges(backend, changed, set())
     model = backend.meta.meta().get("embedder_model")
     if model is None or not changed:
         return 0

@@ -200,7 +200,10 @@ class IndexJob:
     full: bool = False
     on_progress: Callable[[Progress], None] | None = None
     source: FileSource | None = None  # files from a git commit instead of the work tree
-    link: Callable[[], dict[str, Any]] | None = None  # the link stage, run last
+    link: Callable[[], dict[str, Any]] | None = None  # the link stage, before the vectors
+    # What the link stage leaves until the run's texts have vectors (similarity edges);
+    # returns the edges written.
+    link_vectors: Callable[[], int] | None = None
 
 
 class _Timer:
@@ -240,6 +243,12 @@ def index_repository(job: IndexJob) -> IndexStats:
             fill = reconcile_vectors(
                 backend, job.vectors, job.embedder, progress=progress, on_progress=job.on_progress
             )
+        if job.link is not None and job.link_vectors is not None:
+            clock = time.perf_counter()
+            stats.graph["edges_written"] += job.link_vectors()
+            took = time.perf_counter() - clock
+            stats.graph["seconds"]["similar"] = round(stats.graph["seconds"]["similar"] + took, 4)
+            stats.seconds["link"] += took
         stats.texts_embedded = fill.embedded
         stats.texts_cached += fill.cached
         stats.seconds["embed"] = fill.embed_seconds
