@@ -11,6 +11,8 @@ Both must read a file alike, or the lines search points at are not the lines
   latin-1 -*-`) is read in that encoding, as Python reads it: a legacy `shift_jis` or
   `cp1251` module is not Windows-1252. A file that is valid UTF-8 stays UTF-8 whatever
   it declares (a stale cookie left after a conversion would otherwise read `Ã©`);
+* a file that is not valid UTF-8 and holds a NUL or many control characters is binary
+  data behind a text head (a FITS image's header cards): `Decoded.binary`;
 * bytes that are invalid in that encoding are never replaced silently. In a UTF-8 file
   each invalid byte is read as Windows-1252, by far the usual reason for one (text saved
   by a Latin-1 or Windows editor): `caf\\xe9` reads `café`, and the valid UTF-8 around
@@ -58,6 +60,8 @@ class Decoded:
     text: str
     encoding: str  # the codec that read the bytes after any mark: "utf-8", "utf-16-le", …
     problem: str | None = None  # how invalid bytes were read; None when there were none
+    # Not text at all: see `_binary_data`. The index skips such a file as binary.
+    binary: bool = False
 
 
 def _cp1252_bytes(exc: UnicodeError) -> tuple[str, int]:
@@ -138,7 +142,7 @@ def decode_text(data: bytes, path: str = "") -> Decoded:
         problem = f"not valid UTF-8: {_plural(bad, 'byte')} read as Windows-1252 ({line})"
         if undefined:
             problem += f"; {undefined} of them undefined there, replaced with U+FFFD"
-        return Decoded(text, encoding, problem)
+        return Decoded(text, encoding, problem, _binary_data(data))
     text = str(body, encoding, "replace")
     replaced = len(text) - len(str(body, encoding, "ignore"))
     unit = "code unit" if encoding.startswith("utf-16") else "character"
@@ -146,6 +150,23 @@ def decode_text(data: bytes, path: str = "") -> Decoded:
     return Decoded(
         text, encoding, f"not valid {name}: {_plural(replaced, unit)} replaced with U+FFFD ({line})"
     )
+
+
+# Control characters no text holds: all of C0 but tab, line feed, form feed, carriage
+# return and escape (terminal colours in a log).
+_CONTROLS = bytes(b for b in range(32) if b not in b"\t\n\f\r\x1b")
+_CONTROL_SHARE = 0.01
+
+
+def _binary_data(data: bytes) -> bool:
+    """Bytes that are no valid UTF-8 and hold a NUL or more than 1% control characters:
+    data with a text head, such as a FITS image (80-column ASCII header cards, then the
+    pixels) or a `compress`ed file. The NUL test on a file's head (`sniff_text`) let
+    them through; a Latin-1 or Windows text file has neither."""
+    if b"\0" in data:
+        return True
+    controls = len(data) - len(data.translate(None, _CONTROLS))
+    return controls > _CONTROL_SHARE * len(data)
 
 
 def _line_at(valid_prefix: bytes, encoding: str) -> str:

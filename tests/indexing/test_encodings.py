@@ -10,6 +10,7 @@ import pytest
 
 from codecompass.decoding import decode_text, sniff_text
 from codecompass.engine import Engine
+from codecompass.errors import AccessDeniedError
 from tests.conftest import TinyEmbedder, git, make_git_repo
 from tests.peek import peek
 
@@ -128,6 +129,27 @@ def test_without_a_usable_coding_comment_invalid_utf8_reads_as_before(
     assert decode_text(data, path).problem is not None
 
 
+# A FITS image: 80-column ASCII header cards (more than the 8 KiB head the NUL test
+# reads), then big-endian pixels.
+CARDS = b"".join(f"KEY{n:<5}= {n:>20} / a header card".ljust(80).encode() for n in range(120))
+FITS = CARDS + b"END".ljust(80) + bytes([0, 0, 0x80, 0x3F, 0xFF, 0x7F, 0, 1]) * 64
+
+
+@pytest.mark.parametrize(
+    ("data", "binary"),
+    [
+        (FITS, True),
+        (b"\x1f\x9d\x90text\x01\x02\x03\x84\x85" * 4, True),  # compress(1): no NUL
+        (LEGACY, False),
+        (b"caf\xe9\tcr\r\nff\x0c esc \x1b[0m\n" * 20, False),  # text's own controls
+        (b"valid UTF-8 with a NUL\0 is no concern here\n", False),
+        (codecs.BOM_UTF16_LE + "a\nb\n".encode("utf-16-le") + b"\x00\xd8", False),
+    ],
+)
+def test_bytes_invalid_in_utf8_with_nuls_or_controls_are_binary(data: bytes, binary: bool) -> None:
+    assert decode_text(data).binary is binary
+
+
 def test_invalid_utf16_units_are_replaced_and_named() -> None:
     data = codecs.BOM_UTF16_LE + "a\nb\n".encode("utf-16-le") + b"\x00\xd8" + b"c\x00"
     decoded = decode_text(data)
@@ -222,6 +244,22 @@ def test_a_declared_legacy_encoding_is_indexed_and_opened_as_python_reads_it(
         assert texts == [("def greet():\n    return 'こんにちは'",)]
         assert engine.open_file("greet.py", 4, 5).text == "def greet():\n    return 'こんにちは'"
         assert engine.status()["repos"][0]["decode_error_files"] == []
+
+
+def test_binary_data_behind_a_text_head_is_skipped_not_indexed(tmp_path: Path) -> None:
+    """astropy's test data: 22 FITS images indexed as text, 49,273 invalid bytes in one."""
+    root = write_repo(tmp_path / "proj", {"image.fits": FITS, "menu.py": LEGACY})
+    with open_engine(tmp_path) as engine:
+        stats = engine.index(root)
+        assert stats.skipped == {"binary": 1}
+        assert stats.skipped_examples == {"binary": ["image.fits"]}
+        assert (stats.decode_errors, stats.decode_examples) == (1, ["menu.py"])
+        assert peek(engine, "SELECT path FROM files ORDER BY path") == [
+            ("README.md",),
+            ("menu.py",),
+        ]
+        with pytest.raises(AccessDeniedError, match="image.fits is a binary file"):
+            engine.open_file("image.fits")
 
 
 def test_open_file_counts_lines_as_the_index_does(tmp_path: Path) -> None:

@@ -95,7 +95,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # (`pipe = val: functions:`). 29: banner lines (`!*****`, `-- ====`) are no doc text.
 # 30: SQL read past dbt's Jinja; common table expressions are symbols. 31: a Python
 # file that is not UTF-8 is read in the encoding its coding comment declares (PEP 263).
-READER_VERSION = 31
+# 32: a file that is not valid UTF-8 and holds a NUL or many control characters is binary.
+READER_VERSION = 32
 
 
 class FileSource(Protocol):
@@ -470,6 +471,8 @@ def _read(
     if isinstance(data, str):
         return data
     decoded = decode_text(data, candidate.path)
+    if decoded.binary:
+        return "binary"
     # Redacted once, here, so chunks, symbols, graph facts, the lexical index and the
     # embeddings never see a secret; redaction keeps every newline, so line numbers hold.
     # The hash is of the redacted text too: a hash of the original would let anyone with

@@ -157,9 +157,10 @@ def read_text(confined: ConfinedPath) -> str:
         raise AccessDeniedError(f"{confined.rel} cannot be opened ({exc.strerror}).") from None
     with os.fdopen(fd, "rb") as handle:
         data = handle.read()
-    if sniff_text(data[:SNIFF_BYTES]) is None:
+    decoded = decode_text(data, confined.rel)  # as the index read it: lines agree
+    if sniff_text(data[:SNIFF_BYTES]) is None or decoded.binary:
         raise AccessDeniedError(f"{confined.rel} is a binary file; only text is served.")
-    return decode_text(data, confined.rel).text  # as the index read it: lines agree
+    return decoded.text
 
 
 def is_plain_path(path: str) -> bool:
