@@ -441,6 +441,8 @@ def test_copies_of_dependencies_are_vendored(tmp_path: Path, mode: Mode) -> None
     write(root, "third-party/zlib/zlib.h", "int deflate(void);\n")
     write(root, "thirdparty/lua/lua.c", "int main(void) { return 0; }\n")
     write(root, "3rdparty/json/json.hpp", "namespace nlohmann {}\n")
+    write(root, "cextern/wcslib/C/wcs.c", "int wcsset(void);\n")  # astropy
+    write(root, "extern/ttconv/ttutil.cpp", "void TtfUtil(void);\n")  # matplotlib
     write(root, "src/external/optional.py", "x = 1\n")  # a project's own code, often: kept
     result = discover(mode(root))
     assert paths(result) == ["src/external/optional.py", "src/pip/_internal/download.py"]
@@ -448,12 +450,12 @@ def test_copies_of_dependencies_are_vendored(tmp_path: Path, mode: Mode) -> None
         "vendored": [
             "3rdparty/",
             "botocore/vendored/",
+            "cextern/",
+            "extern/",
             "include/spdlog/fmt/bundled/",
-            "src/pip/_vendor/",
-            "third-party/",
         ]
     }
-    assert result.skipped == Counter({"vendored": 6})
+    assert result.skipped == Counter({"vendored": 8})
 
 
 TRANSLATED_DOCS = {

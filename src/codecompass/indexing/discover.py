@@ -113,6 +113,8 @@ VENDORED_DIRS = frozenset(
         "third-party",
         "thirdparty",
         "3rdparty",
+        "extern",  # matplotlib's agg and ttconv; `extern/pybind11` submodules
+        "cextern",  # astropy's copies of wcslib, cfitsio and expat: 17% of its chunks
         "bundled",  # spdlog's copy of fmt
         ".tox",
         ".nox",
