@@ -268,3 +268,22 @@ def test_the_first_index_links_similar_code_once_it_has_vectors(tmp_path: Path) 
         engine.index(root)
         assert ("p/b.py#sum_b", "p/a.py#sum_a") not in similar()
         assert ("p/b.py#sum_b", "p/c.py#greet") in similar()
+
+
+def test_look_alikes_in_one_file_leave_room_for_a_neighbour_in_another(tmp_path: Path) -> None:
+    """The top neighbours were picked among the best 19 of the workspace: a file of 20
+    near copies (sympy's assumption handlers) had no edge to the copy in another file."""
+    body = (
+        "(rows, total, discount, currency):\n    for row in rows:\n"
+        "        price = row.price * row.quantity * (1 - discount)\n"
+        "        total += convert(price, row.currency, currency)\n"
+        "    return round(total, 2)\n"
+    )
+    many = "".join(f"def total_{n}{body}\n\n" for n in range(20))
+    repo = make_git_repo(tmp_path / "p", {"many.py": many, "one.py": f"def total_x{body}"})
+    engine, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    with engine:
+        engine.index(root)
+        found = engine.backend.edges.edges(EdgeQuery(types=["similar"]))
+    targets = {e.source: e.target for e in found if e.source.startswith("p/many.py#")}
+    assert targets == {f"p/many.py#total_{n}": "p/one.py#total_x" for n in range(20)}

@@ -417,12 +417,15 @@ def similar_edges(backend: Backend, changed: set[tuple[str, str]], options: Grap
         sims = matrix[part] @ matrix.T
         for row, i in zip(sims, part, strict=True):
             repo, path, line = where[i]
-            order = np.argsort(-row)[: options.similar_top + 16]
+            # Few symbols pass the threshold: sorting only those, not every symbol of the
+            # workspace, takes sympy's 39,000 symbols from 56 to 12 s. Same-file look-alikes
+            # no longer crowd out the neighbours in other files (sympy: 124 edges more).
+            above = np.flatnonzero(row >= options.similar_threshold)
             rows = by_owner.setdefault((repo, path), [])
             found = 0
-            for j in order:
+            for j in above[np.lexsort((above, -row[above]))]:
                 score = float(row[j])
-                if score < options.similar_threshold or found >= options.similar_top:
+                if found >= options.similar_top:
                     break
                 if (where[j][0], where[j][1]) == (repo, path):
                     continue
