@@ -159,10 +159,10 @@ _CONTROL_SHARE = 0.01
 
 
 def _binary_data(data: bytes) -> bool:
-    """Bytes that are no valid UTF-8 and hold a NUL or more than 1% control characters:
-    data with a text head, such as a FITS image (80-column ASCII header cards, then the
-    pixels) or a `compress`ed file. The NUL test on a file's head (`sniff_text`) let
-    them through; a Latin-1 or Windows text file has neither."""
+    """Whether bytes that are not valid UTF-8 hold a NUL or more than 1% control
+    characters: data with a text head, such as a FITS image (80-column ASCII header
+    cards, then the pixels) or a `compress`ed file, which the NUL test on a file's head
+    (`sniff_text`) let through. A Latin-1 or Windows text file has neither."""
     if b"\0" in data:
         return True
     controls = len(data) - len(data.translate(None, _CONTROLS))
