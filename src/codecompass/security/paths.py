@@ -157,9 +157,12 @@ def read_text(confined: ConfinedPath) -> str:
         raise AccessDeniedError(f"{confined.rel} cannot be opened ({exc.strerror}).") from None
     with os.fdopen(fd, "rb") as handle:
         data = handle.read()
+    binary = f"{confined.rel} is a binary file; only text is served."
+    if sniff_text(data[:SNIFF_BYTES]) is None:
+        raise AccessDeniedError(binary)
     decoded = decode_text(data, confined.rel)  # as the index read it: lines agree
-    if sniff_text(data[:SNIFF_BYTES]) is None or decoded.binary:
-        raise AccessDeniedError(f"{confined.rel} is a binary file; only text is served.")
+    if decoded.binary:
+        raise AccessDeniedError(binary)
     return decoded.text
 
 
