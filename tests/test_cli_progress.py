@@ -61,6 +61,11 @@ def test_the_eta_is_the_work_left_at_the_rate_so_far() -> None:
         "indexing shop: searchable now · vectors 100/400 (25.0%) · 96 embedded (12/s) · "
         "0:00:35 elapsed · ETA 0:01:00"
     )
+    # Then the similarity edges, which need the vectors (django: 14 s).
+    progress.stage = "similar"
+    time.now += 45
+    assert view.update(progress) is True
+    assert view.line() == "indexing shop: searchable now · linking similar code · 0:01:20 elapsed"
 
 
 def test_clock() -> None:
@@ -81,6 +86,7 @@ def test_a_log_gets_a_line_at_each_stage_and_every_interval(tmp_path: Path) -> N
     assert any(
         line.startswith("indexing r: 30/30 files · linking the code graph") for line in lines
     )
+    assert any(line.startswith("indexing r: searchable now · linking similar") for line in lines)
     assert all(line.startswith("indexing r: ") for line in lines)
 
 

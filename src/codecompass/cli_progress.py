@@ -70,6 +70,8 @@ class ProgressView:
         files = f"{p.files_done}/{p.files_total} files"
         if p.stage == "graph":
             return f"indexing {self.label}: {files} · linking the code graph · {elapsed}"
+        if p.stage == "similar":
+            return f"indexing {self.label}: searchable now · linking similar code · {elapsed}"
         share = 100 * p.share_done
         eta = self.eta()
         left = f"ETA {clock(eta) if eta is not None else 'estimating'}"

@@ -115,8 +115,9 @@ class FileSource(Protocol):
 @dataclass(slots=True)
 class Progress:
     """What a run has done so far, reported as it goes. `stage`: discover, files,
-    graph, vectors. Files are measured in bytes of the files that need work (an
-    unchanged file leaves the total); vectors in chunks that had none."""
+    graph, vectors, similar (the graph's similarity edges, once the vectors are in).
+    Files are measured in bytes of the files that need work (an unchanged file leaves
+    the total); vectors in chunks that had none."""
 
     stage: str = "discover"
     files_total: int = 0
@@ -245,6 +246,7 @@ def index_repository(job: IndexJob) -> IndexStats:
                 backend, job.vectors, job.embedder, progress=progress, on_progress=job.on_progress
             )
         if job.link is not None and job.link_vectors is not None:
+            _report(job, progress, "similar")
             clock = time.perf_counter()
             stats.graph["edges_written"] += job.link_vectors()
             took = time.perf_counter() - clock
