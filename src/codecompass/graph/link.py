@@ -232,7 +232,7 @@ def link(
             stats.edges_written += sum(len(o.edges) for o in owned)
     if options.similar:
         with _Clock(stats, "similar"):
-            drop_similar_edges(backend, changed | removed, vanished)
+            _drop_similar_edges(backend, changed | removed, vanished)
             if similar:
                 stats.edges_written += similar_edges(backend, changed, options)
             else:
@@ -371,7 +371,7 @@ def keyword_edges(backend: Backend, repo: str, path: str, options: GraphSettings
     return rows
 
 
-def drop_similar_edges(backend: Backend, files: set[tuple[str, str]], vanished: set[str]) -> None:
+def _drop_similar_edges(backend: Backend, files: set[tuple[str, str]], vanished: set[str]) -> None:
     """The similarity edges of these files, and every one into a symbol that vanished."""
     drop = LinkUpdate(
         owned=[OwnedEdges(repo, path, ("similar",)) for repo, path in sorted(files)],
@@ -382,8 +382,8 @@ def drop_similar_edges(backend: Backend, files: set[tuple[str, str]], vanished: 
 
 def similar_edges(backend: Backend, changed: set[tuple[str, str]], options: GraphSettings) -> int:
     """Top neighbours (cosine ≥ threshold, other files) of each changed file's symbols,
-    from the vectors in the embedding cache, in place of the files' similarity edges."""
-    drop_similar_edges(backend, changed, set())
+    from the vectors in the embedding cache. The link stage has dropped those files'
+    similarity edges (`link`, with or without `similar`)."""
     model = backend.meta.meta().get("embedder_model")
     if model is None or not changed:
         return 0
