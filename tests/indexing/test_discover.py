@@ -526,6 +526,31 @@ def test_codecompass_data_folder_is_skipped(tmp_path: Path, mode: Mode) -> None:
     assert result.examples == {"vendored": [".codecompass/", "sub/.codecompass/"]}
 
 
+def test_python_package_named_like_build_output_is_source(tmp_path: Path, mode: Mode) -> None:
+    """coverage.py's whole package is `coverage/`, pypa/build's is `src/build/`: skipped as
+    a coverage report and a build's output, they left the index with tests alone."""
+    root = tmp_path / "proj"
+    write(root, "coverage/__init__.py", "from coverage.control import Coverage\n")
+    write(root, "coverage/control.py", "class Coverage: ...\n")
+    write(root, "src/build/__init__.py", "class ProjectBuilder: ...\n")
+    write(root, "lib/venv/__init__.py", "def create(env_dir): ...\n")  # the stdlib's
+    write(root, "tests/roots/ext/target/__init__.py", "def func(): ...\n")  # Sphinx's
+    write(root, "build/lib/pkg/__init__.py", "x = 1\n")  # setuptools' output: skipped
+    write(root, "dist/app.js", "var a = 1;\n")
+    write(root, "target/classes/App.java", "class App {}\n")
+    write(root, "web/coverage/lcov.info", "TN:\n")
+    write(root, "venv/lib/python3.12/site.py", "x = 1\n")
+    result = discover(mode(root))
+    assert paths(result) == [
+        "coverage/__init__.py",
+        "coverage/control.py",
+        "lib/venv/__init__.py",
+        "src/build/__init__.py",
+        "tests/roots/ext/target/__init__.py",
+    ]
+    assert result.examples == {"vendored": ["build/", "dist/", "target/", "venv/", "web/coverage/"]}
+
+
 def test_vendored_name_as_a_file_is_not_vendored(tmp_path: Path, mode: Mode) -> None:
     root = tmp_path / "proj"
     write(root, "build", "#!/bin/sh\n")

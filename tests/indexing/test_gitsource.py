@@ -38,6 +38,8 @@ def bare(tmp_path: Path) -> tuple[Path, str, str]:
             "app/auth.py": V1,
             "app/util.py": "def slugify(t):\n    return t.lower()\n",
             "node_modules/x/index.js": "module.exports = 1\n",
+            "dist/app/util.py": "def slugify(t):\n    return t\n",  # a build's output
+            "build/__init__.py": "def wheel(): ...\n",  # a package named `build`: source
             ".env": "SECRET=1\n",
             "docs/Session.html": JAZZY_PAGE,
         },
@@ -59,10 +61,15 @@ def test_source_lists_and_reads_a_commit_with_the_discovery_rules(
     git_dir, first, _ = bare
     with GitTreeSource(git_dir, first, DiscoveryRules()) as source:
         found = source.discover()
-        assert [c.path for c in found.files] == ["app/auth.py", "app/util.py", "docs/Session.html"]
-        assert found.skipped["vendored"] == 1 and found.skipped["secret"] == 1
+        assert [c.path for c in found.files] == [
+            "app/auth.py",
+            "app/util.py",
+            "build/__init__.py",
+            "docs/Session.html",
+        ]
+        assert found.skipped["vendored"] == 2 and found.skipped["secret"] == 1
         assert source.read(found.files[0], 1 << 20) == V1.encode()
-        assert source.read(found.files[2], 1 << 20) == "generated"  # by its footer
+        assert source.read(found.files[3], 1 << 20) == "generated"  # by its footer
     assert set(commit_dates(git_dir, [first])) == {first}
 
 
@@ -73,11 +80,11 @@ def test_index_commit_after_commit_reuses_files_and_embeddings(
     emb = TinyEmbedder()
     with Engine.for_repo(tmp_path, data_dir=tmp_path / "data", embedder=emb)[0] as engine:
         one = engine.index_commit(git_dir, first, name="proj")
-        assert (one.new, one.commit) == (2, first)
+        assert (one.new, one.commit) == (3, first)
         assert engine.backend.repos.repos()[0].last_commit == first
         embedded = len(emb.embedded)
         two = engine.index_commit(git_dir, second, name="proj")
-        assert (two.changed, two.removed, two.unchanged) == (1, 1, 0)
+        assert (two.changed, two.removed, two.unchanged) == (1, 1, 1)
         # Only the new function is embedded; verify_token's text comes from the cache.
         assert len(emb.embedded) - embedded == 1
         assert "refresh_session" in emb.embedded[-1]

@@ -134,6 +134,8 @@ def _tree(root: Path) -> None:
         ".env": "SECRET=1\n",
         "logo.png": "not really a png\n",
         "node_modules/lib/index.js": "module.exports = 1\n",
+        "build/lib/app.py": "def app():\n    return 1\n",  # a build's output
+        "tools/build/__init__.py": "def wheel():\n    return 1\n",  # a package: source
         "package-lock.json": "{}\n",
     }
     for rel, text in files.items():
@@ -166,6 +168,7 @@ def test_a_path_matters_exactly_when_discovery_would_list_it(
     assert {p for p in every if judge.relevant([p])} == listed
     assert set(judge.relevant(every)) == listed
     assert "nested/inner.py" not in listed if with_git else "nested/inner.py" in listed
+    assert "tools/build/__init__.py" in listed and "build/lib/app.py" not in listed
     # Once indexed, a path matters only when it differs from what the index holds.
     judge.remember(
         {p: (os.lstat(root / p).st_size, os.lstat(root / p).st_mtime_ns) for p in listed}
@@ -191,6 +194,10 @@ def test_watch_follows_creates_edits_atomic_saves_renames_and_deletes(tmp_path: 
         runs = len(running.ok_runs())
         (repo / "new.py").write_text(module("created_here", "fresh"), encoding="utf-8")
         wait_for(follows_disk(repo, data), "a new file")
+        (repo / "build").mkdir()  # a package named like a build's output: source
+        (repo / "build" / "__init__.py").write_text(module("wheel", "built"), encoding="utf-8")
+        wait_for(follows_disk(repo, data), "a package named build")
+        assert "build/__init__.py" in indexed_state(data, "r")[0]
         (repo / "a.py").write_text("a = 2\n", encoding="utf-8")
         wait_for(follows_disk(repo, data), "an edit")
         # An editor's atomic save: a temporary file renamed over the original.
@@ -290,6 +297,8 @@ def test_an_idle_watcher_and_its_own_writes_write_nothing(tmp_path: Path) -> Non
         (repo / "node_modules" / "dep").mkdir(parents=True)
         (repo / "node_modules" / "dep" / "index.js").write_text("x\n", encoding="utf-8")
         shutil.rmtree(repo / "node_modules")
+        (repo / "build" / "lib").mkdir(parents=True)
+        (repo / "build" / "lib" / "app.py").write_text("x = 1\n", encoding="utf-8")
         (repo / ".env").write_text("TOKEN=1\n", encoding="utf-8")
         (repo / "image.png").write_bytes(b"\x89PNG\0\0")
         (repo / "empty").mkdir()

@@ -99,13 +99,10 @@ VENDORED_DIRS = frozenset(
     {
         "node_modules",
         ".venv",
-        "venv",
         "__pycache__",
         ".git",
         ".hg",
         ".svn",
-        "dist",
-        "build",
         "vendor",
         "_vendor",  # pip, setuptools: copies of their dependencies
         "vendored",
@@ -121,10 +118,8 @@ VENDORED_DIRS = frozenset(
         ".mypy_cache",
         ".pytest_cache",
         ".ruff_cache",
-        "target",
         ".next",
         ".nuxt",
-        "coverage",
         ".gradle",
         "bower_components",
         "site-packages",
@@ -137,8 +132,18 @@ VENDORED_DIRS = frozenset(
 _VENDORED_DIR_SUFFIXES = (".docset",)
 
 
-def is_vendored_dir(name: str) -> bool:
-    """Whether a folder called `name` holds dependencies or build output, never indexed."""
+# Where builds, environments and coverage reports go, unless the folder is a Python
+# package of that name: coverage.py's `coverage/`, pypa/build's `src/build/`, the
+# standard library's `venv/`, Sphinx's test roots' `target/`.
+OUTPUT_DIRS = frozenset({"venv", "dist", "build", "target", "coverage"})
+
+
+def is_vendored_dir(folder: str, exists: Callable[[str], bool]) -> bool:
+    """Whether the folder at repo-relative `folder` ("a/b") holds dependencies or build
+    output, never indexed. `exists` tells whether a repo-relative file is there."""
+    name = folder.rpartition("/")[2]
+    if name in OUTPUT_DIRS:
+        return not exists(folder + "/__init__.py")
     return name in VENDORED_DIRS or name.endswith(_VENDORED_DIR_SUFFIXES)
 
 
@@ -416,12 +421,13 @@ def _name_reason(name: str) -> str | None:
     return None
 
 
-def _vendored_dir(path: str) -> str | None:
-    """The top-most vendored directory of `path` as "a/b/", or None."""
+def vendored_dir(path: str, exists: Callable[[str], bool]) -> str | None:
+    """The top-most vendored folder of the file at `path`, as "a/b/", or None."""
     parts = path.split("/")
-    for i, part in enumerate(parts[:-1]):
-        if is_vendored_dir(part):
-            return "/".join(parts[: i + 1]) + "/"
+    for i in range(1, len(parts)):
+        folder = "/".join(parts[:i])
+        if is_vendored_dir(folder, exists):
+            return folder + "/"
     return None
 
 
@@ -508,7 +514,7 @@ class _Classifier:
         return os.path.isfile(self.root / path)
 
     def classify(self, path: str) -> None:
-        vendored = _vendored_dir(path)
+        vendored = vendored_dir(path, self.exists)
         if vendored is not None:
             self.vendored.add(vendored)
             return
@@ -658,7 +664,7 @@ def _walk(root: Path, classifier: _Classifier) -> Iterator[str]:
             if is_dir:
                 if ignores.ignored(rel + "/"):
                     continue
-                if is_vendored_dir(entry.name):
+                if is_vendored_dir(rel, classifier.exists):
                     classifier.vendored.add(rel + "/")
                     continue
                 folders.append((rel + "/", entry.path))
@@ -722,7 +728,7 @@ def skip_reasons(
     classifier = _Classifier(root.resolve(), rules, result)
     reasons: dict[str, str | None] = {}
     for path in paths:
-        if _vendored_dir(path) is not None:
+        if vendored_dir(path, classifier.exists) is not None:
             reasons[path] = "vendored"
             continue
         kept, skipped = len(result.files), result.skipped.copy()

@@ -30,8 +30,8 @@ from codecompass.indexing.discover import (
     DiscoveryResult,
     DiscoveryRules,
     _Classifier,
-    _vendored_dir,
     sniff_file,
+    vendored_dir,
 )
 
 _GIT_TIMEOUT_S = 300
@@ -156,7 +156,7 @@ class GitTreeSource:
         classifier.exists = in_tree.__contains__
         self._entries = {}
         for (mode, kind, sha, size), path in records:
-            vendored = _vendored_dir(path)
+            vendored = vendored_dir(path, classifier.exists)
             if vendored is not None:
                 classifier.vendored.add(vendored)
                 continue

@@ -18,7 +18,8 @@ as `codecompass index` would judge it:
 
 * anything in the data folder (a `.codecompass/` inside the repository receives every
   write a run makes), under `.git/` or in a vendored or build folder
-  (`discover.is_vendored_dir`): dropped as the event arrives, without any I/O;
+  (`discover.is_vendored_dir`): dropped as the event arrives, without any I/O but a
+  stat for a folder named like build output (`build/`, which may be a Python package);
 * a file discovery would skip by its own rules (secret, blocked, binary, too large,
   minified, symlink, …; `discover.skip_reasons`), a file git ignores (`git
   check-ignore`, or the `.gitignore` files in a folder without git) and a file inside a
@@ -76,6 +77,7 @@ from codecompass.indexing.discover import (
     gitignore_spec,
     is_vendored_dir,
     skip_reasons,
+    vendored_dir,
 )
 from codecompass.indexing.pipeline import IndexStats, Progress
 from codecompass.settings import Settings
@@ -351,9 +353,9 @@ class PathJudge:
             except OSError:
                 continue
             for entry in listed:
-                if entry.name == ".git" or is_vendored_dir(entry.name):
-                    continue
                 sub = f"{folder}/{entry.name}"
+                if entry.name == ".git" or is_vendored_dir(sub, self._exists):
+                    continue
                 try:
                     st = entry.stat(follow_symlinks=False)
                 except OSError:
@@ -365,6 +367,9 @@ class PathJudge:
                     if len(found) > DIR_SCAN_LIMIT:
                         return None
         return found
+
+    def _exists(self, rel: str) -> bool:
+        return os.path.isfile(self.root / rel)
 
     def _listed(self, paths: list[str]) -> list[str]:
         """Of files the index does not hold, those a run would list and keep."""
@@ -578,17 +583,24 @@ class Watcher:
                 self._state.notify_all()
 
     def _keep(self, path: str) -> bool:
-        """Drop, without I/O, what can never matter."""
+        """Drop what can never matter, without I/O but a stat for a folder named like
+        build output (`discover.OUTPUT_DIRS`)."""
         self.counts["events"] += 1
         if path == self._data_dir or path.startswith(self._data_dir + os.sep):
             self.counts["dropped"] += 1
             return False
         for root in self._roots:
             if path.startswith(root + os.sep):
-                parts = path[len(root) + 1 :].split(os.sep)
-                if ".git" in parts or any(is_vendored_dir(p) for p in parts[:-1]):
+                rel = path[len(root) + 1 :].replace(os.sep, "/")
+                if ".git" in rel.split("/"):
                     continue
-                if is_vendored_dir(parts[-1]) and os.path.isdir(path):
+
+                def exists(file: str, root: str = root) -> bool:
+                    return os.path.isfile(os.path.join(root, file))
+
+                if vendored_dir(rel, exists) is not None:
+                    continue
+                if is_vendored_dir(rel, exists) and os.path.isdir(path):
                     continue
                 return True
         self.counts["dropped"] += 1
