@@ -42,12 +42,12 @@ from codecompass.indexing.gitsource import GitTreeSource, default_repo_name, res
 from codecompass.indexing.languages import LANGUAGE_ALIASES, LANGUAGES
 from codecompass.indexing.notebook import notebook_lines
 from codecompass.indexing.pipeline import (
-    READER_VERSION,
     FileSource,
     IndexJob,
     IndexStats,
     Progress,
     index_repository,
+    reads_again,
 )
 from codecompass.lifecycle import transfer
 from codecompass.lifecycle.verify import Finding, VerifyReport
@@ -919,7 +919,7 @@ class Engine:
                     "parse_error_files": self._file_problems(info.id, files, "parse_error"),
                     # Stored by another version of the reader: the next run reads them.
                     "files_to_read_again": sum(
-                        f.reader_version != READER_VERSION for f in files.values()
+                        reads_again(path, f.reader_version) for (_, path), f in files.items()
                     ),
                     "last_run": _run_dict(last[0]) if last else None,
                     "changed_on_disk": self._changes_on_disk(info.id, Path(info.root), files),

@@ -897,6 +897,49 @@ def test_a_cpp_header_gets_its_classes_and_members() -> None:
     assert [s.qualified_name for s in source.parsed.symbols] == ["fmt.buffer", "fmt.buffer.size"]
 
 
+RELEASE_NOTES = """\
+===========================
+Django 4.2.13 release notes
+===========================
+
+*May 7, 2024*
+
+Django 4.2.13 fixes a packaging error in 4.2.12.
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        (RELEASE_NOTES, "rst"),  # a title over and under
+        ("Changes\n=======\n\n1.0\n---\n\n* First release.\n", "rst"),  # two titles
+        ("Widgets\n=======\n\nSee :class:`Widget`.\n", "rst"),  # a title and a role
+        ("Widgets\n=======\n\n.. code-block:: python\n\n   w = 1\n", "rst"),
+        ("Only one title\n==============\n\nand plain prose.\n", "text"),
+        # pylint's expected messages, a requirements file, a rule too short for its title
+        ("unused-argument:3:12:3:13:f:Unused argument 'x':HIGH\n", "text"),
+        ("sphinx>=7\npyenchant\n", "text"),
+        ("A long title line\n====\n\nB long title line\n====\n", "text"),
+        ("prose\n=====\nright after a line of prose\n-----------------------------\n", "text"),
+    ],
+)
+def test_a_txt_file_is_read_as_restructuredtext_when_it_is(text: str, language: str) -> None:
+    """Django keeps its 600 pages of documentation as `.txt`: read as plain text windows,
+    none had a section."""
+    assert language_for_file("docs/releases/4.2.13.txt", text) == language
+    assert language_for_file("docs/releases/4.2.13.md", text) == "markdown"
+
+
+def test_a_txt_file_in_restructuredtext_gets_its_sections() -> None:
+    source = parse_file(
+        "docs/howto/csrf.txt",
+        "How to use CSRF\n===============\n\n"
+        "Using CSRF protection\n---------------------\n\nAdd the middleware.\n",
+    )
+    assert source.parsed.language == "rst"
+    assert [s.name for s in source.parsed.symbols] == ["How to use CSRF", "Using CSRF protection"]
+
+
 def test_a_script_without_an_extension_gets_symbols() -> None:
     source = parse_file("bin/deploy", "#!/usr/bin/env bash\nbuild() {\n  make\n}\nbuild\n")
     assert source.parsed.language == "bash"

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 from codecompass.cli import main
 from codecompass.engine import Engine
 from codecompass.errors import ModelMismatchError
-from codecompass.indexing import pipeline
+from codecompass.indexing import parse, pipeline
+from codecompass.indexing.languages import language_for_path
 from codecompass.models import ChunkFilter
 from tests.conftest import TinyEmbedder, git, make_git_repo
 from tests.peek import peek, vector_ids
@@ -153,7 +154,7 @@ def test_files_another_reader_version_stored_are_read_again_once_from_the_cache(
     emb = TinyEmbedder()
     with open_engine(repo, tmp_path, emb) as engine:
         with monkeypatch.context() as patch:
-            patch.setattr(pipeline, "READER_VERSION", pipeline.READER_VERSION - 1)
+            patch.setattr(pipeline, "READER_VERSION", 31)  # a version that changed any file
             engine.index(repo)
         before = active(engine)
         assert engine.status()["repos"][0]["files_to_read_again"] == 3
@@ -172,6 +173,31 @@ def test_files_another_reader_version_stored_are_read_again_once_from_the_cache(
         assert engine.status()["repos"][0]["files_to_read_again"] == 0
         again = engine.index(repo)
         assert (again.upgraded, again.changed, again.unchanged) == (0, 0, 3)
+
+
+def test_a_reader_change_about_some_files_reads_only_those_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Version 33 changed how `.txt` files are read: an index of version 32 reads its
+    `.txt` files again, not its code (SymPy took 211 s to read all of it again)."""
+    notes = "Release notes\n=============\n\nFixes\n-----\n\nA fix.\n"
+    repo = make_git_repo(tmp_path / "proj", {"app/util.py": UTIL, "docs/notes.txt": notes})
+    with open_engine(repo, tmp_path, TinyEmbedder()) as engine:
+        with monkeypatch.context() as patch:
+            patch.setattr(pipeline, "READER_VERSION", 32)
+            patch.setattr(parse, "language_for_file", lambda path, text: language_for_path(path))
+            engine.index(repo)
+            assert [(h.path, h.symbol) for h in engine.search("Fixes", k=3)][0][1] is None
+        assert engine.status()["repos"][0]["files_to_read_again"] == 1
+        stats = engine.index(repo)
+        assert (stats.upgraded, stats.changed, stats.unchanged) == (1, 0, 1)
+        versions = peek(engine, "SELECT path, reader_version FROM files ORDER BY path")
+        assert versions == [("app/util.py", 32), ("docs/notes.txt", 33)]
+        hits = [(h.path, h.symbol) for h in engine.search("Fixes", k=3)]
+        assert ("docs/notes.txt", "Release notes > Fixes") in hits
+        assert engine.status()["repos"][0]["files_to_read_again"] == 0
+        again = engine.index(repo)
+        assert (again.upgraded, again.changed, again.unchanged) == (0, 0, 2)
 
 
 def test_rename_reuses_vectors_and_deleted_files_leave_tombstones(

@@ -302,6 +302,37 @@ _CPP_HEADER = re.compile(
 _PERL_TEST = re.compile(r"\A#!.*\bperl|^use\s+(?:strict|warnings|v?5|[A-Z][\w:]*)\b", re.M)
 
 
+# reStructuredText kept in `.txt` files (Django's 600 pages of documentation, many a
+# `README.txt` or `CHANGES.txt`).
+_RST_ADORNMENT = re.compile(r"([=\-~^*+#\"'`:.])\1{2,}")
+# A directive, a link target or substitution, a role, a link.
+_RST_MARKUP = re.compile(
+    r"^\.\. (?:[\w:-]+::|_[^:\n]*:|\|[^|\n]+\|)|:[\w:-]+:`[^`\n]+`|`[^`\n]+`__?(?!\w)", re.M
+)
+
+
+def _reads_as_rst(text: str) -> bool:
+    """Two titles, a title with an overline, or a title and other markup. A title is a
+    line over a line of one punctuation character at least as long, after a blank line
+    or the same line (its overline)."""
+    lines = [line.rstrip() for line in text.splitlines()]
+    titles = 0
+    for i in range(len(lines) - 1):
+        title, under = lines[i], lines[i + 1]
+        if (
+            title
+            and not title[0].isspace()
+            and len(under) >= len(title)
+            and _RST_ADORNMENT.fullmatch(under)
+            and not _RST_ADORNMENT.fullmatch(title)
+            and (i == 0 or not lines[i - 1] or lines[i - 1] == under)
+        ):
+            titles += 1
+            if titles == 2 or (i > 0 and lines[i - 1] == under):  # or one over and under
+                return True
+    return titles == 1 and _RST_MARKUP.search(text) is not None
+
+
 def language_for_file(path: str, text: str) -> str:
     """`language_for_path`; for a `.h` header, C++ or Objective-C when its code is
     (fmt's `include/fmt/format.h` read as C kept 9 of its classes and structs, no
@@ -315,6 +346,8 @@ def language_for_file(path: str, text: str) -> str:
         return "cpp" if _CPP_HEADER.search(text) else "c"
     if path.lower().endswith(".t"):
         return "perl" if _PERL_TEST.search(text[:4096]) else language
+    if path.lower().endswith(".txt") and language == "text":
+        return "rst" if _reads_as_rst(text) else language
     name = PurePath(path.replace("\\", "/")).name
     if language != "text" or not text.startswith("#!") or name.rfind(".") > 0:
         return language

@@ -96,7 +96,23 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 30: SQL read past dbt's Jinja; common table expressions are symbols. 31: a Python
 # file that is not UTF-8 is read in the encoding its coding comment declares (PEP 263).
 # 32: a file that is not valid UTF-8 and holds a NUL or many control characters is binary.
-READER_VERSION = 32
+# 33: a `.txt` file that reads as reStructuredText is read as such (Django's docs).
+READER_VERSION = 33
+# The files each version after 32 changed, by name suffix (lower case): a file an older
+# reader stored is read again only when a later change is about it (re-reading all of
+# SymPy for a change to its `.txt` files took 211 s). A version not listed changed any file.
+READER_CHANGES: dict[int, tuple[str, ...]] = {33: (".txt",)}
+
+
+def reads_again(path: str, stored_version: int) -> bool:
+    """Whether a file the reader of `stored_version` stored must be read again."""
+    if stored_version > READER_VERSION:
+        return True
+    lower = path.lower()
+    return any(
+        version not in READER_CHANGES or lower.endswith(READER_CHANGES[version])
+        for version in range(stored_version + 1, READER_VERSION + 1)
+    )
 
 
 class FileSource(Protocol):
@@ -322,7 +338,7 @@ def _store_files(
     batch_chunks = 0
     for candidate in found.files:
         before = stored.get(candidate.path)
-        upgraded = before is not None and before.reader_version != READER_VERSION
+        upgraded = before is not None and reads_again(candidate.path, before.reader_version)
         reread = job.full or upgraded
         if (
             not reread
