@@ -528,7 +528,8 @@ def test_codecompass_data_folder_is_skipped(tmp_path: Path, mode: Mode) -> None:
 
 def test_python_package_named_like_build_output_is_source(tmp_path: Path, mode: Mode) -> None:
     """coverage.py's whole package is `coverage/`, pypa/build's is `src/build/`: skipped as
-    a coverage report and a build's output, they left the index with tests alone."""
+    a coverage report and a build's output, they left the index with tests alone. What
+    packaging and coverage write is skipped."""
     root = tmp_path / "proj"
     write(root, "coverage/__init__.py", "from coverage.control import Coverage\n")
     write(root, "coverage/control.py", "class Coverage: ...\n")
@@ -540,6 +541,9 @@ def test_python_package_named_like_build_output_is_source(tmp_path: Path, mode: 
     write(root, "target/classes/App.java", "class App {}\n")
     write(root, "web/coverage/lcov.info", "TN:\n")
     write(root, "venv/lib/python3.12/site.py", "x = 1\n")
+    write(root, "htmlcov/z_7b07_control_py.html", "<html><body>class Coverage</body></html>\n")
+    write(root, "Django.egg-info/SOURCES.txt", "django/__init__.py\n")  # setuptools'
+    write(root, "PKG-INFO", "Metadata-Version: 2.1\nName: Django\n")  # an sdist's
     result = discover(mode(root))
     assert paths(result) == [
         "coverage/__init__.py",
@@ -548,7 +552,11 @@ def test_python_package_named_like_build_output_is_source(tmp_path: Path, mode: 
         "src/build/__init__.py",
         "tests/roots/ext/target/__init__.py",
     ]
-    assert result.examples == {"vendored": ["build/", "dist/", "target/", "venv/", "web/coverage/"]}
+    assert result.examples == {
+        "generated": ["PKG-INFO"],
+        "vendored": ["Django.egg-info/", "build/", "dist/", "htmlcov/", "target/"],
+    }
+    assert result.skipped == Counter({"vendored": 7, "generated": 1})
 
 
 def test_vendored_name_as_a_file_is_not_vendored(tmp_path: Path, mode: Mode) -> None:

@@ -128,14 +128,17 @@ VENDORED_DIRS = frozenset(
     }
 )
 # A Dash docset (what jazzy and other documentation tools also write): rendered pages, a
-# search database, and copies of the site's scripts and styles.
-_VENDORED_DIR_SUFFIXES = (".docset",)
+# search database, and copies of the site's scripts and styles. Python packaging
+# metadata: setuptools' `*.egg-info/` (Django's sdist holds one: a copy of its README, and
+# SOURCES.txt, the 4,000 paths of the package) and an installed `*.dist-info/`.
+_VENDORED_DIR_SUFFIXES = (".docset", ".egg-info", ".dist-info")
 
 
-# Where builds, environments and coverage reports go, unless the folder is a Python
-# package of that name: coverage.py's `coverage/`, pypa/build's `src/build/`, the
-# standard library's `venv/`, Sphinx's test roots' `target/`.
-OUTPUT_DIRS = frozenset({"venv", "dist", "build", "target", "coverage"})
+# Where builds, environments and coverage reports (`htmlcov/`: coverage.py's default, a
+# copy of every measured file as HTML) go, unless the folder is a Python package of that
+# name: coverage.py's `coverage/`, pypa/build's `src/build/`, the standard library's
+# `venv/`, Sphinx's test roots' `target/`.
+OUTPUT_DIRS = frozenset({"venv", "dist", "build", "target", "coverage", "htmlcov"})
 
 
 def is_vendored_dir(folder: str, exists: Callable[[str], bool]) -> bool:
@@ -208,8 +211,9 @@ _HTML_GENERATOR_IN_TAIL = re.compile(
 _SCRIPT_EXTENSIONS = frozenset({"js", "mjs", "cjs", "css"})
 _SOURCE_MAP = re.compile(rb"(?m)^\s*(?://|/\*)\s*[#@]\s*sourceMappingURL=")
 _TAIL_EXTENSIONS = _HTML_EXTENSIONS | _SCRIPT_EXTENSIONS
-# The Maven and Gradle wrapper scripts, which their tools write.
-_GENERATED_NAMES = frozenset({"mvnw", "mvnw.cmd", "gradlew", "gradlew.bat"})
+# The Maven and Gradle wrapper scripts, which their tools write; an sdist's `PKG-INFO`
+# (setuptools' metadata with a copy of the README).
+_GENERATED_NAMES = frozenset({"mvnw", "mvnw.cmd", "gradlew", "gradlew.bat", "pkg-info"})
 
 # Translation catalogs (gettext, XLIFF): every user-facing string once per language, with
 # the source lines that use it. Sphinx keeps more bytes of them than of Python; an issue
