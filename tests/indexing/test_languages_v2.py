@@ -912,6 +912,8 @@ Django 4.2.13 fixes a packaging error in 4.2.12.
     ("text", "language"),
     [
         (RELEASE_NOTES, "rst"),  # a title over and under
+        ("=====================\n DocFactory History\n=====================\n", "rst"),
+        ("Footnotes\n---------\n\n.. [1] A footnote.\n", "rst"),
         ("Changes\n=======\n\n1.0\n---\n\n* First release.\n", "rst"),  # two titles
         ("Widgets\n=======\n\nSee :class:`Widget`.\n", "rst"),  # a title and a role
         ("Widgets\n=======\n\n.. code-block:: python\n\n   w = 1\n", "rst"),

@@ -305,9 +305,10 @@ _PERL_TEST = re.compile(r"\A#!.*\bperl|^use\s+(?:strict|warnings|v?5|[A-Z][\w:]*
 # reStructuredText kept in `.txt` files (Django's 600 pages of documentation, many a
 # `README.txt` or `CHANGES.txt`).
 _RST_ADORNMENT = re.compile(r"([=\-~^*+#\"'`:.])\1{2,}")
-# A directive, a link target or substitution, a role, a link.
+# A directive, a link target, a substitution, a footnote or citation, a role, a link.
 _RST_MARKUP = re.compile(
-    r"^\.\. (?:[\w:-]+::|_[^:\n]*:|\|[^|\n]+\|)|:[\w:-]+:`[^`\n]+`|`[^`\n]+`__?(?!\w)", re.M
+    r"^\.\. (?:[\w:-]+::|_[^:\n]*:|\|[^|\n]+\||\[[^\]\n]+\])|:[\w:-]+:`[^`\n]+`|`[^`\n]+`__?(?!\w)",
+    re.M,
 )
 
 
@@ -319,16 +320,17 @@ def _reads_as_rst(text: str) -> bool:
     titles = 0
     for i in range(len(lines) - 1):
         title, under = lines[i], lines[i + 1]
+        overlined = i > 0 and lines[i - 1] == under  # which allows an inset title
         if (
-            title
-            and not title[0].isspace()
+            title.strip()
+            and (overlined or not title[0].isspace())
             and len(under) >= len(title)
             and _RST_ADORNMENT.fullmatch(under)
-            and not _RST_ADORNMENT.fullmatch(title)
-            and (i == 0 or not lines[i - 1] or lines[i - 1] == under)
+            and not _RST_ADORNMENT.fullmatch(title.strip())
+            and (i == 0 or not lines[i - 1] or overlined)
         ):
             titles += 1
-            if titles == 2 or (i > 0 and lines[i - 1] == under):  # or one over and under
+            if titles == 2 or overlined:
                 return True
     return titles == 1 and _RST_MARKUP.search(text) is not None
 
