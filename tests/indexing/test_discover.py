@@ -472,6 +472,8 @@ TRANSLATED_DOCS = {
     "guide/index.en-US.md": "# Guide\n",
     "guide/index.zh-CN.md": "# 指南\n",
     "notes_py.md": "not a language\n",
+    "test/docinfo_test.rst": "Docinfo\n",
+    "test/docinfo_test_no_org.rst": "Docinfo, no organization\n",  # docutils': kept
     "notes.md": "notes\n",
 }
 

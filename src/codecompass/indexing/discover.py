@@ -356,7 +356,9 @@ is it ja ka kk km kn ko ky lo lt lv mk ml mn mr ms my nb ne nl nn no pa pl ps pt
 sk sl sq sr sv sw ta te tg th tk tl tr uk ur uz vi zh
 """
 _LANGUAGES = frozenset(_LANGUAGE_CODES.split())
-_TAG = r"[A-Za-z]{2}(?:[-_][A-Za-z]{2,4})?"  # `ko`, `pt-BR`, `zh_CN`, `zh-Hant`
+# `ko`, `pt-BR`, `zh_CN`, `zh-Hant`: a region of two letters or a script, not any word
+# (docutils' `docinfo_test_no_org.rst` is no Norwegian `docinfo_test.rst`).
+_TAG = r"[A-Za-z]{2}(?:[-_](?:[A-Za-z]{2}|(?i:hans|hant|latn|cyrl|arab)))?"
 _LANGUAGE_TAG = re.compile(_TAG)
 _NAME_LANGUAGE = re.compile(rf"^(?P<stem>.+?)(?P<sep>[._-])(?P<tag>{_TAG})$")
 _ENGLISH_FOLDERS = ("en", "en-US", "en_US")
