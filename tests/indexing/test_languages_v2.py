@@ -24,6 +24,7 @@ from codecompass.indexing.languages import (
     SYMBOL_LANGUAGES,
     TREE_SITTER_LANGUAGES,
     is_example_path,
+    is_test_path,
     language_for_file,
     language_for_path,
 )
@@ -895,6 +896,27 @@ def test_a_cpp_header_gets_its_classes_and_members() -> None:
     )
     assert source.parsed.language == "cpp"
     assert [s.qualified_name for s in source.parsed.symbols] == ["fmt.buffer", "fmt.buffer.size"]
+
+
+@pytest.mark.parametrize(
+    ("path", "test"),
+    [
+        ("sympy/core/tests/test_basic.py", True),
+        ("tests/helpers.py", True),
+        ("testing/python/collect.py", True),  # pytest's own suite, at the top
+        ("src/test/java/org/acme/AppTest.java", True),
+        # A package's tools for its users' tests: code to change, not a test suite
+        ("numpy/testing/_private/utils.py", False),
+        ("sympy/testing/pytest.py", False),
+        ("packages/core/testing/src/test_bed.ts", True),  # by its own name
+        ("packages/core/testing/src/component_fixture.ts", False),
+        ("sympy/testing/tests/test_pytest.py", True),
+    ],
+)
+def test_a_testing_package_is_code_a_test_suite_is_not(path: str, test: bool) -> None:
+    """numpy's `assert_allclose` and Sphinx's test fixtures carried the test penalty of
+    the ranking, as if they were tests."""
+    assert is_test_path(path) is test
 
 
 RELEASE_NOTES = """\

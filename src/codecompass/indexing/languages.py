@@ -373,10 +373,14 @@ def is_test_folder(name: str) -> bool:
 
 @lru_cache(maxsize=65_536)  # a search asks for every candidate, mostly of a few files
 def is_test_path(path: str) -> bool:
-    """A test, by the conventions of the common test runners."""
+    """A test, by the conventions of the common test runners. A `testing` folder below
+    the repository's first level is a package's tools for its users' tests, not a test
+    suite (`numpy/testing/`, `sphinx/testing/`, Angular's `core/testing/`); a file there
+    is a test only by its own name. pytest's own suite is its top-level `testing/`."""
     parts = path.split("/")
     name = parts[-1]
-    if any(part in _TEST_DIRS for part in parts[:-1]):
+    folders = parts[:-1]
+    if any(part in _TEST_DIRS and (part != "testing" or i == 0) for i, part in enumerate(folders)):
         return True
     stem = name.rsplit(".", 1)[0]
     return (
