@@ -919,6 +919,38 @@ def test_a_testing_package_is_code_a_test_suite_is_not(path: str, test: bool) ->
     assert is_test_path(path) is test
 
 
+LOOPS_TEMPLATE = """\
+/**begin repeat
+ * #TYPE = FLOAT, DOUBLE#
+ */
+NPY_NO_EXPORT void
+@TYPE@_add(char **args, npy_intp const *dimensions)
+{
+    @TYPE@_pairwise_sum(args);
+}
+/**end repeat**/
+"""
+
+
+def test_a_numpy_c_template_is_read_as_c() -> None:
+    """numpy keeps its ufunc loops and array types as `.c.src` templates: plain text
+    windows before, without a function."""
+    assert [language_for_path(p) for p in ("loops.c.src", "types.h.src", "f.inc.src")] == [
+        "c",
+        "c",
+        "c",
+    ]
+    assert language_for_path("x.cpp.src") == "cpp"
+    assert language_for_path("build.src") == language_for_path("app.py.src") == "text"
+    source = parse_file("numpy/_core/src/umath/loops.c.src", LOOPS_TEMPLATE)
+    assert source.parsed.language == "c"
+    assert [(s.name, s.start_line, s.end_line) for s in source.parsed.symbols] == [
+        ("_TYPE__add", 1, 8)
+    ]
+    assert source.lines[4] == "@TYPE@_add(char **args, npy_intp const *dimensions)"
+    assert [r.name for r in source.parsed.references] == ["_TYPE__pairwise_sum"]
+
+
 RELEASE_NOTES = """\
 ===========================
 Django 4.2.13 release notes

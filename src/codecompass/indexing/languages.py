@@ -256,9 +256,30 @@ _FILE_NAMES: dict[str, str] = {
 }
 
 
+# numpy's and SciPy's templated C (`loops.c.src`, `arraytypes.h.src`, `funcs.inc.src`):
+# C with `@TYPE@` placeholders a build step repeats for each type.
+_TEMPLATE_LANGUAGES = {".c": "c", ".h": "c", ".inc": "c", ".cpp": "cpp", ".hpp": "cpp"}
+_TEMPLATE_WORD = re.compile(r"@(\w+)@")
+
+
+def is_c_template(path: str) -> bool:
+    """A numpy-style C or C++ template (`x.c.src`)."""
+    stem, dot, extension = path.lower().rpartition(".")
+    return extension == "src" and stem[stem.rfind(".") :] in _TEMPLATE_LANGUAGES
+
+
+def template_code(text: str) -> str:
+    """A C template as the parser reads it: each `@TYPE@` a name of the same length,
+    `_TYPE_` (so `@TYPE@_add` defines `_TYPE__add`), lines and offsets unchanged."""
+    return _TEMPLATE_WORD.sub(lambda m: f"_{m.group(1)}_", text)
+
+
 def language_for_path(path: str) -> str:
     """Language name for ``path`` (one of ``LANGUAGES``); ``"text"`` when unknown."""
     name = PurePath(path.replace("\\", "/")).name.lower()
+    if is_c_template(name):
+        stem = name[: -len(".src")]
+        return _TEMPLATE_LANGUAGES[stem[stem.rfind(".") :]]
     by_name = _FILE_NAMES.get(name)
     if by_name is not None:
         return by_name

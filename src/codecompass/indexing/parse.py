@@ -92,7 +92,9 @@ from codecompass.indexing.languages import (
     EXTRA_INSTALL_HINT,
     EXTRA_LANGUAGES,
     TREE_SITTER_LANGUAGES,
+    is_c_template,
     language_for_file,
+    template_code,
 )
 from codecompass.indexing.markup import parse_markdown, parse_rst
 from codecompass.indexing.notebook import NotebookError, notebook_view
@@ -219,7 +221,8 @@ def parse_file(path: str, text: str) -> SourceFile:
             error = f"{view.problem}: its source lines chunked as text"
             return SourceFile(ParsedFile("text", error=error), view.code, view.shown)
         return SourceFile(parse(view.code, view.language, path), view.code, view.shown)
-    return SourceFile(parse(text, language_for_file(path, text), path), text, file_lines(text))
+    code = template_code(text) if is_c_template(path) else text
+    return SourceFile(parse(code, language_for_file(path, code), path), code, file_lines(text))
 
 
 def missing_grammar_message(language: str) -> str:
