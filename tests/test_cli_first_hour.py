@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -317,6 +318,51 @@ def test_doctor_checks_the_install_and_the_index(tmp_path: Path) -> None:
     assert code == 1
     assert "FAIL vectors" in out and "0 vectors for 1 active chunk\n" in out
     assert "warn freshness" in out and "1 file added, changed or removed" in out
+
+
+# Another process in the middle of `codecompass index`: it holds the writer lock.
+HOLD_THE_WRITER = """
+import sys, time
+from pathlib import Path
+from codecompass.engine import Engine
+engine = Engine.open(Path(sys.argv[1]))
+engine.backend.runs.start_run("r")
+print("writing", flush=True)
+time.sleep(120)
+"""
+
+
+def test_vectors_an_index_run_is_computing_are_not_called_lost(tmp_path: Path) -> None:
+    """The progress line says "searchable now" while vectors are computed: a search then
+    told the user to run `codecompass index`, which refused, another indexer running."""
+    repo = make_git_repo(tmp_path / "r", {"a.py": "def a():\n    return 1\n"})
+    data = tmp_path / "d"
+    assert run("index", str(repo), "--data-dir", str(data), "--json")[0] == 0
+    shutil.rmtree(data / "vectors")  # as at the start of a run's vectors stage
+    writer = subprocess.Popen(
+        [sys.executable, "-c", HOLD_THE_WRITER, str(data)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert writer.stdout is not None and writer.stdout.readline() == "writing\n"
+        code, _, err = run("search", "return one", "--data-dir", str(data))
+        computing = "the index run of r is still computing vectors; search again when it is done"
+        assert code == 0 and computing in " ".join(err.split())
+        code, out, _ = run("status", "--data-dir", str(data))
+        assert code == 0 and f"0 for 1 active chunks: {computing}" in " ".join(out.split())
+        assert json.loads(run("status", "--data-dir", str(data), "--json")[1])["indexing_now"] == [
+            "r"
+        ]
+        code, out, _ = run("doctor", "--data-dir", str(data), "--json")
+        vectors = {c["name"]: c for c in json.loads(out)["checks"]}["vectors"]
+        assert (code, vectors["status"]) == (0, "warn")
+    finally:
+        writer.kill()  # as kill -9: its run stays marked running, its lock goes
+        writer.wait()
+    code, _, err = run("search", "return one", "--data-dir", str(data))
+    assert "Run `codecompass index` to rebuild them from the cache" in " ".join(err.split())
+    assert json.loads(run("status", "--data-dir", str(data), "--json")[1])["indexing_now"] == []
+    code, out, _ = run("doctor", "--data-dir", str(data))
+    assert code == 1 and "FAIL vectors" in out
 
 
 def test_errors_name_the_interface_in_use(two_repos: Path) -> None:

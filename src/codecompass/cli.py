@@ -25,6 +25,7 @@ from codecompass.cli_common import (
     emit_json,
     err_console,
     json_option,
+    missing_vectors,
     query_argument,
     reports_errors,
 )
@@ -407,6 +408,8 @@ def search(
             reranked = engine.rerank(query, result.hits)
             hits, info = reranked.hits[:top], reranked.info
         show_repo = len(engine.repo_names()) > 1
+        dense = result.coverage.get("dense", 1.0)
+        indexing = engine.indexing_now() if dense < 1.0 else []
     if result.stale and not as_json:
         shown = ", ".join(result.stale[:3]) + (", …" if len(result.stale) > 3 else "")
         err_console.print(
@@ -414,11 +417,10 @@ def search(
             f"({escape(shown)}); run `codecompass index` to refresh.[/yellow]",
             highlight=False,
         )
-    dense = result.coverage.get("dense", 1.0)
     if dense < 1.0:
         err_console.print(
-            f"[yellow]Dense search saw {dense:.0%} of the chunks (vectors are missing); "
-            "run `codecompass index` to rebuild them from the cache.[/yellow]",
+            f"[yellow]Dense search saw {dense:.0%} of the chunks: "
+            f"{missing_vectors(indexing)}.[/yellow]",
             highlight=False,
         )
     if info is not None and not info.used and not as_json:
@@ -531,8 +533,8 @@ def status(data_dir: Path | None, as_json: bool) -> None:
     stored, chunks = info["vectors"]["stored"], info["vectors"]["active_chunks"]
     if stored < chunks:
         console.print(
-            f"[yellow]vectors: {stored} for {chunks} active chunks; dense search misses the "
-            "rest. Run `codecompass index` to rebuild them from the cache.[/yellow]",
+            f"[yellow]vectors: {stored} for {chunks} active chunks: "
+            f"{missing_vectors(info['indexing_now'])}.[/yellow]",
             highlight=False,
         )
     for repo in info["repos"]:

@@ -8,7 +8,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -137,6 +137,17 @@ def reports_errors(func: F) -> F:
             raise ReportedError("internal_error", message, as_json) from exc
 
     return wrapper  # type: ignore[return-value]
+
+
+def missing_vectors(indexing: Sequence[str]) -> str:
+    """Why chunks lack vectors, and what to do: an index run still embedding them, or
+    vectors lost (a crash, a deleted folder) that the next run rebuilds."""
+    if indexing:
+        return (
+            f"the index run of {', '.join(indexing)} is still computing vectors; search again "
+            "when it is done"
+        )
+    return "the rest have no vector. Run `codecompass index` to rebuild them from the cache"
 
 
 def emit_json(data: Any) -> None:

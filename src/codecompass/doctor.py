@@ -204,7 +204,17 @@ def _index(settings: Any, data_dir: Path | None) -> list[Check]:
             f"{settings.data_dir}: {_count(len(info['repos']), 'repository')} ({names})",
         )
     )
-    if vectors != chunks:
+    if vectors != chunks and info["indexing_now"]:
+        checks.append(
+            Check(
+                "vectors",
+                "warn",
+                f"{_count(vectors, 'vector')} for {_count(chunks, 'active chunk')}: the index "
+                f"run of {', '.join(info['indexing_now'])} is still computing them",
+                "Wait for the run to finish.",
+            )
+        )
+    elif vectors != chunks:
         checks.append(
             Check(
                 "vectors",

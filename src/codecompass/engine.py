@@ -655,6 +655,12 @@ class Engine:
         """The names of the repositories this engine may see."""
         return [r.id for r in self._repos()]
 
+    def indexing_now(self) -> list[str]:
+        """The repositories of this index a live index run is writing now: until it ends,
+        missing vectors are being computed, not lost."""
+        seen = set(self.repo_names())
+        return [repo for repo in self.backend.runs.indexing_now() if repo in seen]
+
     def checked_filter(self, where: ChunkFilter) -> ChunkFilter:
         """`where` with its values normalized (`Go` → `go`, `./src/` → `src/`), or an
         InputError listing the valid values: a filter that can match nothing is a mistake,
@@ -938,6 +944,7 @@ class Engine:
             "model": meta.get("embedder_model"),
             "dim": dim,
             "vectors": {"stored": vectors, "active_chunks": chunks},
+            "indexing_now": self.indexing_now(),
             "repos": repos,
         }
 

@@ -222,6 +222,11 @@ class IndexRuns(Protocol):
         """Runs by start time (of one repo, since an ISO time); only the latest if `last`."""
         ...
 
+    def indexing_now(self) -> list[str]:
+        """The repositories a live index run (of this process or another) is writing now,
+        sorted; a run marked running whose process died is not one."""
+        ...
+
 
 class FileCatalog(Protocol):
     def files(

@@ -375,6 +375,7 @@ def case_repositories_and_runs(b: Backend) -> Any:
     second = b.runs.start_run("api")  # the first is now interrupted
     b.runs.finish_run(second, "ok", {"new": 3})
     b.runs.start_run("web")
+    indexing = b.runs.indexing_now()
     runs = [(r.repo, r.status, r.stats) for r in b.runs.runs()]
     last = [(r.id == second, r.status) for r in b.runs.runs("api", last=True)]
     future = b.runs.runs(since="2999-01-01")
@@ -382,6 +383,7 @@ def case_repositories_and_runs(b: Backend) -> Any:
     return {
         "repos": [plain(r) for r in b.repos.repos()],
         "first_interrupted": first != second,
+        "indexing_now": indexing,
         "runs": runs,
         "last": last,
         "future": future,

@@ -218,6 +218,9 @@ class MemoryStore:
             return sorted(found, key=lambda r: r.id)[-1:]
         return sorted(found, key=lambda r: (r.started_at, r.id))
 
+    def indexing_now(self) -> list[str]:
+        return sorted({r.repo for r in self.run_records.values() if r.status == "running"})
+
     # -- FileCatalog --------------------------------------------------------------------
     def files(
         self, repo: str | None = None, paths: Collection[str] | None = None

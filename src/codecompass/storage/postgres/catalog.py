@@ -143,6 +143,34 @@ class PgCatalog:
             self._writers.setdefault(repo, (conn, set()))[1].add(run_id)
         return run_id
 
+    def indexing_now(self) -> list[str]:
+        rows = self.db.rows(
+            "SELECT DISTINCT repo FROM index_runs "
+            "WHERE workspace = %s AND status = 'running' ORDER BY repo",
+            (self.ws,),
+        )
+        live = []
+        for (repo,) in rows:
+            with self._writers_lock:
+                mine = repo in self._writers
+            # A run's writer lock goes with its session: without it, the run was cut short.
+            if mine or not self._try_lock(str(repo)):
+                live.append(str(repo))
+        return live
+
+    def _try_lock(self, repo: str) -> bool:
+        """Take and at once let go of `repo`'s writer lock; False when someone holds it."""
+        key = lock_key(self.ws, "repo", repo)
+        conn = self.db.pool.getconn()
+        try:
+            row = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+            taken = bool(row and row[0])
+            if taken:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+            return taken
+        finally:
+            self.db.pool.putconn(conn)
+
     def finish_run(
         self, run_id: int, status: str, stats: dict[str, Any], error: str | None = None
     ) -> None:

@@ -149,6 +149,13 @@ class SQLiteCatalog:
         finally:
             self.lock.release()
 
+    def indexing_now(self) -> list[str]:
+        running = self.db.execute(
+            "SELECT DISTINCT repo FROM index_runs WHERE status = 'running' ORDER BY repo"
+        ).fetchall()
+        # The lock goes with its process: runs marked running without it were cut short.
+        return [str(r[0]) for r in running] if running and self.lock.held() else []
+
     def runs(
         self, repo: str | None = None, *, since: str | None = None, last: bool = False
     ) -> list[RunRecord]:

@@ -72,6 +72,27 @@ class WriterLock:
                 fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
 
+    def held(self) -> bool:
+        """Whether an indexer, of this process or another, holds the lock now."""
+        with self._guard:
+            if self._depth:
+                return True
+        if fcntl is None:
+            return False
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return False
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:
+                return True
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return False
+        finally:
+            os.close(fd)
+
 
 def _lock_or_refuse(fd: int, folder: Path) -> None:
     """Take the lock, or close `fd` and say who holds it. A holder writes who it is just
