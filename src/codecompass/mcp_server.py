@@ -919,6 +919,7 @@ async def index_status(ctx: Context[ServerState, Any]) -> Annotated[CallToolResu
             model=info["model"],
             generation=info["generation"],
             vectors=info["vectors"],
+            indexing_now=info["indexing_now"],
             repos=[
                 RepoStatus(
                     id=r["id"],

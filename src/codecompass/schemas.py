@@ -327,6 +327,9 @@ class IndexStatus(Result):
     generation: int | None = None  # the newest index run; answers name theirs
     # Vectors stored and active chunks: fewer vectors while they fill in after a run.
     vectors: dict[str, int] = Field(default_factory=dict)
+    # Repositories a live index run is writing now (a run whose process died is not one):
+    # until it ends, missing vectors are being computed and answers may change.
+    indexing_now: list[str] = Field(default_factory=list)
 
 
 # -- semantic memory ------------------------------------------------------------------------

@@ -506,7 +506,7 @@ def test_index_updates_are_seen_while_the_server_runs(tmp_path: Path, onnx: Embe
     state = ServerState(settings_for(data), embedder=onnx)
     query = {"query": "refund a charged payment to the customer", "top_k": 1}
 
-    async def body(client: Client) -> tuple[Any, Any, Any]:
+    async def body(client: Client) -> tuple[Any, Any, Any, Any]:
         before = (await client.call_tool("search_code", query)).structured_content
         (repo / "orders" / "checkout.py").write_text(
             CHECKOUT + "\n\ndef refund_payment(order_id: str) -> None:\n"
@@ -516,12 +516,16 @@ def test_index_updates_are_seen_while_the_server_runs(tmp_path: Path, onnx: Embe
         stale = (await client.call_tool("index_status", {})).structured_content
         indexer, _ = Engine.for_repo(repo, data_dir=data, embedder=onnx)
         with indexer:
+            run = indexer.backend.runs.start_run("live")  # as an index run in progress
+            during = (await client.call_tool("index_status", {})).structured_content
+            indexer.backend.runs.finish_run(run, "ok", {})
             indexer.index(root)
         after = (await client.call_tool("search_code", query)).structured_content
-        return before, stale, after
+        return before, stale, during, after
 
-    before, stale, after = run_client(state, body)
+    before, stale, during, after = run_client(state, body)
     assert before["results"][0]["symbol"] != "refund_payment"
+    assert (stale["indexing_now"], during["indexing_now"]) == ([], ["live"])
     assert stale["repos"][0]["stale"]["added"] == 1
     assert stale["repos"][0]["files_to_read_again"] == 0
     assert after["results"][0]["symbol"] == "refund_payment"
