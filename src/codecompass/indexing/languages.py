@@ -262,10 +262,19 @@ _TEMPLATE_LANGUAGES = {".c": "c", ".h": "c", ".inc": "c", ".cpp": "cpp", ".hpp":
 _TEMPLATE_WORD = re.compile(r"@(\w+)@")
 
 
+def _template_language(name: str) -> str | None:
+    """The language of a numpy-style C or C++ template named `name` (lower case,
+    `x.c.src`), else None."""
+    if not name.endswith(".src"):
+        return None
+    stem = name[: -len(".src")]
+    dot = stem.rfind(".")
+    return _TEMPLATE_LANGUAGES.get(stem[dot:]) if dot >= 0 else None
+
+
 def is_c_template(path: str) -> bool:
     """A numpy-style C or C++ template (`x.c.src`)."""
-    stem, dot, extension = path.lower().rpartition(".")
-    return extension == "src" and stem[stem.rfind(".") :] in _TEMPLATE_LANGUAGES
+    return _template_language(path.lower()) is not None
 
 
 def template_code(text: str) -> str:
@@ -277,9 +286,9 @@ def template_code(text: str) -> str:
 def language_for_path(path: str) -> str:
     """Language name for ``path`` (one of ``LANGUAGES``); ``"text"`` when unknown."""
     name = PurePath(path.replace("\\", "/")).name.lower()
-    if is_c_template(name):
-        stem = name[: -len(".src")]
-        return _TEMPLATE_LANGUAGES[stem[stem.rfind(".") :]]
+    template = _template_language(name)
+    if template is not None:
+        return template
     by_name = _FILE_NAMES.get(name)
     if by_name is not None:
         return by_name

@@ -49,6 +49,7 @@ folder gone) stops the watcher with that error.
 from __future__ import annotations
 
 import bisect
+import functools
 import logging
 import os
 import stat
@@ -259,6 +260,12 @@ def _git_ignored(root: Path, paths: Sequence[str]) -> set[str] | None:
     return {os.fsdecode(p) for p in done.stdout.split(b"\0") if p}
 
 
+def _is_file(root: str | Path, rel: str) -> bool:
+    """Whether the repo-relative `rel` under `root` is a file (`discover.vendored_dir`'s
+    question: does this `build/` hold `__init__.py`)."""
+    return os.path.isfile(os.path.join(root, rel))
+
+
 class PathJudge:
     """Decides, for one repository, which touched paths could change what an index run
     stores (see the module's docstring). `remember` gives it the index's files after
@@ -268,6 +275,7 @@ class PathJudge:
         self, root: Path, rules: DiscoveryRules, own: frozenset[tuple[int, int]] = frozenset()
     ) -> None:
         self.root = root
+        self._has_file = functools.partial(_is_file, root)
         self.rules = rules
         self.own = own  # (device, inode) of files this process writes to: never relevant
         self.known: dict[str, tuple[int, int]] = {}  # path -> (size, mtime_ns) indexed
@@ -354,7 +362,7 @@ class PathJudge:
                 continue
             for entry in listed:
                 sub = f"{folder}/{entry.name}"
-                if entry.name == ".git" or is_vendored_dir(sub, self._exists):
+                if entry.name == ".git" or is_vendored_dir(sub, self._has_file):
                     continue
                 try:
                     st = entry.stat(follow_symlinks=False)
@@ -367,9 +375,6 @@ class PathJudge:
                     if len(found) > DIR_SCAN_LIMIT:
                         return None
         return found
-
-    def _exists(self, rel: str) -> bool:
-        return os.path.isfile(self.root / rel)
 
     def _listed(self, paths: list[str]) -> list[str]:
         """Of files the index does not hold, those a run would list and keep."""
@@ -594,10 +599,7 @@ class Watcher:
                 rel = path[len(root) + 1 :].replace(os.sep, "/")
                 if ".git" in rel.split("/"):
                     continue
-
-                def exists(file: str, root: str = root) -> bool:
-                    return os.path.isfile(os.path.join(root, file))
-
+                exists = functools.partial(_is_file, root)
                 if vendored_dir(rel, exists) is not None:
                     continue
                 if is_vendored_dir(rel, exists) and os.path.isdir(path):
