@@ -25,8 +25,10 @@ from codecompass.indexing.languages import (
     TREE_SITTER_LANGUAGES,
     is_example_path,
     is_test_path,
+    is_test_tooling,
     language_for_file,
     language_for_path,
+    nested_test_package,
 )
 from codecompass.indexing.parse import parse, parse_file
 from codecompass.indexing.rules_more import MAX_DATA_KEYS
@@ -917,6 +919,23 @@ def test_a_testing_package_is_code_a_test_suite_is_not(path: str, test: bool) ->
     """numpy's `assert_allclose` and Sphinx's test fixtures carried the test penalty of
     the ranking, as if they were tests."""
     assert is_test_path(path) is test
+
+
+def test_a_test_package_of_tools_is_told_from_a_suite_by_its_file_names() -> None:
+    """Django's `django/test/` holds TestCase and the test client: no file in it is one
+    a test runner collects. A suite nested in a package names its files for its runner."""
+    assert nested_test_package("django/test/utils.py") == "django/test"
+    assert nested_test_package("sympy/core/tests/sub/test_basic.py") == "sympy/core/tests"
+    assert nested_test_package("tests/admin/tests.py") is None  # a suite at the top
+    assert nested_test_package("tests/apps/test/a.py") is None  # inside a suite
+    assert nested_test_package("pkg/spec/a.py") is None
+    assert nested_test_package("django/utils/html.py") is None
+    django = ["django/test/__init__.py", "django/test/client.py", "django/test/testcases.py"]
+    assert is_test_tooling("django/test", django) is True
+    for suite in ("test_client.py", "client_test.py", "conftest.py", "tests.py", "sub/test.py"):
+        assert is_test_tooling("django/test", [*django, f"django/test/{suite}"]) is False
+    # Not a Python package: a folder of data or of another language's tests.
+    assert is_test_tooling("web/test", ["web/test/client.py", "web/test/sub/__init__.py"]) is False
 
 
 LOOPS_TEMPLATE = """\

@@ -571,6 +571,33 @@ def test_a_stub_ranks_below_the_module_it_describes(tmp_path: Path) -> None:
     assert stub_hit.why["features"]["stub"]["contribution"] == -0.5
 
 
+def test_a_packages_tools_for_its_users_tests_are_not_ranked_as_tests(tmp_path: Path) -> None:
+    """Django's `django/test/` (the test client, TestCase) is code a bug is fixed in:
+    a `test` package below the top that holds no file a test runner collects carries no
+    test penalty. A suite nested in a package, and a top-level one, still do."""
+    client = "class Client:\n    def follow_redirect(self, response):\n        return response\n"
+    files = {
+        "web/test/__init__.py": "from web.test.client import Client\n",
+        "web/test/client.py": client,
+        "web/core/tests/__init__.py": "",
+        "web/core/tests/helpers.py": "def follow_redirect_twice(client):\n    pass\n",
+        "web/core/tests/test_redirects.py": "def test_follow_redirect():\n    pass\n",
+        "tests/__init__.py": "",
+        "tests/redirect_cases.py": "def follow_redirect_case():\n    pass\n",
+    }
+    with _indexed(tmp_path, files) as eng:
+        result = eng.retrieve("follow redirect", eng.search_options(k=5, collect=True))
+    assert result.candidates is not None
+    marked = {c["path"]: bool(c["features"].get("test")) for c in result.candidates}
+    assert marked == {
+        "web/test/__init__.py": False,
+        "web/test/client.py": False,
+        "web/core/tests/helpers.py": True,
+        "web/core/tests/test_redirects.py": True,
+        "tests/redirect_cases.py": True,
+    }
+
+
 def test_a_class_is_lifted_by_its_best_member_in_the_symbol_view(tmp_path: Path) -> None:
     printer = (
         "class CodePrinter:\n    '''Prints code.'''\n    indent = 4\n\n"

@@ -14,6 +14,7 @@ pure-Python reader (``PLAIN_LANGUAGES``). The grammars of ``EXTRA_LANGUAGES`` sh
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import PurePath
 
@@ -408,10 +409,20 @@ def is_test_path(path: str) -> bool:
     suite (`numpy/testing/`, `sphinx/testing/`, Angular's `core/testing/`); a file there
     is a test only by its own name. pytest's own suite is its top-level `testing/`."""
     parts = path.split("/")
-    name = parts[-1]
-    folders = parts[:-1]
-    if any(part in _TEST_DIRS and (part != "testing" or i == 0) for i, part in enumerate(folders)):
-        return True
+    return _test_folder_at(parts[:-1]) is not None or _is_test_name(parts[-1])
+
+
+def _test_folder_at(folders: Sequence[str]) -> int | None:
+    """Where the first test folder is among these folders (a `testing` folder counts at
+    the top alone)."""
+    for i, part in enumerate(folders):
+        if part in _TEST_DIRS and (part != "testing" or i == 0):
+            return i
+    return None
+
+
+def _is_test_name(name: str) -> bool:
+    """A file a test runner collects by its name."""
     stem = name.rsplit(".", 1)[0]
     return (
         name.startswith("test_")
@@ -419,6 +430,35 @@ def is_test_path(path: str) -> bool:
         or name.endswith(".t")  # Perl's tests, and cram tests
         or name == "conftest.py"
     )
+
+
+def nested_test_package(path: str) -> str | None:
+    """The `test` or `tests` folder below the first level that makes this path a test,
+    when it is the path's first test folder (`django/test` of `django/test/utils.py`)."""
+    if "/test/" not in path and "/tests/" not in path:
+        return None
+    parts = path.split("/")
+    at = _test_folder_at(parts[:-1])
+    if not at or parts[at] not in ("test", "tests"):
+        return None
+    return "/".join(parts[: at + 1])
+
+
+def is_test_tooling(folder: str, paths: Iterable[str]) -> bool:
+    """Whether this `nested_test_package` holds a package's tools for its users' tests,
+    not a test suite, given the paths of every file below it: it is a Python package
+    (`__init__.py`) and no file below it is one a test runner collects, nor `tests.py`.
+    Django's `django/test/` (TestCase, the test client, `override_settings`) is one; a
+    suite nested in a package names its files for its runner (`tornado/test/web_test.py`,
+    `mypy/test/conftest.py`, `sympy/core/tests/test_basic.py`). A folder of test helpers
+    alone reads as tooling too (astropy's `io/tests/mixin_columns.py`)."""
+    package = False
+    for path in paths:
+        name = path.rsplit("/", 1)[-1]
+        if _is_test_name(name) or name in ("tests.py", "test.py"):
+            return False
+        package = package or path == f"{folder}/__init__.py"
+    return package
 
 
 # `sample` alone is left out: it names the package of PyPA's sample project.

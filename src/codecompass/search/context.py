@@ -6,9 +6,11 @@ stage's signature is the context and nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from codecompass.indexing.languages import is_test_path, is_test_tooling, nested_test_package
 from codecompass.models import ChunkFilter, ChunkRecord, FileRecord
 from codecompass.protocols import (
     ChunkCatalog,
@@ -115,6 +117,7 @@ class SearchContext:
     chunks: dict[str, ChunkRecord] = field(default_factory=dict)
     tested: dict[tuple[str, str], Tested] = field(default_factory=dict)
     _paths: Sequence[tuple[str, str]] | None = None
+    _test_tooling: dict[tuple[str, str], bool] = field(default_factory=dict)
 
     @property
     def paths(self) -> Sequence[tuple[str, str]]:
@@ -122,6 +125,29 @@ class SearchContext:
         if self._paths is None:
             self._paths = self.sources.files.paths(self.options.where.repo)
         return self._paths
+
+    def is_test(self, repo: str, path: str) -> bool:
+        """A file of tests (`is_test_path`), unless its test folder is a package's tools
+        for its users' tests (`is_test_tooling`: Django's `django/test/`)."""
+        if not is_test_path(path):
+            return False
+        folder = nested_test_package(path)
+        if folder is None:
+            return True
+        key = (repo, folder)
+        tooling = self._test_tooling.get(key)
+        if tooling is None:
+            tooling = is_test_tooling(folder, self._paths_below(repo, folder))
+            self._test_tooling[key] = tooling
+        return not tooling
+
+    def _paths_below(self, repo: str, folder: str) -> Iterator[str]:
+        prefix = f"{folder}/"
+        paths = self.paths
+        for r, path in paths[bisect_left(paths, (repo, prefix)) :]:
+            if r != repo or not path.startswith(prefix):
+                return
+            yield path
 
     def file_records(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], FileRecord]:
         """The catalog's records of these files alone: reading every record took 6 ms of

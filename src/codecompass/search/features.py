@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from codecompass.indexing.languages import is_test_path, stub_module
+from codecompass.indexing.languages import stub_module
 from codecompass.models import ChunkRecord
 from codecompass.search.context import Candidate, SearchContext
 from codecompass.search.query import message_phrases
@@ -55,7 +55,7 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
             flat = _flat_strings(chunk.text)
             if any(phrase in flat for phrase in phrases):
                 cand.features["message"] = 1.0
-        if is_test_path(chunk.path):
+        if ctx.is_test(chunk.repo, chunk.path):
             cand.features["test"] = 1.0
         if (chunk.repo, chunk.path) in stubs:
             cand.features["stub"] = 1.0
