@@ -125,8 +125,9 @@ class VectorWriter(Protocol):
         """Every stored id, one entry per stored vector (a duplicate shows twice)."""
         ...
 
-    def compact(self) -> None:
-        """Housekeeping after a run: merge small writes, build or refresh an ANN index."""
+    def compact(self, *, force: bool = False) -> None:
+        """Housekeeping after a run: merge small writes once they pile up (always when
+        forced: reclaiming space), build or refresh an ANN index."""
         ...
 
     def clear(self) -> None:

@@ -76,22 +76,63 @@ def test_vectors_of_reads_stored_vectors_by_chunk_id(tmp_path: Path, ann: bool) 
     np.testing.assert_array_equal(found["c319"], vectors[319])
 
 
-def test_optimize_prunes_old_versions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_merges_fragments_once_small_writes_or_deleted_rows_pile_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A merge rewrites the table: numpy's 80,000 vectors were written again (118 MB)
+    after each one-line change. Now a run merges past MAX_FRAGMENTS writes, past
+    MAX_DELETED_SHARE of the rows deleted, or when forced (gc), and drops old versions
+    with it."""
     monkeypatch.setattr(lance, "KEEP_OLD_VERSIONS", timedelta(milliseconds=1))
     store = LanceVectorStore(tmp_path, dim=8)
-    for step in range(6):
-        rows, vectors = _rows(4, start=4 * step)
-        store.write(rows, vectors)
-        store.write([], vectors[:0], delete=[rows[0].id])
-    versions = tmp_path / "vectors" / "chunks.lance" / "_versions"
-    before = len(list(versions.iterdir()))
-    time.sleep(0.05)  # every version is now older than the (patched) retention
+    table = tmp_path / "vectors" / "chunks.lance"
+
+    def fragments() -> int:
+        return int(store._table.stats()["fragment_stats"]["num_fragments"])
+
+    def data_files() -> set[str]:
+        return {p.name for p in (table / "data").iterdir()}
+
+    rows, vectors = _rows(100)
+    store.write(rows, vectors)
     store.compact()
-    after = len(list(versions.iterdir()))
-    assert before >= 12
-    assert after <= 3  # the latest data version and compaction's own
-    assert len(store.ids()) == 18
-    assert sorted(store.ids()) == sorted(f"c{i}" for i in range(24) if i % 4)
+    base = data_files()
+    for step in range(lance.MAX_FRAGMENTS - 1):
+        more, more_vectors = _rows(1, start=100 + step)
+        store.write(more, more_vectors)
+        store.compact()
+    # The first 100 rows' file is still there, with one file per small write.
+    assert fragments() == lance.MAX_FRAGMENTS
+    assert base < data_files()
+    assert len(list((table / "_versions").iterdir())) >= lance.MAX_FRAGMENTS
+    more, more_vectors = _rows(1, start=200)
+    store.write(more, more_vectors)
+    time.sleep(0.05)  # every old version is now older than the (patched) retention
+    store.compact()
+    assert fragments() == 1
+    assert len(list((table / "_versions").iterdir())) <= 3  # the data's and the merge's
+    merged = data_files()
+    assert not merged & base
+    # Deleting a fifth of the rows or less waits; more merges.
+    store.write([], vectors[:0], delete=[f"c{i}" for i in range(23)])
+    store.compact()
+    assert data_files() == merged
+    store.write([], vectors[:0], delete=["c23"])
+    store.compact()
+    assert not data_files() & merged
+    assert sorted(store.ids()) == sorted(
+        [f"c{i}" for i in range(24, 100 + lance.MAX_FRAGMENTS - 1)] + ["c200"]
+    )
+    # gc forces a merge.
+    store.write([], vectors[:0], delete=["c24"])
+    store.compact(force=True)
+    assert fragments() == 1
+    assert "c24" not in store.ids()
+    # The matrix read from the merged table finds what is left, in id order.
+    found = store.search(np.eye(8, dtype=np.float32)[0], 20, ALL)
+    assert [cid for cid, score in found if score > 0.99] == sorted(
+        f"c{i}" for i in [*range(25, 100 + lance.MAX_FRAGMENTS - 1), 200] if i % 8 == 0
+    )
 
 
 SEARCH_IN_A_NEW_PROCESS = """

@@ -380,6 +380,9 @@ def _drop_similar_edges(backend: Backend, files: set[tuple[str, str]], vanished:
     backend.edges.write_links(drop)
 
 
+_SIMILAR_BATCH = 5000
+
+
 def similar_edges(backend: Backend, changed: set[tuple[str, str]], options: GraphSettings) -> int:
     """Top neighbours (cosine ≥ threshold, other files) of each changed file's symbols,
     from the vectors in the embedding cache. The link stage has dropped those files'
@@ -396,20 +399,28 @@ def similar_edges(backend: Backend, changed: set[tuple[str, str]], options: Grap
             place = (e.start_line, e.repo, e.path, e.embed_key)
             if e.symbol_id not in first or place[0] < first[e.symbol_id][0]:
                 first[e.symbol_id] = place
-    cached = backend.cache.cached_vectors(model, [p[3] for p in first.values()])
     ids: list[str] = []
     where: list[tuple[str, str, int]] = []
-    vectors: list[Any] = []
-    for symbol_id in sorted(first):
-        start, repo, path, key = first[symbol_id]
-        if key not in cached:
-            continue
-        ids.append(symbol_id)
-        where.append((repo, path, start))
-        vectors.append(cached[key])
+    order = sorted(first)
+    # Filled a batch of the cache at a time: numpy's 50,000 symbols held 90 MB of cached
+    # vectors, then as much again stacked.
+    matrix: Any = None
+    for batch in range(0, len(order), _SIMILAR_BATCH):
+        symbol_ids = order[batch : batch + _SIMILAR_BATCH]
+        cached = backend.cache.cached_vectors(model, [first[s][3] for s in symbol_ids])
+        for symbol_id in symbol_ids:
+            start, repo, path, key = first[symbol_id]
+            vector = cached.get(key)
+            if vector is None:
+                continue
+            if matrix is None:
+                matrix = np.empty((len(order), len(vector)), dtype=np.float32)
+            matrix[len(ids)] = vector
+            ids.append(symbol_id)
+            where.append((repo, path, start))
     if not ids or len(ids) > options.similar_max_nodes:
         return 0
-    matrix = np.vstack(vectors)
+    matrix = matrix[: len(ids)]
     wanted = [i for i, (repo, path, _) in enumerate(where) if (repo, path) in changed]
     by_owner: dict[tuple[str, str], list[Edge]] = {}
     for start in range(0, len(wanted), 256):

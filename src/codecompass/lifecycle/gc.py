@@ -198,7 +198,7 @@ def collect_garbage(
         stats.audit_removed = house.old_audit(audit_before, remove=True)
         # 4. Space.
         if vectors is not None and (force or stats.tombstones_removed):
-            vectors.compact()
+            vectors.compact(force=True)
         after = house.footprint()
         free, size = after.get("catalog_free", 0), after.get("catalog", 0)
         if force or (free and free >= VACUUM_SHARE * size):

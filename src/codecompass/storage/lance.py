@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from codecompass.models import ChunkFilter
 from codecompass.protocols import VectorRow, Vectors
@@ -35,6 +36,11 @@ _SNAPSHOT_COLUMNS = ("repo", "path", "language", "kind")
 # default: re-indexing a large repository commit after commit grew the folder to 8 GB.
 # A reader of an older version (another process mid-query) gets a few minutes' grace.
 KEEP_OLD_VERSIONS = timedelta(minutes=10)
+# Compaction rewrites every fragment it merges: merging a run's one small fragment into
+# numpy's 80,000 vectors wrote 118 MB and held the table in memory. A run merges once
+# small writes or deleted rows pile up.
+MAX_FRAGMENTS = 16
+MAX_DELETED_SHARE = 0.2
 
 
 def _quote(value: str) -> str:
@@ -128,12 +134,13 @@ class LanceVectorStore:
         table.add(data)
 
     def ids(self) -> list[str]:
-        column = self._table.to_arrow().column("id")
-        return [str(v) for v in column.to_pylist()]
+        rows = self._table.search().select(["id"]).limit(None).to_arrow()  # not the vectors
+        return [str(v) for v in rows.column("id").to_pylist()]
 
-    def compact(self) -> None:
-        """Compact fragments, drop old versions' files; build or refresh the ANN index
-        once the table is large."""
+    def compact(self, *, force: bool = False) -> None:
+        """Merge fragments and drop old versions' files once small writes or deleted
+        rows pile up (or when forced); build or refresh the ANN index once the table is
+        large."""
         rows = self._count()
         if rows >= self.ann_threshold:
             if self._has_index():
@@ -146,8 +153,17 @@ class LanceVectorStore:
                     "vector", config=IvfFlat(distance_type="cosine", num_partitions=partitions)
                 )
         else:
-            self._table.optimize(cleanup_older_than=KEEP_OLD_VERSIONS)
+            # Old versions go with a merge: until then they share the files of the new.
+            if force or self._fragmented():
+                self._table.optimize(cleanup_older_than=KEEP_OLD_VERSIONS)
             self._load_matrix()  # saves the matrix for the next process
+
+    def _fragmented(self) -> bool:
+        stats = self._table.stats()
+        fragments = stats["fragment_stats"]["num_fragments"]
+        stored = fragments * stats["fragment_stats"]["lengths"]["mean"]  # deleted ones too
+        deleted = 1 - stats["num_rows"] / stored if stored else 0.0
+        return bool(fragments > MAX_FRAGMENTS or deleted > MAX_DELETED_SHARE)
 
     # -- searching --------------------------------------------------------------------
     def search(self, queries: Vectors, k: int, where: ChunkFilter) -> list[tuple[str, float]]:
@@ -247,13 +263,17 @@ class LanceVectorStore:
             before = self._manifests()
             self._table.checkout_latest()
             table = self._table.to_arrow()
-            n = table.num_rows
-            flat = table.column("vector").combine_chunks().flatten().to_numpy()
+            ids = np.asarray(table.column("id").to_pylist(), dtype=np.str_)
+            order = np.argsort(ids, kind="stable")  # the matrix's order (`VectorMatrix`)
             matrix = VectorMatrix.build(
-                [str(v) for v in table.column("id").to_pylist()],
-                np.asarray(flat, dtype=np.float32).reshape(n, self.dim),
-                *(table.column(name).to_pylist() for name in _SNAPSHOT_COLUMNS),
+                [str(v) for v in ids[order]],
+                _rows_in_order(table.column("vector"), order, self.dim),
+                *(
+                    np.asarray(table.column(name).to_pylist(), dtype=np.str_)[order]
+                    for name in _SNAPSHOT_COLUMNS
+                ),
             )
+            del table
             if before and before == self._manifests():  # no write while reading
                 self._matrix = (before, matrix)
                 _write_snapshot(self._folder / SNAPSHOT, before, matrix)
@@ -272,6 +292,21 @@ class LanceVectorStore:
         ids = result.column("id").to_pylist()
         dists = result.column("_distance").to_pylist()
         return [(str(i), 1.0 - float(d)) for i, d in zip(ids, dists, strict=True)]
+
+
+def _rows_in_order(column: Any, order: npt.NDArray[np.intp], dim: int) -> Vectors:
+    """The vectors of an Arrow column of fixed-size lists in this row order, copied once
+    chunk by chunk: joining the chunks, then ordering the rows, made two more copies
+    (123 MB each for numpy's 80,000 chunks)."""
+    position = np.empty(len(order), dtype=np.intp)
+    position[order] = np.arange(len(order))
+    rows = np.empty((len(order), dim), dtype=np.float32)
+    start = 0
+    for chunk in column.chunks:
+        block = np.asarray(chunk.flatten().to_numpy(), dtype=np.float32).reshape(-1, dim)
+        rows[position[start : start + len(block)]] = block
+        start += len(block)
+    return rows
 
 
 def _write_snapshot(path: Path, manifests: tuple[str, ...], matrix: VectorMatrix) -> None:

@@ -33,10 +33,10 @@ class VectorMatrix:
         cls,
         ids: Sequence[str],
         vectors: Vectors,
-        repo: Sequence[str],
-        path: Sequence[str],
-        language: Sequence[str],
-        kind: Sequence[str],
+        repo: Sequence[str] | npt.NDArray[np.str_],
+        path: Sequence[str] | npt.NDArray[np.str_],
+        language: Sequence[str] | npt.NDArray[np.str_],
+        kind: Sequence[str] | npt.NDArray[np.str_],
     ) -> VectorMatrix:
         """The rows in id order, whatever order a store keeps them in: a row's cosine can
         differ in its last bit with its position in the product, and two backends (or

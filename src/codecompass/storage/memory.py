@@ -597,7 +597,7 @@ class MemoryVectorStore:
         self.rows.clear()
         self._matrix = None
 
-    def compact(self) -> None:
+    def compact(self, *, force: bool = False) -> None:
         pass
 
     def _load(self) -> VectorMatrix:

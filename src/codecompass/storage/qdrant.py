@@ -230,7 +230,7 @@ class QdrantVectorStore:
         )
         return int(found.count)
 
-    def compact(self) -> None:
+    def compact(self, *, force: bool = False) -> None:
         pass  # Qdrant's optimizers merge segments and build the HNSW index on their own.
 
     def clear(self) -> None:

@@ -85,7 +85,7 @@ class PgVectorStore:
         )
         return [str(r[0]) for r in rows]
 
-    def compact(self) -> None:
+    def compact(self, *, force: bool = False) -> None:
         """Nothing to compact: PostgreSQL's autovacuum reclaims deleted rows."""
 
     def clear(self) -> None:
