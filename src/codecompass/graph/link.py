@@ -402,7 +402,7 @@ def similar_edges(backend: Backend, changed: set[tuple[str, str]], options: Grap
     ids: list[str] = []
     where: list[tuple[str, str, int]] = []
     order = sorted(first)
-    # Filled a batch of the cache at a time: numpy's 50,000 symbols held 90 MB of cached
+    # Filled a batch of the cache at a time: numpy's 44,000 symbols held 70 MB of cached
     # vectors, then as much again stacked.
     matrix: Any = None
     for batch in range(0, len(order), _SIMILAR_BATCH):

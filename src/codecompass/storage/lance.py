@@ -37,7 +37,7 @@ _SNAPSHOT_COLUMNS = ("repo", "path", "language", "kind")
 # A reader of an older version (another process mid-query) gets a few minutes' grace.
 KEEP_OLD_VERSIONS = timedelta(minutes=10)
 # Compaction rewrites every fragment it merges: merging a run's one small fragment into
-# numpy's 80,000 vectors wrote 118 MB and held the table in memory. A run merges once
+# numpy's 75,000 vectors wrote 118 MB and held the table in memory. A run merges once
 # small writes or deleted rows pile up.
 MAX_FRAGMENTS = 16
 MAX_DELETED_SHARE = 0.2
@@ -297,7 +297,7 @@ class LanceVectorStore:
 def _rows_in_order(column: Any, order: npt.NDArray[np.intp], dim: int) -> Vectors:
     """The vectors of an Arrow column of fixed-size lists in this row order, copied once
     chunk by chunk: joining the chunks, then ordering the rows, made two more copies
-    (123 MB each for numpy's 80,000 chunks)."""
+    (115 MB each for numpy's 75,000 chunks)."""
     position = np.empty(len(order), dtype=np.intp)
     position[order] = np.arange(len(order))
     rows = np.empty((len(order), dim), dtype=np.float32)
