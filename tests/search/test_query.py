@@ -82,6 +82,22 @@ def test_a_plural_in_prose_is_no_call() -> None:
     assert code.identifiers == ["strip", "parse", "load"]
 
 
+def test_a_remark_in_parentheses_is_no_call() -> None:
+    """moto's history: "ECS: Fix container memory validation (#7280)" named a Terraform
+    resource `validation` first. Prose puts a space before a remark in parentheses; a
+    name that reads as code, and a Node.js stack frame, still count."""
+    prose = parse_query(
+        "Fix container memory validation (#7280). Traceback (most recent call last) "
+        "shows a set (of ids) that supports (truecolor) output"
+    )
+    assert prose.identifiers == []
+    code = parse_query(
+        "    at Layer.handleRequest (/srv/app/lib/router/layer.js:152:17)\n"
+        "nc_part (a list) is empty, and `print (x)` fails; foo(x) too"
+    )
+    assert code.identifiers == ["Layer", "handleRequest", "nc_part", "print", "foo"]
+
+
 def test_a_short_query_is_embedded_whole() -> None:
     text = "where is the token checked " * 12  # 60 words
     assert query_windows(text) == [text]

@@ -126,6 +126,13 @@ def _looks_like_code(word: str) -> bool:
     return bool(_INNER_CAPITAL.search(core))
 
 
+def _spaced_call(name: str) -> bool:
+    """Whether a name written with a space before its parenthesis, in prose, is called:
+    prose puts a space before a remark in parentheses, code mostly does not; a stack
+    frame of Node.js does (`at Layer.handleRequest (/srv/…)`), naming code."""
+    return "." in name or _looks_like_code(name)
+
+
 def _clean_path(raw: str) -> str:
     path = raw.replace("\\", "/")
     while path.startswith("./"):
@@ -178,8 +185,11 @@ def parse_query(text: str) -> ParsedQuery:
         _add(q.dotted, dotted)
 
     for m in _CALL.finditer(named):
-        if _PLURAL.match(named, m.end()) and not any(a <= m.start() < b for a, b in in_code):
-            continue  # "followed by whitespace(s)" names no `whitespace`
+        if not any(a <= m.start() < b for a, b in in_code):
+            if _PLURAL.match(named, m.end()):
+                continue  # "followed by whitespace(s)" names no `whitespace`
+            if m.group(0)[-2].isspace() and not _spaced_call(m.group(1)):
+                continue  # "validation (#7280)", "Traceback (most recent call last)"
         for part in m.group(1).split("."):
             if part and part.lower() not in _NOT_IDENTIFIERS:
                 _add(q.identifiers, part)
