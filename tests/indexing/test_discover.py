@@ -15,6 +15,7 @@ import pytest
 from codecompass.decoding import NOTEBOOK_SIZE_FACTOR
 from codecompass.errors import ConfigError, InputError
 from codecompass.indexing.discover import (
+    DATA_MAX_BYTES,
     DiscoveryResult,
     DiscoveryRules,
     discover,
@@ -595,6 +596,38 @@ def test_a_notebook_may_be_larger_as_its_outputs_are_not_read(tmp_path: Path, mo
     (notebook,) = result.files
     assert read_candidate(notebook, 64) == b"a" * 64 * NOTEBOOK_SIZE_FACTOR
     assert read_candidate(notebook, 63) == "too_large"
+
+
+def test_a_large_data_file_is_skipped_but_not_a_manifest_or_an_api(
+    tmp_path: Path, mode: Mode
+) -> None:
+    """moto's AMI lists per region were 52,789 of its 88,483 chunks, embedded for 15
+    of its 25 minutes. Over DATA_MAX_BYTES a JSON, JSON Lines or CSV file is records;
+    a manifest, an OpenAPI document and a JSON Schema stay, as does code of that size."""
+    root = tmp_path / "proj"
+    lines = DATA_MAX_BYTES // 8 + 1  # of 8 characters or more: over the limit
+    records = "[\n" + '  {"ami": "ami-0123", "region": "us-east-1"},\n' * lines + "]\n"
+    write(root, "moto/ssm/resources/amis.json", records)
+    write(root, "data/rows.csv", "id,name\n" + "1,alpha\n" * lines)
+    write(root, "data/events.jsonl", '{"e": 1}\n' * lines)
+    write(root, "small.json", records[: DATA_MAX_BYTES - 10])
+    write(root, "package.json", '{"name": "x",\n' + '  "a": 1,\n' * lines + '"b": 2}\n')
+    api = '{"openapi": "3.1.0",\n "paths": {\n' + '  "/a": {},\n' * lines + "}}\n"
+    write(root, "spec/api.json", api)
+    write(root, "schema.json", '{"$schema": "x",\n' + '  "a": 1,\n' * lines + '"b": 2}\n')
+    write(root, "big.py", "value = 1\n" * lines)
+
+    result = discover(mode(root), DiscoveryRules())
+
+    assert paths(result) == ["big.py", "package.json", "schema.json", "small.json", "spec/api.json"]
+    assert result.examples == {
+        "data": ["data/events.jsonl", "data/rows.csv", "moto/ssm/resources/amis.json"]
+    }
+    # Read whole (a file re-read by a run, a commit's tree), the same rule holds.
+    (small,) = [c for c in result.files if c.path == "small.json"]
+    write(root, "small.json", records)
+    assert read_candidate(small, 1024 * 1024) == "data"
+    assert sniff(records.encode()[:8192], "amis.json", size=DATA_MAX_BYTES) is None
 
 
 def test_allow_and_block_globs(tmp_path: Path, mode: Mode) -> None:
