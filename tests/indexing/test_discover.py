@@ -614,12 +614,22 @@ def test_a_large_data_file_is_skipped_but_not_a_manifest_or_an_api(
     write(root, "package.json", '{"name": "x",\n' + '  "a": 1,\n' * lines + '"b": 2}\n')
     api = '{"openapi": "3.1.0",\n "paths": {\n' + '  "/a": {},\n' * lines + "}}\n"
     write(root, "spec/api.json", api)
+    # Written with sorted keys: `"openapi"` comes after a large `"components"`.
+    sorted_api = '{"components": {\n' + '  "s": {},\n' * lines + '}, "openapi": "3.0.1"}\n'
+    write(root, "spec/sorted.json", sorted_api)
     write(root, "schema.json", '{"$schema": "x",\n' + '  "a": 1,\n' * lines + '"b": 2}\n')
     write(root, "big.py", "value = 1\n" * lines)
 
     result = discover(mode(root), DiscoveryRules())
 
-    assert paths(result) == ["big.py", "package.json", "schema.json", "small.json", "spec/api.json"]
+    assert paths(result) == [
+        "big.py",
+        "package.json",
+        "schema.json",
+        "small.json",
+        "spec/api.json",
+        "spec/sorted.json",
+    ]
     assert result.examples == {
         "data": ["data/events.jsonl", "data/rows.csv", "moto/ssm/resources/amis.json"]
     }
@@ -627,7 +637,8 @@ def test_a_large_data_file_is_skipped_but_not_a_manifest_or_an_api(
     (small,) = [c for c in result.files if c.path == "small.json"]
     write(root, "small.json", records)
     assert read_candidate(small, 1024 * 1024) == "data"
-    assert sniff(records.encode()[:8192], "amis.json", size=DATA_MAX_BYTES) is None
+    # The head alone does not make a file data: `sniff` reads no size.
+    assert sniff(records.encode()[:8192], "amis.json") is None
 
 
 def test_allow_and_block_globs(tmp_path: Path, mode: Mode) -> None:
