@@ -91,6 +91,11 @@ def test_a_remark_in_parentheses_is_no_call() -> None:
         "shows a set (of ids) that supports (truecolor) output"
     )
     assert prose.identifiers == []
+    # A version is no dotted name; a sentence's period is no part of one.
+    assert parse_query("Fix to_snake from v2.7 -> v2.8 (#9812)").identifiers == ["to_snake"]
+    assert parse_query("Fix builtin function types. (#10479)").identifiers == []
+    telnet = parse_query("Remove imports from scrapy.extensions.telnet. (#6510)")
+    assert telnet.identifiers == ["scrapy", "extensions", "telnet"]
     code = parse_query(
         "    at Layer.handleRequest (/srv/app/lib/router/layer.js:152:17)\n"
         "nc_part (a list) is empty, and `print (x)` fails; foo(x) too"

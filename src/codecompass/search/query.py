@@ -130,7 +130,8 @@ def _spaced_call(name: str) -> bool:
     """Whether a name written with a space before its parenthesis, in prose, is called:
     prose puts a space before a remark in parentheses, code mostly does not; a stack
     frame of Node.js does (`at Layer.handleRequest (/srv/…)`), naming code."""
-    return "." in name or _looks_like_code(name)
+    parts = name.rstrip(".").split(".")  # "… from scrapy.extensions.telnet. (#6510)"
+    return (len(parts) > 1 and all(map(str.isidentifier, parts))) or _looks_like_code(name)
 
 
 def _clean_path(raw: str) -> str:
@@ -191,7 +192,7 @@ def parse_query(text: str) -> ParsedQuery:
             if m.group(0)[-2].isspace() and not _spaced_call(m.group(1)):
                 continue  # "validation (#7280)", "Traceback (most recent call last)"
         for part in m.group(1).split("."):
-            if part and part.lower() not in _NOT_IDENTIFIERS:
+            if part.isidentifier() and part.lower() not in _NOT_IDENTIFIERS:
                 _add(q.identifiers, part)
     for m in _WORD.finditer(named):
         if _looks_like_code(m.group(1)):
