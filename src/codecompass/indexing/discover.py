@@ -379,15 +379,18 @@ def sniff_file(data: bytes, path: str) -> str | None:
 
 
 def is_data(data: bytes, path: str) -> bool:
-    """A JSON, JSON Lines, GeoJSON, CSV or TSV file over DATA_MAX_BYTES, read whole, that
-    is no manifest, nor an API or schema description anywhere in it (a document written
-    with sorted keys has `"openapi"` after its `"components"`)."""
+    """A file `_may_be_data`, read whole, with no API or schema description anywhere in
+    it (a document written with sorted keys has `"openapi"` after its `"components"`)."""
+    return _may_be_data(path, len(data)) and not _DESCRIBES.search(data)
+
+
+def _may_be_data(path: str, size: int) -> bool:
+    """A JSON, JSON Lines, GeoJSON, CSV or TSV file over DATA_MAX_BYTES, no manifest."""
     name = path.rsplit("/", 1)[-1]
     return (
-        len(data) > DATA_MAX_BYTES
+        size > DATA_MAX_BYTES
         and _extension(name) in _DATA_EXTENSIONS
         and name.lower() not in _MANIFESTS
-        and not _DESCRIBES.search(data)
     )
 
 
@@ -612,7 +615,7 @@ class _Classifier:
         extension = _extension(path.rsplit("/", 1)[-1])
         head, tail, whole = b"", None, None
         try:
-            if size > DATA_MAX_BYTES and extension in _DATA_EXTENSIONS:
+            if _may_be_data(path, size):
                 whole = _read_up_to(fd, size)  # a rare file, read whole for `is_data`
             else:
                 head = os.read(fd, SNIFF_BYTES)

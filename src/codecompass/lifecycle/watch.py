@@ -510,6 +510,8 @@ class Watcher:
                 raise InputError(f"{root} is not a folder; pass the work tree of a repository.")
             self._repos.append(_Repo(WatchTarget(t.repo, root), PathJudge(root, rules, own)))
         self._roots = sorted({str(r.target.root) for r in self._repos})
+        # Per root, whether a repo-relative file is there (`discover.vendored_dir`).
+        self._has_file = {root: functools.partial(_is_file, root) for root in self._roots}
         self._stop = threading.Event()
         self._state = threading.Condition()
         self._busy = False
@@ -599,7 +601,7 @@ class Watcher:
                 rel = path[len(root) + 1 :].replace(os.sep, "/")
                 if ".git" in rel.split("/"):
                     continue
-                exists = functools.partial(_is_file, root)
+                exists = self._has_file[root]
                 if vendored_dir(rel, exists) is not None:
                     continue
                 if is_vendored_dir(rel, exists) and os.path.isdir(path):
