@@ -91,6 +91,7 @@ class SearchSettings:
     weight_test: float = -1.0
     weight_stub: float = -0.5
     weight_doc: float = -0.5
+    weight_short: float = -0.2
 
 
 @dataclass(frozen=True, slots=True)

@@ -141,8 +141,10 @@ def test_a_chunk_whose_text_stays_takes_its_new_symbol(repo: Path, tmp_path: Pat
         ]
         assert (stats.chunks_added, stats.chunks_removed) == (2, 2)
         assert len(vector_ids(engine)) == 6
-        hit = engine.search("refresh session", k=1)[0]
-        assert (hit.symbol, hit.start_line) == ("UserSession.refresh", 14)
+        # Search reads the new name (the two-line method itself ranks below its class,
+        # weighed down as `short`).
+        hits = engine.search("refresh session", k=5)
+        assert [h.symbol for h in hits if h.start_line == 14] == ["UserSession.refresh"]
 
 
 def test_files_another_reader_version_stored_are_read_again_once_from_the_cache(

@@ -571,6 +571,65 @@ def test_a_stub_ranks_below_the_module_it_describes(tmp_path: Path) -> None:
     assert stub_hit.why["features"]["stub"]["contribution"] == -0.5
 
 
+def test_a_short_symbol_is_marked_and_ranks_below_the_code_doing_the_work(
+    tmp_path: Path,
+) -> None:
+    """An accessor of three lines (decorator, `def`, `return`) and a `pass` class are
+    marked `short`; a four-line function is not, and neither is the three-line last
+    window of a long function: the symbol's own lines decide, not the chunk's."""
+    steps = "".join(
+        f"    total = total + weight_{i} * factor_{i} - offset_{i} * scale_{i}"
+        f" + bias_{i} * gain_{i}\n"
+        for i in range(24)
+    )
+    code = (
+        "class Rate:\n"
+        "    @property\n"
+        "    def rate_limit(self):\n"
+        "        return self._rate_limit\n"
+        "\n"
+        "    def apply_rate_limit(self, requests):\n"
+        "        allowed = requests[: self._rate_limit]\n"
+        "        dropped = requests[self._rate_limit :]\n"
+        "        return allowed, dropped\n"
+        "\n"
+        "\n"
+        "class RateLimitError(Exception):\n"
+        "    pass\n"
+        "\n"
+        "\n"
+        "def blend(total):\n" + steps + "    return total\n"
+    )
+    with _indexed(tmp_path, {"limits.py": code}) as eng:
+        result = eng.retrieve(
+            "rate limit blend total weight", eng.search_options(k=10, collect=True)
+        )
+        options = eng.search_options(k=10)
+        ranked = [h.symbol for h in eng.retrieve("rate limit", options).hits]
+        unweighted = replace(options, weights=options.weights.with_(short=0.0))
+        ranked_unweighted = [h.symbol for h in eng.retrieve("rate limit", unweighted).hits]
+    assert result.candidates is not None
+    spans = {(c["symbol"], c["start_line"], c["end_line"]) for c in result.candidates}
+    assert ("blend", 39, 41) in spans  # the long function's last window: three lines
+    marked = {
+        (c["symbol"], c["start_line"]): c["features"].get("short", 0.0)
+        for c in result.candidates
+        if c["symbol"] != "Rate"
+    }
+    assert marked == {
+        ("Rate.rate_limit", 2): 1.0,
+        ("Rate.apply_rate_limit", 6): 0.0,
+        ("RateLimitError", 12): 1.0,
+        ("blend", 16): 0.0,
+        ("blend", 28): 0.0,
+        ("blend", 39): 0.0,
+    }
+    # On by default (`weight_short` -0.2), the method doing the work leads; without it,
+    # the accessor whose name is the query would.
+    assert ranked[:2] == ["Rate.apply_rate_limit", "Rate.rate_limit"]
+    assert ranked_unweighted[:2] == ["Rate.rate_limit", "Rate.apply_rate_limit"]
+
+
 def test_a_packages_tools_for_its_users_tests_are_not_ranked_as_tests(tmp_path: Path) -> None:
     """Django's `django/test/` (the test client, TestCase) is code a bug is fixed in:
     a `test` package below the top that holds no file a test runner collects carries no

@@ -40,7 +40,7 @@ from codecompass.settings import SearchSettings
 
 GRID = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0)
 NEGATIVE_GRID = (0.0, -0.02, -0.05, -0.1, -0.2, -0.3, -0.5, -0.8, -1.0)
-NEGATIVE = frozenset({"test", "stub", "doc"})
+NEGATIVE = frozenset({"test", "stub", "doc", "short"})
 # Freshness is left out: in an evaluation every file was indexed minutes apart, so the
 # feature measures the evaluation run, not the repository.
 # A score is only defined up to a positive factor, so cosine stays at its start value and

@@ -19,6 +19,8 @@
 | `stub`       | 1 for a type stub (`x.pyi`) whose module (`x.py`) is indexed: negative    |
 | `doc`        | 1 for documentation and plain text (Markdown, reST, text windows) and for |
 |              | Jupyter notebooks, a repository's tutorials and worked examples           |
+| `short`      | 1 for a function, method or class of at most 3 lines (an accessor, a      |
+|              | `pass` class): rarely what a question is about, weighed negative          |
 
 Seed 000's formula (0.6·cos + 0.2·keywords + 0.15·edge + 0.05·freshness) is the
 starting point; the weights in `SearchSettings` were tuned on evaluation runs recorded
@@ -54,6 +56,7 @@ FEATURES = (
     "test",
     "stub",
     "doc",
+    "short",
 )
 
 
@@ -75,6 +78,7 @@ class RankWeights:
     test: float = 0.0
     stub: float = 0.0
     doc: float = 0.0
+    short: float = 0.0
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> RankWeights:
