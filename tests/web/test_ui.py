@@ -52,6 +52,12 @@ def test_search_then_click_shows_the_code(page: Any, web: Running, site: Site) -
         f"{expected[0]['path']}:{expected[0]['start_line']}-{expected[0]['end_line']}"
     )
     assert "found by" in items.nth(0).locator(".why").inner_text()
+    # What lowered a score (here the three-line `verify_token`, weighed as short) is
+    # said in words, since the bar draws only what raised it.
+    lowered = [i for i, hit in enumerate(expected) if hit["symbol"] == "verify_token"]
+    assert len(lowered) == 1
+    why = items.nth(lowered[0]).locator(".why").inner_text()
+    assert why.endswith("lowered as short symbol -0.200")
     # The score bar ends with the hit's share of its file's score.
     share = expected[0]["why"]["file_share"]
     assert share > 0

@@ -180,6 +180,10 @@ function whyWords(hit) {
   if (found.length) parts.push(`found by ${found.join(", ")}`);
   if (why.matched_terms && why.matched_terms.length) parts.push(`matched: ${why.matched_terms.slice(0, 8).join(", ")}`);
   if (why.graph_path && why.graph_path.length) parts.push(`via graph: ${why.graph_path.map(shortName).join(" ")}`);
+  /* The score bar draws what raised the score; what lowered it is said in words. */
+  const lowered = Object.entries(why.features || {}).filter(([, f]) => f.contribution < 0)
+    .map(([name, f]) => `${FEATURE_WORDS[name] || name} ${f.contribution.toFixed(3)}`);
+  if (lowered.length) parts.push(`lowered as ${lowered.join(", ")}`);
   return parts.join(" · ");
 }
 
