@@ -281,10 +281,22 @@ class ImportanceRow:
 
 
 @dataclass(frozen=True, slots=True)
+class RankGraph:
+    """What importance is computed from (`LinkIndex.rank_graph`), as plain rows: every
+    symbol node `(id, repo, kind, exported)` sorted by id, then every file node
+    `(repo/path, repo, "file", False)` sorted by id, and the resolved edges of positive
+    confidence asked for `(source, target, type, weight × confidence)`, in any order."""
+
+    nodes: Sequence[tuple[str, str, str, bool]]
+    edges: Sequence[tuple[str, str, str, float]]
+    importance_inputs: str  # what the stored importance was computed from ("": unknown)
+
+
+@dataclass(frozen=True, slots=True)
 class LinkUpdate:
     """One atomic change of the graph, applied in this order: forget files and repos,
     drop edges by type or target, replace owned edges, mark facts linked, replace
-    importance (when given)."""
+    importance (when given) and record `importance_inputs` with it."""
 
     forget_files: Sequence[tuple[str, str]] = ()
     forget_repos: Sequence[str] = ()
@@ -293,6 +305,7 @@ class LinkUpdate:
     owned: Sequence[OwnedEdges] = ()
     linked: Sequence[tuple[str, str]] = ()
     importance: Sequence[ImportanceRow] | None = None
+    importance_inputs: str = ""  # a digest of the RankGraph the importance came from
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,7 @@ from codecompass.models import (
     MemoryQuery,
     MemoryRecord,
     OrphanCounts,
+    RankGraph,
     RepoRecord,
     RunRecord,
     SymbolQuery,
@@ -401,6 +402,11 @@ class LinkIndex(Protocol):
 
     def importance(self, node_ids: Sequence[str]) -> dict[str, float]:
         """Importance in [0, 1] of each node that has one."""
+        ...
+
+    def rank_graph(self, exclude_types: Sequence[str]) -> RankGraph:
+        """The nodes and the resolved edges of positive confidence but these types, read
+        as plain rows, with the `importance_inputs` last written with the importance."""
         ...
 
 

@@ -644,10 +644,12 @@ def case_graph(b: Backend) -> Any:
             ImportanceRow(f"{M}#User", "api", "class", 1.0),
             ImportanceRow(A, "api", "file", 0.25),
         ],
+        importance_inputs="digest-1",
         linked=[("api", "auth/token.py")],
     )
     b.edges.write_links(update)
     e = b.edges
+    ranked = b.links.rank_graph(["keyword"])
 
     def q(**query: Any) -> list[Any]:
         return [plain(x) for x in e.edges(EdgeQuery(**query))]
@@ -669,6 +671,7 @@ def case_graph(b: Backend) -> Any:
         ),
         "http": [plain(h) for h in b.links.http_facts()],
         "importance": b.links.importance([f"{M}#User", A, "absent"]),
+        "rank_graph": [ranked.nodes, sorted(ranked.edges), ranked.importance_inputs],
     }
     # Replace one file's calls only; drop by type and by target; forget a file.
     b.edges.write_links(
@@ -694,6 +697,8 @@ def case_graph(b: Backend) -> Any:
     b.edges.write_links(LinkUpdate(forget_repos=["api"]))
     out["after_forget_repo"] = q()
     out["importance_after"] = b.links.importance([f"{M}#User", A])
+    # What the importance came from is unknown once a repository's importance is gone.
+    out["inputs_after_forget_repo"] = b.links.rank_graph([]).importance_inputs
     return out
 
 

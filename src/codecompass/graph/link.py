@@ -35,7 +35,7 @@ from codecompass.graph.http import relink_http
 from codecompass.graph.index import SymbolIndex, file_key, js_base, name_key
 from codecompass.graph.models import EDGE_WEIGHTS
 from codecompass.graph.openapi import openapi_facts, openapi_links
-from codecompass.graph.pagerank import compute_importance
+from codecompass.graph.pagerank import importance_update
 from codecompass.graph.resolve import Resolver
 from codecompass.graph.resolve_typed import TYPED_LANGUAGE_EDGES
 from codecompass.graph.rpc import link_rpc, rpc_facts
@@ -239,7 +239,9 @@ def link(
                 stats.similar_pending = set(changed)
     if options.importance:
         with _Clock(stats, "importance"):
-            backend.edges.write_links(LinkUpdate(importance=compute_importance(backend)))
+            update = importance_update(backend)
+            if update is not None:
+                backend.edges.write_links(update)
     # Only now are the changed files linked: a run killed in any step above leaves
     # them unlinked, and the next run redoes every step for them (each is idempotent).
     backend.edges.write_links(LinkUpdate(linked=sorted(changed)))

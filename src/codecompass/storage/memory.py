@@ -40,6 +40,7 @@ from codecompass.models import (
     MemoryQuery,
     MemoryRecord,
     OrphanCounts,
+    RankGraph,
     RepoRecord,
     RunRecord,
     SymbolQuery,
@@ -52,6 +53,7 @@ from codecompass.protocols import VectorRow, Vectors
 from codecompass.storage.backend import Backend
 from codecompass.storage.matrix import VectorMatrix
 from codecompass.storage.rows import (
+    IMPORTANCE_INPUTS,
     apply_file_writes,
     memory_vectors,
     missing_vector,
@@ -500,6 +502,7 @@ class MemoryStore:
                 for key in [k for k in table if k[0] == repo]:
                     del table[key]
             self.nodes = {n: v for n, v in self.nodes.items() if v[0] != repo}
+            self.meta_values.pop(IMPORTANCE_INPUTS, None)
         for repo, path in update.forget_files:
             self.fact_records.pop((repo, path), None)
             self.deps.pop((repo, path), None)
@@ -535,6 +538,7 @@ class MemoryStore:
                 )
         if update.importance is not None:
             self.nodes = {row.node: (row.repo, row.importance) for row in update.importance}
+            self.meta_values[IMPORTANCE_INPUTS] = update.importance_inputs
 
     # -- LinkIndex ------------------------------------------------------------------------
     def dependents(self, keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
@@ -550,6 +554,19 @@ class MemoryStore:
 
     def importance(self, node_ids: Sequence[str]) -> dict[str, float]:
         return {n: self.nodes[n][1] for n in node_ids if n in self.nodes}
+
+    def rank_graph(self, exclude_types: Sequence[str]) -> RankGraph:
+        excluded = set(exclude_types)
+        return RankGraph(
+            nodes=[(i, s.repo, s.kind, s.exported) for i, s in sorted(self.symbol_records.items())]
+            + sorted((f"{r}/{p}", r, "file", False) for r, p in self.file_records),
+            edges=[
+                (e.source, e.target, e.type, e.weight * e.confidence)
+                for e in (row.edge for row in self.edge_rows)
+                if e.resolved and e.confidence > 0 and e.type not in excluded
+            ],
+            importance_inputs=self.meta_values.get(IMPORTANCE_INPUTS, ""),
+        )
 
     # -- AuditStore -----------------------------------------------------------------------
     def record(self, entry: AuditEntry) -> None:

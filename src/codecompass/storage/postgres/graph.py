@@ -19,9 +19,16 @@ from codecompass.models import (
     FileRecord,
     HttpFact,
     LinkUpdate,
+    RankGraph,
 )
 from codecompass.storage.postgres.db import PgDatabase, lock_key
-from codecompass.storage.rows import FACTS_COLUMNS, edge_columns, edge_record, facts_record
+from codecompass.storage.rows import (
+    FACTS_COLUMNS,
+    IMPORTANCE_INPUTS,
+    edge_columns,
+    edge_record,
+    facts_record,
+)
 
 _EDGE_SELECT = f"SELECT {edge_columns('path')} FROM edges"
 _FACTS_SELECT = f"SELECT {FACTS_COLUMNS} FROM graph_facts"
@@ -165,6 +172,9 @@ class PgGraph:
                     conn.execute(
                         f"DELETE FROM {table} WHERE workspace = %s AND repo = %s", (ws, repo)
                     )
+                conn.execute(
+                    "DELETE FROM meta WHERE workspace = %s AND key = %s", (ws, IMPORTANCE_INPUTS)
+                )
             for repo, path in update.forget_files:
                 for table in ("graph_facts", "graph_deps", "graph_http", "edges"):
                     conn.execute(
@@ -254,6 +264,11 @@ class PgGraph:
                     "graph_nodes (workspace, id, repo, kind, importance)",
                     [(ws, r.node, r.repo, r.kind, r.importance) for r in update.importance],
                 )
+                conn.execute(
+                    "INSERT INTO meta(workspace, key, value) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (workspace, key) DO UPDATE SET value = excluded.value",
+                    (ws, IMPORTANCE_INPUTS, update.importance_inputs),
+                )
 
     # -- look-ups -----------------------------------------------------------------------
     def dependents(self, keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
@@ -296,6 +311,35 @@ class PgGraph:
             (self.ws, list(node_ids)),
         )
         return {str(i): float(v) for i, v in rows}
+
+    def rank_graph(self, exclude_types: Sequence[str]) -> RankGraph:
+        ws = self.ws
+        with self.db.snapshot():  # one state of the graph
+            symbols = self.db.rows(
+                "SELECT id, repo, kind, exported FROM symbols WHERE workspace = %s ORDER BY id",
+                (ws,),
+            )
+            files = self.db.rows(
+                "SELECT repo || '/' || path, repo FROM files WHERE workspace = %s "
+                "ORDER BY (repo || '/' || path) COLLATE \"C\"",
+                (ws,),
+            )
+            edges = self.db.rows(
+                "SELECT source, target, type, weight * confidence FROM edges "
+                "WHERE workspace = %s AND resolved AND confidence > 0 "
+                "AND NOT type = ANY(%s)",
+                (ws, list(exclude_types)),
+            )
+            inputs = self.db.rows(
+                "SELECT value FROM meta WHERE workspace = %s AND key = %s",
+                (ws, IMPORTANCE_INPUTS),
+            )
+        return RankGraph(
+            nodes=[(i, r, k, bool(x)) for i, r, k, x in symbols]
+            + [(i, r, "file", False) for i, r in files],
+            edges=[(a, b, t, float(w)) for a, b, t, w in edges],
+            importance_inputs=str(inputs[0][0]) if inputs else "",
+        )
 
 
 def _copy(conn: Any, target: str, rows: Sequence[tuple[Any, ...]]) -> None:

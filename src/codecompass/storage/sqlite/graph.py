@@ -18,8 +18,15 @@ from codecompass.models import (
     FileRecord,
     HttpFact,
     LinkUpdate,
+    RankGraph,
 )
-from codecompass.storage.rows import FACTS_COLUMNS, edge_columns, edge_record, facts_record
+from codecompass.storage.rows import (
+    FACTS_COLUMNS,
+    IMPORTANCE_INPUTS,
+    edge_columns,
+    edge_record,
+    facts_record,
+)
 from codecompass.storage.sqlite.db import Database
 
 _EDGE_COLUMNS = (
@@ -164,6 +171,7 @@ class SQLiteGraph:
                 )
                 for table in ("graph_facts", "graph_deps", "graph_http", "graph_nodes"):
                     conn.execute(f"DELETE FROM {table} WHERE repo = ?", (repo,))
+                conn.execute("DELETE FROM meta WHERE key = ?", (IMPORTANCE_INPUTS,))
             for repo, path in update.forget_files:
                 for table in ("graph_facts", "graph_deps", "graph_http", "edges"):
                     conn.execute(f"DELETE FROM {table} WHERE repo = ? AND path = ?", (repo, path))
@@ -230,6 +238,11 @@ class SQLiteGraph:
                     "INSERT INTO graph_nodes(id, repo, kind, importance) VALUES (?, ?, ?, ?)",
                     [(r.node, r.repo, r.kind, r.importance) for r in update.importance],
                 )
+                conn.execute(
+                    "INSERT INTO meta(key, value) VALUES (?, ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (IMPORTANCE_INPUTS, update.importance_inputs),
+                )
 
     # -- look-ups -----------------------------------------------------------------------
     def dependents(self, keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
@@ -270,3 +283,27 @@ class SQLiteGraph:
             "SELECT id, importance FROM graph_nodes WHERE id IN ({marks})", list(node_ids)
         )
         return {str(i): float(v) for i, v in rows}
+
+    def rank_graph(self, exclude_types: Sequence[str]) -> RankGraph:
+        marks = ",".join("?" * len(exclude_types))
+        with self.db.snapshot():  # one state of the graph
+            symbols = self.db.execute(
+                "SELECT id, repo, kind, exported FROM symbols ORDER BY id"
+            ).fetchall()
+            files = self.db.execute(
+                "SELECT repo || '/' || path, repo FROM files ORDER BY 1"
+            ).fetchall()
+            edges = self.db.execute(
+                "SELECT source, target, type, weight * confidence FROM edges "
+                f"WHERE resolved = 1 AND confidence > 0 AND type NOT IN ({marks})",
+                list(exclude_types),
+            ).fetchall()
+            inputs = self.db.execute(
+                "SELECT value FROM meta WHERE key = ?", (IMPORTANCE_INPUTS,)
+            ).fetchone()
+        return RankGraph(
+            nodes=[(i, r, k, bool(x)) for i, r, k, x in symbols]
+            + [(i, r, "file", False) for i, r in files],
+            edges=edges,
+            importance_inputs=str(inputs[0]) if inputs else "",
+        )
