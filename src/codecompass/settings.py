@@ -84,6 +84,7 @@ class SearchSettings:
     weight_member: float = 0.3
     weight_dispatch: float = 1.0
     weight_message: float = 0.5
+    weight_literal: float = 0.3
     weight_edge: float = 0.15
     weight_ppr: float = 0.0
     weight_importance: float = 0.02

@@ -59,6 +59,16 @@ def test_identifiers_dotted_names_and_quotes() -> None:
     assert "the" not in q.identifiers
 
 
+def test_literals_are_code_spans_and_quoted_strings_code_may_hold() -> None:
+    q = parse_query(
+        "Fix FP for `invalid-name` with ``--ignore-patterns`` (`Symbol`, `x`, `end_lineno`)"
+        ' when "searchindex.js" is written; File "<stdin>", line 1, in `sympy/core/mod.py`'
+        " or 'C:\\py\\mod.py' says \"no such file\""
+    )
+    # Plain words are names, `<stdin>` a traceback's, paths are paths, white space is prose.
+    assert q.literals == ["invalid-name", "--ignore-patterns", "end_lineno", "searchindex.js"]
+
+
 def test_a_private_member_is_named_without_its_hash() -> None:
     q = parse_query("Ky.#retry() loops; this.#send is slow")
     assert (q.dotted, q.names) == (["Ky.retry", "this.send"], ["Ky", "retry", "send"])

@@ -630,6 +630,40 @@ def test_a_short_symbol_is_marked_and_ranks_below_the_code_doing_the_work(
     assert ranked_unweighted[:2] == ["Rate.rate_limit", "Rate.apply_rate_limit"]
 
 
+def test_a_literal_the_query_quotes_finds_the_code_holding_it(tmp_path: Path) -> None:
+    """A message id in backticks (pylint's `invalid-name`) is a string literal in the
+    code that emits it, which says little else the query says; a function about invalid
+    names in words, or one holding another literal that starts alike, is not marked."""
+    code = (
+        "class NameChecker:\n"
+        "    def visit_assignname(self, node):\n"
+        '        """Check an assigned name against the pattern of its kind."""\n'
+        "        if not self.pattern.match(node.name):\n"
+        '            self.add_message("invalid-name", node=node)\n'
+        "\n"
+        "    def report_invalid_names(self, stats):\n"
+        '        """Print how many invalid names of each kind were found."""\n'
+        "        for kind, count in stats.items():\n"
+        '            print("invalid-names", kind, "name", count)\n'
+    )
+    query = "False positive `invalid-name` for a module-level constant name"
+    with _indexed(tmp_path, {"checks/names.py": code}) as eng:
+        options = eng.search_options(k=10, collect=True)
+        result = eng.retrieve(query, options)
+        unweighted = replace(options, weights=options.weights.with_(literal=0.0))
+        ranked_unweighted = [h.symbol for h in eng.retrieve(query, unweighted).hits]
+    assert result.candidates is not None
+    marked = {c["symbol"]: c["features"].get("literal", 0.0) for c in result.candidates}
+    assert marked == {
+        "NameChecker": 0.0,
+        "NameChecker.visit_assignname": 1.0,
+        "NameChecker.report_invalid_names": 0.0,
+    }
+    ranked = [h.symbol for h in result.hits if h.symbol != "NameChecker"]
+    assert ranked == ["NameChecker.visit_assignname", "NameChecker.report_invalid_names"]
+    assert [s for s in ranked_unweighted if s != "NameChecker"] == ranked[::-1]
+
+
 def test_a_packages_tools_for_its_users_tests_are_not_ranked_as_tests(tmp_path: Path) -> None:
     """Django's `django/test/` (the test client, TestCase) is code a bug is fixed in:
     a `test` package below the top that holds no file a test runner collects carries no

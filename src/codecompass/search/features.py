@@ -41,10 +41,15 @@ TOKENS = TokenCache()
 
 def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
     """Give these candidates every feature the weights use (cosine, keywords, member,
-    message, test, stub, doc, short, freshness)."""
+    message, literal, test, stub, doc, short, freshness)."""
     weights, options, chunks = ctx.weights, ctx.options, ctx.chunks
     names = ctx.query_names
     phrases = message_phrases(ctx.parsed.errors) if weights.message or options.collect else []
+    literals = ctx.parsed.literals if weights.literal or options.collect else []
+    # A literal in quotes of either kind, whole: `"invalid-name"`, not `"invalid-names"`.
+    quoted = (
+        re.compile("([\"'])(?:" + "|".join(map(re.escape, literals)) + ")\\1") if literals else None
+    )
     stubs = _implemented_stubs(ctx, cands) if weights.stub or options.collect else set()
     short = _short_symbols(ctx, cands) if weights.short or options.collect else set()
     for cid, cand in cands.items():
@@ -56,6 +61,8 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
             flat = _flat_strings(chunk.text)
             if any(phrase in flat for phrase in phrases):
                 cand.features["message"] = 1.0
+        if quoted is not None and quoted.search(chunk.text):
+            cand.features["literal"] = 1.0
         if ctx.is_test(chunk.repo, chunk.path):
             cand.features["test"] = 1.0
         if (chunk.repo, chunk.path) in stubs:

@@ -11,6 +11,9 @@
   code span (inline backticks or a fenced block);
 - **quoted strings** (in "…" or '…', 3–200 characters) and **error messages**
   (`ValueError: text`, `error: text`);
+- **literals**: what code may hold as a string literal, written in backticks or quotes:
+  a message id (`invalid-name`), an option (`--ignore-patterns`), a key (`end_lineno`),
+  a file name (`searchindex.js`);
 - **terms**: the code-aware tokens of the whole text (see `tokens.code_tokens`).
 
 `query_windows` splits a long text into what the embedding model reads (see there).
@@ -46,6 +49,9 @@ _CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\s*\(")
 _PLURAL = re.compile(r"e?s\)")  # after `file(`: "file(s)" in prose is a plural
 _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|$)", re.S)
 _INLINE = re.compile(r"`([^`\n]{1,200})`")
+_SPAN = re.compile(r"``([^`\n]{1,200})``|`([^`\n]{1,200})`")  # reST's double ones too
+_PSEUDO_FILE = re.compile(r"<[^<>]*>")
+_PATH_LIKE = re.compile(r"[/\\].*\.\w+$")
 _QUOTED = re.compile(r"\"([^\"\n]{3,200})\"|'([^'\n]{3,200})'")
 _ERROR = re.compile(
     r"^\s*((?:[\w.]*(?:Error|Exception|Warning|Exit|Interrupt))|error|Error|FATAL|fatal)"
@@ -84,6 +90,7 @@ class ParsedQuery:
     paths: list[str] = field(default_factory=list)
     frames: list[Frame] = field(default_factory=list)
     quoted: list[str] = field(default_factory=list)
+    literals: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -108,6 +115,7 @@ class ParsedQuery:
                 {"path": f.path, "line": f.line, "function": f.function} for f in self.frames
             ],
             "quoted": self.quoted,
+            "literals": self.literals,
             "errors": self.errors,
         }
 
@@ -115,6 +123,17 @@ class ParsedQuery:
 def _add(items: list[str], value: str) -> None:
     if value and value not in items:
         items.append(value)
+
+
+def _is_literal(value: str) -> bool:
+    """A code span or quoted string that code may hold as a string literal: no white
+    space, 3+ characters, and none of a plain word (`Symbol`, `value`: names find those),
+    a traceback's pseudo file (`<stdin>`) or a path (paths find those)."""
+    if len(value) < 3 or any(c.isspace() for c in value):
+        return False
+    if value.isidentifier() and "_" not in value.strip("_"):
+        return False
+    return not (_PSEUDO_FILE.fullmatch(value) or _PATH_LIKE.search(value))
 
 
 def _looks_like_code(word: str) -> bool:
@@ -217,6 +236,9 @@ def parse_query(text: str) -> ParsedQuery:
 
     for m in _QUOTED.finditer(text):
         _add(q.quoted, (m.group(1) or m.group(2) or "").strip())
+    for value in [m.group(1) or m.group(2) for m in _SPAN.finditer(text)] + q.quoted:
+        if _is_literal(value.strip()):
+            _add(q.literals, value.strip())
     for m in _ERROR.finditer(text):
         _add(q.errors, f"{m.group(1)}: {m.group(2)}")
     return q

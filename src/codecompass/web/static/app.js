@@ -23,15 +23,15 @@ const fill = (node, ...children) => node.replaceChildren(...children.filter(Bool
 const FEATURE_WORDS = {
   cosine: "meaning", bm25: "keywords", keywords: "shared words", name: "name",
   path: "path", frame: "stack frame", member: "member of a match", dispatch: "dispatch",
-  message: "error message", edge: "graph link", ppr: "graph rank", importance: "importance",
-  freshness: "recent change", test: "test file", stub: "type stub", doc: "docs",
-  short: "short symbol", file_share: "its file's evidence",
+  message: "error message", literal: "quoted literal", edge: "graph link", ppr: "graph rank",
+  importance: "importance", freshness: "recent change", test: "test file", stub: "type stub",
+  doc: "docs", short: "short symbol", file_share: "its file's evidence",
 };
 const FEATURE_COLOURS = {
   cosine: "#0550ae", bm25: "#8250df", keywords: "#bf3989", name: "#953800", path: "#1a7f37",
   frame: "#cf222e", member: "#6639ba", dispatch: "#0a3069", message: "#a40e26",
-  edge: "#116329", ppr: "#2da44e", importance: "#4d5661", freshness: "#9a6700",
-  test: "#57606a", stub: "#e16f24", doc: "#1b7c83", short: "#8a4600",
+  literal: "#7d4e00", edge: "#116329", ppr: "#2da44e", importance: "#4d5661",
+  freshness: "#9a6700", test: "#57606a", stub: "#e16f24", doc: "#1b7c83", short: "#8a4600",
   file_share: "#8c959f",
 };
 const ROLE_COLOURS = { seed: "#0550ae", brought: "#116329", path: "#6e7781" };
