@@ -69,6 +69,13 @@ def test_literals_are_code_spans_and_quoted_strings_code_may_hold() -> None:
     assert q.literals == ["invalid-name", "--ignore-patterns", "end_lineno", "searchindex.js"]
 
 
+def test_rest_double_backticks_are_one_code_span() -> None:
+    # Paired one backtick at a time, "``a`` on Windows ``b``" held the span " on Windows "
+    # and named a class `Windows`; pylint's and Sphinx's messages are written so.
+    q = parse_query("Fix ``ensure_ascii`` on Windows ``JSONEncoder`` subclasses")
+    assert q.identifiers == ["ensure_ascii", "JSONEncoder"]
+
+
 def test_a_private_member_is_named_without_its_hash() -> None:
     q = parse_query("Ky.#retry() loops; this.#send is slow")
     assert (q.dotted, q.names) == (["Ky.retry", "this.send"], ["Ky", "retry", "send"])

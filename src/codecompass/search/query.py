@@ -47,9 +47,9 @@ _DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
 _WORD = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)")
 _CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\s*\(")
 _PLURAL = re.compile(r"e?s\)")  # after `file(`: "file(s)" in prose is a plural
-_FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|$)", re.S)
-_INLINE = re.compile(r"`([^`\n]{1,200})`")
-_SPAN = re.compile(r"``([^`\n]{1,200})``|`([^`\n]{1,200})`")  # reST's double ones too
+_FENCE = re.compile(r"```[^\n]*\n(?P<code>.*?)(?:```|$)", re.S)
+# Markdown's `x` and reST's ``x``: read as one, a double pair shifts no later pairing.
+_INLINE = re.compile(r"(``?)(?P<code>[^`\n]{1,200})\1")
 _PSEUDO_FILE = re.compile(r"<[^<>]*>")
 _PATH_LIKE = re.compile(r"[/\\].*\.\w+$")
 _QUOTED = re.compile(r"\"([^\"\n]{3,200})\"|'([^'\n]{3,200})'")
@@ -188,12 +188,12 @@ def parse_query(text: str) -> ParsedQuery:
     for path in frame_paths:
         _add(q.paths, path)
 
-    code_spans = [m.group(1) for m in _FENCE.finditer(text)]
-    code_spans += [m.group(1) for m in _INLINE.finditer(text)]
+    code_spans = [m["code"] for m in _FENCE.finditer(text)]
+    code_spans += [m["code"] for m in _INLINE.finditer(text)]
     # A JavaScript private member is named without its `#` (`this.#retry()` names
     # `retry`; add_named finds `#retry` by it).
     named = text.replace(".#", ".")
-    in_code = [m.span(1) for pattern in (_FENCE, _INLINE) for m in pattern.finditer(named)]
+    in_code = [m.span("code") for pattern in (_FENCE, _INLINE) for m in pattern.finditer(named)]
     for m in _DOTTED.finditer(named):
         dotted = m.group(1)
         if dotted.lower() in _NOT_IDENTIFIERS or dotted.rsplit(".", 1)[-1].lower() in (
@@ -236,7 +236,7 @@ def parse_query(text: str) -> ParsedQuery:
 
     for m in _QUOTED.finditer(text):
         _add(q.quoted, (m.group(1) or m.group(2) or "").strip())
-    for value in [m.group(1) or m.group(2) for m in _SPAN.finditer(text)] + q.quoted:
+    for value in [m["code"] for m in _INLINE.finditer(text)] + q.quoted:
         if _is_literal(value.strip()):
             _add(q.literals, value.strip())
     for m in _ERROR.finditer(text):
