@@ -67,6 +67,12 @@ def test_literals_are_code_spans_and_quoted_strings_code_may_hold() -> None:
     )
     # Plain words are names, `<stdin>` a traceback's, paths are paths, white space is prose.
     assert q.literals == ["invalid-name", "--ignore-patterns", "end_lineno", "searchindex.js"]
+    # In prose: lower-case words joined by hyphens and options, not inside a path or URL.
+    q = parse_query(
+        "[used-before-assignment] FP under finally; run with --no-fold-skipped or -v."
+        " Re-raise it, see github.com/pylint-dev/pylint or pylint-dev/pylint#42."
+    )
+    assert q.literals == ["used-before-assignment", "--no-fold-skipped"]
 
 
 def test_rest_double_backticks_are_one_code_span() -> None:

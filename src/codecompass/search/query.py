@@ -11,9 +11,10 @@
   code span (inline backticks or a fenced block);
 - **quoted strings** (in "…" or '…', 3–200 characters) and **error messages**
   (`ValueError: text`, `error: text`);
-- **literals**: what code may hold as a string literal, written in backticks or quotes:
-  a message id (`invalid-name`), an option (`--ignore-patterns`), a key (`end_lineno`),
-  a file name (`searchindex.js`);
+- **literals**: what code may hold as a string literal, written in backticks or quotes
+  (a message id `invalid-name`, an option `--ignore-patterns`, a key `end_lineno`, a file
+  name `searchindex.js`), and the words of prose that can only be such a string: a
+  lower-case word joined by hyphens (`used-before-assignment`) or an option (`--force`);
 - **terms**: the code-aware tokens of the whole text (see `tokens.code_tokens`).
 
 `query_windows` splits a long text into what the embedding model reads (see there).
@@ -50,6 +51,11 @@ _PLURAL = re.compile(r"e?s\)")  # after `file(`: "file(s)" in prose is a plural
 _FENCE = re.compile(r"```[^\n]*\n(?P<code>.*?)(?:```|$)", re.S)
 # Markdown's `x` and reST's ``x``: read as one, a double pair shifts no later pairing.
 _INLINE = re.compile(r"(``?)(?P<code>[^`\n]{1,200})\1")
+# Not inside a path, URL or dotted name (`github.com/pylint-dev/pylint`).
+_HYPHENATED = re.compile(
+    r"(?<![\w`'\"/.:-])(--[a-z][a-z0-9]*(?:-[a-z0-9]+)*|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)"
+    r"(?![\w-]|[/.:]\w)"
+)
 _PSEUDO_FILE = re.compile(r"<[^<>]*>")
 _PATH_LIKE = re.compile(r"[/\\].*\.\w+$")
 _QUOTED = re.compile(r"\"([^\"\n]{3,200})\"|'([^'\n]{3,200})'")
@@ -239,6 +245,8 @@ def parse_query(text: str) -> ParsedQuery:
     for value in [m["code"] for m in _INLINE.finditer(text)] + q.quoted:
         if _is_literal(value.strip()):
             _add(q.literals, value.strip())
+    for m in _HYPHENATED.finditer(text):
+        _add(q.literals, m.group(1))
     for m in _ERROR.finditer(text):
         _add(q.errors, f"{m.group(1)}: {m.group(2)}")
     return q

@@ -11,8 +11,8 @@
 | `member`     | the chunk is a member of a class (or module part) the query names         |
 | `dispatch`   | a best file's method handling a type the query names (`_print_Sum`)       |
 | `message`    | the chunk holds words of an error message the query quotes (4 in a row)   |
-| `literal`    | the chunk holds, as a string literal, a code span or quoted string of the |
-|              | query that is no plain word: `"invalid-name"`, `"--ignore-patterns"`      |
+| `literal`    | the chunk holds, whole in quotes, a literal of the query (`query.py`):    |
+|              | `"invalid-name"`, `"--ignore-patterns"`                                   |
 | `edge`       | reached by graph expansion: best edge weight × confidence from a seed     |
 | `ppr`        | personalized PageRank from the best seeds (their scores) over those edges |
 | `importance` | the symbol's graph importance (PageRank-like), when a graph exists        |
