@@ -21,6 +21,7 @@ from codecompass.models import (
     LexicalRow,
     MemoryRecord,
     MemoryType,
+    RankGraph,
     SymbolRecord,
 )
 from codecompass.protocols import Vectors
@@ -110,6 +111,24 @@ def apply_file_writes(
 # The lexical columns' weights, as the embedded backend's bm25(chunks_fts, 4, 2, 1).
 # The meta key that records what the stored importance was computed from.
 IMPORTANCE_INPUTS = "importance_inputs"
+
+
+def rank_graph(
+    symbols: Sequence[tuple[Any, ...]],
+    files: Sequence[tuple[Any, ...]],
+    edges: Sequence[tuple[Any, ...]],
+    inputs: str | None,
+) -> RankGraph:
+    """The RankGraph of SQL rows: symbols `(id, repo, kind, exported)` and files
+    `(repo/path, repo)`, each sorted by id, and edges `(source, target, type, strength)`."""
+    return RankGraph(
+        nodes=[(str(i), str(r), str(k), bool(x)) for i, r, k, x in symbols]
+        + [(str(i), str(r), "file", False) for i, r in files],
+        edges=[(str(a), str(b), str(t), float(w)) for a, b, t, w in edges],
+        importance_inputs=inputs or "",
+    )
+
+
 COLUMN_WEIGHTS = (4.0, 2.0, 1.0)  # symbol, path, body
 
 

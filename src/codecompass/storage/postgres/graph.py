@@ -28,6 +28,7 @@ from codecompass.storage.rows import (
     edge_columns,
     edge_record,
     facts_record,
+    rank_graph,
 )
 
 _EDGE_SELECT = f"SELECT {edge_columns('path')} FROM edges"
@@ -334,12 +335,7 @@ class PgGraph:
                 "SELECT value FROM meta WHERE workspace = %s AND key = %s",
                 (ws, IMPORTANCE_INPUTS),
             )
-        return RankGraph(
-            nodes=[(i, r, k, bool(x)) for i, r, k, x in symbols]
-            + [(i, r, "file", False) for i, r in files],
-            edges=[(a, b, t, float(w)) for a, b, t, w in edges],
-            importance_inputs=str(inputs[0][0]) if inputs else "",
-        )
+        return rank_graph(symbols, files, edges, inputs[0][0] if inputs else None)
 
 
 def _copy(conn: Any, target: str, rows: Sequence[tuple[Any, ...]]) -> None:

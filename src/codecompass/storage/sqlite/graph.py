@@ -26,6 +26,7 @@ from codecompass.storage.rows import (
     edge_columns,
     edge_record,
     facts_record,
+    rank_graph,
 )
 from codecompass.storage.sqlite.db import Database
 
@@ -301,9 +302,4 @@ class SQLiteGraph:
             inputs = self.db.execute(
                 "SELECT value FROM meta WHERE key = ?", (IMPORTANCE_INPUTS,)
             ).fetchone()
-        return RankGraph(
-            nodes=[(i, r, k, bool(x)) for i, r, k, x in symbols]
-            + [(i, r, "file", False) for i, r in files],
-            edges=edges,
-            importance_inputs=str(inputs[0]) if inputs else "",
-        )
+        return rank_graph(symbols, files, edges, inputs[0] if inputs else None)
