@@ -194,8 +194,8 @@ def parse_query(text: str) -> ParsedQuery:
     for path in frame_paths:
         _add(q.paths, path)
 
-    code_spans = [m["code"] for m in _FENCE.finditer(text)]
-    code_spans += [m["code"] for m in _INLINE.finditer(text)]
+    inline = [m["code"] for m in _INLINE.finditer(text)]
+    code_spans = [m["code"] for m in _FENCE.finditer(text)] + inline
     # A JavaScript private member is named without its `#` (`this.#retry()` names
     # `retry`; add_named finds `#retry` by it).
     named = text.replace(".#", ".")
@@ -242,7 +242,7 @@ def parse_query(text: str) -> ParsedQuery:
 
     for m in _QUOTED.finditer(text):
         _add(q.quoted, (m.group(1) or m.group(2) or "").strip())
-    for value in [m["code"] for m in _INLINE.finditer(text)] + q.quoted:
+    for value in inline + q.quoted:
         if _is_literal(value.strip()):
             _add(q.literals, value.strip())
     for m in _HYPHENATED.finditer(text):
