@@ -47,7 +47,7 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
     phrases = message_phrases(ctx.parsed.errors) if weights.message or options.collect else []
     literals = ctx.parsed.literals if weights.literal or options.collect else []
     # A literal in quotes of either kind, whole: `"invalid-name"`, not `"invalid-names"`.
-    quoted = (
+    literal_pattern = (
         re.compile("([\"'])(?:" + "|".join(map(re.escape, literals)) + ")\\1") if literals else None
     )
     stubs = _implemented_stubs(ctx, cands) if weights.stub or options.collect else set()
@@ -61,7 +61,7 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
             flat = _flat_strings(chunk.text)
             if any(phrase in flat for phrase in phrases):
                 cand.features["message"] = 1.0
-        if quoted is not None and quoted.search(chunk.text):
+        if literal_pattern is not None and literal_pattern.search(chunk.text):
             cand.features["literal"] = 1.0
         if ctx.is_test(chunk.repo, chunk.path):
             cand.features["test"] = 1.0

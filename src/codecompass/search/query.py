@@ -242,9 +242,9 @@ def parse_query(text: str) -> ParsedQuery:
 
     for m in _QUOTED.finditer(text):
         _add(q.quoted, (m.group(1) or m.group(2) or "").strip())
-    for value in inline + q.quoted:
-        if _is_literal(value.strip()):
-            _add(q.literals, value.strip())
+    for value in [span.strip() for span in inline] + q.quoted:
+        if _is_literal(value):
+            _add(q.literals, value)
     for m in _HYPHENATED.finditer(text):
         _add(q.literals, m.group(1))
     for m in _ERROR.finditer(text):
