@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from codecompass.evaluation.tune import DumpTask, Views, cross_validate, rankings
+from codecompass.evaluation.tune import (
+    DumpTask,
+    Views,
+    coordinate_ascent,
+    cross_validate,
+    rankings,
+)
 from codecompass.search.rank import FEATURES, RankWeights
 
 
@@ -80,3 +86,34 @@ def test_the_tuner_ranks_files_with_their_test_evidence() -> None:
     )
     assert report["held_out_change"]["file@3"] == {"mean": 100.0, "sd": 0.0}
     assert all(c["file_tested"] >= 0.3 for c in report["chosen"])
+
+
+def _decoy_holds_message(n: int) -> DumpTask:
+    """Like `_task`, but the decoy holds the message: the weight that helps `_task` hurts."""
+    row = dict.fromkeys(FEATURES, 0.0)
+    gold = {**row, "cosine": 0.6}
+    decoy = {**row, "cosine": 0.5, "message": 1.0}
+    return DumpTask(
+        id=f"g{n}",
+        gold_files=("gold.py",),
+        gold_functions=("gold.py::fix",),
+        paths=("decoy.py", "gold.py"),
+        symbols=("other", "fix"),
+        matrix=np.array([[decoy[f] for f in FEATURES], [gold[f] for f in FEATURES]]),
+    )
+
+
+def test_a_guard_set_vetoes_a_step_that_loses_one_of_its_tasks() -> None:
+    tasks = [_task(n, gold_has_message=True) for n in range(10)]
+    start = RankWeights().only("cosine").with_(cosine=1.0)
+    free, _, _ = coordinate_ascent(tasks, start, only=frozenset({"message"}))
+    assert free.message >= 0.15
+    guard = [[_decoy_holds_message(0)]]
+    # Any message weight above 0.1 puts the guard's decoy first; 0.1 or less helps no task.
+    guarded, _, metrics = coordinate_ascent(tasks, start, only=frozenset({"message"}), guard=guard)
+    assert guarded.message == 0.0
+    assert metrics["file@1"] == 0.0
+    report = cross_validate(
+        tasks, start, Views(), frozenset({"message"}), folds=5, repeats=1, guard=guard
+    )
+    assert report["chosen"] == [{"message": 0.0}] * 5

@@ -8,8 +8,11 @@ a small grid of values per feature, several rounds, starting from given weights.
 objective is the sum of file Acc@1/3/5 and function Acc@5/10 over localization tasks and
 Recall@1/5/10 over golden ones (plus a fifth of the reciprocal ranks, to break ties), so
 no single cut-off is overfitted. `--folds 2` tunes on one half and reports the other.
+`--guard DUMP` (repeatable) takes a step only if it loses no task on that dump: tune on
+many commit titles without losing a golden question.
 
     python -m codecompass.evaluation.tune dump.jsonl [more.jsonl …] [--start current|seed]
+        [--guard golden.jsonl …]
 """
 
 from __future__ import annotations
@@ -204,6 +207,11 @@ def _all_found_rr(ranked: Sequence[str], gold: Sequence[str]) -> float:
     return 1.0 / (max(ranked.index(g) for g in gold) + 1)
 
 
+def _cutoffs(metrics: dict[str, float]) -> dict[str, float]:
+    """The accuracies and recalls at a cut-off (`file@5`, `golden@1`), not the ranks."""
+    return {key: value for key, value in metrics.items() if "@" in key}
+
+
 def objective(metrics: dict[str, float]) -> float:
     """The accuracies and recalls, plus a fifth of the reciprocal ranks to break ties."""
     rr = sum(v for k, v in metrics.items() if k.endswith("_rr"))
@@ -226,18 +234,30 @@ def coordinate_ascent(
     rounds: int = 3,
     min_gain: float | None = None,
     only: frozenset[str] | None = None,
+    guard: Sequence[Sequence[DumpTask]] = (),
 ) -> tuple[RankWeights, Views, dict[str, float]]:
     """Best weights and view settings found from `start`, with their metrics; with
     `only`, just those features and view settings move.
 
     A step must gain at least `min_gain` on the objective (default: one task on one
-    accuracy), so that weights do not chase single-query noise."""
+    accuracy), so that weights do not chase single-query noise, and must lose no task on
+    any accuracy or recall of a `guard` set (the golden sets, the dev split): tuning on
+    many short commit titles must not buy its gain with the questions we wrote."""
     gain = 100.0 / max(1, len(tasks)) if min_gain is None else min_gain
     best, best_views = start, views
     best_metrics = evaluate(tasks, best, best_views)
+    floors = [_cutoffs(evaluate(tasks_, start, views)) for tasks_ in guard]
 
-    def better(metrics: dict[str, float]) -> bool:
-        return objective(metrics) >= objective(best_metrics) + gain - 1e-9
+    def better(metrics: dict[str, float], weights: RankWeights, views_: Views) -> bool:
+        if objective(metrics) < objective(best_metrics) + gain - 1e-9:
+            return False
+        return all(
+            all(
+                value >= floor[key] - 1e-9
+                for key, value in _cutoffs(evaluate(g, weights, views_)).items()
+            )
+            for g, floor in zip(guard, floors, strict=True)
+        )
 
     for _ in range(rounds):
         improved = False
@@ -247,7 +267,7 @@ def coordinate_ascent(
             for value in NEGATIVE_GRID if feature in NEGATIVE else GRID:
                 trial = best.with_(**{feature: value})
                 metrics = evaluate(tasks, trial, best_views)
-                if better(metrics):
+                if better(metrics, trial, best_views):
                     best, best_metrics, improved = trial, metrics, True
         for name, grid in VIEW_GRIDS.items():
             if only is not None and name not in only:
@@ -255,7 +275,7 @@ def coordinate_ascent(
             for value in grid:
                 trial_views = replace(best_views, **{name: value})
                 metrics = evaluate(tasks, best, trial_views)
-                if better(metrics):
+                if better(metrics, best, trial_views):
                     best_views, best_metrics, improved = trial_views, metrics, True
         if not improved:
             break
@@ -270,6 +290,7 @@ def cross_validate(
     folds: int = 5,
     repeats: int = 3,
     seed: int = 0,
+    guard: Sequence[Sequence[DumpTask]] = (),
 ) -> dict[str, Any]:
     """What tuning only `vary` (features or view settings) gains on tasks it did not
     see: for each of `repeats` shuffles, each fold is scored with the values tuned on the
@@ -283,7 +304,7 @@ def cross_validate(
         for fold in range(folds):
             test = shuffled[fold::folds]
             train = [t for i, t in enumerate(shuffled) if i % folds != fold]
-            weights, fitted, _ = coordinate_ascent(train, start, views, only=vary)
+            weights, fitted, _ = coordinate_ascent(train, start, views, only=vary, guard=guard)
             tuned, base = evaluate(test, weights, fitted), evaluate(test, start, views)
             for key in tuned:
                 changes.setdefault(key, []).append(tuned[key] - base[key])
@@ -302,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dumps", type=Path, nargs="+")
     parser.add_argument("--start", choices=("seed", "current"), default="seed")
-    parser.add_argument("--weights", type=Path, help="JSON of weights to start from")
+    parser.add_argument("--weights", type=Path, help="JSON of the weights to start from")
     parser.add_argument("--folds", type=int, default=0, help="2 = tune on half, test on half")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
@@ -310,27 +331,37 @@ def main(argv: Sequence[str] | None = None) -> None:
         metavar="NAME[,NAME…]",
         help="cross-validate tuning only these features / view settings (5 folds × 3)",
     )
+    parser.add_argument(
+        "--guard",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DUMP",
+        help="a dump no step may lose a task on (repeat: one per golden set, the dev split)",
+    )
     args = parser.parse_args(argv)
     tasks = [task for dump in args.dumps for task in load_dump(dump)]
+    guard = [load_dump(dump) for dump in args.guard]
     start = SEED_000
     views = Views()
-    if args.weights:
-        start = RankWeights.from_mapping(json.loads(args.weights.read_text(encoding="utf-8")))
-    elif args.start == "current":
+    if args.start == "current":
         s = SearchSettings()
         start = RankWeights.from_mapping({f: getattr(s, f"weight_{f}") for f in FEATURES})
         views = Views.of(s)
+    if args.weights:  # the weights to start from; the views stay as `--start` set them
+        start = RankWeights.from_mapping(json.loads(args.weights.read_text(encoding="utf-8")))
     print(json.dumps({"start": start.as_dict(), "metrics": evaluate(tasks, start, views)}))
     if args.cv:
         vary = frozenset(args.cv.split(","))
-        print(json.dumps({"cv": sorted(vary), **cross_validate(tasks, start, views, vary)}))
+        report = cross_validate(tasks, start, views, vary, guard=guard)
+        print(json.dumps({"cv": sorted(vary), **report}))
         return
     if args.folds >= 2:
         shuffled = list(tasks)
         random.Random(args.seed).shuffle(shuffled)
         half = len(shuffled) // 2
         for train, test in ((shuffled[:half], shuffled[half:]), (shuffled[half:], shuffled[:half])):
-            weights, fitted, fit = coordinate_ascent(train, start, views)
+            weights, fitted, fit = coordinate_ascent(train, start, views, guard=guard)
             print(
                 json.dumps(
                     {
@@ -342,7 +373,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     }
                 )
             )
-    weights, fitted, metrics = coordinate_ascent(tasks, start, views)
+    weights, fitted, metrics = coordinate_ascent(tasks, start, views, guard=guard)
     print(json.dumps({"tuned": weights.as_dict(), "views": asdict(fitted), "metrics": metrics}))
 
 
