@@ -59,6 +59,15 @@ def test_identifiers_dotted_names_and_quotes() -> None:
     assert "the" not in q.identifiers
 
 
+def test_a_query_of_one_word_is_a_name() -> None:
+    assert parse_query("trigsimp").identifiers == ["trigsimp"]
+    assert parse_query("  Symbol\n").identifiers == ["Symbol"]
+    # In a sentence a plain lower-case word stays prose; `etc` alone is no name either.
+    assert parse_query("simplify trigsimp output").identifiers == []
+    assert parse_query("etc").identifiers == []
+    assert parse_query("42").identifiers == []
+
+
 def test_literals_are_code_spans_and_quoted_strings_code_may_hold() -> None:
     q = parse_query(
         "Fix FP for `invalid-name` with ``--ignore-patterns`` (`Symbol`, `x`, `end_lineno`)"

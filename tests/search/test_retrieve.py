@@ -867,3 +867,40 @@ def test_a_dotted_module_names_its_file_in_a_source_root(tmp_path: Path) -> None
         "lib/shop/billing.py": stem_only,
     }
     assert named("carts placed twice, see shop.orders") == {"src/shop/orders.py": 0.7}
+
+
+def test_a_query_of_one_word_finds_the_symbol_of_that_name(tmp_path: Path) -> None:
+    """`trigsimp` looked for alone means the function: not the one that says the word
+    most often, nor a method of the same name."""
+    code = (
+        "def trigsimp(expr):\n"
+        '    """Simplify an expression with identities."""\n'
+        "    return _rewrite(expr)\n"
+        "\n"
+        "\n"
+        "def trigsimp_groebner(expr, hints):\n"
+        '    """Like trigsimp, by a Groebner basis: trigsimp with hints.\n'
+        "\n"
+        "    trigsimp is faster; use trigsimp first and this when trigsimp fails.\n"
+        '    """\n'
+        "    return _basis(expr, hints)\n"
+    )
+    method = (
+        "class Expr:\n"
+        "    def trigsimp(self, **args):\n"
+        '        """See the trigsimp function in simplify.trig: trigsimp(self)."""\n'
+        "        return trigsimp(self, **args)\n"
+    )
+    files = {"simplify/trig.py": code, "core/expr.py": method}
+    with _indexed(tmp_path, files) as eng:
+        result = eng.retrieve("trigsimp", eng.search_options(k=5, collect=True))
+    assert result.hits[0].symbol == "trigsimp"
+    assert result.candidates is not None
+    named = {c["symbol"]: c["features"].get("name", 0.0) for c in result.candidates}
+    # The method shares the name with the function: 1 / (1 + ln 2).
+    assert named == {
+        "trigsimp": 1.0,
+        "trigsimp_groebner": 0.0,
+        "Expr": 0.0,
+        "Expr.trigsimp": pytest.approx(1 / (1 + math.log(2)), abs=1e-4),
+    }

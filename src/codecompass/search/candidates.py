@@ -240,9 +240,12 @@ def add_named(ctx: SearchContext) -> None:
     )
     by_name = Counter(_plain(row.name) for row in rows)
     named = set(names)
+    # A query that is one name asks for the symbol of that qualified name, however many
+    # methods share it: `trigsimp` is the function, `Symbol` the class, not its members.
+    alone = ctx.query.strip()
     symbol_value: dict[str, float] = {}
     for s in rows:
-        if _plain(s.qualified_name) in dotted:
+        if _plain(s.qualified_name) in dotted or s.qualified_name == alone:
             value = 1.0
         else:
             count = by_name[_plain(s.name)]

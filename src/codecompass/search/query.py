@@ -222,6 +222,11 @@ def parse_query(text: str) -> ParsedQuery:
     for m in _WORD.finditer(named):
         if _looks_like_code(m.group(1)):
             _add(q.identifiers, m.group(1))
+    # A query of one word is a name whatever its shape: `trigsimp` looked for alone means
+    # the function, where in a sentence it might be prose.
+    word = text.strip()
+    if word.isidentifier() and word.lower() not in _NOT_IDENTIFIERS:
+        _add(q.identifiers, word)
     for span in code_spans:
         for m in _WORD.finditer(span):
             word = m.group(1)
