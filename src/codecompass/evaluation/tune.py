@@ -246,7 +246,7 @@ def coordinate_ascent(
     gain = 100.0 / max(1, len(tasks)) if min_gain is None else min_gain
     best, best_views = start, views
     best_metrics = evaluate(tasks, best, best_views)
-    floors = [_cutoffs(evaluate(tasks_, start, views)) for tasks_ in guard]
+    floors = [_cutoffs(evaluate(g, start, views)) for g in guard]
 
     def better(metrics: dict[str, float], weights: RankWeights, views_: Views) -> bool:
         if objective(metrics) < objective(best_metrics) + gain - 1e-9:

@@ -224,9 +224,9 @@ def parse_query(text: str) -> ParsedQuery:
             _add(q.identifiers, m.group(1))
     # A query of one word is a name whatever its shape: `trigsimp` looked for alone means
     # the function, where in a sentence it might be prose.
-    word = text.strip()
-    if word.isidentifier() and word.lower() not in _NOT_IDENTIFIERS:
-        _add(q.identifiers, word)
+    alone = text.strip()
+    if alone.isidentifier() and alone.lower() not in _NOT_IDENTIFIERS:
+        _add(q.identifiers, alone)
     for span in code_spans:
         for m in _WORD.finditer(span):
             word = m.group(1)
