@@ -14,19 +14,24 @@ from codecompass.evaluation.tune import (
 from codecompass.search.rank import FEATURES, RankWeights
 
 
-def _task(n: int, gold_has_message: bool) -> DumpTask:
-    """Two candidate functions in two files: the decoy has the better cosine; the gold
-    one holds the quoted error message (when `gold_has_message`)."""
+def _pair(task_id: str, gold: dict[str, float], decoy: dict[str, float]) -> DumpTask:
+    """Two candidate functions in two files with these features: a decoy, and the gold."""
     row = dict.fromkeys(FEATURES, 0.0)
-    gold = {**row, "cosine": 0.5, "message": 1.0 if gold_has_message else 0.0}
-    decoy = {**row, "cosine": 0.6}
     return DumpTask(
-        id=f"t{n}",
+        id=task_id,
         gold_files=("gold.py",),
         gold_functions=("gold.py::fix",),
         paths=("decoy.py", "gold.py"),
         symbols=("other", "fix"),
-        matrix=np.array([[decoy[f] for f in FEATURES], [gold[f] for f in FEATURES]]),
+        matrix=np.array([[{**row, **features}[f] for f in FEATURES] for features in (decoy, gold)]),
+    )
+
+
+def _task(n: int, gold_has_message: bool) -> DumpTask:
+    """The decoy has the better cosine; the gold one holds the quoted error message (when
+    `gold_has_message`)."""
+    return _pair(
+        f"t{n}", {"cosine": 0.5, "message": 1.0 if gold_has_message else 0.0}, {"cosine": 0.6}
     )
 
 
@@ -88,27 +93,13 @@ def test_the_tuner_ranks_files_with_their_test_evidence() -> None:
     assert all(c["file_tested"] >= 0.3 for c in report["chosen"])
 
 
-def _decoy_holds_message(n: int) -> DumpTask:
-    """Like `_task`, but the decoy holds the message: the weight that helps `_task` hurts."""
-    row = dict.fromkeys(FEATURES, 0.0)
-    gold = {**row, "cosine": 0.6}
-    decoy = {**row, "cosine": 0.5, "message": 1.0}
-    return DumpTask(
-        id=f"g{n}",
-        gold_files=("gold.py",),
-        gold_functions=("gold.py::fix",),
-        paths=("decoy.py", "gold.py"),
-        symbols=("other", "fix"),
-        matrix=np.array([[decoy[f] for f in FEATURES], [gold[f] for f in FEATURES]]),
-    )
-
-
 def test_a_guard_set_vetoes_a_step_that_loses_one_of_its_tasks() -> None:
     tasks = [_task(n, gold_has_message=True) for n in range(10)]
     start = RankWeights().only("cosine").with_(cosine=1.0)
     free, _, _ = coordinate_ascent(tasks, start, only=frozenset({"message"}))
     assert free.message >= 0.15
-    guard = [[_decoy_holds_message(0)]]
+    # The guard's task is `_task`'s the other way round: the decoy holds the message.
+    guard = [[_pair("g0", {"cosine": 0.6}, {"cosine": 0.5, "message": 1.0})]]
     # Any message weight above 0.1 puts the guard's decoy first; 0.1 or less helps no task.
     guarded, _, metrics = coordinate_ascent(tasks, start, only=frozenset({"message"}), guard=guard)
     assert guarded.message == 0.0
