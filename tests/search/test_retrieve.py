@@ -27,6 +27,7 @@ from codecompass.search.rank import (
     score,
     symbol_scores,
 )
+from codecompass.search.retrieve import SearchResult
 from tests.conftest import TinyEmbedder, make_git_repo
 
 AUTH = '''"""Authentication helpers."""
@@ -425,6 +426,12 @@ def test_a_term_in_half_the_chunks_is_left_out_of_bm25(tmp_path: Path) -> None:
     assert query_terms({"widget": idf["widget"]}) == ["widget"]
 
 
+def _by_symbol(result: SearchResult, feature: str) -> dict[str | None, float]:
+    """Each candidate's value of `feature` (0 when unset), by its symbol."""
+    assert result.candidates is not None
+    return {c["symbol"]: c["features"].get(feature, 0.0) for c in result.candidates}
+
+
 def _indexed(tmp_path: Path, files: dict[str, str]) -> Engine:
     """An engine over a new git repo of `files`, indexed with the tiny embedder."""
     repo = make_git_repo(tmp_path / "p", files)
@@ -654,8 +661,7 @@ def test_a_literal_the_query_quotes_finds_the_code_holding_it(tmp_path: Path) ->
         ranked_unweighted = [h.symbol for h in eng.retrieve(query, unweighted).hits]
         # Written bare, as pylint's messages often are: "[invalid-name] False positive …".
         bare = eng.retrieve(query.replace("`", ""), options).hits
-    assert result.candidates is not None
-    marked = {c["symbol"]: c["features"].get("literal", 0.0) for c in result.candidates}
+    marked = _by_symbol(result, "literal")
     assert marked == {
         "NameChecker": 0.0,
         "NameChecker.visit_assignname": 1.0,
@@ -778,8 +784,7 @@ def test_graph_rank_spreads_from_the_seeds(engine: Engine) -> None:
     result = engine.retrieve(
         "why does verify_token reject a valid secret?", engine.search_options(k=5, collect=True)
     )
-    assert result.candidates is not None
-    ppr = {c["symbol"]: c["features"].get("ppr", 0.0) for c in result.candidates}
+    ppr = _by_symbol(result, "ppr")
     # The best seed leads; what it calls and what calls it follow; a file the graph does
     # not connect to the seeds gets nothing.
     assert ppr["verify_token"] == 1.0
@@ -895,8 +900,7 @@ def test_a_query_of_one_word_finds_the_symbol_of_that_name(tmp_path: Path) -> No
     with _indexed(tmp_path, files) as eng:
         result = eng.retrieve("trigsimp", eng.search_options(k=5, collect=True))
     assert result.hits[0].symbol == "trigsimp"
-    assert result.candidates is not None
-    named = {c["symbol"]: c["features"].get("name", 0.0) for c in result.candidates}
+    named = _by_symbol(result, "name")
     # The method shares the name with the function: 1 / (1 + ln 2).
     assert named == {
         "trigsimp": 1.0,

@@ -245,7 +245,8 @@ def add_named(ctx: SearchContext) -> None:
     alone = ctx.query.strip()
     symbol_value: dict[str, float] = {}
     for s in rows:
-        if _plain(s.qualified_name) in dotted or s.qualified_name == alone:
+        qualified = _plain(s.qualified_name)
+        if qualified in dotted or qualified == alone:
             value = 1.0
         else:
             count = by_name[_plain(s.name)]

@@ -108,7 +108,6 @@ def apply_file_writes(
     ]
 
 
-# The lexical columns' weights, as the embedded backend's bm25(chunks_fts, 4, 2, 1).
 # The meta key that records what the stored importance was computed from.
 IMPORTANCE_INPUTS = "importance_inputs"
 
@@ -129,6 +128,7 @@ def rank_graph(
     )
 
 
+# The lexical columns' weights, as the embedded backend's bm25(chunks_fts, 4, 2, 1).
 COLUMN_WEIGHTS = (4.0, 2.0, 1.0)  # symbol, path, body
 
 
