@@ -147,6 +147,44 @@ def test_eval_golden_ablation_and_index_commit(repo: tuple[Path, Path], tmp_path
     assert (stats["commit"], stats["new"], stats["repo"]) == (head, 3, "proj")
 
 
+def test_eval_as_indexed_runs_localization_tasks_on_the_index_as_it_stands(
+    repo: tuple[Path, Path], tmp_path: Path
+) -> None:
+    source, data = repo
+    task = {
+        "instance_id": "proj-1",
+        "repo": "acme/proj",
+        "base_commit": "0" * 40,  # not in the repository: no commit is checked out
+        "problem_statement": "verify_token accepts a token signed with another secret",
+        "gold_files": ["app/auth.py"],
+        "gold_functions": ["app/auth.py::verify_token"],
+    }
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps(task) + "\n", encoding="utf-8")
+    dump = tmp_path / "dump.jsonl"
+    args = ["eval", str(tasks), "--as-indexed", "--data-dir", str(data)]
+    [report] = json.loads(run(*args, "--dump-features", str(dump), "--json"))["reports"]
+    [summary] = report["modes"]
+    assert (summary["n"], summary["file_acc@1"], summary["function_acc@10"]) == (1, 100.0, 100.0)
+    assert report["as_indexed"] == {"proj": git(source, "rev-parse", "HEAD").strip()}
+    assert "indexing" not in report
+    # A localization dump, as `tune --guard` reads it.
+    [record] = [json.loads(line) for line in dump.read_text(encoding="utf-8").splitlines()]
+    assert (record["gold_files"], record["candidates"][0]["path"]) == (
+        ["app/auth.py"],
+        "app/auth.py",
+    )
+    assert "as indexed: proj@" in run(*args)
+
+    with_git = CliRunner().invoke(main, [*args, "--git", f"acme/proj={source}"])
+    assert with_git.exit_code == 2 and "--as-indexed checks out no commit" in with_git.output
+    tasks.write_text(json.dumps({**task, "repo": "acme/other"}) + "\n", encoding="utf-8")
+    unknown = CliRunner().invoke(main, args)
+    assert unknown.exit_code == 1
+    assert "no repository named 'other' in this index (it holds: proj)" in unknown.output
+    assert "codecompass index PATH --name other" in unknown.output
+
+
 def test_search_rerank_needs_a_model_and_reorders_with_it(repo: tuple[Path, Path]) -> None:
     _, data = repo
     base = ["search", "check a token against the secret", "--data-dir", str(data)]

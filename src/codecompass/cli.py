@@ -641,6 +641,12 @@ def parse_location(location: str) -> tuple[str, int | None, int | None]:
     metavar="REPO=PATH",
     help="Git repository (clone or bare) holding the commits of REPO, for localization tasks.",
 )
+@click.option(
+    "--as-indexed",
+    is_flag=True,
+    help="Localization tasks: query the index in --data-dir as it stands, checking out no "
+    "commit (a quick proxy: gold code the indexed commit lacks counts as a miss).",
+)
 @click.option("--ablation", is_flag=True, help="Compare bm25, dense, hybrid and hybrid+graph.")
 @click.option("--mode", type=click.Choice(MODES), default=None, help="Only this mode.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="First N tasks only.")
@@ -659,6 +665,7 @@ def eval_(
     tasks_file: Path,
     data_dir: Path | None,
     git_specs: tuple[str, ...],
+    as_indexed: bool,
     ablation: bool,
     mode: str | None,
     limit: int | None,
@@ -669,16 +676,29 @@ def eval_(
     """Score retrieval on golden queries or localization tasks (JSONL).
 
     Golden queries run against the index in --data-dir. Localization tasks (SWE-bench
-    style) index each base commit from git objects into --data-dir, oldest first.
+    style) index each base commit from git objects into --data-dir, oldest first; with
+    --as-indexed they run against the index as it stands (repository `owner/name` is
+    the one indexed as `name`).
 
     \b
     Examples:
       codecompass eval golden.jsonl --data-dir .codecompass --ablation
       codecompass eval swebench_lite_dev.jsonl --git sympy/sympy=~/src/sympy \\
           --data-dir /tmp/eval-sympy --ablation --out report.json
+      codecompass eval swebench_lite_dev.jsonl --as-indexed --data-dir ~/src/sympy/.codecompass
     """
-    from codecompass.evaluation import ABLATION_MODES, load_tasks, run_golden, run_localization
+    from codecompass.evaluation import (
+        ABLATION_MODES,
+        load_tasks,
+        run_golden,
+        run_localization,
+        run_localization_as_indexed,
+    )
 
+    if as_indexed and git_specs:
+        raise click.BadParameter(
+            "--as-indexed checks out no commit; drop --git", param_hint="--git"
+        )
     tasks = load_tasks(tasks_file)
     git_dirs: dict[str, Path] = {}
     for spec in git_specs:
@@ -699,7 +719,15 @@ def eval_(
                 reports.append(
                     run_golden(engine, tasks.golden[:limit], modes=chosen, dump=dump, log=log)
                 )
-        if tasks.localization:
+        if tasks.localization and as_indexed:
+            with Engine.open(data_dir) as engine:
+                chosen = modes or (mode or engine.settings.search.mode,)
+                reports.append(
+                    run_localization_as_indexed(
+                        engine, tasks.localization[:limit], modes=chosen, dump=dump, log=log
+                    )
+                )
+        elif tasks.localization:
             with Engine(load_settings(data_dir)) as engine:
                 chosen = modes or (mode or engine.settings.search.mode,)
                 reports.append(
@@ -772,6 +800,11 @@ def _print_eval(report: dict[str, Any]) -> None:
             f"indexing: {ix['commits']} commits in {ix['seconds']}s, "
             f"{ix['texts_embedded']} texts embedded, cache hit rate {ix['cache_hit_rate']}"
         )
+    if "as_indexed" in report:
+        at = ", ".join(
+            f"{name}@{(commit or '?')[:10]}" for name, commit in report["as_indexed"].items()
+        )
+        console.print(f"as indexed: {at} (no task's own commit was checked out)")
 
 
 @main.command()

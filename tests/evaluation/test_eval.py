@@ -169,3 +169,8 @@ def test_merging_reports_recomputes_the_summary() -> None:
     summary = merged["modes"][0]
     assert (summary["n"], summary["file_acc@1"], summary["file_acc@5"]) == (2, 50.0, 100.0)
     assert summary["token_ratio"] == 0.1 and merged["indexing"]["commits"] == 2
+    # A run against the index as it stood checked out no commit: it is not one to merge.
+    proxy = part(True)
+    proxy["reports"][0]["as_indexed"] = {"mini": "abc"}
+    with pytest.raises(ValueError, match="--as-indexed"):
+        merge([part(True), proxy])

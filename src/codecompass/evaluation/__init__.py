@@ -1,6 +1,11 @@
 """Evaluation: golden queries and localization tasks scored against an `Engine`."""
 
-from codecompass.evaluation.runner import ABLATION_MODES, run_golden, run_localization
+from codecompass.evaluation.runner import (
+    ABLATION_MODES,
+    run_golden,
+    run_localization,
+    run_localization_as_indexed,
+)
 from codecompass.evaluation.tasks import GoldenTask, LocalizationTask, TaskFile, load_tasks
 
 __all__ = [
@@ -11,4 +16,5 @@ __all__ = [
     "load_tasks",
     "run_golden",
     "run_localization",
+    "run_localization_as_indexed",
 ]

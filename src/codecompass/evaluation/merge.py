@@ -19,6 +19,8 @@ def merge(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
     parts = [r for report in reports for r in report["reports"] if r["kind"] == "localization"]
     if not parts:
         raise ValueError("no localization report to merge")
+    if any("as_indexed" in part for part in parts):
+        raise ValueError("a run against the index as it stood (--as-indexed) is no per-commit run")
     modes = [m["mode"] for m in parts[0]["modes"]]
     scores = {mode: ModeScores(mode) for mode in modes}
     tasks: list[dict[str, Any]] = []

@@ -5,6 +5,7 @@ repository and a commit: the runner indexes each commit straight from git object
 oldest commit first, into one repository name, so every step re-reads only the files
 that changed and the embedding cache serves every text seen before. Each query runs
 once per mode; `--ablation` compares the modes side by side on the same index state.
+`--as-indexed` runs them against the index as it stands instead: a quick proxy.
 
 Definitions (also in docs/retrieval.md):
 - file Acc@k / function Acc@k: the task counts only if *all* its gold files / gold
@@ -214,7 +215,7 @@ def run_localization(
                 "(a clone or bare repository holding its commits)."
             )
         git_dir = resolve_git_dir(git_dirs[repo])
-        name = repo.rsplit("/", 1)[-1]
+        name = _index_name(repo)
         commits = list(dict.fromkeys(t.base_commit for t in repo_tasks))
         dates = commit_dates(git_dir, commits)
         missing = [c for c in commits if c not in dates]
@@ -242,13 +243,7 @@ def run_localization(
                 for task in (t for t in repo_tasks if t.base_commit == commit):
                     row = _localize(engine, task, name, modes, scores, read_file, dump)
                     per_task.append(row)
-                    say(
-                        f"    {task.id}: "
-                        + ", ".join(
-                            f"{m} file@5={int(row[m]['file@5'])} func@10={row[m]['function@10']}"
-                            for m in modes
-                        )
-                    )
+                    say(_task_line(task, row, modes))
     cached = indexing["texts_cached"]
     requested = cached + indexing["texts_embedded"]
     indexing["cache_hit_rate"] = round(cached / requested, 3) if requested else 0.0
@@ -260,6 +255,70 @@ def run_localization(
         "indexing": indexing,
         "tasks": per_task,
     }
+
+
+def run_localization_as_indexed(
+    engine: Engine,
+    tasks: Sequence[LocalizationTask],
+    *,
+    modes: Sequence[str] = ("hybrid+graph",),
+    dump: IO[str] | None = None,
+    log: Log | None = None,
+) -> dict[str, Any]:
+    """Every task against the index as it stands, checking out no commit: a quick proxy
+    of `run_localization` (minutes, not hours, on a long history). Gold code the indexed
+    commit lacks (added or renamed later) counts as a miss, and code changed since a
+    task's commit may answer it, so the figures are the per-commit run's only roughly."""
+    say = log or (lambda _: None)
+    indexed = {name: engine.repo(name).last_commit for name in engine.repo_names()}
+    for repo in dict.fromkeys(t.repo for t in tasks):
+        name = _index_name(repo)
+        if name not in indexed:
+            raise InputError(
+                f"{repo}: no repository named {name!r} in this index "
+                f"(it holds: {', '.join(sorted(indexed)) or 'nothing'}). Index a clone of "
+                f"it first: codecompass index PATH --name {name}"
+            )
+        _warm_up(engine, name)
+    scores = {mode: ModeScores(mode) for mode in modes}
+    per_task: list[dict[str, Any]] = []
+    read_file = _indexed_file(engine)
+    for task in tasks:
+        row = _localize(engine, task, _index_name(task.repo), modes, scores, read_file, dump)
+        per_task.append(row)
+        say(_task_line(task, row, modes))
+    return {
+        "kind": "localization",
+        "modes": [scores[m].summary() for m in modes],
+        "by_type": by_type(per_task, modes),
+        "as_indexed": {
+            name: indexed[name] for name in dict.fromkeys(_index_name(t.repo) for t in tasks)
+        },
+        "tasks": per_task,
+    }
+
+
+def _index_name(repo: str) -> str:
+    """The name a task's repository (`owner/name`) is indexed under: its last part."""
+    return repo.rsplit("/", 1)[-1]
+
+
+def _indexed_file(engine: Engine) -> Callable[[Hit], str | None]:
+    """A hit's whole file as the index has it (None when it cannot be read)."""
+
+    def read_file(hit: Hit) -> str | None:
+        try:
+            return engine.open_file(hit.path, repo=hit.repo).text
+        except InputError:
+            return None
+
+    return read_file
+
+
+def _task_line(task: LocalizationTask, row: dict[str, Any], modes: Sequence[str]) -> str:
+    return f"    {task.id}: " + ", ".join(
+        f"{m} file@5={int(row[m]['file@5'])} func@10={row[m]['function@10']}" for m in modes
+    )
 
 
 def _localize(
@@ -336,13 +395,7 @@ def run_golden(
     repos = {task.repo for task in tasks}
     for repo in repos:
         _warm_up(engine, repo)
-
-    def read_file(hit: Hit) -> str | None:
-        try:
-            return engine.open_file(hit.path, repo=hit.repo).text
-        except InputError:
-            return None
-
+    read_file = _indexed_file(engine)
     for task in tasks:
         row: dict[str, Any] = {"id": task.id, "query": task.query, "type": task.type}
         for mode in modes:
