@@ -908,3 +908,30 @@ def test_a_query_of_one_word_finds_the_symbol_of_that_name(tmp_path: Path) -> No
         "Expr": 0.0,
         "Expr.trigsimp": pytest.approx(1 / (1 + math.log(2)), abs=1e-4),
     }
+
+
+def test_a_named_symbol_in_a_named_file_has_both_pieces_of_evidence(tmp_path: Path) -> None:
+    """`lambdify` alone names the function of `lambdify.py` twice over, by its name and
+    by its file's; the class of that name elsewhere only by its name. (Sympy's class in
+    `experimental_lambdify.py` came first with the name alone.)"""
+    body = '    """Turn an expression into a function of its arguments."""\n    return expr\n'
+    files = {
+        "utilities/lambdify.py": "def lambdify(args, expr):\n" + body,
+        "plotting/experimental.py": "class lambdify:\n    def __init__(self, args, expr):\n"
+        + body.replace("    ", "        "),
+    }
+    with _indexed(tmp_path, files) as eng:
+        result = eng.retrieve("lambdify", eng.search_options(k=5, collect=True))
+    assert result.candidates is not None
+    named = {
+        (c["path"], c["symbol"]): (c["features"].get("name"), c["features"].get("path"))
+        for c in result.candidates
+    }
+    # The file's stem names it, shared by no other file: 0.5.
+    assert named == {
+        ("utilities/lambdify.py", "lambdify"): (1.0, 0.5),
+        ("plotting/experimental.py", "lambdify"): (1.0, None),
+        ("plotting/experimental.py", "lambdify.__init__"): (None, None),
+    }
+    [function] = [h for h in result.hits if h.path == "utilities/lambdify.py"]
+    assert function.why["features"]["path"]["value"] == 0.5

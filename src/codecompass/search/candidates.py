@@ -262,23 +262,31 @@ def add_named(ctx: SearchContext) -> None:
     wanted_files = sorted({*file_value, *frame_funcs}, key=lambda p: (-file_value.get(p, 1.0), p))
     keys = [(repo_of[p], p) for p in wanted_files if p in repo_of]
     keys += [(s.repo, s.path) for s in rows if s.id in symbol_value]
-    found: dict[str, tuple[str, float]] = {}
+    found: dict[str, dict[str, float]] = {}
     budget = PATH_CHUNKS
     for (_, path), entries in ctx.sources.chunks.chunk_entries(keys).items():
         for entry in entries:
             cid, owner_id = entry.id, entry.symbol_id
-            if owner_id is not None and owner_id in symbol_value:
-                found[cid] = ("name", symbol_value[owner_id])
             funcs = frame_funcs.get(path)
             if funcs and owner_id is not None and _symbol_name(owner_id) in funcs:
-                found[cid] = ("frame", 1.0)
+                found[cid] = {"frame": 1.0}
                 continue
-            if path in file_value and cid not in found and budget > 0:
-                found[cid] = ("path", file_value[path])
-                budget -= 1
-    for cid, (source, value) in found.items():
-        cand = ctx.add(cid, source, 0)
-        cand.features[source] = max(cand.features.get(source, 0.0), value)
+            features: dict[str, float] = {}
+            if owner_id is not None and owner_id in symbol_value:
+                features["name"] = symbol_value[owner_id]
+            # A named symbol in a named file has both pieces of evidence: `lambdify` is
+            # the function of `lambdify.py` before a class of that name elsewhere. The
+            # budget caps only the chunks the file's naming alone brings in.
+            if path in file_value and (features or budget > 0):
+                if not features:
+                    budget -= 1
+                features["path"] = file_value[path]
+            if features:
+                found[cid] = features
+    for cid, features in found.items():
+        for source, value in features.items():
+            cand = ctx.add(cid, source, 0)
+            cand.features[source] = max(cand.features.get(source, 0.0), value)
 
 
 def _plain(name: str) -> str:
