@@ -95,7 +95,7 @@ def personalized_rank(edges: Sequence[Edge], restart: Mapping[str, float]) -> di
     """Personalized PageRank over `edges` (both directions, each weighted by weight ×
     confidence), jumping back to each seed in proportion to `restart` (its score). Each
     node's rank is divided by the highest, so the values lie in (0, 1]; the nodes are
-    those the walk reaches (a seed scoring 0 reaches none)."""
+    the seeds scoring above 0 and those the walk reaches from them."""
     total = sum(max(0.0, v) for v in restart.values())
     if total <= 0:
         return {}
@@ -119,7 +119,7 @@ def personalized_rank(edges: Sequence[Edge], restart: Mapping[str, float]) -> di
     source = np.array(sources, dtype=np.intp)
     target = np.array(targets, dtype=np.intp)
     spread = np.bincount(source, weights=strengths, minlength=n)
-    share = np.array(strengths) / spread[source] if sources else np.zeros(0)
+    share = np.array(strengths) / spread[source]
     stuck = spread == 0  # rank on nodes without edges walks back to the seeds
     rank = jump.copy()
     for _ in range(STEPS):
