@@ -761,6 +761,23 @@ def _short_column(column: str) -> str:
     )
 
 
+def _uncut_table(title: str, headers: list[str], rows: list[list[str]], left: int = 1) -> Table:
+    """A table no cell of which is cut: each column as wide as its widest cell. A narrow
+    or piped console (80 columns) then wraps the lines; it cut `100.0` to `10…` before."""
+    table = Table(title=title)
+    for i, header in enumerate(headers):
+        table.add_column(
+            header,
+            style="bold" if i == 0 else None,
+            justify="left" if i < left else "right",
+            no_wrap=True,
+            min_width=max([len(header), *(len(row[i]) for row in rows)]),
+        )
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
 def _print_eval(report: dict[str, Any]) -> None:
     if report["kind"] == "localization":
         columns = [
@@ -775,25 +792,19 @@ def _print_eval(report: dict[str, Any]) -> None:
     else:
         columns = ["recall@1", "recall@5", "recall@10", "mrr", "ndcg@10"]
     columns += ["latency_p50_ms", "latency_p95_ms", "token_ratio"]
-    table = Table(title=f"{report['kind']} ({report['modes'][0]['n']} tasks)")
-    table.add_column("mode", style="bold", no_wrap=True)
-    for column in columns:
-        table.add_column(_short_column(column), justify="right")
-    for row in report["modes"]:
-        table.add_row(row["mode"], *(str(row.get(c, "-")) for c in columns))
-    console.print(table)
+    headers = ["mode", *map(_short_column, columns)]
+    rows = [[row["mode"], *(str(row.get(c, "-")) for c in columns)] for row in report["modes"]]
+    console.print(
+        _uncut_table(f"{report['kind']} ({report['modes'][0]['n']} tasks)", headers, rows)
+    )
     if report.get("by_type"):
         quality = columns[:-3]  # the same metrics, without latency and tokens
-        by_type = Table(title="by query type")
-        by_type.add_column("type", style="bold", no_wrap=True)
-        by_type.add_column("mode", no_wrap=True)
-        by_type.add_column("n", justify="right")
-        for column in quality:
-            by_type.add_column(_short_column(column), justify="right")
-        for row in report["by_type"]:
-            cells = (str(row.get(c, "-")) for c in quality)
-            by_type.add_row(row["type"], row["mode"], str(row["n"]), *cells)
-        console.print(by_type)
+        headers = ["type", "mode", "n", *map(_short_column, quality)]
+        rows = [
+            [row["type"], row["mode"], str(row["n"]), *(str(row.get(c, "-")) for c in quality)]
+            for row in report["by_type"]
+        ]
+        console.print(_uncut_table("by query type", headers, rows, left=2))
     if "indexing" in report:
         ix = report["indexing"]
         console.print(
