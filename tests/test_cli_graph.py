@@ -40,6 +40,12 @@ def test_symbol_json_and_table(data: Path) -> None:
     )
     table = run("symbol", "Custmer", "--data-dir", str(data))
     assert "Customer" in table.output and "~" in table.output
+    # Every location whole on one line, though the piped console has 80 columns.
+    matches = json.loads(run("symbol", "Custmer", "--data-dir", str(data), "--json").output)
+    for m in matches["matches"]:
+        where = f"{m['repo']}/{m['path']}:{m['start_line']}-{m['end_line']}"
+        assert any(where in line for line in table.output.splitlines())
+    assert "…" not in table.output
 
 
 def test_callers_deps_graph(data: Path) -> None:
@@ -124,6 +130,8 @@ def test_repo_add_list_remove(tmp_path: Path) -> None:
     assert json.loads(added.output)["graph"]["changed"] == 4
     listed = json.loads(run("repo", "list", "--data-dir", str(data), "--json").output)
     assert [(r["id"], r["files"], r["symbols"]) for r in listed["repos"]] == [("gosvc", 4, 14)]
+    table = run("repo", "list", "--data-dir", str(data)).output
+    assert [line for line in table.splitlines() if str(repo) in line and "gosvc" in line]
     removed = json.loads(run("repo", "remove", "gosvc", "--data-dir", str(data), "--json").output)
     assert (removed["files"], removed["symbols"], removed["chunks"], removed["vectors"]) == (
         4,

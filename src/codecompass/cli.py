@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
 
 from codecompass.cli_common import (
@@ -761,21 +762,28 @@ def _short_column(column: str) -> str:
     )
 
 
-def _uncut_table(title: str, headers: list[str], rows: list[list[str]], left: int = 1) -> Table:
-    """A table no cell of which is cut: each column as wide as its widest cell. A narrow
-    or piped console (80 columns) then wraps the lines; it cut `100.0` to `10…` before."""
+SIGNATURE_CHARS = 80  # of a signature in `symbol`'s table, which keeps a row a line
+
+
+def _print_table(
+    headers: list[str], rows: list[list[str]], *, title: str | None = None, left: int = 0
+) -> None:
+    """Print a table no cell of which is cut, one line a row, wider than the console if
+    it must be: on a piped console (80 columns) rich cut cells to fit, `100.0` to `10…`,
+    a path to `sympy/sympy/simp…`. Columns from `left` on (the figures) are
+    right-justified; 0: none."""
     table = Table(title=title)
     for i, header in enumerate(headers):
-        table.add_column(
-            header,
-            style="bold" if i == 0 else None,
-            justify="left" if i < left else "right",
-            no_wrap=True,
-            min_width=max([len(header), *(len(row[i]) for row in rows)]),
-        )
+        table.add_column(header, justify="right" if 0 < left <= i else "left", no_wrap=True)
     for row in rows:
         table.add_row(*row)
-    return table
+    natural = Measurement.get(console, console.options.update(max_width=10**6), table).maximum
+    width = console.width
+    console.width = max(width, natural)
+    try:
+        console.print(table)
+    finally:
+        console.width = width
 
 
 def _print_eval(report: dict[str, Any]) -> None:
@@ -794,9 +802,8 @@ def _print_eval(report: dict[str, Any]) -> None:
     columns += ["latency_p50_ms", "latency_p95_ms", "token_ratio"]
     headers = ["mode", *map(_short_column, columns)]
     rows = [[row["mode"], *(str(row.get(c, "-")) for c in columns)] for row in report["modes"]]
-    console.print(
-        _uncut_table(f"{report['kind']} ({report['modes'][0]['n']} tasks)", headers, rows)
-    )
+    title = f"{report['kind']} ({report['modes'][0]['n']} tasks)"
+    _print_table(headers, rows, title=title, left=1)
     if report.get("by_type"):
         quality = columns[:-3]  # the same metrics, without latency and tokens
         headers = ["type", "mode", "n", *map(_short_column, quality)]
@@ -804,7 +811,7 @@ def _print_eval(report: dict[str, Any]) -> None:
             [row["type"], row["mode"], str(row["n"]), *(str(row.get(c, "-")) for c in quality)]
             for row in report["by_type"]
         ]
-        console.print(_uncut_table("by query type", headers, rows, left=2))
+        _print_table(headers, rows, title="by query type", left=2)
     if "indexing" in report:
         ix = report["indexing"]
         console.print(
@@ -1079,19 +1086,20 @@ def stats(data_dir: Path | None, days: int | None, as_json: bool) -> None:
     if as_json:
         emit_json(info)
         return
-    table = Table(title=f"Tool calls{f' (last {days} days)' if days else ''}")
-    for column in ("tool", "calls", "errors", "p50 ms", "p95 ms", "no hit"):
-        table.add_column(column, justify="left" if column == "tool" else "right")
-    for tool, t in info["tools"].items():
-        table.add_row(
+    rows = [
+        [
             tool,
             str(t["calls"]),
             str(t["errors"]),
             f"{t['p50_ms']:.1f}",
             f"{t['p95_ms']:.1f}",
             str(t["no_hit"]) if t["answered"] else "-",
-        )
-    console.print(table)
+        ]
+        for tool, t in info["tools"].items()
+    ]
+    headers = ["tool", "calls", "errors", "p50 ms", "p95 ms", "no hit"]
+    title = f"Tool calls{f' (last {days} days)' if days else ''}"
+    _print_table(headers, rows, title=title, left=1)
 
     def rate(value: float | None) -> str:
         return "-" if value is None else f"{100 * value:.1f}%"
@@ -1198,18 +1206,20 @@ def symbol(
     if not matches:
         console.print(f"No symbol matches {name!r}.")
         return
-    table = Table(show_header=True)
-    for column in ("score", "kind", "symbol", "where", "signature"):
-        table.add_column(column)
-    for m in matches:
-        table.add_row(
+    rows = [
+        [
             f"{m.score:.2f}{'' if m.exact else '~'}",
             m.kind,
             m.qualified_name,
             f"{m.repo}/{m.path}:{m.start_line}-{m.end_line}",
-            m.signature,
-        )
-    console.print(table)
+            m.signature
+            if len(m.signature) <= SIGNATURE_CHARS
+            else f"{m.signature[:SIGNATURE_CHARS]}…",
+        ]
+        for m in matches
+    ]
+    headers = ["score", "kind", "symbol", "where", "signature"]
+    _print_table(headers, rows)
 
 
 @main.command()
@@ -1426,11 +1436,8 @@ def repo_list(data_dir: Path | None, as_json: bool) -> None:
     if as_json:
         emit_json({"repos": repos})
         return
-    table = Table(show_header=True)
-    for column in ("repo", "root", "files", "symbols", "chunks", "edges", "indexed"):
-        table.add_column(column)
-    for r in repos:
-        table.add_row(
+    rows = [
+        [
             r["id"],
             r["root"],
             str(r["files"]),
@@ -1438,8 +1445,14 @@ def repo_list(data_dir: Path | None, as_json: bool) -> None:
             str(r["chunks"]),
             str(r["edges"]),
             str(r["last_indexed_at"] or "-"),
-        )
-    console.print(table)
+        ]
+        for r in repos
+    ]
+    headers = ["repo", "root", "files", "symbols", "chunks", "edges", "indexed"]
+    if rows:
+        _print_table(headers, rows)
+    else:
+        console.print("No repository is indexed.")
 
 
 @repo.command(name="remove")
