@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from codecompass.cli import main, parse_location
+from codecompass.cli import _print_table, main, parse_location
 from tests.conftest import make_git_repo
 
 SERVICE = '''"""Orders service."""
@@ -227,3 +227,14 @@ def test_console_script_in_a_real_process(indexed: tuple[Path, Path]) -> None:
         check=True,
     )
     assert json.loads(out.stdout)["results"][0]["symbol"] == "parse_amount"
+
+
+def test_tables_print_every_cell_whole_and_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    """Piped, the console has 80 columns: rich cut a long path to fit, and read the
+    brackets of a typed signature as markup (`list[int]` came out `list`)."""
+    where = "pkg/" * 20 + "module.py:10-24"
+    signature = "def f(x: list[int], [bold]y[/bold]) -> dict[str, Any]"
+    _print_table(["score", "where", "signature"], [["1.00", where, signature]])
+    out = capsys.readouterr().out
+    [row] = [line for line in out.splitlines() if "1.00" in line]
+    assert where in row and signature in row and "…" not in out

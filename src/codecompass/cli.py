@@ -17,6 +17,7 @@ import click
 from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 from codecompass.cli_common import (
     F,
@@ -770,13 +771,13 @@ def _print_table(
 ) -> None:
     """Print a table no cell of which is cut, one line a row, wider than the console if
     it must be: on a piped console (80 columns) rich cut cells to fit, `100.0` to `10…`,
-    a path to `sympy/sympy/simp…`. Columns from `left` on (the figures) are
-    right-justified; 0: none."""
+    a path to `sympy/sympy/simp…`. Cells are text, not markup. Columns from `left` on
+    (the figures) are right-justified; 0: none."""
     table = Table(title=title)
     for i, header in enumerate(headers):
         table.add_column(header, justify="right" if 0 < left <= i else "left", no_wrap=True)
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*map(Text, row))  # as written: `list[int]` is no markup
     natural = Measurement.get(console, console.options.update(max_width=10**6), table).maximum
     width = console.width
     console.width = max(width, natural)
