@@ -46,6 +46,8 @@ def test_symbol_json_and_table(data: Path) -> None:
         where = f"{m['repo']}/{m['path']}:{m['start_line']}-{m['end_line']}"
         assert any(where in line for line in table.output.splitlines())
     assert "…" not in table.output
+    nothing = run("symbol", "qqqq[zzzz]", "--data-dir", str(data))
+    assert "No symbol matches 'qqqq[zzzz]'." in nothing.output
 
 
 def test_callers_deps_graph(data: Path) -> None:

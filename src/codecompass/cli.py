@@ -1205,7 +1205,7 @@ def symbol(
         emit_json({"query": name, "matches": [m.as_dict() for m in matches]})
         return
     if not matches:
-        console.print(f"No symbol matches {name!r}.")
+        console.print(f"No symbol matches {escape(repr(name))}.")
         return
     rows = [
         [
