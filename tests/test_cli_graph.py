@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from codecompass.cli import main
+from tests.conftest import make_git_repo
 from tests.graph.helpers import FIXTURES, add_fixture, workspace
 
 P = "shop/shop"
@@ -173,4 +174,17 @@ def test_callers_in_a_language_whose_calls_are_not_read_say_so(tmp_path: Path) -
         "  (none)",
         "  note: calls are not read from sql files yet: the calls of and to order_count in "
         "sql code are unknown, not absent; search for its name to find where it is used",
+    ]
+
+
+def test_graph_prints_bracketed_paths_as_written(tmp_path: Path) -> None:
+    """A Next.js-style folder (`web/[slug]/`) is no console markup: `[slug]` was lost."""
+    code = "def render():\n    return helper()\n\n\ndef helper():\n    return 1\n"
+    repo = make_git_repo(tmp_path / "site", {"web/[slug]/page.py": code})
+    data = str(tmp_path / "data")
+    assert run("index", str(repo), "--data-dir", data, "--json").exit_code == 0
+    out = run("graph", "render", "--data-dir", data).output
+    assert out.splitlines()[:2] == [
+        "site/web/[slug]/page.py#render: 1 nodes, 1 edges",
+        "  site/web/[slug]/page.py#helper  function",
     ]

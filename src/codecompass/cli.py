@@ -1339,14 +1339,14 @@ def graph(
         emit_json(result.as_dict())
         return
     console.print(
-        f"[bold]{result.root}[/bold]: {len(result.nodes) - 1} nodes, {len(result.edges)} edges"
-        + (" (truncated)" if result.truncated else ""),
+        f"[bold]{escape(result.root)}[/bold]: {len(result.nodes) - 1} nodes, "
+        f"{len(result.edges)} edges" + (" (truncated)" if result.truncated else ""),
         highlight=False,
     )
     kinds = {n.id: n.kind for n in result.nodes}
     for path in result.paths:
         console.print(
-            "  " + " → ".join(path[1:]) + f"  [dim]{kinds.get(path[-1], '')}[/dim]",
+            "  " + escape(" → ".join(path[1:])) + f"  [dim]{kinds.get(path[-1], '')}[/dim]",
             highlight=False,
             soft_wrap=True,
         )
