@@ -158,8 +158,8 @@ def test_list_search_and_context(data: Path) -> None:
     assert hits["budget"] == 50 and 0 < hits["tokens"] <= 50
     assert hits["text"] == f"{decision} [decision] {DECISION} #queue"
     assert hits["hits"][0]["memory"]["access_count"] == 1  # the plain search was a use
-    nothing = memory(data, "search", "payroll", "--type", "spec")
-    assert (nothing.exit_code, nothing.stdout) == (0, "No memory about 'payroll'.\n")
+    nothing = memory(data, "search", "payroll [v2]", "--type", "spec")
+    assert (nothing.exit_code, nothing.stdout) == (0, "No memory about 'payroll [v2]'.\n")
 
     context = memory(data, "context")
     assert context.exit_code == 0

@@ -282,7 +282,7 @@ def memory_search(
         emit_json(result.as_dict())
         return
     if not result.hits:
-        console.print(f"No memory about {query!r}.", highlight=False)
+        console.print(f"No memory about {escape(repr(query))}.", highlight=False)
         return
     click.echo(result.text)
     if result.omitted:
