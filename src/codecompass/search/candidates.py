@@ -268,7 +268,7 @@ def add_named(ctx: SearchContext) -> None:
         for entry in entries:
             cid, owner_id = entry.id, entry.symbol_id
             funcs = frame_funcs.get(path)
-            if funcs and owner_id is not None and _symbol_name(owner_id) in funcs:
+            if funcs and owner_id is not None and _in_frames(owner_id, funcs):
                 found[cid] = {"frame": 1.0}
                 continue
             features: dict[str, float] = {}
@@ -294,9 +294,13 @@ def _plain(name: str) -> str:
     return name.replace("#", "")
 
 
-def _symbol_name(symbol_id: str) -> str:
+def _in_frames(symbol_id: str, functions: set[str]) -> bool:
+    """Whether a frame names this symbol: by its name (Python's `helper`), or by its
+    class and name (`Router.handle` in JavaScript, Java, Go, .NET, Ruby and PHP)."""
     qualified = symbol_id.rsplit("#", 1)[-1].split("@", 1)[0]
-    return qualified.rsplit(".", 1)[-1]
+    if qualified.rsplit(".", 1)[-1] in functions:
+        return True
+    return any(qualified == f or qualified.endswith(f".{f}") for f in functions if "." in f)
 
 
 # -- expansion ------------------------------------------------------------------------

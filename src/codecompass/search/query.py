@@ -43,6 +43,24 @@ _JS_FRAME = re.compile(
 # IPython tracebacks (`…/mod.py in func(args)`) and pytest ones (`mod.py:12: in func`).
 _IPY_FRAME = re.compile(r"^\s*(\S+\.py) in ([\w<>]+)\(", re.M)
 _PYTEST_FRAME = re.compile(r"^\s*(\S+\.py):(\d+): in ([\w<>]+)", re.M)
+# JVM (`at com.acme.shop.OrderService.place(OrderService.java:42)`): the package is the
+# file's folder.
+_JVM_FRAME = re.compile(
+    r"\bat ((?:[A-Za-z_][\w]*\.)*)([\w$]+)\.([\w$<>]+)\(([\w$-]+\.(?:java|kt|scala|groovy)):(\d+)\)"
+)
+# .NET (`at Acme.Shop.OrderService.Place(Order order) in C:\src\OrderService.cs:line 42`).
+_DOTNET_FRAME = re.compile(
+    r"\bat (?:[\w.`]+\.)?([\w`]+)\.([\w<>]+)\([^()\n]*\) in (.+?):line (\d+)"
+)
+# Go (`main.(*Server).handle(0x0)` over `\t/app/server.go:42 +0x1d`).
+_GO_FRAME = re.compile(
+    r"^(?:[\w.-]+/)*[\w.-]+?\.(?:\(\*?(\w+)\)\.)?(\w+)(?:\.func\d+)*\(.*\)\n\s+(\S+\.go):(\d+)",
+    re.M,
+)
+# Ruby (`app/models/user.rb:12:in `full_name'`, Ruby 3.4: `in 'User#full_name'`).
+_RUBY_FRAME = re.compile(r"(\S+\.rb):(\d+):in [`']([^`'\n]+)'")
+# PHP (`#0 /var/www/src/Order.php(42): App\Order->place()`).
+_PHP_FRAME = re.compile(r"#\d+ (\S+\.php)\((\d+)\): (?:[\w\\]*\\)?(\w+)(?:->|::)(\w+)\(")
 _PATH = re.compile(r"(?<![\w/.-])((?:\.{0,2}/)?(?:[\w@.-]+/)*[\w@-][\w.@-]*\.([A-Za-z]{1,5}))\b")
 _DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
 _WORD = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)")
@@ -181,6 +199,27 @@ def parse_query(text: str) -> ParsedQuery:
         if func is not None:
             func = func.removeprefix("new ").split(" ")[-1]
         q.frames.append(Frame(_clean_path(m.group(2)), int(m.group(3)), func))
+    for m in _JVM_FRAME.finditer(text):
+        folder = m.group(1).replace(".", "/")
+        # `Library$Loan` is the nested `Library.Loan`; `Outer$1`, an anonymous class, is
+        # looked up in `Outer`.
+        owner = ".".join(part for part in m.group(2).split("$") if not part.isdigit())
+        method = None if "$" in m.group(3) else m.group(3)  # `lambda$place$0`: no name
+        function = f"{owner}.{method}" if method else None
+        q.frames.append(Frame(folder + m.group(4), int(m.group(5)), function))
+    for m in _DOTNET_FRAME.finditer(text):
+        path = _clean_path(m.group(3).replace("\\", "/"))
+        q.frames.append(Frame(path, int(m.group(4)), f"{m.group(1)}.{m.group(2)}"))
+    for m in _GO_FRAME.finditer(text):
+        function = f"{m.group(1)}.{m.group(2)}" if m.group(1) else m.group(2)
+        q.frames.append(Frame(_clean_path(m.group(3)), int(m.group(4)), function))
+    for m in _RUBY_FRAME.finditer(text):
+        function = m.group(3).split(" ")[-1].replace("#", ".")  # `block in show`: show
+        q.frames.append(Frame(_clean_path(m.group(1)), int(m.group(2)), function))
+    for m in _PHP_FRAME.finditer(text):
+        q.frames.append(
+            Frame(_clean_path(m.group(1)), int(m.group(2)), f"{m.group(3)}.{m.group(4)}")
+        )
     frame_paths = dict.fromkeys(f.path for f in q.frames)  # in the traceback's order
 
     for m in _PATH.finditer(text):
