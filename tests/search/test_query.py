@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from codecompass.search.query import (
     MAX_WINDOWS,
     Frame,
@@ -47,50 +49,57 @@ def test_js_ipython_and_pytest_frames() -> None:
     assert pytest_frame.frames == [Frame("pkg/core/expr.py", 124, "__eq__")]
 
 
-def test_frames_of_jvm_dotnet_go_ruby_and_php_traces() -> None:
-    """Each names the file and the function, a method with its class."""
-    java = parse_query(
+OTHER_TRACES = {
+    "jvm": (
         "java.lang.NullPointerException\n"
         "\tat com.acme.shop.OrderService.place(OrderService.java:42)\n"
         "\tat com.acme.shop.Library$Loan.isOverdue(Library.java:30)\n"
-        "\tat com.acme.shop.Main$Inner.lambda$main$0(Main.java:10)"
-    )
-    assert java.frames == [
-        Frame("com/acme/shop/OrderService.java", 42, "OrderService.place"),
-        Frame("com/acme/shop/Library.java", 30, "Library.Loan.isOverdue"),
-        Frame("com/acme/shop/Main.java", 10, None),  # a lambda has no name to look up
-    ]
-    dotnet = parse_query(
+        "\tat com.acme.shop.Main$Inner.lambda$main$0(Main.java:10)",
+        [
+            Frame("com/acme/shop/OrderService.java", 42, "OrderService.place"),
+            Frame("com/acme/shop/Library.java", 30, "Library.Loan.isOverdue"),
+            Frame("com/acme/shop/Main.java", 10, None),  # a lambda has no name to look up
+        ],
+    ),
+    "dotnet": (
         "System.NullReferenceException: Object reference not set\n"
-        "   at Acme.Shop.OrderService.Place(Order order) in C:\\src\\Shop\\OrderService.cs:line 42"
-    )
-    assert dotnet.frames == [Frame("C:/src/Shop/OrderService.cs", 42, "OrderService.Place")]
-    go = parse_query(
+        "   at Acme.Shop.OrderService.Place(Order order) in C:\\src\\Shop\\OrderService.cs:line 42",
+        [Frame("C:/src/Shop/OrderService.cs", 42, "OrderService.Place")],
+    ),
+    "go": (
         "goroutine 1 [running]:\nmain.(*Server).handle(0x0)\n\t/home/u/app/server.go:42 +0x1d\n"
-        "github.com/acme/app/store.Open.func1(...)\n\t/home/u/app/store/open.go:7 +0x2"
-    )
-    assert go.frames == [
-        Frame("/home/u/app/server.go", 42, "Server.handle"),
-        Frame("/home/u/app/store/open.go", 7, "Open"),  # its closure: the function
-    ]
-    ruby = parse_query(
+        "github.com/acme/app/store.Open.func1(...)\n\t/home/u/app/store/open.go:7 +0x2",
+        [
+            Frame("/home/u/app/server.go", 42, "Server.handle"),
+            Frame("/home/u/app/store/open.go", 7, "Open"),  # its closure: the function
+        ],
+    ),
+    "ruby": (
         "app/models/user.rb:12:in `full_name': undefined method `upcase' for nil\n"
         "\tfrom app/controllers/users_controller.rb:5:in `block in show'\n"
-        "\tfrom app/models/greeter.rb:3:in 'User#greet'"
-    )
-    assert ruby.frames == [
-        Frame("app/models/user.rb", 12, "full_name"),
-        Frame("app/controllers/users_controller.rb", 5, "show"),
-        Frame("app/models/greeter.rb", 3, "User.greet"),
-    ]
-    php = parse_query(
+        "\tfrom app/models/greeter.rb:3:in 'User#greet'",
+        [
+            Frame("app/models/user.rb", 12, "full_name"),
+            Frame("app/controllers/users_controller.rb", 5, "show"),
+            Frame("app/models/greeter.rb", 3, "User.greet"),
+        ],
+    ),
+    "php": (
         "#0 /var/www/src/Order.php(42): App\\Order->place()\n"
-        "#1 /var/www/index.php(5): App\\Http\\Kernel::handle(Object(Request))"
-    )
-    assert php.frames == [
-        Frame("/var/www/src/Order.php", 42, "Order.place"),
-        Frame("/var/www/index.php", 5, "Kernel.handle"),
-    ]
+        "#1 /var/www/index.php(5): App\\Http\\Kernel::handle(Object(Request))",
+        [
+            Frame("/var/www/src/Order.php", 42, "Order.place"),
+            Frame("/var/www/index.php", 5, "Kernel.handle"),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(OTHER_TRACES))
+def test_frames_of_jvm_dotnet_go_ruby_and_php_traces(language: str) -> None:
+    """Each names the file and the function, a method with its class."""
+    trace, frames = OTHER_TRACES[language]
+    assert parse_query(trace).frames == frames
 
 
 def test_identifiers_dotted_names_and_quotes() -> None:
