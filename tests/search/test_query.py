@@ -74,6 +74,23 @@ OTHER_TRACES = {
             Frame("/home/u/app/store/open.go", 7, "Open"),  # its closure: the function
         ],
     ),
+    "rust": (
+        "thread 'main' panicked at src/shapes.rs:12:9:\nindex out of bounds\nstack backtrace:\n"
+        "   0: rust_begin_unwind\n"
+        "   3: shapes::Circle::area\n             at ./src/shapes.rs:12:9\n"
+        "   4: shapes::util::clamp::{{closure}}\n             at ./src/util.rs:3:5\n"
+        "   5: shapes::main::h0123456789abcdef\n             at ./src/main.rs:10:5",
+        [
+            # Each `at path:line` is a frame of its own, read as a JavaScript one.
+            Frame("src/shapes.rs", 12, None),
+            Frame("src/shapes.rs", 12, None),
+            Frame("src/util.rs", 3, None),
+            Frame("src/main.rs", 10, None),
+            Frame("src/shapes.rs", 12, "Circle.area"),
+            Frame("src/util.rs", 3, "clamp"),  # a module's function, its closure
+            Frame("src/main.rs", 10, "main"),
+        ],
+    ),
     "ruby": (
         "app/models/user.rb:12:in `full_name': undefined method `upcase' for nil\n"
         "\tfrom app/controllers/users_controller.rb:5:in `block in show'\n"
@@ -96,7 +113,7 @@ OTHER_TRACES = {
 
 
 @pytest.mark.parametrize("language", sorted(OTHER_TRACES))
-def test_frames_of_jvm_dotnet_go_ruby_and_php_traces(language: str) -> None:
+def test_frames_of_jvm_dotnet_go_rust_ruby_and_php_traces(language: str) -> None:
     """Each names the file and the function, a method with its class."""
     trace, frames = OTHER_TRACES[language]
     assert parse_query(trace).frames == frames

@@ -57,6 +57,11 @@ _GO_FRAME = re.compile(
     r"^(?:[\w.-]+/)*[\w.-]+?\.(?:\(\*?(\w+)\)\.)?(\w+)(?:\.func\d+)*\(.*\)\n\s+(\S+\.go):(\d+)",
     re.M,
 )
+# Rust backtraces (`  3: shapes::Circle::area` over `      at ./src/shapes.rs:12:9`).
+_RUST_FRAME = re.compile(
+    r"^\s*\d+: +((?:\w+::)*?)(\w+)(?:::\{\{closure\}\})*(?:::h[0-9a-f]{16})?\n\s+at (\S+\.rs):(\d+)",
+    re.M,
+)
 # Ruby (`app/models/user.rb:12:in `full_name'`, Ruby 3.4: `in 'User#full_name'`).
 _RUBY_FRAME = re.compile(r"(?<!\S)(\S+\.rb):(\d+):in [`']([^`'\n]+)'")
 # PHP (`#0 /var/www/src/Order.php(42): App\Order->place()`).
@@ -214,6 +219,11 @@ def parse_query(text: str) -> ParsedQuery:
         q.frames.append(Frame(path, int(m.group(4)), f"{m.group(1)}.{m.group(2)}"))
     for m in _GO_FRAME.finditer(text):
         function = f"{m.group(1)}.{m.group(2)}" if m.group(1) else m.group(2)
+        q.frames.append(Frame(_clean_path(m.group(3)), int(m.group(4)), function))
+    for m in _RUST_FRAME.finditer(text):
+        owner = m.group(1).removesuffix("::").rsplit("::", 1)[-1]
+        # A method is `Type::method`; a function in a module, `module::function`.
+        function = f"{owner}.{m.group(2)}" if owner[:1].isupper() else m.group(2)
         q.frames.append(Frame(_clean_path(m.group(3)), int(m.group(4)), function))
     for m in _RUBY_FRAME.finditer(text):
         function = m.group(3).split(" ")[-1].replace("#", ".")  # `block in show`: show
