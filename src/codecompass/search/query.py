@@ -59,7 +59,8 @@ _GO_FRAME = re.compile(
 )
 # Rust backtraces (`  3: shapes::Circle::area` over `      at ./src/shapes.rs:12:9`).
 _RUST_FRAME = re.compile(
-    r"^\s*\d+: +((?:\w+::)*?)(\w+)(?:::\{\{closure\}\})*(?:::h[0-9a-f]{16})?\n\s+at (\S+\.rs):(\d+)",
+    r"^\s*\d+: +((?:\w+::)*?)(\w+)(?:::\{\{closure\}\})*(?:::h[0-9a-f]{16})?"
+    r"\n\s+at (\S+\.rs):(\d+)",
     re.M,
 )
 # Ruby (`app/models/user.rb:12:in `full_name'`, Ruby 3.4: `in 'User#full_name'`).
