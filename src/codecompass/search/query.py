@@ -25,6 +25,7 @@ Nothing here looks at the index: it only reads the text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from codecompass.tokens import code_tokens
@@ -192,47 +193,52 @@ def _clean_path(raw: str) -> str:
     return path
 
 
+def _js_frame(m: re.Match[str]) -> Frame:
+    func = (m[1] or "").strip() or None
+    if func is not None:
+        func = func.removeprefix("new ").split(" ")[-1]
+    return Frame(_clean_path(m[2]), int(m[3]), func)
+
+
+def _jvm_frame(m: re.Match[str]) -> Frame:
+    # `Library$Loan` is the nested `Library.Loan`; `Outer$1`, an anonymous class, is
+    # looked up in `Outer`.
+    owner = ".".join(part for part in m[2].split("$") if not part.isdigit())
+    method = None if "$" in m[3] else m[3]  # `lambda$place$0`: no name
+    return Frame(m[1].replace(".", "/") + m[4], int(m[5]), f"{owner}.{method}" if method else None)
+
+
+def _rust_frame(m: re.Match[str]) -> Frame:
+    owner = m[1].removesuffix("::").rsplit("::", 1)[-1]
+    # A method is `Type::method`; a function in a module, `module::function`.
+    function = f"{owner}.{m[2]}" if owner[:1].isupper() else m[2]
+    return Frame(_clean_path(m[3]), int(m[4]), function)
+
+
+# Each trace format's pattern and how a match reads as a frame, in the order they are read.
+_FRAME_READERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Frame]], ...] = (
+    (_PY_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
+    (_IPY_FRAME, lambda m: Frame(_clean_path(m[1]), 0, m[2])),
+    (_PYTEST_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
+    (_JS_FRAME, _js_frame),
+    (_JVM_FRAME, _jvm_frame),
+    (_DOTNET_FRAME, lambda m: Frame(_clean_path(m[3]), int(m[4]), f"{m[1]}.{m[2]}")),
+    (_GO_FRAME, lambda m: Frame(_clean_path(m[3]), int(m[4]), f"{m[1]}.{m[2]}" if m[1] else m[2])),
+    (_RUST_FRAME, _rust_frame),
+    # Ruby's `block in show` is `show`; `User#greet` is `User.greet`.
+    (
+        _RUBY_FRAME,
+        lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3].split(" ")[-1].replace("#", ".")),
+    ),
+    (_PHP_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), f"{m[3]}.{m[4]}")),
+)
+
+
 def parse_query(text: str) -> ParsedQuery:
     q = ParsedQuery(text=text)
     q.terms = code_tokens(text)
 
-    for m in _PY_FRAME.finditer(text):
-        q.frames.append(Frame(_clean_path(m.group(1)), int(m.group(2)), m.group(3)))
-    for m in _IPY_FRAME.finditer(text):
-        q.frames.append(Frame(_clean_path(m.group(1)), 0, m.group(2)))
-    for m in _PYTEST_FRAME.finditer(text):
-        q.frames.append(Frame(_clean_path(m.group(1)), int(m.group(2)), m.group(3)))
-    for m in _JS_FRAME.finditer(text):
-        func = (m.group(1) or "").strip() or None
-        if func is not None:
-            func = func.removeprefix("new ").split(" ")[-1]
-        q.frames.append(Frame(_clean_path(m.group(2)), int(m.group(3)), func))
-    for m in _JVM_FRAME.finditer(text):
-        folder = m.group(1).replace(".", "/")
-        # `Library$Loan` is the nested `Library.Loan`; `Outer$1`, an anonymous class, is
-        # looked up in `Outer`.
-        owner = ".".join(part for part in m.group(2).split("$") if not part.isdigit())
-        method = None if "$" in m.group(3) else m.group(3)  # `lambda$place$0`: no name
-        function = f"{owner}.{method}" if method else None
-        q.frames.append(Frame(folder + m.group(4), int(m.group(5)), function))
-    for m in _DOTNET_FRAME.finditer(text):
-        path = _clean_path(m.group(3).replace("\\", "/"))
-        q.frames.append(Frame(path, int(m.group(4)), f"{m.group(1)}.{m.group(2)}"))
-    for m in _GO_FRAME.finditer(text):
-        function = f"{m.group(1)}.{m.group(2)}" if m.group(1) else m.group(2)
-        q.frames.append(Frame(_clean_path(m.group(3)), int(m.group(4)), function))
-    for m in _RUST_FRAME.finditer(text):
-        owner = m.group(1).removesuffix("::").rsplit("::", 1)[-1]
-        # A method is `Type::method`; a function in a module, `module::function`.
-        function = f"{owner}.{m.group(2)}" if owner[:1].isupper() else m.group(2)
-        q.frames.append(Frame(_clean_path(m.group(3)), int(m.group(4)), function))
-    for m in _RUBY_FRAME.finditer(text):
-        function = m.group(3).split(" ")[-1].replace("#", ".")  # `block in show`: show
-        q.frames.append(Frame(_clean_path(m.group(1)), int(m.group(2)), function))
-    for m in _PHP_FRAME.finditer(text):
-        q.frames.append(
-            Frame(_clean_path(m.group(1)), int(m.group(2)), f"{m.group(3)}.{m.group(4)}")
-        )
+    q.frames = [read(m) for pattern, read in _FRAME_READERS for m in pattern.finditer(text)]
     frame_paths = dict.fromkeys(f.path for f in q.frames)  # in the traceback's order
 
     for m in _PATH.finditer(text):
