@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from codecompass.evaluation.runner import ModeScores, by_type
+from codecompass.evaluation.runner import ModeScores, localization_report
 
 
 def merge(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -39,13 +39,7 @@ def merge(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
     requested = cached + indexing["texts_embedded"]
     indexing["cache_hit_rate"] = round(cached / requested, 3) if requested else 0.0
     indexing["seconds"] = round(indexing["seconds"], 1)
-    merged = {
-        "kind": "localization",
-        "modes": [scores[m].summary() for m in modes],
-        "by_type": by_type(tasks, modes),
-        "indexing": indexing,
-        "tasks": tasks,
-    }
+    merged = localization_report(scores, tasks, indexing=indexing)
     return {"tasks_file": [r.get("tasks_file") for r in reports], "reports": [merged]}
 
 

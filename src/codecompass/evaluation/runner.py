@@ -248,13 +248,7 @@ def run_localization(
     requested = cached + indexing["texts_embedded"]
     indexing["cache_hit_rate"] = round(cached / requested, 3) if requested else 0.0
     indexing["seconds"] = round(indexing["seconds"], 1)
-    return {
-        "kind": "localization",
-        "modes": [scores[m].summary() for m in modes],
-        "by_type": by_type(per_task, modes),
-        "indexing": indexing,
-        "tasks": per_task,
-    }
+    return localization_report(scores, per_task, indexing=indexing)
 
 
 def run_localization_as_indexed(
@@ -287,13 +281,21 @@ def run_localization_as_indexed(
         row = _localize(engine, task, _index_name(task.repo), modes, scores, read_file, dump)
         per_task.append(row)
         say(_task_line(task, row, modes))
+    names = dict.fromkeys(_index_name(t.repo) for t in tasks)
+    return localization_report(scores, per_task, as_indexed={n: indexed[n] for n in names})
+
+
+def localization_report(
+    scores: dict[str, ModeScores], per_task: list[dict[str, Any]], **where: Any
+) -> dict[str, Any]:
+    """A localization report: each mode's summary, the same by query type, `where` the
+    tasks ran (`indexing` or `as_indexed`) and the per-task rows."""
+    modes = list(scores)
     return {
         "kind": "localization",
         "modes": [scores[m].summary() for m in modes],
         "by_type": by_type(per_task, modes),
-        "as_indexed": {
-            name: indexed[name] for name in dict.fromkeys(_index_name(t.repo) for t in tasks)
-        },
+        **where,
         "tasks": per_task,
     }
 
