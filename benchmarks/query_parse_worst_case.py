@@ -32,6 +32,7 @@ def cases(size: int) -> dict[str, str]:
         ".NET-like": "at " + "a." * (size // 4) + "b() in " + "d" * (size // 2),
         "Ruby-like": "x.rb:1:in `" + "a" * size,
         "PHP-like": "#0 " + "a" * size,
+        "URL-like": "at f (file://" + "a" * size,
     }
 
 

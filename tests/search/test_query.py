@@ -43,6 +43,18 @@ def test_frame_paths_keep_the_traceback_order() -> None:
 def test_js_ipython_and_pytest_frames() -> None:
     js = parse_query("TypeError: x is undefined\n    at renderRow (src/table/row.js:41:7)")
     assert js.frames == [Frame("src/table/row.js", 41, "renderRow")]
+    # A private method keeps its `#` (the symbol is `Ky.#retry`, not `Ky.retry`); a path
+    # may be a URL: Node's ES modules, a browser's dev server (Vite), webpack.
+    urls = parse_query(
+        "    at async Ky.#retry (file:///app/node_modules/ky/source/core/Ky.js:297:20)\n"
+        "    at App (http://localhost:5173/src/App.tsx?t=1700000000000:12:5)\n"
+        "    at render (webpack-internal:///./src/view.js:8:3)\n"
+    )
+    assert urls.frames == [
+        Frame("/app/node_modules/ky/source/core/Ky.js", 297, "Ky.#retry"),
+        Frame("/src/App.tsx", 12, "App"),
+        Frame("/src/view.js", 8, "render"),
+    ]
     ipy = parse_query("~/env/site-packages/pkg/point.py in __add__(self, other)\n")
     assert ipy.frames == [Frame("~/env/site-packages/pkg/point.py", 0, "__add__")]
     pytest_frame = parse_query("pkg/core/expr.py:124: in __eq__\n")

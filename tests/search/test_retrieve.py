@@ -939,22 +939,30 @@ def test_a_named_symbol_in_a_named_file_has_both_pieces_of_evidence(tmp_path: Pa
 
 def test_a_frame_naming_a_method_with_its_class_finds_that_method(tmp_path: Path) -> None:
     """`at Router.handle (…/router.js:3:9)` names the method; only a plain function name
-    (`at getUser`) found its function before."""
+    (`at getUser`) found its function before. `at Router.#retry` names a private one."""
     files = {
         "lib/router.js": (
-            "class Router {\n  handle(req) {\n    return this.stack[0](req.user.id)\n  }\n}\n"
+            "class Router {\n  handle(req) {\n    return this.#retry(req)\n  }\n"
+            "  #retry(req) {\n    return this.stack[0](req.user.id)\n  }\n}\n"
             "function handle(event) {\n  return event\n}\n"
+            "function retry(event) {\n  return event\n}\n"
         ),
         "src/users.js": "function getUser(req) {\n  return req.user.id\n}\n",
     }
     trace = (
         "TypeError: Cannot read properties of undefined (reading 'id')\n"
         "    at getUser (/srv/app/src/users.js:2:20)\n"
+        "    at Router.#retry (/srv/app/lib/router.js:6:12)\n"
         "    at Router.handle (/srv/app/lib/router.js:3:9)"
     )
     with _indexed(tmp_path, files) as eng:
         result = eng.retrieve(trace, eng.search_options(k=5, collect=True))
     assert result.candidates is not None
     framed = {(c["path"], c["symbol"]) for c in result.candidates if "frame" in c["features"]}
-    # The function `handle` of the same file is no frame: the trace names the method.
-    assert framed == {("src/users.js", "getUser"), ("lib/router.js", "Router.handle")}
+    # The functions `handle` and `retry` of the same file are no frames: the trace names
+    # the methods (a private one by its `#`).
+    assert framed == {
+        ("src/users.js", "getUser"),
+        ("lib/router.js", "Router.handle"),
+        ("lib/router.js", "Router.#retry"),
+    }

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from codecompass.graph.lookup import private_member
 from codecompass.indexing.languages import is_test_folder, is_test_path, name_under_test
-from codecompass.models import Edge, SymbolQuery
+from codecompass.models import ChunkEntry, Edge, SymbolQuery
 from codecompass.protocols import Vectors
 from codecompass.search.context import Candidate, SearchContext, Tested
 from codecompass.search.expand import expand, personalized_rank
@@ -268,7 +268,7 @@ def add_named(ctx: SearchContext) -> None:
         for entry in entries:
             cid, owner_id = entry.id, entry.symbol_id
             funcs = frame_funcs.get(path)
-            if funcs and owner_id is not None and _in_frames(owner_id, funcs):
+            if funcs and _in_frames(entry, funcs):
                 found[cid] = {"frame": 1.0}
                 continue
             features: dict[str, float] = {}
@@ -294,10 +294,14 @@ def _plain(name: str) -> str:
     return name.replace("#", "")
 
 
-def _in_frames(symbol_id: str, functions: set[str]) -> bool:
-    """Whether a frame names this symbol: by its name (Python's `helper`), or by its
-    class and name (`Router.handle` in JavaScript, Java, Go, .NET, Ruby and PHP)."""
-    qualified = symbol_id.rsplit("#", 1)[-1].split("@", 1)[0]
+def _in_frames(entry: ChunkEntry, functions: set[str]) -> bool:
+    """Whether a frame names this symbol (of this chunk's file): by its name (Python's
+    `helper`), or by its class and name (`Router.handle` in JavaScript, Java, Go, .NET,
+    Ruby and PHP). The id is `repo/path#qualified`; a JavaScript private method's own
+    name has a `#` too (`Ky.#retry`)."""
+    if entry.symbol_id is None:
+        return False
+    qualified = entry.symbol_id.removeprefix(f"{entry.repo}/{entry.path}#").split("@", 1)[0]
     if qualified.rsplit(".", 1)[-1] in functions:
         return True
     return any(qualified == f or qualified.endswith(f".{f}") for f in functions if "." in f)

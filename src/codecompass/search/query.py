@@ -24,6 +24,7 @@ Nothing here looks at the index: it only reads the text.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,9 +38,13 @@ _EXTENSIONS = (
 SOURCE_EXTENSIONS = frozenset(_EXTENSIONS.split())
 
 _PY_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?')
+# A JavaScript frame's path may be a URL: `file:///app/x.mjs` (Node's ES modules),
+# `http://localhost:5173/src/App.tsx?t=1700000000000` (a browser, Vite),
+# `webpack-internal:///./src/view.js`. A private method keeps its `#` (`Ky.#retry`).
 _JS_FRAME = re.compile(
-    r"\bat (?:(?:async )?([\w$.<>\[\] ]{1,200}?) \()?"  # bounded: `at a at a …` ran on
-    r"((?:[A-Za-z]:)?[\w./\\@~-]+\.[A-Za-z]{1,4}):(\d+)(?::\d+)?\)?"
+    r"\bat (?:(?:async )?([\w$#.<>\[\] ]{1,200}?) \()?"  # bounded: `at a at a …` ran on
+    r"(?:(?:file|https?|webpack(?:-internal)?)://[^/\s()]*+)?"  # possessive: linear
+    r"((?:/?[A-Za-z]:)?[\w./\\@~-]+\.[A-Za-z]{1,4})(?:\?[^\s:()]*)?:(\d+)(?::\d+)?\)?"
 )
 # IPython tracebacks (`…/mod.py in func(args)`) and pytest ones (`mod.py:12: in func`).
 _IPY_FRAME = re.compile(r"^\s*(\S+\.py) in ([\w<>]+)\(", re.M)
@@ -197,7 +202,7 @@ def _js_frame(m: re.Match[str]) -> Frame:
     func = (m[1] or "").strip() or None
     if func is not None:
         func = func.removeprefix("new ").split(" ")[-1]
-    return Frame(_clean_path(m[2]), int(m[3]), func)
+    return Frame(posixpath.normpath(_clean_path(m[2])), int(m[3]), func)
 
 
 def _jvm_frame(m: re.Match[str]) -> Frame:
