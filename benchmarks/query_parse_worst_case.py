@@ -1,10 +1,12 @@
 """How long `parse_query` takes on pasted text that is hard for regular expressions.
 
 An issue may hold a minified line, a base64 blob or a long hash: one run of name
-characters with no `(`, or `at ` again and again. A pattern that can start at every
-character of such a run and scan to its end is quadratic: `_CALL` took 25 s on a 60 KB
-run before it started only where a run does. Prints the time of each case and of each
-pattern that takes over 50 ms on it (none should).
+characters with no `(`, or `at ` again and again, or a log with thousands of blank
+lines or of names. A pattern that can start at every character of such a run and scan
+to its end is quadratic: `_CALL` took 25 s on a 60 KB run before it started only where
+a run does; 60,000 blank lines took 211 s before the patterns read at a line's start
+stopped crossing lines. Prints the time of each case and of each pattern that takes
+over 50 ms on it (none should).
 
     .venv/bin/python benchmarks/query_parse_worst_case.py [--size 60000]
 """
@@ -33,6 +35,15 @@ def cases(size: int) -> dict[str, str]:
         "Ruby-like": "x.rb:1:in `" + "a" * size,
         "PHP-like": "#0 " + "a" * size,
         "URL-like": "at f (file://" + "a" * size,
+        "blank lines": "\n" * size,
+        "@ run": "/@" * (size // 2),
+        "backticks": "`" * size,
+        ".NET, again": "at a.b() in (" * (size // 13),
+        # Distinct names: each was checked against every one kept before.
+        "distinct calls": " ".join(
+            "".join(rng.choice(string.ascii_lowercase) for _ in range(6)) + "_x("
+            for _ in range(size // 10)
+        ),
     }
 
 

@@ -24,9 +24,10 @@ Nothing here looks at the index: it only reads the text.
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from codecompass.tokens import code_tokens
@@ -47,8 +48,8 @@ _JS_FRAME = re.compile(
     r"((?:/?[A-Za-z]:)?[\w./\\@~-]+\.[A-Za-z]{1,4})(?:\?[^\s:()]*)?:(\d+)(?::\d+)?\)?"
 )
 # IPython tracebacks (`…/mod.py in func(args)`) and pytest ones (`mod.py:12: in func`).
-_IPY_FRAME = re.compile(r"^\s*(\S+\.py) in ([\w<>]+)\(", re.M)
-_PYTEST_FRAME = re.compile(r"^\s*(\S+\.py):(\d+): in ([\w<>]+)", re.M)
+_IPY_FRAME = re.compile(r"^[^\S\n]*(\S+\.py) in ([\w<>]+)\(", re.M)
+_PYTEST_FRAME = re.compile(r"^[^\S\n]*(\S+\.py):(\d+): in ([\w<>]+)", re.M)
 # JVM (`at com.acme.shop.OrderService.place(OrderService.java:42)`): the package is the
 # file's folder.
 _JVM_FRAME = re.compile(
@@ -56,7 +57,7 @@ _JVM_FRAME = re.compile(
 )
 # .NET (`at Acme.Shop.OrderService.Place(Order order) in C:\src\OrderService.cs:line 42`).
 _DOTNET_FRAME = re.compile(
-    r"\bat (?:[\w.`]+\.)?([\w`]+)\.([\w<>]+)\([^()\n]*\) in (.+?):line (\d+)"
+    r"\bat (?:[\w.`]+\.)?([\w`]+)\.([\w<>]+)\([^()\n]*\) in (.{1,500}?):line (\d+)"
 )
 # Go (`main.(*Server).handle(0x0)` over `\t/app/server.go:42 +0x1d`).
 _GO_FRAME = re.compile(
@@ -65,7 +66,7 @@ _GO_FRAME = re.compile(
 )
 # Rust backtraces (`  3: shapes::Circle::area` over `      at ./src/shapes.rs:12:9`).
 _RUST_FRAME = re.compile(
-    r"^\s*\d+: +((?:\w+::)*?)(\w+)(?:::\{\{closure\}\})*(?:::h[0-9a-f]{16})?"
+    r"^[^\S\n]*\d+: +((?:\w+::)*?)(\w+)(?:::\{\{closure\}\})*(?:::h[0-9a-f]{16})?"
     r"\n\s+at (\S+\.rs):(\d+)",
     re.M,
 )
@@ -73,14 +74,14 @@ _RUST_FRAME = re.compile(
 _RUBY_FRAME = re.compile(r"(?<!\S)(\S+\.rb):(\d+):in [`']([^`'\n]+)'")
 # PHP (`#0 /var/www/src/Order.php(42): App\Order->place()`).
 _PHP_FRAME = re.compile(r"#\d+ (\S+\.php)\((\d+)\): (?:[\w\\]*\\)?(\w+)(?:->|::)(\w+)\(")
-_PATH = re.compile(r"(?<![\w/.-])((?:\.{0,2}/)?(?:[\w@.-]+/)*[\w@-][\w.@-]*\.([A-Za-z]{1,5}))\b")
+_PATH = re.compile(r"(?<![\w/.@-])((?:\.{0,2}/)?(?:[\w@.-]+/)*[\w@-][\w.@-]*\.([A-Za-z]{1,5}))\b")
 _DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
 _WORD = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)")
 # A call starts where a run of name characters does (its leading digits and dots are
 # skipped): tried at every character instead, a 60 KB run without `(` took 25 s.
 _CALL = re.compile(r"(?<![A-Za-z0-9_.])[0-9.]*([A-Za-z_][A-Za-z0-9_.]*)\s*\(")
 _PLURAL = re.compile(r"e?s\)")  # after `file(`: "file(s)" in prose is a plural
-_FENCE = re.compile(r"```[^\n]*\n(?P<code>.*?)(?:```|$)", re.S)
+_FENCE = re.compile(r"```[^\n`]*\n(?P<code>.*?)(?:```|$)", re.S)  # no ` in an info string
 # Markdown's `x` and reST's ``x``: read as one, a double pair shifts no later pairing.
 _INLINE = re.compile(r"(``?)(?P<code>[^`\n]{1,200})\1")
 # Not inside a path, URL or dotted name (`github.com/pylint-dev/pylint`).
@@ -89,14 +90,16 @@ _HYPHENATED = re.compile(
     r"(?![\w-]|[/.:]\w)"
 )
 _PSEUDO_FILE = re.compile(r"<[^<>]*>")
-_PATH_LIKE = re.compile(r"[/\\].*\.\w+$")
+_PATH_LIKE = re.compile(r"[/\\][^/\\]*\.\w+$")  # the last slash: linear
 _QUOTED = re.compile(r"\"([^\"\n]{3,200})\"|'([^'\n]{3,200})'")
 _ERROR = re.compile(
-    r"^\s*((?:[\w.]*(?:Error|Exception|Warning|Exit|Interrupt))|error|Error|FATAL|fatal)"
-    r"\s*:\s*(.+?)\s*$",
+    r"^[^\S\n]*((?:[\w.]*(?:Error|Exception|Warning|Exit|Interrupt))|error|Error|FATAL|fatal)"
+    r"\s*:\s*(\S(?:.*\S)?)\s*$",
     re.M,
 )
-_IMPORT = re.compile(r"^\s*(?:>>> )?from\s+[\w.]+\s+import\s+([\w\s,()]+?)\s*$", re.M)
+_IMPORT = re.compile(
+    r"^[^\S\n]*(?:>>> )?from\s+[\w.]+\s+import\s+([\w,()]+(?:[^\S\n]+[\w,()]+)*)[^\S\n]*$", re.M
+)
 _EXCEPTION_NAME = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning))\b")
 _INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
 # Words that read as code by shape but are English or notation in issue text.
@@ -158,9 +161,27 @@ class ParsedQuery:
         }
 
 
-def _add(items: list[str], value: str) -> None:
-    if value and value not in items:
-        items.append(value)
+def _add(items: dict[str, None], value: str) -> None:
+    if value:
+        items.setdefault(value, None)
+
+
+class _Spans:
+    """Character spans (start, end), merged; `position in spans` by bisection."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        for start, end in sorted(spans):
+            if self.ends and start <= self.ends[-1]:
+                self.ends[-1] = max(self.ends[-1], end)
+            else:
+                self.starts.append(start)
+                self.ends.append(end)
+
+    def __contains__(self, position: int) -> bool:
+        at = bisect.bisect_right(self.starts, position) - 1
+        return at >= 0 and position < self.ends[at]
 
 
 def _is_literal(value: str) -> bool:
@@ -245,6 +266,13 @@ def parse_query(text: str) -> ParsedQuery:
 
     q.frames = [read(m) for pattern, read in _FRAME_READERS for m in pattern.finditer(text)]
     frame_paths = dict.fromkeys(f.path for f in q.frames)  # in the traceback's order
+    # Ordered sets: a pasted log can hold thousands of distinct names.
+    paths: dict[str, None] = {}
+    dotted_names: dict[str, None] = {}
+    identifiers: dict[str, None] = {}
+    quoted: dict[str, None] = {}
+    literals: dict[str, None] = {}
+    errors: dict[str, None] = {}
 
     for m in _PATH.finditer(text):
         path, ext = _clean_path(m.group(1)), m.group(2).lower()
@@ -253,16 +281,18 @@ def parse_query(text: str) -> ParsedQuery:
         if "/" not in path and path.count(".") > 1:
             continue  # a dotted name that happens to end in .py-like text
         if path not in frame_paths:
-            _add(q.paths, path)
+            _add(paths, path)
     for path in frame_paths:
-        _add(q.paths, path)
+        _add(paths, path)
 
     inline = [m["code"] for m in _INLINE.finditer(text)]
     code_spans = [m["code"] for m in _FENCE.finditer(text)] + inline
     # A JavaScript private member is named without its `#` (`this.#retry()` names
     # `retry`; add_named finds `#retry` by it).
     named = text.replace(".#", ".")
-    in_code = [m.span("code") for pattern in (_FENCE, _INLINE) for m in pattern.finditer(named)]
+    in_code = _Spans(
+        m.span("code") for pattern in (_FENCE, _INLINE) for m in pattern.finditer(named)
+    )
     for m in _DOTTED.finditer(named):
         dotted = m.group(1)
         if dotted.lower() in _NOT_IDENTIFIERS or dotted.rsplit(".", 1)[-1].lower() in (
@@ -271,52 +301,54 @@ def parse_query(text: str) -> ParsedQuery:
             continue
         if any(not part for part in dotted.split(".")):
             continue
-        _add(q.dotted, dotted)
+        _add(dotted_names, dotted)
 
     for m in _CALL.finditer(named):
-        if not any(a <= m.start() < b for a, b in in_code):
+        if m.start() not in in_code:
             if _PLURAL.match(named, m.end()):
                 continue  # "followed by whitespace(s)" names no `whitespace`
             if m.group(0)[-2].isspace() and not _spaced_call(m.group(1)):
                 continue  # "validation (#7280)", "Traceback (most recent call last)"
         for part in m.group(1).split("."):
             if part.isidentifier() and part.lower() not in _NOT_IDENTIFIERS:
-                _add(q.identifiers, part)
+                _add(identifiers, part)
     for m in _WORD.finditer(named):
         if _looks_like_code(m.group(1)):
-            _add(q.identifiers, m.group(1))
+            _add(identifiers, m.group(1))
     # A query of one word is a name whatever its shape: `trigsimp` looked for alone means
     # the function, where in a sentence it might be prose.
     alone = text.strip()
     if alone.isidentifier() and alone.lower() not in _NOT_IDENTIFIERS:
-        _add(q.identifiers, alone)
+        _add(identifiers, alone)
     for span in code_spans:
         for m in _WORD.finditer(span):
             word = m.group(1)
             # In code a capitalized word is most often a class; lower-case words are too
             # often prose or locals (`x`, `result`) to count as names unless called.
             if len(word) > 1 and word[0].isupper() and word not in _NOT_NAMES:
-                _add(q.identifiers, word)
+                _add(identifiers, word)
     for m in _IMPORT.finditer(text):
         for name in re.split(r"[\s,()]+", m.group(1)):
             if name.isidentifier() and name not in ("as", "import"):
-                _add(q.identifiers, name)
-    for dotted in q.dotted:
+                _add(identifiers, name)
+    for dotted in dotted_names:
         for part in dotted.split("."):
             if _looks_like_code(part):
-                _add(q.identifiers, part)
+                _add(identifiers, part)
     for m in _EXCEPTION_NAME.finditer(text):
-        _add(q.identifiers, m.group(1))
+        _add(identifiers, m.group(1))
 
     for m in _QUOTED.finditer(text):
-        _add(q.quoted, (m.group(1) or m.group(2) or "").strip())
-    for value in [span.strip() for span in inline] + q.quoted:
+        _add(quoted, (m.group(1) or m.group(2) or "").strip())
+    for value in [*(span.strip() for span in inline), *quoted]:
         if _is_literal(value):
-            _add(q.literals, value)
+            _add(literals, value)
     for m in _HYPHENATED.finditer(text):
-        _add(q.literals, m.group(1))
+        _add(literals, m.group(1))
     for m in _ERROR.finditer(text):
-        _add(q.errors, f"{m.group(1)}: {m.group(2)}")
+        _add(errors, f"{m.group(1)}: {m.group(2)}")
+    q.paths, q.dotted, q.identifiers = list(paths), list(dotted_names), list(identifiers)
+    q.quoted, q.literals, q.errors = list(quoted), list(literals), list(errors)
     return q
 
 
@@ -329,7 +361,7 @@ def message_phrases(errors: list[str]) -> list[str]:
     has not been defined in ReferenceFrame A` from `'Velocity of point %s has not been
     defined in ReferenceFrame %s'`), so any run in a row identifies it; a shorter
     message of three words or more counts whole."""
-    phrases: list[str] = []
+    phrases: dict[str, None] = {}
     for error in errors:
         words = error.partition(": ")[2].split()
         if len(words) < MESSAGE_RUN:
@@ -338,7 +370,7 @@ def message_phrases(errors: list[str]) -> list[str]:
             continue
         for start in range(len(words) - MESSAGE_RUN + 1):
             _add(phrases, " ".join(words[start : start + MESSAGE_RUN]))
-    return phrases
+    return list(phrases)
 
 
 WINDOW_WORDS = 60
