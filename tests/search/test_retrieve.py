@@ -98,14 +98,16 @@ def test_a_traceback_frame_points_at_the_function(engine: Engine) -> None:
 
 
 def test_a_traceback_path_names_the_indexed_file_it_ends_with() -> None:
-    paths = [
-        "src/flask/app.py",
-        "src/flask/sansio/app.py",
-        "src/flask/json/__init__.py",
-        "examples/tutorial/flaskr/__init__.py",
-        "sympy/core/mod.py",
-        "setup.py",
-    ]
+    paths = candidates.path_index(
+        [
+            ("flask", "src/flask/app.py"),
+            ("flask", "src/flask/sansio/app.py"),
+            ("flask", "src/flask/json/__init__.py"),
+            ("flask", "examples/tutorial/flaskr/__init__.py"),
+            ("sympy", "sympy/core/mod.py"),
+            ("flask", "setup.py"),
+        ]
+    )
     match = candidates._match_files
     # The repository's path is the tail of the absolute one, or a partial path its tail.
     assert match("/home/u/sympy/sympy/core/mod.py", paths) == ["sympy/core/mod.py"]
