@@ -44,7 +44,8 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
     message, literal, test, stub, doc, short, freshness)."""
     weights, options, chunks = ctx.weights, ctx.options, ctx.chunks
     names = ctx.query_names
-    phrases = message_phrases(ctx.parsed.errors) if weights.message or options.collect else []
+    errors = ctx.parsed.errors if weights.message or options.collect else []
+    phrases = _Phrases(message_phrases(errors))
     literals = ctx.parsed.literals if weights.literal or options.collect else []
     # A literal in quotes of either kind, whole: `"invalid-name"`, not `"invalid-names"`.
     literal_pattern = (
@@ -57,10 +58,8 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
         owners = (chunk.symbol or "").split(".")[:-1]
         if owners and any(owner in names for owner in owners):
             cand.features["member"] = 1.0
-        if phrases:
-            flat = _flat_strings(chunk.text)
-            if any(phrase in flat for phrase in phrases):
-                cand.features["message"] = 1.0
+        if phrases.by_word and phrases.found_in(_flat_strings(chunk.text)):
+            cand.features["message"] = 1.0
         if literal_pattern is not None and literal_pattern.search(chunk.text):
             cand.features["literal"] = 1.0
         if ctx.is_test(chunk.repo, chunk.path):
@@ -147,6 +146,22 @@ def _short_symbols(ctx: SearchContext, cands: dict[str, Candidate]) -> set[str]:
 # A string literal continued on the next line: `'…has not been' '  defined…'` or `+`.
 _STRING_BREAK = re.compile(r"""(['"])\s*\+?\s*\1""")
 _SPACE = re.compile(r"\s+")
+
+
+class _Phrases:
+    """Message phrases (three words or more, one space apart) looked up by their second
+    word: a phrase is in a text only if that word is one of the text's words. Testing
+    every phrase against every candidate made 31 million substring tests a search on a
+    log of 14,000 error lines."""
+
+    def __init__(self, phrases: list[str]) -> None:
+        self.by_word: dict[str, list[str]] = {}
+        for phrase in phrases:
+            self.by_word.setdefault(phrase.split(" ")[1], []).append(phrase)
+
+    def found_in(self, flat: str) -> bool:
+        words = self.by_word.keys() & flat.split(" ")
+        return any(phrase in flat for word in words for phrase in self.by_word[word])
 
 
 def _flat_strings(text: str) -> str:
