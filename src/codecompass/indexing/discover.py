@@ -118,6 +118,7 @@ VENDORED_DIRS = frozenset(
         "thirdparty",
         "3rdparty",
         "extern",  # matplotlib's agg and ttconv; `extern/pybind11` submodules
+        "externals",  # scikit-learn's copies of joblib, six, liac-arff, array-api-compat
         "cextern",  # astropy's copies of wcslib, cfitsio and expat: 17% of its chunks
         "bundled",  # spdlog's copy of fmt
         ".tox",
