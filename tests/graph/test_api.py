@@ -203,6 +203,59 @@ def test_an_exported_binding_a_factory_makes_is_a_symbol_its_callers_reach(
     assert all(m.name != "helper" for m in helper)
 
 
+def test_an_exported_binding_to_a_member_or_another_name_is_a_symbol(tmp_path: Path) -> None:
+    """Every tRPC app's `trpc.ts` exports `router = t.router` and `publicProcedure =
+    t.procedure`; a library keeps an old name as `createTRPCProxyClient =
+    createTRPCClient`. Only bindings a call made were symbols, so `symbol publicProcedure`
+    found none of these."""
+    trpc = (
+        "import { initTRPC } from '@trpc/server';\n\n"
+        "const t = initTRPC.create();\n"
+        "export const router = t.router;\n"
+        "export const publicProcedure = t.procedure;\n"
+        "const middleware = t.middleware;\n"
+    )
+    client = (
+        "export function createTRPCClient(url: string) {\n  return { url };\n}\n"
+        "/** @deprecated use createTRPCClient */\n"
+        "export const createTRPCProxyClient = createTRPCClient;\n"
+    )
+    app = (
+        "import { router, publicProcedure } from './trpc';\n\n"
+        "export const appRouter = router({ hello: publicProcedure });\n"
+    )
+    files = {"src/trpc.ts": trpc, "src/client.ts": client, "src/app.ts": app}
+    write(tmp_path / "lib", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "lib", name="lib")
+        found = {
+            name: [(m.id, m.kind, m.signature) for m in engine.find_symbol(name) if m.exact]
+            for name in ("router", "publicProcedure", "createTRPCProxyClient", "middleware")
+        }
+        callers = engine.callers("router")
+    assert found == {
+        "router": [("lib/src/trpc.ts#router", "constant", "export const router = t.router")],
+        "publicProcedure": [
+            (
+                "lib/src/trpc.ts#publicProcedure",
+                "constant",
+                "export const publicProcedure = t.procedure",
+            )
+        ],
+        "createTRPCProxyClient": [
+            (
+                "lib/src/client.ts#createTRPCProxyClient",
+                "constant",
+                "export const createTRPCProxyClient = createTRPCClient",
+            )
+        ],
+        "middleware": [],  # a module's own unexported binding stays out
+    }
+    assert [(e.source, e.target) for e in callers.edges] == [
+        ("lib/src/app.ts#appRouter", "lib/src/trpc.ts#router")
+    ]
+
+
 def test_the_overview_shows_code_before_files_of_types_alone(tmp_path: Path) -> None:
     """Every file of ky references `types/options.ts`, so its PageRank led the overview
     and its 2,000 tokens held type aliases only, never the class that sends requests."""

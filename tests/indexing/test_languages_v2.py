@@ -835,6 +835,7 @@ def test_forty_languages_have_symbols_and_fixtures() -> None:
         ("stats.f90", "fortran"),
         ("vignettes/dplyr.Rmd", "markdown"),
         ("docs/index.qmd", "markdown"),
+        ("www/docs/server/routers.mdx", "markdown"),
         ("notes.xyz", "text"),
         ("LICENSE", "text"),
     ],

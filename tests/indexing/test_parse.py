@@ -16,7 +16,7 @@ from codecompass.indexing.languages import (
     language_for_path,
 )
 from codecompass.indexing.markup import parse_markdown
-from codecompass.indexing.parse import parse
+from codecompass.indexing.parse import parse, parse_file
 from codecompass.indexing.rules import collapse
 from codecompass.models import ParsedFile, Symbol
 
@@ -847,6 +847,26 @@ def test_markdown_edge_cases() -> None:
     assert [(s.qualified_name, s.start_line, s.end_line) for s in symbols] == [
         ("Title", 4, 10),
         ("Setext", 11, 12),
+    ]
+
+
+def test_an_mdx_page_is_markdown_with_its_sections() -> None:
+    """Docusaurus and Next.js sites write their docs as MDX (Markdown with JSX): tRPC's 66
+    pages were plain text, with no section to find or cite."""
+    text = (
+        "---\ntitle: Routers\n---\n"
+        "import Tabs from '@theme/Tabs';\n\n"
+        "# Define routers\n\n"
+        '<Tabs>\n<TabItem value="server">\n\n'
+        "```ts\nexport const appRouter = router({});\n```\n\n"
+        "</TabItem>\n</Tabs>\n\n"
+        "## Merging routers\n\nUse `mergeRouters`.\n"
+    )
+    source = parse_file("www/docs/server/routers.mdx", text)
+    assert source.parsed.language == "markdown"
+    assert [(s.qualified_name, s.start_line, s.end_line) for s in source.parsed.symbols] == [
+        ("Define routers", 6, 20),
+        ("Define routers > Merging routers", 18, 20),
     ]
 
 

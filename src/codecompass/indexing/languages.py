@@ -171,6 +171,7 @@ _EXTENSIONS: dict[str, str] = {
     ".mkd": "markdown",
     ".rmd": "markdown",  # R Markdown
     ".qmd": "markdown",  # Quarto
+    ".mdx": "markdown",  # Markdown with JSX (Docusaurus, Next.js, Storybook)
     ".rst": "rst",
     ".rest": "rst",
     ".kt": "kotlin",

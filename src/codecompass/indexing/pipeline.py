@@ -97,12 +97,19 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # file that is not UTF-8 is read in the encoding its coding comment declares (PEP 263).
 # 32: a file that is not valid UTF-8 and holds a NUL or many control characters is binary.
 # 33: a `.txt` file that reads as reStructuredText is read as such (Django's docs).
-# 34: numpy's C templates (`loops.c.src`) are read as C.
-READER_VERSION = 34
+# 34: numpy's C templates (`loops.c.src`) are read as C. 35: `.mdx` pages are Markdown.
+# 36: an exported JavaScript binding to a member or another name is a symbol
+# (`export const router = t.router`).
+READER_VERSION = 36
 # The files each version after 32 changed, by name suffix (lower case): a file an older
 # reader stored is read again only when a later change is about it (re-reading all of
 # SymPy for a change to its `.txt` files took 211 s). A version not listed changed any file.
-READER_CHANGES: dict[int, tuple[str, ...]] = {33: (".txt",), 34: (".src",)}
+READER_CHANGES: dict[int, tuple[str, ...]] = {
+    33: (".txt",),
+    34: (".src",),
+    35: (".mdx",),
+    36: (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte"),
+}
 
 
 def reads_again(path: str, stored_version: int) -> bool:

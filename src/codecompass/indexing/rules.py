@@ -671,9 +671,11 @@ _VALUE_WRAPPERS = frozenset(
 
 
 def _exported_product(ctx: FileContext, declarator: Node, name: str) -> bool:
-    """An exported module-level `const` set to what a call or `new` makes: zod's
-    `export const safeParse = core._safeParse(ZodRealError)`, a router, a client, a store.
-    It is the module's API, and calls of it in other files name it."""
+    """An exported module-level `const` set to what a call or `new` makes (zod's
+    `export const safeParse = core._safeParse(ZodRealError)`, a router, a client, a
+    store), to a member of something (tRPC's `export const router = t.router`) or to
+    another name (`export const createTRPCProxyClient = createTRPCClient`, an old name
+    kept). It is the module's API, and calls of it in other files name it."""
     declaration = declarator.parent
     if declaration is None or declaration.type != "lexical_declaration":
         return False
@@ -686,7 +688,12 @@ def _exported_product(ctx: FileContext, declarator: Node, name: str) -> bool:
     value = declarator.child_by_field_name("value")
     while value is not None and value.type in _VALUE_WRAPPERS and value.named_children:
         value = value.named_children[0]
-    return value is not None and value.type in ("call_expression", "new_expression")
+    return value is not None and value.type in _EXPORTED_VALUES
+
+
+_EXPORTED_VALUES = frozenset(
+    {"call_expression", "new_expression", "member_expression", "identifier"}
+)
 
 
 def _exported_function(ctx: FileContext, assignment: Node) -> bool:
