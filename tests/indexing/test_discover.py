@@ -501,6 +501,42 @@ def test_documentation_translated_from_an_english_original_is_skipped(
     assert paths(result) == sorted(set(TRANSLATED_DOCS) - set(result.examples["translations"]))
 
 
+VERSIONED_DOCS = {
+    "www/docs/server/middlewares.md": "# Middlewares\n",
+    "www/docs/client/links.mdx": "# Links\n",
+    "www/versioned_docs/version-10.x/server/middlewares.md": "# Middlewares (v10)\n",
+    "www/versioned_docs/version-9.x/server/middlewares.md": "# Middlewares (v9)\n",
+    "www/versioned_docs/version-10.x/client/links.md": "# Links (v10)\n",  # now MDX
+    "www/versioned_docs/version-9.x/server/only-in-v9.md": "# Gone since\n",  # kept
+    "www/versioned_sidebars/version-10.x-sidebars.json": "{}\n",
+    # Jest keeps its current docs at the root and the older ones under `website/`.
+    "docs/GettingStarted.md": "# Getting Started\n",
+    "website/versioned_docs/version-29.7/GettingStarted.md": "# Getting Started (29.7)\n",
+    "src/versioned_docs.py": "x = 1\n",  # code: kept
+}
+
+
+def test_documentation_an_older_version_keeps_beside_the_current_page_is_skipped(
+    tmp_path: Path, mode: Mode
+) -> None:
+    """Docusaurus keeps a copy of every page per released version: tRPC's middlewares
+    page three times, and both older copies ranked above the current one for "how do I
+    add authentication middleware"."""
+    root = tmp_path / "proj"
+    for rel, content in VERSIONED_DOCS.items():
+        write(root, rel, content)
+    result = discover(mode(root))
+    assert result.examples == {
+        "superseded": [
+            "website/versioned_docs/version-29.7/GettingStarted.md",
+            "www/versioned_docs/version-10.x/client/links.md",
+            "www/versioned_docs/version-10.x/server/middlewares.md",
+            "www/versioned_docs/version-9.x/server/middlewares.md",
+        ]
+    }
+    assert paths(result) == sorted(set(VERSIONED_DOCS) - set(result.examples["superseded"]))
+
+
 def test_candidate_records_size_and_mtime(tmp_path: Path, mode: Mode) -> None:
     root = tmp_path / "proj"
     write(root, "a.py", "print('hi')\n")

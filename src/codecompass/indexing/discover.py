@@ -30,6 +30,11 @@ Skip reasons, in the order they are tested (the first that applies is counted):
                     holds each page in 15 languages: 14 copies of every answer that
                     pushed its code out of the file view. (One existence check per
                     such file.)
+   ``superseded``   documentation Docusaurus keeps for an older release whose page the
+                    current docs hold too (`versioned_docs/version-10.x/x.md` beside
+                    `docs/x.md`): tRPC's middlewares page three times, the older copies
+                    first for "how do I add authentication middleware". (Existence
+                    checks only for files under `versioned_docs/`.)
    ``media``        pictures and fonts written as text (`.svg`, `.eps`, `.ps`, `.ai`,
                     `.afm`, `.bdf`): drawing commands and glyph metrics, no code to find.
    ``minified``     `*.min.js`, `*.min.css`, `*.map`, ...
@@ -428,6 +433,28 @@ def minified_twin(path: str, exists: Callable[[str], bool]) -> str | None:
     return twin if exists(twin) else None
 
 
+def superseded_by(path: str, exists: Callable[[str], bool]) -> str | None:
+    """The current page of a documentation file Docusaurus keeps for an older release,
+    when `exists` finds it: `www/versioned_docs/version-10.x/server/x.md` is
+    `www/docs/server/x.md` now (the `docs/` beside `versioned_docs/`, or at the
+    repository's root as Jest keeps it), in Markdown or MDX."""
+    stem, dot, extension = path.rpartition(".")
+    if not dot or extension.lower() not in _DOC_EXTENSIONS:
+        return None
+    parts = stem.split("/")
+    if "versioned_docs" not in parts[:-1]:
+        return None
+    at = parts.index("versioned_docs")
+    if not parts[at + 1].startswith("version-") or at + 2 >= len(parts):
+        return None
+    page = "/".join(parts[at + 2 :])
+    for docs in dict.fromkeys(("/".join([*parts[:at], "docs"]), "docs")):
+        for current in (f"{docs}/{page}.md", f"{docs}/{page}.mdx"):
+            if exists(current):
+                return current
+    return None
+
+
 def translated_from(path: str, exists: Callable[[str], bool]) -> str | None:
     """The English original a documentation file is a translation of, when `exists`
     finds it: the same path with a language folder replaced by `en` (`docs/ko/x.md` →
@@ -559,6 +586,8 @@ class _Classifier:
         reason = _name_reason(path.rsplit("/", 1)[-1])
         if reason is None and translated_from(path, self.exists) is not None:
             return "translations"
+        if reason is None and superseded_by(path, self.exists) is not None:
+            return "superseded"
         if reason is None and minified_twin(path, self.exists) is not None:
             return "generated"
         return reason
