@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from codecompass.models import EdgeQuery
-from tests.graph.helpers import Edge, add_fixture, edges, workspace
+from tests.graph.helpers import Edge, add_fixture, edges, workspace, write
 
 G = "go"
 J = "java/src/main/java/com/shop"
@@ -231,3 +231,55 @@ def test_a_changed_return_type_relinks_its_callers(tmp_path: Path) -> None:
         engine.index(repo, name="go")
         found = {e for e in edges(engine, ("calls",)) if e[0] == "go/main.go#main" and e[4] == 13}
         assert found == {("go/main.go#main", "go/store/cache.go#Cache.Close", "calls", 0.8, 13)}
+
+
+def test_a_crate_of_the_same_workspace_is_resolved_not_external(tmp_path: Path) -> None:
+    """ripgrep's `ignore` crate uses `globset::GlobSetBuilder`, and its `core` the
+    `Searcher` of `grep_searcher` through the `grep` facade's `pub extern crate
+    grep_searcher as searcher`: crates of its own workspace, where every such call was an
+    external one or a guess by name."""
+    files = {
+        "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n',
+        "crates/globset/Cargo.toml": '[package]\nname = "globset"\n',
+        "crates/globset/src/lib.rs": (
+            "pub struct GlobSetBuilder;\n\n"
+            "impl GlobSetBuilder {\n"
+            "    pub fn new() -> GlobSetBuilder {\n        GlobSetBuilder\n    }\n}\n"
+        ),
+        "crates/searcher/Cargo.toml": (
+            '[package]\nname = "grep-searcher"\n\n[lib]\npath = "src/searcher.rs"\n'
+        ),
+        "crates/searcher/src/searcher.rs": (
+            "pub struct Searcher;\n\n"
+            "impl Searcher {\n    pub fn search(&self) -> bool {\n        true\n    }\n}\n"
+        ),
+        "crates/grep/Cargo.toml": '[package]\nname = "grep"\n',
+        "crates/grep/src/lib.rs": "pub extern crate grep_searcher as searcher;\n",
+        "crates/ignore/Cargo.toml": (
+            '[package]\nname = "ignore"\n\n[dependencies]\n'
+            'globset = { path = "../globset" }\nregex = "1"\n'
+        ),
+        "crates/ignore/src/lib.rs": (
+            "use globset::GlobSetBuilder;\nuse regex::Regex;\n\n"
+            "pub fn build() {\n    let builder = GlobSetBuilder::new();\n}\n\n"
+            "pub fn direct(searcher: &grep_searcher::Searcher) -> bool {\n"
+            "    globset::GlobSetBuilder::new();\n    searcher.search()\n}\n\n"
+            "pub fn facade(searcher: &grep::searcher::Searcher) -> bool {\n"
+            "    searcher.search()\n}\n"
+        ),
+    }
+    write(tmp_path / "rg", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "rg", name="rg")
+        found = {e for e in edges(engine) if e[0].startswith("rg/crates/ignore/")}
+    lib = "rg/crates/ignore/src/lib.rs"
+    assert found == {
+        (lib, "rg/crates/globset/src/lib.rs", "imports", 1.0, 1),
+        (lib, "rg/crates/globset/src/lib.rs#GlobSetBuilder", "imports", 1.0, 1),
+        (lib, "?regex.Regex", "imports", 1.0, 2),
+        (f"{lib}#build", "rg/crates/globset/src/lib.rs#GlobSetBuilder.new", "calls", 0.8, 5),
+        (f"{lib}#direct", "rg/crates/globset/src/lib.rs#GlobSetBuilder.new", "calls", 0.8, 9),
+        (f"{lib}#direct", "rg/crates/searcher/src/searcher.rs#Searcher.search", "calls", 0.8, 10),
+        # Through `grep`'s `pub extern crate grep_searcher as searcher`.
+        (f"{lib}#facade", "rg/crates/searcher/src/searcher.rs#Searcher.search", "calls", 0.8, 14),
+    }

@@ -28,6 +28,8 @@ import tomllib
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
 
 from codecompass.graph.resolve import (
     CONF_AMBIGUOUS,
@@ -1040,6 +1042,7 @@ class RustResolver(TypedResolver):
     def __init__(self, base: Resolver) -> None:
         super().__init__(base)
         self._crates: dict[str, str] = {}
+        self._workspaces: dict[str, dict[str, str]] = {}
         self.dependencies: set[str] = set()
 
     # A module is a pkg value named "<file>#<inline path>".
@@ -1117,13 +1120,7 @@ class RustResolver(TypedResolver):
         if cached is not None:
             return cached
         name = ""
-        root = self.index.root(repo)
-        data: dict[str, object] = {}
-        if root is not None:
-            try:
-                data = tomllib.loads((root / "Cargo.toml").read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                data = {}
+        data = _read_toml(self.index.root(repo), "Cargo.toml")
         for table in ("lib", "package"):
             section = data.get(table)
             if isinstance(section, dict) and isinstance(section.get("name"), str):
@@ -1135,6 +1132,34 @@ class RustResolver(TypedResolver):
                 self.dependencies.update(k.replace("-", "_") for k in section)
         self._crates[repo] = name
         return name
+
+    def workspace_crates(self, repo: str) -> dict[str, str]:
+        """The library crates the repository holds (a workspace's members, its path
+        dependencies): crate name → library root (`[lib] path`, or `src/lib.rs` beside the
+        Cargo.toml). In ripgrep, `use globset::GlobSetBuilder` in the `ignore` crate is
+        the `globset` crate of the same repository, not an external one."""
+        cached = self._workspaces.get(repo)
+        if cached is not None:
+            return cached
+        found: dict[str, str] = {}
+        root = self.index.root(repo)
+        files = self.index.repo_files(repo)
+        manifests = [p for p in files if posixpath.basename(p) == "Cargo.toml"]
+        for manifest in sorted(manifests, key=lambda p: (p.count("/"), p)):
+            data = _read_toml(root, manifest)
+            lib, package = data.get("lib"), data.get("package")
+            lib = lib if isinstance(lib, dict) else {}
+            name = lib.get("name") or (package.get("name") if isinstance(package, dict) else None)
+            path = lib.get("path")
+            entry = posixpath.normpath(
+                posixpath.join(
+                    posixpath.dirname(manifest), path if isinstance(path, str) else "src/lib.rs"
+                )
+            )
+            if isinstance(name, str) and entry in files:
+                found.setdefault(name.replace("-", "_"), entry)
+        self._workspaces[repo] = found
+        return found
 
     def import_value(self, ctx: Ctx, spec: str, scope: int, depth: int) -> TVal:
         parts = spec.split(".")
@@ -1159,7 +1184,10 @@ class RustResolver(TypedResolver):
                 here, head, depth + 1
             )
             if start is None:
-                return TVal("ext", via="external", name=spec)
+                crate = self.workspace_crates(ctx.repo).get(head)
+                if crate is None:
+                    return TVal("ext", via="external", name=spec)
+                start = self.module(ctx.repo, crate, "")
         if start is None:
             return UNKNOWN
         value = start
@@ -1256,6 +1284,9 @@ class RustResolver(TypedResolver):
             root = self.library_root(ctx.repo)
             if root is not None:
                 return self.module(ctx.repo, root, "")
+        crate = self.workspace_crates(ctx.repo).get(name)
+        if crate is not None:
+            return self.module(ctx.repo, crate, "")
         for spec in ctx.facts.stars:
             module = self.import_value(ctx, spec, 0, depth + 1)
             if module.kind == "pkg":
@@ -1409,3 +1440,13 @@ def _match(params: list[Param] | None, kinds: list[tuple[frozenset[str], bool] |
 TYPED_LANGUAGE_EDGES: dict[str, LanguageEdges] = dict.fromkeys(
     ("go", "java", "csharp", "rust"), typed_edges
 )
+
+
+def _read_toml(root: Path | None, path: str) -> dict[str, Any]:
+    """A TOML file of the work tree, or nothing when it is missing or malformed."""
+    if root is None:
+        return {}
+    try:
+        return tomllib.loads((root / path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}

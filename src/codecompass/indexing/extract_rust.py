@@ -135,6 +135,11 @@ class RustExtractor(TypedExtractor):
             argument = node.child_by_field_name("argument")
             if argument is not None:
                 self.use(argument, "", node, scope)
+        elif t == "extern_crate_declaration":
+            # `pub extern crate grep_searcher as searcher;`: ripgrep's `grep` facade.
+            name = self.text(node.child_by_field_name("name"))
+            alias = node.child_by_field_name("alias")
+            self.imported(name, self.text(alias) if alias is not None else name, node, scope)
         elif t == "mod_item":
             body = node.child_by_field_name("body")
             name = self.text(node.child_by_field_name("name"))

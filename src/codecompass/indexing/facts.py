@@ -55,8 +55,10 @@ from typing import Any
 # `include("…")`, `require`). 12: Python's dispatch by name (`getattr(self, "visit_" + …)`)
 # calls the methods so named. 13: also a name built with `%` or `.format`
 # (Django's `getattr(self, "clean_%s" % name)`). 14: and the handlers of a mixin, from the
-# class that joins it to the dispatcher.
-FACTS_VERSION = 14
+# class that joins it to the dispatcher. 15: a crate of the same Cargo workspace is that
+# crate, not an external one (`use globset::…` in ripgrep's `ignore`), and `extern crate
+# x as y` binds `y`.
+FACTS_VERSION = 15
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
