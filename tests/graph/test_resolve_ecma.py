@@ -178,3 +178,51 @@ def test_a_workspace_package_built_to_dist_is_reached_at_its_source(tmp_path: Pa
             "pinia/packages/playground/src/counter.ts#useCounter",
             "pinia/packages/pinia/src/store.ts#defineStore",
         ) in calls
+
+
+def test_components_scripts_are_read_and_sveltekit_lib_is_src_lib(tmp_path: Path) -> None:
+    """A Svelte or Vue component's `<script>` made no edge at all: no import of another
+    component, no call into `src/lib`. And SvelteKit's `$lib` (declared only in the
+    tsconfig it writes at build time) reached nothing."""
+    files = {
+        "svelte.config.js": "export default { kit: {} };\n",
+        "src/lib/api.js": "export function get(path) {\n  return fetch(path);\n}\n",
+        "src/routes/+page.server.js": (
+            "import * as api from '$lib/api.js';\n\n"
+            "export async function load() {\n  return api.get('articles');\n}\n"
+        ),
+        "src/routes/Nav.svelte": "<nav>home</nav>\n",
+        "src/routes/+page.svelte": (
+            "<script>\n"
+            "  import Nav from './Nav.svelte';\n"
+            "  import { get } from '$lib/api.js';\n\n"
+            "  function refresh() {\n    return get('feed');\n  }\n"
+            "</script>\n\n<Nav />\n<button on:click={refresh}>more</button>\n"
+        ),
+        "src/composables/useFetch.ts": (
+            "export function useFetch(url: string) {\n  return { url };\n}\n"
+        ),
+        "src/components/Card.vue": (
+            "<template>\n  <div>{{ data.url }}</div>\n</template>\n\n"
+            '<script setup lang="ts">\n'
+            "import { useFetch } from '../composables/useFetch';\n"
+            "const data = useFetch('/cards');\n"
+            "</script>\n"
+        ),
+    }
+    write(tmp_path / "app", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "app", name="app")
+        found = edges(engine, ("imports", "calls"))
+    page, card = "app/src/routes/+page.svelte", "app/src/components/Card.vue"
+    assert {e for e in found if e[0].startswith((page, card, "app/src/routes/+page.server"))} == {
+        ("app/src/routes/+page.server.js", "app/src/lib/api.js", "imports", 1.0, 1),
+        ("app/src/routes/+page.server.js#load", "app/src/lib/api.js#get", "calls", 0.9, 4),
+        (page, "app/src/routes/Nav.svelte", "imports", 1.0, 2),
+        (page, "app/src/lib/api.js", "imports", 1.0, 3),
+        (page, "app/src/lib/api.js#get", "imports", 1.0, 3),
+        (f"{page}#+page.refresh", "app/src/lib/api.js#get", "calls", 1.0, 6),
+        (card, "app/src/composables/useFetch.ts", "imports", 1.0, 6),
+        (card, "app/src/composables/useFetch.ts#useFetch", "imports", 1.0, 6),
+        (f"{card}#Card", "app/src/composables/useFetch.ts#useFetch", "calls", 1.0, 7),
+    }

@@ -253,6 +253,10 @@ class SymbolIndex:
             found = self._js_file(repo, base)
             if found is not None:
                 return found
+        if spec == "$lib" or spec.startswith("$lib/"):
+            library = self.sveltekit_lib(repo, importer)
+            if library is not None:
+                return self._js_file(repo, library + spec[len("$lib") :])
         package = self.npm_package(spec)
         if package is None:
             return None
@@ -277,7 +281,8 @@ class SymbolIndex:
         candidates: list[str] = []
         if base:
             stem = js_base(base)
-            candidates = [base] if base.endswith(JS_EXTENSIONS) else []
+            # The file itself first, whatever it holds: `./Nav.svelte`, `./Card.vue`.
+            candidates = [base] if posixpath.splitext(base)[1] else []
             candidates += [stem + ext for ext in JS_EXTENSIONS]
         for candidate in candidates:
             if candidate in files:
@@ -296,6 +301,22 @@ class SymbolIndex:
             if f"{folder}index{ext}" in files:
                 return repo, f"{folder}index{ext}"
         return None
+
+    def sveltekit_lib(self, repo: str, importer: str) -> str | None:
+        """`src/lib` of the SvelteKit project around `importer` (the nearest folder up
+        with a `svelte.config.*`), what `$lib` names: SvelteKit declares the alias in a
+        tsconfig it writes at build time (`.svelte-kit/`, never in the repository).
+        Every config looked for is recorded as a dependency."""
+        files = self.repo_files(repo)
+        folder = posixpath.dirname(importer)
+        while True:
+            prefix = f"{folder}/" if folder else ""
+            self.deps.add(("path", file_key(repo, f"{prefix}svelte.config")))
+            if any(f"{prefix}svelte.config{ext}" in files for ext in JS_EXTENSIONS):
+                return f"{prefix}src/lib"
+            if not folder:
+                return None
+            folder = posixpath.dirname(folder)
 
     def ts_aliases(self, repo: str, importer: str) -> Aliases | None:
         """The `paths` and `baseUrl` of the tsconfig (or jsconfig) nearest to `importer`;

@@ -27,6 +27,8 @@ from codecompass.indexing.facts import FileFacts, Ref, Scope
 from codecompass.indexing.idl import protobuf_endpoints
 from codecompass.indexing.languages import TREE_SITTER_LANGUAGES, language_for_path
 from codecompass.indexing.openapi import operation_endpoints, read_document
+from codecompass.indexing.parse import parse
+from codecompass.indexing.sfc import component_name, script_code
 from codecompass.models import ParsedFile
 
 ECMA_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
@@ -113,6 +115,8 @@ def extract_facts(path: str, text: str, parsed: ParsedFile) -> FileFacts:
         elif language in ECMA_LANGUAGES and tree is not None:
             data = text.encode("utf-8", "surrogatepass")
             facts = EcmaExtractor(data, language).run(tree)
+        elif language in ("vue", "svelte"):
+            facts = _component_facts(path, text)
         elif language in TYPED_EXTRACTORS and tree is not None:
             data = text.encode("utf-8", "surrogatepass")
             facts = TYPED_EXTRACTORS[language](data).run(tree)
@@ -138,6 +142,22 @@ def extract_facts(path: str, text: str, parsed: ParsedFile) -> FileFacts:
             if symbol.doc:
                 facts.refs.extend(doc_refs(symbol.doc, symbol.start_line))
     return facts
+
+
+def _component_facts(path: str, text: str) -> FileFacts:
+    """A Vue or Svelte component's facts: its scripts read as one JavaScript (or
+    TypeScript) module, their definitions nested under the component as its symbols are.
+    The facts are in the script's language, so the component resolves as a script does.
+    The template's calls and components are not read."""
+    found = script_code(text)
+    if found is None:
+        return FileFacts("javascript")
+    code, language = found
+    parsed = parse(code, language)
+    if parsed.tree is None:
+        return FileFacts(language)
+    data = code.encode("utf-8", "surrogatepass")
+    return EcmaExtractor(data, language, module=component_name(path)).run(parsed.tree)
 
 
 def _with_module_scope(facts: FileFacts) -> FileFacts:

@@ -57,9 +57,11 @@ _REQUEST_FUNCTIONS = frozenset({"request", "__request"})
 
 
 class EcmaExtractor:
-    def __init__(self, data: bytes, language: str) -> None:
+    def __init__(self, data: bytes, language: str, module: str = "") -> None:
+        """`module`: the name definitions at the top level nest under (a Vue or Svelte
+        component's scripts: `UserCard.refresh`, as its symbols are named)."""
         self.data = data
-        self.facts = FileFacts(language, scopes=[Scope("", "module", -1, 0)])
+        self.facts = FileFacts(language, scopes=[Scope(module, "module", -1, 0)])
         # Generic parameters (`<T>`) declared anywhere in the file: never a reference.
         self.type_params: set[str] = set()
         self.shapes = commonjs.ModuleShapes(set(), set())

@@ -10,14 +10,14 @@ styles add no symbols; they stay in the component's chunk.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import PurePosixPath
 
 from codecompass.hashing import file_lines
 from codecompass.models import ParsedFile, Symbol
 
-__all__ = ["parse_component"]
+__all__ = ["component_name", "parse_component", "script_code"]
 
 _SCRIPT = re.compile(r"<script\b(?P<attributes>[^>]*)>(?P<body>.*?)</script\s*>", re.S | re.I)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -38,7 +38,7 @@ def parse_component(text: str, path: str, parse_script: ParseScript) -> list[Sym
     lines = file_lines(text)
     if not any(line.strip() for line in lines):
         return []
-    name = PurePosixPath(path.replace("\\", "/")).name.split(".")[0] or "Component"
+    name = component_name(path)
     component = Symbol(
         name=name,
         qualified_name=name,
@@ -49,11 +49,8 @@ def parse_component(text: str, path: str, parse_script: ParseScript) -> list[Sym
         signature=f"<{name}>",
     )
     symbols = [component]
-    # Comments are blanked (not removed) so offsets and line numbers stay put.
-    searchable = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
-    for block in _SCRIPT.finditer(searchable):
-        lang = _LANG.search(block["attributes"])
-        language = _SCRIPT_LANGUAGES.get(lang[1].lower(), "javascript") if lang else "javascript"
+    for block in _scripts(text):
+        language = _script_language(block)
         offset = text.count("\n", 0, block.start("body"))
         parsed = parse_script(text[block.start("body") : block.end("body")], language)
         if parsed.error is not None:
@@ -71,3 +68,50 @@ def _nested(found: Symbol, component: str, offset: int) -> Symbol:
         end_line=found.end_line + offset,
         header_end_line=found.header_end_line + offset,
     )
+
+
+def component_name(path: str) -> str:
+    """`src/lib/UserCard.vue` → `UserCard`: the module its scripts' symbols nest under."""
+    return PurePosixPath(path.replace("\\", "/")).name.split(".")[0] or "Component"
+
+
+def script_code(text: str) -> tuple[str, str] | None:
+    """The component's scripts as one module to parse: every character outside their
+    bodies blanked (line breaks kept, so each line of code keeps its number), and the
+    language to read it in (TypeScript or TSX when a block is; JavaScript is read as
+    TypeScript then too). None when the component has no script."""
+    blocks = list(_scripts(text))
+    if not blocks:
+        return None
+    languages = {_script_language(block) for block in blocks}
+    language = (
+        "tsx"
+        if "tsx" in languages
+        else "typescript"
+        if languages != {"javascript"}
+        else "javascript"
+    )
+    kept = [(block.start("body"), block.end("body")) for block in blocks]
+    out: list[str] = []
+    at = 0
+    for start, end in kept:
+        out.append(_blank(text[at:start]))
+        out.append(text[start:end])
+        at = end
+    out.append(_blank(text[at:]))
+    return "".join(out), language
+
+
+def _scripts(text: str) -> Iterator[re.Match[str]]:
+    """The `<script>` blocks outside comments. Comments are blanked (not removed) so
+    offsets and line numbers stay put."""
+    return _SCRIPT.finditer(_COMMENT.sub(lambda m: _blank(m.group()), text))
+
+
+def _script_language(block: re.Match[str]) -> str:
+    lang = _LANG.search(block["attributes"])
+    return _SCRIPT_LANGUAGES.get(lang[1].lower(), "javascript") if lang else "javascript"
+
+
+def _blank(text: str) -> str:
+    return re.sub(r"[^\n]", " ", text)
