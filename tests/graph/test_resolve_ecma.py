@@ -182,8 +182,9 @@ def test_a_workspace_package_built_to_dist_is_reached_at_its_source(tmp_path: Pa
 
 def test_components_scripts_are_read_and_sveltekit_lib_is_src_lib(tmp_path: Path) -> None:
     """A Svelte or Vue component's `<script>` made no edge at all: no import of another
-    component, no call into `src/lib`. And SvelteKit's `$lib` (declared only in the
-    tsconfig it writes at build time) reached nothing."""
+    component, no call into `src/lib`, no use of a component in its template. And
+    SvelteKit's `$lib` (declared only in the tsconfig it writes at build time) reached
+    nothing."""
     files = {
         "svelte.config.js": "export default { kit: {} };\n",
         "src/lib/api.js": "export function get(path) {\n  return fetch(path);\n}\n",
@@ -202,10 +203,13 @@ def test_components_scripts_are_read_and_sveltekit_lib_is_src_lib(tmp_path: Path
         "src/composables/useFetch.ts": (
             "export function useFetch(url: string) {\n  return { url };\n}\n"
         ),
+        "src/components/CardBadge.vue": "<template><b>new</b></template>\n",
         "src/components/Card.vue": (
-            "<template>\n  <div>{{ data.url }}</div>\n</template>\n\n"
+            "<template>\n  <div>{{ data.url }}</div>\n"
+            "  <card-badge />\n  <router-link to='/'>home</router-link>\n</template>\n\n"
             '<script setup lang="ts">\n'
             "import { useFetch } from '../composables/useFetch';\n"
+            "import CardBadge from './CardBadge.vue';\n"
             "const data = useFetch('/cards');\n"
             "</script>\n"
         ),
@@ -218,11 +222,20 @@ def test_components_scripts_are_read_and_sveltekit_lib_is_src_lib(tmp_path: Path
     assert {e for e in found if e[0].startswith((page, card, "app/src/routes/+page.server"))} == {
         ("app/src/routes/+page.server.js", "app/src/lib/api.js", "imports", 1.0, 1),
         ("app/src/routes/+page.server.js#load", "app/src/lib/api.js#get", "calls", 0.9, 4),
+        # What a component file gives is the component.
         (page, "app/src/routes/Nav.svelte", "imports", 1.0, 2),
+        (page, "app/src/routes/Nav.svelte#Nav", "imports", 1.0, 2),
         (page, "app/src/lib/api.js", "imports", 1.0, 3),
         (page, "app/src/lib/api.js#get", "imports", 1.0, 3),
         (f"{page}#+page.refresh", "app/src/lib/api.js#get", "calls", 1.0, 6),
-        (card, "app/src/composables/useFetch.ts", "imports", 1.0, 6),
-        (card, "app/src/composables/useFetch.ts#useFetch", "imports", 1.0, 6),
-        (f"{card}#Card", "app/src/composables/useFetch.ts#useFetch", "calls", 1.0, 7),
+        # The template's `<Nav />`; an event handler's expression is not read.
+        (f"{page}#+page", "app/src/routes/Nav.svelte#Nav", "calls", 1.0, 10),
+        (card, "app/src/composables/useFetch.ts", "imports", 1.0, 8),
+        (card, "app/src/composables/useFetch.ts#useFetch", "imports", 1.0, 8),
+        (card, "app/src/components/CardBadge.vue", "imports", 1.0, 9),
+        (card, "app/src/components/CardBadge.vue#CardBadge", "imports", 1.0, 9),
+        (f"{card}#Card", "app/src/composables/useFetch.ts#useFetch", "calls", 1.0, 10),
+        # `<card-badge />` is the imported `CardBadge`; `<router-link>`, bound to nothing
+        # here (a globally registered component, a custom element), makes no edge.
+        (f"{card}#Card", "app/src/components/CardBadge.vue#CardBadge", "calls", 1.0, 3),
     }

@@ -28,7 +28,7 @@ from codecompass.indexing.idl import protobuf_endpoints
 from codecompass.indexing.languages import TREE_SITTER_LANGUAGES, language_for_path
 from codecompass.indexing.openapi import operation_endpoints, read_document
 from codecompass.indexing.parse import parse
-from codecompass.indexing.sfc import component_name, script_code
+from codecompass.indexing.sfc import component_name, component_tags, script_code
 from codecompass.models import ParsedFile
 
 ECMA_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
@@ -148,16 +148,25 @@ def _component_facts(path: str, text: str) -> FileFacts:
     """A Vue or Svelte component's facts: its scripts read as one JavaScript (or
     TypeScript) module, their definitions nested under the component as its symbols are.
     The facts are in the script's language, so the component resolves as a script does.
-    The template's calls and components are not read."""
+    Of the template, the components it uses are read (not its expressions)."""
     found = script_code(text)
     if found is None:
-        return FileFacts("javascript")
-    code, language = found
-    parsed = parse(code, language)
-    if parsed.tree is None:
-        return FileFacts(language)
-    data = code.encode("utf-8", "surrogatepass")
-    return EcmaExtractor(data, language, module=component_name(path)).run(parsed.tree)
+        facts = _with_module_scope(FileFacts("javascript"))
+    else:
+        code, language = found
+        parsed = parse(code, language)
+        if parsed.tree is None:
+            return FileFacts(language)
+        data = code.encode("utf-8", "surrogatepass")
+        facts = EcmaExtractor(data, language, module=component_name(path)).run(parsed.tree)
+    # What importing the file gives is the component (`import Nav from './Nav.svelte'`).
+    facts.exports.setdefault("default", f"def:{component_name(path)}")
+    # A component the template uses is called by this one, as JSX's `<Nav />` is.
+    bound = facts.scopes[0].bindings
+    for name, line, kebab in component_tags(text):
+        if not kebab or name in bound:
+            facts.refs.append(Ref("call", name, line, 0))
+    return facts
 
 
 def _with_module_scope(facts: FileFacts) -> FileFacts:

@@ -17,10 +17,15 @@ from pathlib import PurePosixPath
 from codecompass.hashing import file_lines
 from codecompass.models import ParsedFile, Symbol
 
-__all__ = ["component_name", "parse_component", "script_code"]
+__all__ = ["component_name", "component_tags", "parse_component", "script_code"]
 
 _SCRIPT = re.compile(r"<script\b(?P<attributes>[^>]*)>(?P<body>.*?)</script\s*>", re.S | re.I)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
+_STYLE = re.compile(r"<style\b[^>]*>.*?</style\s*>", re.S | re.I)
+# A component used in a template: `<VPSidebarItem`, `<Tabs.Item`, or Vue's kebab-case
+# `<vp-badge` (a custom element's name has a hyphen too; it counts only when imported).
+_PASCAL_TAG = re.compile(r"<([A-Z]\w*(?:\.[A-Za-z_]\w*)*)(?=[\s/>])")
+_KEBAB_TAG = re.compile(r"<([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?=[\s/>])")
 _LANG = re.compile(r"""\blang\s*=\s*["']?(\w+)""", re.I)
 _SCRIPT_LANGUAGES = {
     "ts": "typescript",
@@ -115,3 +120,20 @@ def _script_language(block: re.Match[str]) -> str:
 
 def _blank(text: str) -> str:
     return re.sub(r"[^\n]", " ", text)
+
+
+def component_tags(text: str) -> list[tuple[str, int, bool]]:
+    """The components a template uses, outside scripts, styles and comments: (name as
+    the script binds it, line, whether the tag was kebab-case and so counts only when
+    that name is bound). `<vp-badge>` is `VpBadge`."""
+    template = _COMMENT.sub(lambda m: _blank(m.group()), text)
+    template = _SCRIPT.sub(lambda m: _blank(m.group()), template)
+    template = _STYLE.sub(lambda m: _blank(m.group()), template)
+    found: list[tuple[str, int, bool]] = []
+    for pattern, kebab in ((_PASCAL_TAG, False), (_KEBAB_TAG, True)):
+        for m in pattern.finditer(template):
+            name = m[1]
+            if kebab:
+                name = "".join(part.capitalize() for part in name.split("-"))
+            found.append((name, template.count("\n", 0, m.start()) + 1, kebab))
+    return sorted(found, key=lambda tag: tag[1])
