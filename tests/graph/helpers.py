@@ -30,6 +30,16 @@ def add_fixture(engine: Engine, tmp_path: Path, fixture: str, name: str) -> Path
     return repo
 
 
+def repo_edges(
+    tmp_path: Path, name: str, files: dict[str, str], types: tuple[str, ...] = LINK_TYPES
+) -> set[Edge]:
+    """Write `files` as the repository `name`, index it alone and read its edges."""
+    write(tmp_path / name, files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / name, name=name)
+        return edges(engine, types)
+
+
 def edges(engine: Engine, types: tuple[str, ...] = LINK_TYPES) -> set[Edge]:
     found = engine.backend.edges.edges(EdgeQuery(types=list(types)))
     return {(e.source, e.target, e.type, e.confidence, int(e.evidence_line or 0)) for e in found}

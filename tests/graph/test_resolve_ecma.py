@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from codecompass.graph.index import SymbolIndex
-from tests.graph.helpers import FIXTURES, Edge, edges, workspace, write
+from tests.graph.helpers import FIXTURES, Edge, edges, repo_edges, workspace, write
 
 C = "cjs"
 COMMONJS: set[Edge] = {
@@ -214,10 +214,7 @@ def test_components_scripts_are_read_and_sveltekit_lib_is_src_lib(tmp_path: Path
             "</script>\n"
         ),
     }
-    write(tmp_path / "app", files)
-    with workspace(tmp_path) as engine:
-        engine.add_repo(tmp_path / "app", name="app")
-        found = edges(engine, ("imports", "calls"))
+    found = repo_edges(tmp_path, "app", files, ("imports", "calls"))
     page, card = "app/src/routes/+page.svelte", "app/src/components/Card.vue"
     assert {e for e in found if e[0].startswith((page, card, "app/src/routes/+page.server"))} == {
         ("app/src/routes/+page.server.js", "app/src/lib/api.js", "imports", 1.0, 1),

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from codecompass.models import EdgeQuery
-from tests.graph.helpers import Edge, add_fixture, edges, workspace, write
+from tests.graph.helpers import Edge, add_fixture, edges, repo_edges, workspace
 
 G = "go"
 J = "java/src/main/java/com/shop"
@@ -268,10 +268,7 @@ def test_a_crate_of_the_same_workspace_is_resolved_not_external(tmp_path: Path) 
             "    searcher.search()\n}\n"
         ),
     }
-    write(tmp_path / "rg", files)
-    with workspace(tmp_path) as engine:
-        engine.add_repo(tmp_path / "rg", name="rg")
-        found = {e for e in edges(engine) if e[0].startswith("rg/crates/ignore/")}
+    found = {e for e in repo_edges(tmp_path, "rg", files) if e[0].startswith("rg/crates/ignore/")}
     lib = "rg/crates/ignore/src/lib.rs"
     assert found == {
         (lib, "rg/crates/globset/src/lib.rs", "imports", 1.0, 1),

@@ -480,27 +480,6 @@ TRANSLATED_DOCS = {
 }
 
 
-def test_documentation_translated_from_an_english_original_is_skipped(
-    tmp_path: Path, mode: Mode
-) -> None:
-    """FastAPI keeps every page in 15 languages: the 14 copies of each answer pushed its
-    code out of the file view."""
-    root = tmp_path / "proj"
-    for rel, content in TRANSLATED_DOCS.items():
-        write(root, rel, content)
-    result = discover(mode(root))
-    assert result.examples == {
-        "translations": [
-            "README.ko.md",
-            "README_ZH.md",
-            "docs/ko/docs/tutorial/path-params.md",
-            "docs/pt-BR/docs/tutorial/path-params.md",
-            "guide/index.zh-CN.md",
-        ]
-    }
-    assert paths(result) == sorted(set(TRANSLATED_DOCS) - set(result.examples["translations"]))
-
-
 VERSIONED_DOCS = {
     "www/docs/server/middlewares.md": "# Middlewares\n",
     "www/docs/client/links.mdx": "# Links\n",
@@ -516,25 +495,47 @@ VERSIONED_DOCS = {
 }
 
 
-def test_documentation_an_older_version_keeps_beside_the_current_page_is_skipped(
-    tmp_path: Path, mode: Mode
+@pytest.mark.parametrize(
+    ("files", "reason", "skipped"),
+    [
+        # FastAPI keeps every page in 15 languages: the 14 copies of each answer pushed
+        # its code out of the file view.
+        (
+            TRANSLATED_DOCS,
+            "translations",
+            [
+                "README.ko.md",
+                "README_ZH.md",
+                "docs/ko/docs/tutorial/path-params.md",
+                "docs/pt-BR/docs/tutorial/path-params.md",
+                "guide/index.zh-CN.md",
+            ],
+        ),
+        # Docusaurus keeps a copy of every page per released version: tRPC's middlewares
+        # page three times, and both older copies ranked above the current one for "how
+        # do I add authentication middleware".
+        (
+            VERSIONED_DOCS,
+            "superseded",
+            [
+                "website/versioned_docs/version-29.7/GettingStarted.md",
+                "www/versioned_docs/version-10.x/client/links.md",
+                "www/versioned_docs/version-10.x/server/middlewares.md",
+                "www/versioned_docs/version-9.x/server/middlewares.md",
+            ],
+        ),
+    ],
+    ids=["translated", "older-release"],
+)
+def test_copies_of_documentation_beside_the_original_are_skipped(
+    tmp_path: Path, mode: Mode, files: dict[str, str], reason: str, skipped: list[str]
 ) -> None:
-    """Docusaurus keeps a copy of every page per released version: tRPC's middlewares
-    page three times, and both older copies ranked above the current one for "how do I
-    add authentication middleware"."""
     root = tmp_path / "proj"
-    for rel, content in VERSIONED_DOCS.items():
+    for rel, content in files.items():
         write(root, rel, content)
     result = discover(mode(root))
-    assert result.examples == {
-        "superseded": [
-            "website/versioned_docs/version-29.7/GettingStarted.md",
-            "www/versioned_docs/version-10.x/client/links.md",
-            "www/versioned_docs/version-10.x/server/middlewares.md",
-            "www/versioned_docs/version-9.x/server/middlewares.md",
-        ]
-    }
-    assert paths(result) == sorted(set(VERSIONED_DOCS) - set(result.examples["superseded"]))
+    assert result.examples == {reason: skipped}
+    assert paths(result) == sorted(set(files) - set(skipped))
 
 
 def test_candidate_records_size_and_mtime(tmp_path: Path, mode: Mode) -> None:
