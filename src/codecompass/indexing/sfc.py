@@ -9,6 +9,7 @@ styles add no symbols; they stay in the component's chunk.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -89,13 +90,12 @@ def script_code(text: str) -> tuple[str, str] | None:
     if not blocks:
         return None
     languages = {_script_language(block) for block in blocks}
-    language = (
-        "tsx"
-        if "tsx" in languages
-        else "typescript"
-        if languages != {"javascript"}
-        else "javascript"
-    )
+    if "tsx" in languages:
+        language = "tsx"
+    elif languages == {"javascript"}:
+        language = "javascript"
+    else:
+        language = "typescript"
     kept = [(block.start("body"), block.end("body")) for block in blocks]
     out: list[str] = []
     at = 0
@@ -129,11 +129,12 @@ def component_tags(text: str) -> list[tuple[str, int, bool]]:
     template = _COMMENT.sub(lambda m: _blank(m.group()), text)
     template = _SCRIPT.sub(lambda m: _blank(m.group()), template)
     template = _STYLE.sub(lambda m: _blank(m.group()), template)
+    line_starts = [0] + [m.end() for m in re.finditer("\n", template)]
     found: list[tuple[str, int, bool]] = []
     for pattern, kebab in ((_PASCAL_TAG, False), (_KEBAB_TAG, True)):
         for m in pattern.finditer(template):
             name = m[1]
             if kebab:
                 name = "".join(part.capitalize() for part in name.split("-"))
-            found.append((name, template.count("\n", 0, m.start()) + 1, kebab))
+            found.append((name, bisect.bisect_right(line_starts, m.start()), kebab))
     return sorted(found, key=lambda tag: tag[1])
