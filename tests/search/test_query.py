@@ -55,6 +55,21 @@ def test_js_ipython_and_pytest_frames() -> None:
         Frame("/src/App.tsx", 12, "App"),
         Frame("/src/view.js", 8, "render"),
     ]
+    # Firefox and Safari write `function@url:line:column`.
+    gecko = parse_query(
+        "TypeError: e.user is undefined\n"
+        "getUser@http://localhost:5173/src/users.js?t=17:2:20\n"
+        "Router.prototype.handle@http://localhost:5173/src/lib/router.js:3:9\n"
+        "async*loadAll/<@http://localhost:5173/src/api.js:10:3\n"
+        "@http://localhost:5173/src/main.js:5:1\n"
+        "write to someone@example.com:25:1 about it\n"
+    )
+    assert gecko.frames == [
+        Frame("/src/users.js", 2, "getUser"),
+        Frame("/src/lib/router.js", 3, "Router.handle"),
+        Frame("/src/api.js", 10, "loadAll"),
+        Frame("/src/main.js", 5, None),
+    ]
     ipy = parse_query("~/env/site-packages/pkg/point.py in __add__(self, other)\n")
     assert ipy.frames == [Frame("~/env/site-packages/pkg/point.py", 0, "__add__")]
     pytest_frame = parse_query("pkg/core/expr.py:124: in __eq__\n")

@@ -47,6 +47,14 @@ _JS_FRAME = re.compile(
     r"(?:(?:file|https?|webpack(?:-internal)?)://[^/\s()]*+)?"  # possessive: linear
     r"((?:/?[A-Za-z]:)?[\w./\\@~-]+\.[A-Za-z]{1,4})(?:\?[^\s:()]*)?:(\d+)(?::\d+)?\)?"
 )
+# Firefox and Safari (`retry@http://localhost:5173/src/ky.js:297:20`, `outer/<@…`,
+# `async*fetchAll@…`): one frame a line.
+_GECKO_FRAME = re.compile(
+    r"^[ \t]*(?:async\*)?([\w$#.<>/]{0,200})@"
+    r"(?:(?:file|https?|webpack(?:-internal)?)://[^/\s()]*+)?"
+    r"((?:/?[A-Za-z]:)?[\w./\\@~-]+\.[A-Za-z]{1,4})(?:\?[^\s:()]*)?:(\d+):\d+[ \t]*$",
+    re.M,
+)
 # IPython tracebacks (`…/mod.py in func(args)`) and pytest ones (`mod.py:12: in func`).
 _IPY_FRAME = re.compile(r"^[^\S\n]*(\S+\.py) in ([\w<>]+)\(", re.M)
 _PYTEST_FRAME = re.compile(r"^[^\S\n]*(\S+\.py):(\d+): in ([\w<>]+)", re.M)
@@ -226,6 +234,13 @@ def _js_frame(m: re.Match[str]) -> Frame:
     return Frame(posixpath.normpath(_clean_path(m[2])), int(m[3]), func)
 
 
+def _gecko_frame(m: re.Match[str]) -> Frame:
+    # `outer/inner` is `inner`, defined in `outer`; `outer/<` an anonymous function in it.
+    names = [part for part in m[1].split("/") if part and not part.startswith("<")]
+    function = names[-1].replace("prototype.", "") if names else None
+    return Frame(posixpath.normpath(_clean_path(m[2])), int(m[3]), function or None)
+
+
 def _jvm_frame(m: re.Match[str]) -> Frame:
     # `Library$Loan` is the nested `Library.Loan`; `Outer$1`, an anonymous class, is
     # looked up in `Outer`.
@@ -247,6 +262,7 @@ _FRAME_READERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Frame]], 
     (_IPY_FRAME, lambda m: Frame(_clean_path(m[1]), 0, m[2])),
     (_PYTEST_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
     (_JS_FRAME, _js_frame),
+    (_GECKO_FRAME, _gecko_frame),
     (_JVM_FRAME, _jvm_frame),
     (_DOTNET_FRAME, lambda m: Frame(_clean_path(m[3]), int(m[4]), f"{m[1]}.{m[2]}")),
     (_GO_FRAME, lambda m: Frame(_clean_path(m[3]), int(m[4]), f"{m[1]}.{m[2]}" if m[1] else m[2])),
