@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codecompass.indexing.parse import parse
-from tests.graph.helpers import Edge, add_fixture, edges, workspace, write
+from tests.graph.helpers import Edge, add_fixture, edges, repo_edges, workspace, write
 from tests.peek import peek
 
 P = "shop/shop"
@@ -687,3 +687,35 @@ def test_a_class_method_from_outside_the_repository_still_uses_the_class(
         # `Logger` is java.util.logging's: a nested `Interceptor.Logger` is not named so.
         ("app/Log.kt#log", "?Logger.getLogger", "calls", 0.0),
     }  # fmt: skip
+
+
+def test_a_namespace_package_is_named_from_its_distribution_root(tmp_path: Path) -> None:
+    """langgraph splits `langgraph` over several distributions with no `__init__.py`
+    (PEP 420): `libs/checkpoint/langgraph/checkpoint/base/` is `langgraph.checkpoint
+    .base`. Its 2,145 imports of `langgraph.…` were all unresolved."""
+    files = {
+        "libs/checkpoint/pyproject.toml": '[project]\nname = "acme-checkpoint"\n',
+        "libs/checkpoint/acme/checkpoint/base/__init__.py": (
+            "class BaseSaver:\n    def get(self):\n        return None\n"
+        ),
+        "libs/main/pyproject.toml": '[project]\nname = "acme"\n',
+        "libs/main/src/acme/graph/__init__.py": "from acme.graph.state import compile\n",
+        "libs/main/src/acme/graph/state.py": (
+            "from acme.checkpoint.base import BaseSaver\n\n\n"
+            "def compile(saver: BaseSaver):\n    return saver.get()\n"
+        ),
+        "tools/run.py": "from acme.graph import compile\n\ncompile(None)\n",
+    }
+    found = repo_edges(tmp_path, "ns", files, ("imports", "calls"))
+    state = "ns/libs/main/src/acme/graph/state.py"
+    base = "ns/libs/checkpoint/acme/checkpoint/base/__init__.py"
+    assert found == {
+        (state, base, "imports", 1.0, 1),
+        (state, f"{base}#BaseSaver", "imports", 1.0, 1),
+        (f"{state}#compile", f"{base}#BaseSaver.get", "calls", 0.8, 5),
+        ("ns/libs/main/src/acme/graph/__init__.py", state, "imports", 1.0, 1),
+        ("ns/libs/main/src/acme/graph/__init__.py", f"{state}#compile", "imports", 1.0, 1),
+        ("ns/tools/run.py", "ns/libs/main/src/acme/graph/__init__.py", "imports", 1.0, 1),
+        ("ns/tools/run.py", f"{state}#compile", "imports", 1.0, 1),
+        ("ns/tools/run.py", f"{state}#compile", "calls", 1.0, 3),
+    }

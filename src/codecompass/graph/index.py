@@ -156,7 +156,8 @@ class SymbolIndex:
 
     def module_names(self, repo: str, path: str) -> list[str]:
         """Dotted names a Python file is imported by: from its source root (the first
-        folder up without `__init__.py`), and from the repository root."""
+        folder up without `__init__.py`), from its distribution's root (below), and
+        from the repository root."""
         if not path.endswith(PY_EXTENSIONS):
             return []
         files = self.repo_files(repo)
@@ -175,6 +176,15 @@ class SymbolIndex:
         names = []
         if canonical:
             names.append(".".join(canonical))
+        # A namespace package (PEP 420) has no `__init__.py`: langgraph's
+        # `libs/checkpoint/langgraph/checkpoint/base/` is `langgraph.checkpoint.base`,
+        # named from its distribution's root (the nearest folder up with a
+        # pyproject.toml, setup.py or setup.cfg; its `src/` when the code is there).
+        start = _distribution_start(files, folders[:depth]) if depth > 0 else None
+        if start is not None and all(part.isidentifier() for part in parts[start:]):
+            named = ".".join(parts[start:])
+            if named and named not in names:
+                names.append(named)
         if parts and ".".join(parts) not in names:
             names.append(".".join(parts))
         return names
@@ -375,6 +385,20 @@ class SymbolIndex:
                     found[top].append(Package(repo, top, entry, entry or "", 1))
         self._packages = dict(found)
         return self._packages
+
+
+_DISTRIBUTION_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
+def _distribution_start(files: dict[str, str], folders: list[str]) -> int | None:
+    """Where the import names of code under `folders` start: the index of the first
+    folder below the nearest one up (that folder or an ancestor) holding a Python
+    distribution's metadata, past its `src/`."""
+    for end in range(len(folders), -1, -1):
+        prefix = "/".join(folders[:end])
+        if any((f"{prefix}/{name}" if prefix else name) in files for name in _DISTRIBUTION_FILES):
+            return end + 1 if end < len(folders) and folders[end] == "src" else end
+    return None
 
 
 def _common_prefix(a: str, b: str) -> int:
