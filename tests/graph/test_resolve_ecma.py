@@ -204,9 +204,11 @@ def test_components_scripts_are_read_and_sveltekit_lib_is_src_lib(tmp_path: Path
             "export function useFetch(url: string) {\n  return { url };\n}\n"
         ),
         "src/components/CardBadge.vue": "<template><b>new</b></template>\n",
+        "src/components/AppHeader.vue": "<template><h1>app</h1></template>\n",
         "src/components/Card.vue": (
             "<template>\n  <div>{{ data.url }}</div>\n"
-            "  <card-badge />\n  <router-link to='/'>home</router-link>\n</template>\n\n"
+            "  <card-badge />\n  <router-link to='/'>home</router-link>\n"
+            "  <AppHeader />\n  <Transition />\n</template>\n\n"
             '<script setup lang="ts">\n'
             "import { useFetch } from '../composables/useFetch';\n"
             "import CardBadge from './CardBadge.vue';\n"
@@ -227,12 +229,16 @@ def test_components_scripts_are_read_and_sveltekit_lib_is_src_lib(tmp_path: Path
         (f"{page}#+page.refresh", "app/src/lib/api.js#get", "calls", 1.0, 6),
         # The template's `<Nav />`; an event handler's expression is not read.
         (f"{page}#+page", "app/src/routes/Nav.svelte#Nav", "calls", 1.0, 10),
-        (card, "app/src/composables/useFetch.ts", "imports", 1.0, 8),
-        (card, "app/src/composables/useFetch.ts#useFetch", "imports", 1.0, 8),
-        (card, "app/src/components/CardBadge.vue", "imports", 1.0, 9),
-        (card, "app/src/components/CardBadge.vue#CardBadge", "imports", 1.0, 9),
-        (f"{card}#Card", "app/src/composables/useFetch.ts#useFetch", "calls", 1.0, 10),
+        (card, "app/src/composables/useFetch.ts", "imports", 1.0, 10),
+        (card, "app/src/composables/useFetch.ts#useFetch", "imports", 1.0, 10),
+        (card, "app/src/components/CardBadge.vue", "imports", 1.0, 11),
+        (card, "app/src/components/CardBadge.vue#CardBadge", "imports", 1.0, 11),
+        (f"{card}#Card", "app/src/composables/useFetch.ts#useFetch", "calls", 1.0, 12),
         # `<card-badge />` is the imported `CardBadge`; `<router-link>`, bound to nothing
         # here (a globally registered component, a custom element), makes no edge.
         (f"{card}#Card", "app/src/components/CardBadge.vue#CardBadge", "calls", 1.0, 3),
+        # Not imported (Nuxt's `components/`, a global registration): the one component
+        # of that name, as a guess; Vue's own `<Transition>` is no file of the repository.
+        (f"{card}#Card", "app/src/components/AppHeader.vue#AppHeader", "calls", 0.5, 5),
+        (f"{card}#Card", "?Transition", "calls", 0.0, 6),
     }

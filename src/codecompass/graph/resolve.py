@@ -61,6 +61,7 @@ CONF_NEAR = 0.7
 CONF_REBOUND = 0.6
 CONF_UNIQUE = 0.5
 CONF_AMBIGUOUS = 0.4
+COMPONENT_EXTENSIONS = (".vue", ".svelte")
 # A method named `prefix…` of a class whose method calls `getattr(self, "prefix" + …)`:
 # called when the name built at run time is its own, which the code does not say.
 CONF_DISPATCH = 0.6
@@ -603,6 +604,9 @@ class Resolver:
         if kind == "builtin":
             return []
         if kind == "unbound":
+            component = self.registered_component(ctx, ref.name)
+            if component is not None:
+                return [self._to_sym(source, component, "calls", CONF_UNIQUE, ref, "name")]
             return [_unresolved(source, ref.name, "calls", 0.0, ref, "unbound")]
         if kind == "module":
             # `const express = require('..'); express()`: what the module exports as a whole
@@ -614,6 +618,19 @@ class Resolver:
                     return self.call_edges(ctx, ref, found.weaker(value.conf), source)
             return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
         return self.guess_method(ctx, ref, source)
+
+    def registered_component(self, ctx: Ctx, name: str) -> SymbolRecord | None:
+        """The one Vue or Svelte component of this name that a component's template uses
+        without importing it: registered globally or imported for it by the framework
+        (Nuxt's `components/`, unplugin-vue-components)."""
+        if not ctx.path.endswith(COMPONENT_EXTENSIONS) or not name[:1].isupper() or "." in name:
+            return None
+        found = [
+            s
+            for s in self.index.by_name(name, ctx.repo)
+            if s.kind == "module" and s.parent is None and s.path.endswith(COMPONENT_EXTENSIONS)
+        ]
+        return found[0] if len(found) == 1 else None
 
     def constructor(self, cls: SymbolRecord) -> SymbolRecord | None:
         """The method a call of class `cls` runs first (`__init__`, `constructor`),

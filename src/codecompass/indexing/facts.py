@@ -57,9 +57,10 @@ from typing import Any
 # (Django's `getattr(self, "clean_%s" % name)`). 14: and the handlers of a mixin, from the
 # class that joins it to the dispatcher. 15: a crate of the same Cargo workspace is that
 # crate, not an external one (`use globset::…` in ripgrep's `ignore`), and `extern crate
-# x as y` binds `y`; a Vue or Svelte component's scripts are read (imports, calls), an
-# import of `./Nav.svelte` reaches that file, SvelteKit's `$lib` is its `src/lib`; a
-# Python namespace package is named from its distribution's root (langgraph).
+# x as y` binds `y`; a Vue or Svelte component's scripts and the components its template
+# uses are read (an unimported one by name), an import of `./Nav.svelte` reaches that
+# file, SvelteKit's `$lib` is its `src/lib`; a Python namespace package is named from
+# its distribution's root (langgraph).
 FACTS_VERSION = 15
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
