@@ -39,21 +39,23 @@ _EXTENSIONS = (
 SOURCE_EXTENSIONS = frozenset(_EXTENSIONS.split())
 
 _PY_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?')
-# A JavaScript frame's path may be a URL: `file:///app/x.mjs` (Node's ES modules),
-# `http://localhost:5173/src/App.tsx?t=1700000000000` (a browser, Vite),
-# `webpack-internal:///./src/view.js`. A private method keeps its `#` (`Ky.#retry`).
+# A script's path in a frame, captured, may be a URL: `file:///app/x.mjs` (Node's ES
+# modules), `http://localhost:5173/src/App.tsx?t=1700000000000` (a browser, Vite),
+# `webpack-internal:///./src/view.js`. The scheme and host are read possessively: linear.
+_SCRIPT_PATH = (
+    r"(?:(?:file|https?|webpack(?:-internal)?)://[^/\s()]*+)?"
+    r"((?:/?[A-Za-z]:)?[\w./\\@~-]+\.[A-Za-z]{1,4})(?:\?[^\s:()]*)?"
+)
+# V8 and Node (`at Router.handle (…)`). A private method keeps its `#` (`Ky.#retry`).
 _JS_FRAME = re.compile(
     r"\bat (?:(?:async )?([\w$#.<>\[\] ]{1,200}?) \()?"  # bounded: `at a at a …` ran on
-    r"(?:(?:file|https?|webpack(?:-internal)?)://[^/\s()]*+)?"  # possessive: linear
-    r"((?:/?[A-Za-z]:)?[\w./\\@~-]+\.[A-Za-z]{1,4})(?:\?[^\s:()]*)?:(\d+)(?::\d+)?\)?"
+    + _SCRIPT_PATH
+    + r":(\d+)(?::\d+)?\)?"
 )
 # Firefox and Safari (`retry@http://localhost:5173/src/ky.js:297:20`, `outer/<@…`,
 # `async*fetchAll@…`): one frame a line.
 _GECKO_FRAME = re.compile(
-    r"^[ \t]*(?:async\*)?([\w$#.<>/]{0,200})@"
-    r"(?:(?:file|https?|webpack(?:-internal)?)://[^/\s()]*+)?"
-    r"((?:/?[A-Za-z]:)?[\w./\\@~-]+\.[A-Za-z]{1,4})(?:\?[^\s:()]*)?:(\d+):\d+[ \t]*$",
-    re.M,
+    r"^[ \t]*(?:async\*)?([\w$#.<>/]{0,200})@" + _SCRIPT_PATH + r":(\d+):\d+[ \t]*$", re.M
 )
 # IPython tracebacks (`…/mod.py in func(args)`) and pytest ones (`mod.py:12: in func`).
 _IPY_FRAME = re.compile(r"^[^\S\n]*(\S+\.py) in ([\w<>]+)\(", re.M)
