@@ -125,6 +125,14 @@ JS_GLOBALS = frozenset(
     ArrayBuffer DataView Int32Array Float32Array Float64Array
     """.split()  # noqa: SIM905
 )
+# What a Vue or Svelte compiler defines inside a component's script: Vue's macros and
+# Svelte 5's runes, no function of any module.
+COMPONENT_MACROS = frozenset(
+    """
+    defineProps defineEmits defineExpose defineModel defineOptions defineSlots withDefaults
+    $props $state $derived $effect $bindable $inspect $host
+    """.split()  # noqa: SIM905
+)
 # Methods of str, bytes, list, dict, set, int: a call of one on an unknown receiver is
 # most likely on a builtin, and is not guessed by name.
 BUILTIN_METHODS = frozenset(
@@ -957,7 +965,9 @@ class Resolver:
                         return found_star
             if name in PY_BUILTINS:
                 return Value("builtin", name=name)
-        elif name in JS_GLOBALS:
+        elif name in JS_GLOBALS or (
+            name in COMPONENT_MACROS and ctx.path.endswith(COMPONENT_EXTENSIONS)
+        ):
             return Value("builtin", name=name)
         return None
 
