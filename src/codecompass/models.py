@@ -418,8 +418,9 @@ class SymbolQuery:
     """Symbols matching every field that is set (a sequence field: any of its values).
 
     `name_folded` compares names and qualified names case-insensitively;
-    `qualified_suffix` matches qualified names ending with it; `name_contains` matches
-    names holding it. Results come ordered by id, at most `limit` of them."""
+    `qualified_suffix` matches qualified names ending with it, `qualified_prefix` those
+    starting with it (as written, case included); `name_contains` matches names holding
+    it. Results come ordered by id, at most `limit` of them."""
 
     ids: Sequence[str] | None = None
     names: Sequence[str] | None = None
@@ -427,6 +428,7 @@ class SymbolQuery:
     names_or_qualified: Sequence[str] | None = None
     name_folded: str | None = None
     qualified_suffix: str | None = None
+    qualified_prefix: str | None = None
     name_contains: str | None = None
     repo: str | None = None
     files: Sequence[tuple[str, str]] | None = None

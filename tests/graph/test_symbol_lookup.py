@@ -297,6 +297,36 @@ def test_a_class_named_after_its_file_is_told_apart_by_package_or_line(tmp_path:
     assert hints == ["api.Handler.handle or api/Handler.java:4.", "lib/Queue.php:3."]
 
 
+def test_a_terraform_resource_type_names_its_resources(tmp_path: Path) -> None:
+    """`symbol aws_launch_template` found only fuzzy variable names: a resource is
+    `aws_launch_template.this`, and its type no symbol of its own."""
+    template = 'resource "aws_launch_template" "this" {\n  name = var.name\n}\n'
+    cluster = 'resource "aws_eks_cluster" "this" {\n  name = var.name\n}\n'
+    variable = 'variable "name" {\n  type = string\n}\n'
+    write(
+        tmp_path / "tf",
+        {
+            "modules/a/main.tf": template,
+            "modules/b/main.tf": template + cluster,
+            "variables.tf": variable,
+        },
+    )
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "tf", name="tf")
+        found = [(m.id, m.score) for m in engine.find_symbol("aws_launch_template")][:2]
+        with pytest.raises(AmbiguousSymbolError):
+            engine.callers("aws_launch_template")
+        chosen = engine.callers("aws_eks_cluster").root
+        # A name that is a symbol is never read as a head.
+        variable_root = engine.callers("var.name").root
+    assert found == [
+        ("tf/modules/a/main.tf#aws_launch_template.this", 0.9),
+        ("tf/modules/b/main.tf#aws_launch_template.this", 0.9),
+    ]
+    assert chosen == "tf/modules/b/main.tf#aws_eks_cluster.this"
+    assert variable_root == "tf/variables.tf#var.name"
+
+
 def test_module_and_path_matching_rules() -> None:
     assert module_forms("rich/markup.py") == ["rich/markup"]
     assert module_forms("pkg/__init__.py") == ["pkg/__init__", "pkg"]

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from codecompass.errors import Candidate, Hint, InputError, NotFoundError, OutOfRangeError
 from codecompass.graph.lookup import (
     COMPLETE,
+    MAX_CANDIDATES,
     SIMPLE_NAME,
     TRAILING,
     Match,
@@ -280,6 +281,15 @@ class GraphReader:
             for s in self._symbols(SymbolQuery(qualified_suffix=suffix, repo=repo, kind=kind)):
                 if s.qualified_name.endswith(suffix):  # the stores may fold case here
                     keep(symbol_match(s, TRAILING, False))
+        if parts is not None and not found:
+            # The head of qualified names that is no symbol itself: a Terraform resource
+            # type (`aws_launch_template` → `aws_launch_template.this`).
+            prefix = ".".join(parts) + "."
+            query = SymbolQuery(
+                qualified_prefix=prefix, repo=repo, kind=kind, limit=MAX_CANDIDATES + 1
+            )
+            for s in self._symbols(query):
+                keep(symbol_match(s, TRAILING, False))
         importance = self.importance(list(found))
         return sorted(
             found.values(),

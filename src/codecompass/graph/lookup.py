@@ -15,6 +15,7 @@ which tries each reading against the index:
 | `markup.py:escape_backslashes`, `console.print`| a file or module, then a simple name | 0.95  |
 | `render`                                       | a simple name                        | 0.95  |
 | `Inner.method`                                 | the end of `Outer.Inner.method`      | 0.9   |
+| `aws_launch_template`                          | a head of qualified names, no symbol | 0.9   |
 
 `Class::method`, `Class#method` and `module:func` read as `Class.method` and
 `module.func`; a trailing `()` is dropped. A JavaScript private member (`#retry`) answers
@@ -29,7 +30,8 @@ only its last parts (`markup.py`). `path:line` names the file itself when no sym
 contains the line. Resolving (not `find_symbol`) also reads a whole path or a dotted
 module name (`rich.markup`) as a file. A simple name in a module, the readings that
 need the file list (a path, a module as a file) and the ends of qualified names are
-tried, in that order, only when no earlier reading answers.
+tried, in that order, only when no earlier reading answers; the head of qualified names
+last (a Terraform resource type: `aws_launch_template` is `aws_launch_template.this`).
 
 Choosing: code comes before tests (`res.send` is express's `lib/response.js#res.send`,
 not a mock of it in `test/`; walkdir's `filter_entry` is a method of the library, not the

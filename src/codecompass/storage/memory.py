@@ -375,6 +375,7 @@ class MemoryStore:
             )
             and (folded is None or folded in (s.name.lower(), s.qualified_name.lower()))
             and (q.qualified_suffix is None or s.qualified_name.endswith(q.qualified_suffix))
+            and (q.qualified_prefix is None or s.qualified_name.startswith(q.qualified_prefix))
             and (q.name_contains is None or q.name_contains in s.name)
             and (q.repo is None or s.repo == q.repo)
             and (files is None or (s.repo, s.path) in files)

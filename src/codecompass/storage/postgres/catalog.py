@@ -429,6 +429,8 @@ class PgCatalog:
             # right() and strpos() take the text as it is: no wildcard or escape to get
             # wrong, whatever the length.
             add("right(qualified_name, %s) = %s", len(q.qualified_suffix), q.qualified_suffix)
+        if q.qualified_prefix is not None:
+            add("left(qualified_name, %s) = %s", len(q.qualified_prefix), q.qualified_prefix)
         if q.name_contains is not None:
             add("strpos(name, %s) > 0", q.name_contains)
         if q.repo is not None:

@@ -372,6 +372,9 @@ class SQLiteCatalog:
         if query.qualified_suffix:
             clauses.append("lower(substr(qualified_name, ?)) = lower(?)")
             params.extend([-len(query.qualified_suffix), query.qualified_suffix])
+        if query.qualified_prefix is not None:
+            clauses.append("substr(qualified_name, 1, ?) = ?")
+            params.extend([len(query.qualified_prefix), query.qualified_prefix])
         if query.name_contains is not None:
             clauses.append("instr(lower(name), lower(?)) > 0")
             params.append(query.name_contains)
