@@ -328,3 +328,35 @@ def test_methods_must_agree_and_the_most_specific_route_wins() -> None:
         ("web#one", "users#get", 0.8, "template", "GET /users/{}"),
         ("web#posts", "users#posts", 0.7, "any-method", "DELETE /users/{}/posts"),
     ]
+
+
+def test_nestjs_controllers_serve_the_routes_their_decorators_declare(tmp_path: Path) -> None:
+    """`@Controller('users')` with `@Get(':id')` and `@Post()` declared no route: NestJS
+    was no route framework here, so a web client's calls linked to nothing."""
+    controller = (
+        "import { Controller, Get, Post, All, Injectable } from '@nestjs/common';\n\n"
+        "@Controller('users')\n"
+        "export class UsersController {\n"
+        "  @Get(':id')\n  findOne(id: string) {\n    return id;\n  }\n\n"
+        "  @Post()\n  create() {\n    return 1;\n  }\n\n"
+        "  @All('ping')\n  ping() {\n    return 'pong';\n  }\n}\n\n"
+        "@Injectable()\nexport class UsersService {}\n"
+    )
+    client = (
+        "export const loadUser = (id: string) => fetch(`/users/${id}`);\n"
+        "export const addUser = () => fetch('/users', { method: 'POST' });\n"
+        "export const ping = () => fetch('/users/ping', { method: 'DELETE' });\n"
+    )
+    write(tmp_path / "nest", {"src/users.controller.ts": controller, "web/api.ts": client})
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "nest", name="nest")
+        found = http_links(engine)
+    users = "nest/src/users.controller.ts#UsersController"
+    assert found == {
+        ("nest/web/api.ts#loadUser", f"{users}.findOne", "GET", "/users/{}", 0.8, "template",
+         1, "src/users.controller.ts", 5),
+        ("nest/web/api.ts#addUser", f"{users}.create", "POST", "/users", 0.9, "literal",
+         2, "src/users.controller.ts", 10),
+        ("nest/web/api.ts#ping", f"{users}.ping", "DELETE", "/users/ping", 0.7, "any-method",
+         3, "src/users.controller.ts", 15),
+    }  # fmt: skip

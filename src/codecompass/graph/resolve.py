@@ -1959,6 +1959,8 @@ class Resolver:
             if verb == "request":
                 return _client_call(first or "*", second or url_kw, ref.line, source)
             return _client_call(verb, first or url_kw, ref.line, source)
+        if root == "@nestjs/common":
+            return self.nest_facts(ctx, ref, verb, first)
         if root not in ROUTE_ROOTS:
             return []
         receiver = ref.name.rpartition(".")[0]
@@ -2039,6 +2041,25 @@ class Resolver:
         # Flask: a blueprint registered with url_prefix loses the one it was built with.
         mode = "replace" if verb == "register_blueprint" and given else "prepend"
         return [HttpFact("mount", mode, pattern, ref.line, mounted, router=parent)]
+
+    def nest_facts(self, ctx: Ctx, ref: Ref, verb: str, path: str) -> list[HttpFact]:
+        """NestJS: `@Controller('users')` gives its class a prefix, `@Get(':id')` on a
+        method a route of that class (`GET /users/{}`); `@All()` any method."""
+        pattern = route_path("/" + path.lstrip("/"))
+        if verb == "Controller":  # the class it decorates is the next one
+            classes = (s for s in ctx.symbols if s.kind in TYPE_KINDS and s.start_line >= ref.line)
+            decorated = min(classes, key=lambda s: s.start_line, default=None)
+            if decorated is None:
+                return []
+            return [HttpFact("router", "*", pattern, ref.line, decorated.id)]
+        symbol = ctx.innermost(ref.line, sections=False)
+        if symbol is None:
+            return []
+        method = "*" if verb == "All" else verb.upper()
+        if method != "*" and method.lower() not in HTTP_VERBS or symbol.parent is None:
+            return []
+        router = f"{ctx.file_id}#{symbol.parent}"
+        return [HttpFact("route", method, pattern, ref.line, symbol.id, router=router)]
 
     def router_facts(self, ctx: Ctx) -> list[HttpFact]:
         """Routers built with a prefix of their own: `APIRouter(prefix="/users")`."""

@@ -309,6 +309,9 @@ class EcmaExtractor:
         declaration = node.child_by_field_name("declaration")
         value = node.child_by_field_name("value")
         is_default = any(c.type == "default" for c in node.children)
+        for child in node.named_children:
+            if child.type == "decorator":  # `@Controller('users') export class …`
+                self.visit(child, scope)
         if declaration is not None:
             names = self.declared_names(declaration)
             self.visit(declaration, scope)
@@ -795,12 +798,20 @@ class EcmaExtractor:
             event = verb in EVENT_CALLS or verb in SERVICE_CALLS
             values = self.event_values(args, scope) if event else None
             found = mount or self.options_call(chain, args, scope) or self.call_args(args, scope)
+            if found is None and node.parent is not None and node.parent.type == "decorator":
+                # NestJS routes: `@Controller('users')`, `@Get(':id')`, `@Post()`.
+                found = [self.decorator_path(args, scope), "", "", "", ""]
             self.ref("call", chain, line, scope, found, values)
         spec = self.require_spec(node)
         if spec is not None:
             self.ref("import", spec, _line(node), scope)
         for child in node.named_children:
             self.visit(child, scope)
+
+    def decorator_path(self, args: Node | None, scope: int) -> str:
+        """A decorator's first argument when it is a string (a route's path)."""
+        items = list(args.named_children) if args is not None else []
+        return (self.string_pattern(items[0], scope) or "") if items else ""
 
     def call_args(self, args: Node | None, scope: int) -> list[str] | None:
         if args is None or args.type != "arguments":
