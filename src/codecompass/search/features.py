@@ -6,6 +6,7 @@ import math
 import re
 from collections import OrderedDict
 from datetime import UTC, datetime
+from functools import lru_cache
 
 import numpy as np
 
@@ -45,12 +46,8 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
     weights, options, chunks = ctx.weights, ctx.options, ctx.chunks
     names = ctx.query_names
     errors = ctx.parsed.errors if weights.message or options.collect else []
-    phrases = _Phrases(message_phrases(errors))
     literals = ctx.parsed.literals if weights.literal or options.collect else []
-    # A literal in quotes of either kind, whole: `"invalid-name"`, not `"invalid-names"`.
-    literal_pattern = (
-        re.compile("([\"'])(?:" + "|".join(map(re.escape, literals)) + ")\\1") if literals else None
-    )
+    phrases, literal_pattern = _query_matchers(tuple(errors), tuple(literals))
     stubs = _implemented_stubs(ctx, cands) if weights.stub or options.collect else set()
     short = _short_symbols(ctx, cands) if weights.short or options.collect else set()
     for cid, cand in cands.items():
@@ -146,6 +143,19 @@ def _short_symbols(ctx: SearchContext, cands: dict[str, Candidate]) -> set[str]:
 # A string literal continued on the next line: `'…has not been' '  defined…'` or `+`.
 _STRING_BREAK = re.compile(r"""(['"])\s*\+?\s*\1""")
 _SPACE = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=4)
+def _query_matchers(
+    errors: tuple[str, ...], literals: tuple[str, ...]
+) -> tuple[_Phrases, re.Pattern[str] | None]:
+    """What finds the query's error messages and literals in a chunk, made once per query
+    (`fill` runs for every batch of candidates a search adds)."""
+    # A literal in quotes of either kind, whole: `"invalid-name"`, not `"invalid-names"`.
+    literal_pattern = (
+        re.compile("([\"'])(?:" + "|".join(map(re.escape, literals)) + ")\\1") if literals else None
+    )
+    return _Phrases(message_phrases(list(errors))), literal_pattern
 
 
 class _Phrases:
