@@ -9,13 +9,13 @@ styles add no symbols; they stay in the component's chunk.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import PurePosixPath
 
 from codecompass.hashing import file_lines
+from codecompass.indexing.textscan import LineIndex
 from codecompass.models import ParsedFile, Symbol
 
 __all__ = ["component_name", "component_tags", "parse_component", "script_code"]
@@ -129,12 +129,12 @@ def component_tags(text: str) -> list[tuple[str, int, bool]]:
     template = _COMMENT.sub(lambda m: _blank(m.group()), text)
     template = _SCRIPT.sub(lambda m: _blank(m.group()), template)
     template = _STYLE.sub(lambda m: _blank(m.group()), template)
-    line_starts = [0] + [m.end() for m in re.finditer("\n", template)]
+    lines = LineIndex(template)
     found: list[tuple[str, int, bool]] = []
     for pattern, kebab in ((_PASCAL_TAG, False), (_KEBAB_TAG, True)):
         for m in pattern.finditer(template):
             name = m[1]
             if kebab:
                 name = "".join(part.capitalize() for part in name.split("-"))
-            found.append((name, bisect.bisect_right(line_starts, m.start()), kebab))
+            found.append((name, lines.line(m.start()), kebab))
     return sorted(found, key=lambda tag: tag[1])
