@@ -360,3 +360,43 @@ def test_nestjs_controllers_serve_the_routes_their_decorators_declare(tmp_path: 
         ("nest/web/api.ts#ping", f"{users}.ping", "DELETE", "/users/ping", 0.7, "any-method",
          3, "src/users.controller.ts", 15),
     }  # fmt: skip
+
+
+def test_nestjs_global_prefix_and_controller_options_reach_the_routes(tmp_path: Path) -> None:
+    """`app.setGlobalPrefix('api')` in main.ts puts every controller under /api, and
+    `@Controller({ path: 'items' })` names its prefix in an options object: calls of
+    `/api/...` linked to nothing."""
+    main = (
+        "import { NestFactory } from '@nestjs/core';\n"
+        "import { NestExpressApplication } from '@nestjs/platform-express';\n"
+        "import { AppModule } from './app.module';\n\n"
+        "const PREFIX = 'api';\n\n"
+        "async function bootstrap() {\n"
+        "  const app = await NestFactory.create<NestExpressApplication>(AppModule);\n"
+        "  app.setGlobalPrefix(PREFIX, { exclude: ['health'] });\n"
+        "  await app.listen(3000);\n}\nbootstrap();\n"
+    )
+    controllers = (
+        "import { Controller, Get } from '@nestjs/common';\n\n"
+        "@Controller('users')\nexport class UsersController {\n"
+        "  @Get(':id')\n  findOne(id: string) {\n    return id;\n  }\n}\n\n"
+        "@Controller({ path: 'items', version: '2' })\nexport class ItemsController {\n"
+        "  @Get()\n  list() {\n    return [];\n  }\n}\n"
+    )
+    client = (
+        "export const loadUser = (id: string) => fetch(`/api/users/${id}`);\n"
+        "export const items = () => fetch('/api/items');\n"
+        "export const unprefixed = () => fetch('/users/7');\n"
+    )
+    files = {"src/main.ts": main, "src/app.controller.ts": controllers, "web/api.ts": client}
+    write(tmp_path / "nest", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "nest", name="nest")
+        found = http_links(engine)
+    app = "nest/src/app.controller.ts"
+    assert found == {
+        ("nest/web/api.ts#loadUser", f"{app}#UsersController.findOne", "GET", "/api/users/{}",
+         0.8, "template", 1, "src/app.controller.ts", 5),
+        ("nest/web/api.ts#items", f"{app}#ItemsController.list", "GET", "/api/items", 0.9,
+         "literal", 2, "src/app.controller.ts", 13),
+    }  # fmt: skip

@@ -1961,6 +1961,11 @@ class Resolver:
             return _client_call(verb, first or url_kw, ref.line, source)
         if root == "@nestjs/common":
             return self.nest_facts(ctx, ref, verb, first)
+        if root == "@nestjs/core" and verb == "setGlobalPrefix" and first:
+            # mounted on the file: several applications in a repository give several
+            pattern = route_path("/" + first.lstrip("/"))
+            app = _nest_application(ctx.repo)
+            return [HttpFact("mount", "prepend", pattern, ref.line, app, router=ctx.file_id)]
         if root not in ROUTE_ROOTS:
             return []
         receiver = ref.name.rpartition(".")[0]
@@ -2044,14 +2049,19 @@ class Resolver:
 
     def nest_facts(self, ctx: Ctx, ref: Ref, verb: str, path: str) -> list[HttpFact]:
         """NestJS: `@Controller('users')` gives its class a prefix, `@Get(':id')` on a
-        method a route of that class (`GET /users/{}`); `@All()` any method."""
+        method a route of that class (`GET /users/{}`); `@All()` any method. Every
+        controller is mounted on the repository's application (`_nest_application`)."""
         pattern = route_path("/" + path.lstrip("/"))
         if verb == "Controller":  # the class it decorates is the next one
             classes = (s for s in ctx.symbols if s.kind in TYPE_KINDS and s.start_line >= ref.line)
             decorated = min(classes, key=lambda s: s.start_line, default=None)
             if decorated is None:
                 return []
-            return [HttpFact("router", "*", pattern, ref.line, decorated.id)]
+            application = _nest_application(ctx.repo)
+            return [
+                HttpFact("router", "*", pattern, ref.line, decorated.id),
+                HttpFact("mount", "prepend", "", ref.line, decorated.id, router=application),
+            ]
         symbol = ctx.innermost(ref.line, sections=False)
         if symbol is None:
             return []
@@ -2409,6 +2419,12 @@ def _binding_of(ctx: Ctx, name: str, scope: int) -> tuple[int, str] | None:
             return index, entries[-1][1]
         index = scopes[index].parent
     return None
+
+
+def _nest_application(repo: str) -> str:
+    """The router a NestJS application's controllers are mounted on, one a repository;
+    `app.setGlobalPrefix('api')` mounts it under `/api`."""
+    return f"{repo}#@nestjs/core"
 
 
 def _client_call(method: str, url: str, line: int, source: str) -> list[HttpFact]:

@@ -798,9 +798,10 @@ class EcmaExtractor:
             event = verb in EVENT_CALLS or verb in SERVICE_CALLS
             values = self.event_values(args, scope) if event else None
             found = mount or self.options_call(chain, args, scope) or self.call_args(args, scope)
-            if found is None and node.parent is not None and node.parent.type == "decorator":
-                # NestJS routes: `@Controller('users')`, `@Get(':id')`, `@Post()`.
-                found = [self.decorator_path(args, scope), "", "", "", ""]
+            decorator = node.parent is not None and node.parent.type == "decorator"
+            if found is None and (decorator or verb == "setGlobalPrefix"):
+                # NestJS: `@Controller('users')`, `@Get(':id')`, `app.setGlobalPrefix('api')`
+                found = [self.nest_path(args, scope), "", "", "", ""]
             self.ref("call", chain, line, scope, found, values)
         spec = self.require_spec(node)
         if spec is not None:
@@ -808,10 +809,20 @@ class EcmaExtractor:
         for child in node.named_children:
             self.visit(child, scope)
 
-    def decorator_path(self, args: Node | None, scope: int) -> str:
-        """A decorator's first argument when it is a string (a route's path)."""
+    def nest_path(self, args: Node | None, scope: int) -> str:
+        """The first argument of a NestJS decorator or `setGlobalPrefix` when it is a
+        string, or the `path` of an options object (`@Controller({ path: 'users' })`)."""
         items = list(args.named_children) if args is not None else []
-        return (self.string_pattern(items[0], scope) or "") if items else ""
+        first = items[0] if items else None
+        if first is not None and first.type == "object":
+            for pair in first.named_children:
+                key = pair.child_by_field_name("key") if pair.type == "pair" else None
+                if key is not None and self.text(key).strip("'\"") == "path":
+                    first = pair.child_by_field_name("value")
+                    break
+            else:
+                return ""
+        return (self.string_pattern(first, scope) or "") if first is not None else ""
 
     def call_args(self, args: Node | None, scope: int) -> list[str] | None:
         if args is None or args.type != "arguments":

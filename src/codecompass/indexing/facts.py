@@ -60,8 +60,9 @@ from typing import Any
 # x as y` binds `y`; a Vue or Svelte component's scripts and the components its template
 # uses are read (an unimported one by name), an import of `./Nav.svelte` reaches that
 # file, SvelteKit's `$lib` is its `src/lib`; a Python namespace package is named from
-# its distribution's root (langgraph); NestJS's decorators declare routes.
-FACTS_VERSION = 15
+# its distribution's root (langgraph); NestJS's decorators declare routes. 16: NestJS's
+# global prefix (`app.setGlobalPrefix`) and `@Controller({ path })`.
+FACTS_VERSION = 16
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
