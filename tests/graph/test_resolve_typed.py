@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from codecompass.models import EdgeQuery
-from tests.graph.helpers import Edge, add_fixture, edges, repo_edges, workspace
+from tests.graph.helpers import Edge, add_fixture, edges, repo_edges, workspace, write
 
 G = "go"
 J = "java/src/main/java/com/shop"
@@ -280,3 +280,67 @@ def test_a_crate_of_the_same_workspace_is_resolved_not_external(tmp_path: Path) 
         # Through `grep`'s `pub extern crate grep_searcher as searcher`.
         (f"{lib}#facade", "rg/crates/searcher/src/searcher.rs#Searcher.search", "calls", 0.8, 14),
     }
+
+
+def test_global_usings_reach_every_file_of_their_project(tmp_path: Path) -> None:
+    """eShop's GlobalUsings.cs (`global using eShop.Ordering.Domain;`) is how its
+    handlers see their repositories: every call and base through them was external
+    (440 calls, 56 bases). Another project (its own .csproj) does not see them, and
+    removing one re-resolves the files that relied on it."""
+    files = {
+        "Ordering.Domain/Ordering.Domain.csproj": "<Project />\n",
+        "Ordering.Domain/IOrderRepository.cs": (
+            "namespace Shop.Ordering.Domain;\n\n"
+            "public interface IOrderRepository\n{\n    Order Get(int id);\n}\n\n"
+            "public class Order\n{\n    public void Ship() { }\n}\n"
+        ),
+        "Ordering.Api/Ordering.Api.csproj": "<Project />\n",
+        "Ordering.Api/GlobalUsings.cs": (
+            "global using Shop.Ordering.Domain;\n"
+            "global using Clock = Shop.Ordering.Api.Infrastructure.SystemClock;\n"
+        ),
+        "Ordering.Api/Infrastructure/SystemClock.cs": (
+            "namespace Shop.Ordering.Api.Infrastructure;\n\n"
+            "public static class SystemClock\n{\n    public static int Now() => 0;\n}\n"
+        ),
+        "Ordering.Api/Commands/ShipOrderHandler.cs": (
+            "namespace Shop.Ordering.Api.Commands;\n\n"
+            "public class ShipOrderHandler(IOrderRepository orders)\n{\n"
+            "    public void Handle(int id)\n    {\n"
+            "        orders.Get(id).Ship();\n        Clock.Now();\n    }\n}\n"
+        ),
+        "Ordering.Api/Data/OrderRepository.cs": (
+            "namespace Shop.Ordering.Api.Data;\n\n"
+            "public class OrderRepository : IOrderRepository\n{\n"
+            "    public Order Get(int id) => new Order();\n}\n"
+        ),
+        "Web/Web.csproj": "<Project />\n",
+        "Web/Page.cs": (
+            "namespace Shop.Web;\n\n"
+            "public class Page\n{\n"
+            "    public void Show(IOrderRepository orders) => orders.Get(1);\n}\n"
+        ),
+    }
+    handler = "shop/Ordering.Api/Commands/ShipOrderHandler.cs#ShipOrderHandler.Handle"
+    domain = "shop/Ordering.Domain/IOrderRepository.cs"
+    with workspace(tmp_path) as engine:
+        write(tmp_path / "shop", files)
+        engine.add_repo(tmp_path / "shop", name="shop")
+        found = {e[:4] for e in edges(engine, ("calls", "implements", "extends"))}
+        assert {e for e in found if e[0] == handler} == {
+            (handler, f"{domain}#IOrderRepository.Get", "calls", 0.8),
+            (handler, f"{domain}#Order.Ship", "calls", 0.8),
+            (handler, "shop/Ordering.Api/Infrastructure/SystemClock.cs#SystemClock.Now",
+             "calls", 0.8),
+        }  # fmt: skip
+        repository = "shop/Ordering.Api/Data/OrderRepository.cs#OrderRepository"
+        assert (repository, f"{domain}#IOrderRepository", "implements", 0.9) in found
+        # Web is another project: its IOrderRepository is not the domain's.
+        show = "shop/Web/Page.cs#Page.Show"
+        assert {e for e in found if e[0] == show} == {(show, "?IOrderRepository.Get", "calls", 0.8)}
+
+        usings = tmp_path / "shop" / "Ordering.Api" / "GlobalUsings.cs"
+        usings.write_text(files["Ordering.Api/GlobalUsings.cs"].split("\n", 1)[1], "utf-8")
+        engine.index(tmp_path / "shop", name="shop")
+        found = {e[:4] for e in edges(engine, ("calls",)) if e[0] == handler}
+        assert (handler, f"{domain}#IOrderRepository.Get", "calls", 0.8) not in found

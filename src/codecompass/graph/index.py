@@ -70,6 +70,8 @@ class SymbolIndex:
         self._mains: dict[tuple[str, str], str | None] = {}  # folder package.json "main"
         self._aliases: dict[tuple[str, str], Aliases | None] = {}  # by tsconfig
         self._assigned: dict[str, frozenset[str]] = {}
+        self._global_imports: dict[str, dict[str, list[str]]] = {}
+        self._csharp_projects: dict[str, frozenset[str]] = {}
 
     # -- files ----------------------------------------------------------------------
     def files(self) -> dict[str, dict[str, str]]:
@@ -122,6 +124,47 @@ class SymbolIndex:
                 names |= assigned_attributes(row.facts_json)
             found = self._assigned[repo] = frozenset(names)
         return found
+
+    def project_usings(self, repo: str, path: str) -> tuple[list[str], dict[str, str]]:
+        """What the `global using`s of the other files of a C# file's project bring:
+        namespaces, and aliases by name. The reader depends on the project's `globals`
+        key, which a change of any of them triggers."""
+        project = self.csharp_project(repo, path)
+        self.deps.add(("globals", file_key(repo, project)))
+        stars: list[str] = []
+        aliases: dict[str, str] = {}
+        for other, given in sorted(self._global_imports_of(repo).items()):
+            if other == path or self.csharp_project(repo, other) != project:
+                continue
+            for entry in given:
+                alias, _, target = entry.rpartition("=")
+                if alias:
+                    aliases.setdefault(alias, target)
+                elif target not in stars:
+                    stars.append(target)
+        return stars, aliases
+
+    def _global_imports_of(self, repo: str) -> dict[str, list[str]]:
+        """C#'s `global using`s of a repository, by file, read once per run."""
+        found = self._global_imports.get(repo)
+        if found is None:
+            found = self._global_imports[repo] = {}
+            for row in self.backend.facts.facts(FactsQuery(repo)):
+                if '"global_imports"' in row.facts_json:
+                    found[row.path] = FileFacts.from_json(row.facts_json).global_imports
+        return found
+
+    def csharp_project(self, repo: str, path: str) -> str:
+        """The folder of the nearest `.csproj` above a file (one compilation: `global
+        using`s reach its files), or "" (the repository) when there is none."""
+        projects = self._csharp_projects.get(repo)
+        if projects is None:
+            folders = {posixpath.dirname(p) for p in self.repo_files(repo) if p.endswith(".csproj")}
+            projects = self._csharp_projects[repo] = frozenset(folders)
+        folder = posixpath.dirname(path)
+        while folder and folder not in projects:
+            folder = posixpath.dirname(folder)
+        return folder
 
     def by_name(self, name: str, repo: str | None = None) -> list[SymbolRecord]:
         self.deps.add(("name", name_key(repo, name)))

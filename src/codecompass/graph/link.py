@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import json
 import posixpath
 import time
 from collections import Counter
@@ -263,6 +264,14 @@ def relink_interfaces(backend: Backend) -> int:
     return sum(len(rows) for rows in by_owner.values())
 
 
+def _global_imports(exposed: _Exposed | None) -> list[str]:
+    """A C# file's `global using`s, as its interface shows them."""
+    if exposed is None or '"global_imports"' not in exposed.interface:
+        return []
+    found: list[str] = json.loads(exposed.interface)["global_imports"]
+    return found
+
+
 def _read(root: Path | None, path: str) -> str | None:
     if root is None:
         return None
@@ -300,6 +309,8 @@ def _trigger_keys(
         name = posixpath.basename(base)
         if name in ("__init__", "index"):
             keys.add(("path", file_key(repo, posixpath.dirname(base))))
+    if path.endswith(".cs") and _global_imports(old) != _global_imports(new):
+        keys.add(("globals", file_key(repo, index.csharp_project(repo, path))))
     if path.endswith(".json"):
         keys.add(("tsconfig", file_key(repo, path)))  # a tsconfig, or a config one extends
     if posixpath.basename(path) == "package.json":

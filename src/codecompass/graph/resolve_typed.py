@@ -1000,7 +1000,13 @@ class CSharpResolver(ClassBasedResolver):
             found = self.types_in(ctx.repo, namespace, name)
             if found:
                 return TVal("type", conf=CONF_EXACT, via="namespace", sym=found[0])
-        return self.star_names(ctx, name, depth, ctx.facts.stars)
+        value = self.star_names(ctx, name, depth, ctx.facts.stars)
+        if value is not None:
+            return value
+        stars, aliases = self.index.project_usings(ctx.repo, ctx.path)
+        if name in aliases:
+            return self.resolve_dotted(ctx, aliases[name], depth + 1)
+        return self.star_names(ctx, name, depth, stars)
 
     def import_value(self, ctx: Ctx, spec: str, scope: int, depth: int) -> TVal:
         return self.resolve_dotted(ctx, spec, depth + 1)

@@ -2,9 +2,10 @@
 
 Namespaces (blocks and file-scoped) are scopes named by their full name; ``using N;``
 and ``using static T;`` are wildcard imports (``stars``) and ``using A = N.T;`` binds
-``A``. Fields and properties are attributes with their declared type; ``Task<T>`` is
-written ``T`` (what ``await`` gives). A method group passed as a value (``Run(Helper)``)
-or assigned is a ``value`` reference.
+``A``; a ``global using`` is also kept for the other files of its project
+(``global_imports``). Fields and properties are attributes with their declared type;
+``Task<T>`` is written ``T`` (what ``await`` gives). A method group passed as a value
+(``Run(Helper)``) or assigned is a ``value`` reference.
 """
 
 from __future__ import annotations
@@ -210,6 +211,9 @@ class CSharpExtractor(TypedExtractor):
             self.bind(scope, self.text(alias), node, f"import:{path}")
         else:
             self.facts.stars.append(path)
+        if any(c.type == "global" for c in node.children):
+            given = f"{self.text(alias)}={path}" if alias is not None else path
+            self.facts.global_imports.append(given)
 
     def type_declaration(self, node: Node, scope: int, owner: str) -> None:
         name = self.text(node.child_by_field_name("name"))

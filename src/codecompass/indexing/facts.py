@@ -61,7 +61,8 @@ from typing import Any
 # uses are read (an unimported one by name), an import of `./Nav.svelte` reaches that
 # file, SvelteKit's `$lib` is its `src/lib`; a Python namespace package is named from
 # its distribution's root (langgraph); NestJS's decorators declare routes. 16: NestJS's
-# global prefix (`app.setGlobalPrefix`) and `@Controller({ path })`.
+# global prefix (`app.setGlobalPrefix`) and `@Controller({ path })`; C#'s `global using`
+# reaches every file of its project.
 FACTS_VERSION = 16
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
@@ -169,6 +170,9 @@ class FileFacts:
     exports: dict[str, str] = field(default_factory=dict)  # JS: exported name → value
     prefixes: dict[str, str] = field(default_factory=dict)  # router variable → URL prefix
     endpoints: list[Endpoint] = field(default_factory=list)  # OpenAPI operations, rpcs
+    # C#'s `global using N;` ("N") and `global using A = N.T;` ("A=N.T"): seen by every
+    # file of the project.
+    global_imports: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
@@ -189,6 +193,8 @@ class FileFacts:
             data["endpoints"] = [
                 [e.kind, e.name, e.line, e.symbol, e.alias] for e in self.endpoints
             ]
+        if self.global_imports:
+            data["global_imports"] = self.global_imports
         return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
@@ -232,6 +238,7 @@ class FileFacts:
             exports=data["exports"],
             prefixes=data["prefixes"],
             endpoints=[Endpoint(*row) for row in data.get("endpoints", [])],
+            global_imports=data.get("global_imports", []),
         )
 
     def interface_key(self) -> str:
@@ -264,6 +271,8 @@ class FileFacts:
             "exports": self.exports,
             "prefixes": self.prefixes,
         }
+        if self.global_imports:
+            visible["global_imports"] = self.global_imports
         return json.dumps(visible, sort_keys=True, separators=(",", ":"))
 
     def _uses_param(self, ref: Ref) -> bool:
