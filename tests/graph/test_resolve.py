@@ -719,3 +719,74 @@ def test_a_namespace_package_is_named_from_its_distribution_root(tmp_path: Path)
         ("ns/tools/run.py", f"{state}#compile", "imports", 1.0, 1),
         ("ns/tools/run.py", f"{state}#compile", "calls", 1.0, 3),
     }
+
+
+def test_php_use_reaches_the_class_composer_autoloads(tmp_path: Path) -> None:
+    """koel (Laravel): none of 7,169 `use` imports resolved, since `App\\` lives in `app/`
+    (composer.json's PSR-4 map), and `Log::error`, `Cache::put`, `File::put` of imported
+    facades were taken for the repository's only `put` (59 false callers of one)."""
+    composer = (
+        '{"autoload": {"psr-4": {"App\\\\": "app/"}},\n'
+        ' "autoload-dev": {"psr-4": {"Tests\\\\": "tests/"}}}\n'
+    )
+    service = (
+        "<?php\nnamespace App\\Services;\n\n"
+        "class FavoriteService\n{\n    public function toggle(): void {}\n}\n"
+    )
+    request = "<?php\nnamespace App\\Http\\Requests\\API;\n\nclass Request\n{\n}\n"
+    other = "<?php\nnamespace App\\Http\\Requests\\Interaction;\n\nclass Request\n{\n}\n"
+    uploader = (
+        "<?php\nnamespace App\\Http\\Requests\\Interaction;\n\n"
+        "class Uploader\n{\n    public function put(): void {}\n}\n"
+    )
+    models = (
+        "<?php\nnamespace App\\Models;\n\nclass Song\n{\n    public static function query() {}\n}\n"
+    )
+    controller = (
+        "<?php\nnamespace App\\Http\\Requests\\Interaction;\n\n"
+        "use App\\Http\\Requests\\API\\Request as ApiRequest;\n"
+        "use App\\Models\\{Song};\n"
+        "use App\\Services\\FavoriteService;\n"
+        "use Illuminate\\Support\\Facades\\Cache;\n"
+        "use function Tests\\create_user;\n\n"
+        "class PlayCountRequest extends ApiRequest\n{\n"
+        "    public function handle()\n    {\n"
+        "        Cache::put('k', 1);\n        Song::query();\n"
+        "        (new FavoriteService())->toggle();\n        create_user();\n    }\n}\n"
+    )
+    helpers = "<?php\nnamespace Tests;\n\nfunction create_user() {}\n"
+    files = {
+        "composer.json": composer,
+        "app/Services/FavoriteService.php": service,
+        "app/Http/Requests/API/Request.php": request,
+        "app/Http/Requests/Interaction/Request.php": other,
+        "app/Http/Requests/Interaction/Uploader.php": uploader,
+        "app/Http/Requests/Interaction/PlayCountRequest.php": controller,
+        "app/Models/Song.php": models,
+        "tests/Helpers.php": helpers,
+    }
+    found = repo_edges(tmp_path, "koel", files, ("imports", "calls", "extends"))
+    path = "koel/app/Http/Requests/Interaction/PlayCountRequest.php"
+    service_id = "koel/app/Services/FavoriteService.php#FavoriteService"
+    assert {e for e in found if e[0].startswith(path)} == {
+        (path, "koel/app/Http/Requests/API/Request.php", "imports", 1.0, 4),
+        (path, "koel/app/Http/Requests/API/Request.php#Request", "imports", 1.0, 4),
+        (path, "koel/app/Models/Song.php", "imports", 1.0, 5),
+        (path, "koel/app/Models/Song.php#Song", "imports", 1.0, 5),
+        (path, "koel/app/Services/FavoriteService.php", "imports", 1.0, 6),
+        (path, "koel/app/Services/FavoriteService.php#FavoriteService", "imports", 1.0, 6),
+        (path, "?Illuminate.Support.Facades.Cache", "imports", 1.0, 7),
+        (path, "koel/tests/Helpers.php", "imports", 1.0, 8),
+        (path, "koel/tests/Helpers.php#create_user", "imports", 1.0, 8),
+        # the `use`d Request, not the one of the same folder
+        (f"{path}#PlayCountRequest", "koel/app/Http/Requests/API/Request.php#Request",
+         "extends", 1.0, 10),
+        (f"{path}#PlayCountRequest.handle", "?Cache.put", "calls", 0.7, 14),
+        (f"{path}#PlayCountRequest.handle", "koel/app/Models/Song.php#Song.query", "calls", 0.7,
+         15),
+        (f"{path}#PlayCountRequest.handle", f"{service_id}", "calls", 1.0, 16),
+        # an instance's method: still by name (PHP is not typed here)
+        (f"{path}#PlayCountRequest.handle", f"{service_id}.toggle", "calls", 0.5, 16),
+        (f"{path}#PlayCountRequest.handle", "koel/tests/Helpers.php#create_user", "calls", 1.0,
+         17),
+    }  # fmt: skip

@@ -49,6 +49,7 @@ from codecompass.graph.http import UNKNOWN as UNKNOWN_PREFIX
 from codecompass.graph.http import client_path, route_path
 from codecompass.graph.index import Package, SymbolIndex, file_key
 from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT
+from codecompass.graph.php import Roots, composer_roots, declaring_files
 from codecompass.indexing.extract import DEEP_LANGUAGES, ECMA_LANGUAGES
 from codecompass.indexing.facts import FileFacts, FunctionFacts, Ref
 from codecompass.indexing.languages import is_test_path, language_for_path, stub_module
@@ -256,6 +257,9 @@ class Ctx:
         # Zig and Lua: the files (or False, None) an alias's import names; see
         # `Resolver._imported_file`.
         self.imported_files: dict[str, list[str] | bool | None] = {}
+        # PHP: the symbol (or False, None) a `use` binds to an alias; see
+        # `Resolver._php_imported`.
+        self.imported_symbols: dict[str, SymbolRecord | bool | None] = {}
 
     @property
     def file_id(self) -> str:
@@ -395,6 +399,7 @@ class Resolver:
         ] = {}
         self._order_deps: dict[tuple[str, int], frozenset[tuple[str, str]]] = {}
         self._ordering: set[tuple[str, int]] = set()
+        self._composer: dict[str, Roots] = {}
 
     def ctx(self, repo: str, path: str) -> Ctx | None:
         """The file's facts and symbols, read once per run; the dependency on the file
@@ -1605,6 +1610,15 @@ class Resolver:
             if others:
                 chosen = others[:MAX_CANDIDATES]
                 return finish(chosen, min(CONF_AMBIGUOUS, 0.8 / len(chosen)), "scope")
+        if ctx.language == "php" and len(receiver) <= 1:
+            used = self._php_imported(ctx, receiver[0] if receiver else name)
+            if used is False:  # `Log::error`, `extends Model`: from outside
+                return [_unresolved(source, ref.name, edge_type, CONF_NEAR, ref, "external")]
+            if isinstance(used, SymbolRecord):
+                if not receiver:  # `new Song()`, `extends Request`, `create_user()`
+                    return finish([used], CONF_EXACT, "import")
+                if edge_type == "calls" and used.kind in TYPE_KINDS:  # `Song::query()`
+                    return self._class_call(ctx, source, used, name, ref, finish)
         local = [s for s in ctx.symbols if s.name == name and s.kind in kinds and s.id != source]
         if len(local) == 1 and not (receiver and receiver not in (["this"], ["self"])):
             return finish(local, CONF_NEAR, "file")
@@ -1866,6 +1880,11 @@ class Resolver:
             return self._split_files(ctx, ref, found, spec)
         if language == "dart":
             return self._split_files(ctx, ref, _dart_import(ctx.path, spec, files), spec)
+        if language == "php":
+            spec = spec.partition(" as ")[0]
+            declaring = declaring_files(self._composer_roots(ctx.repo), files, spec)
+            if declaring is not None:
+                return self._php_import(ctx, ref, spec, declaring)
         near = posixpath.normpath(posixpath.join(posixpath.dirname(ctx.path), spec))
         # A file named by its path (Julia's `include("utils.jl")`), or a folder's
         # `default.nix` (Nix's `import ./lib`).
@@ -1926,6 +1945,59 @@ class Resolver:
             conf = rows[0].confidence
             return rows + [self._to_sym(source, s, "imports", conf, ref, "import") for s in modules]
         return [_unresolved(source, spec, "imports", 1.0, ref, "external")]
+
+    def _php_import(self, ctx: Ctx, ref: Ref, spec: str, declaring: list[str]) -> list[Edge]:
+        """A `use` of a name under a PSR-4 prefix of the repository: the file declaring
+        it and the class, function or constant itself; unknown when none does."""
+        name = spec.rpartition(".")[2]
+        for path in declaring:
+            symbol = next(
+                (
+                    s
+                    for s in self.index.symbols(ctx.repo, path)
+                    if s.name == name and s.parent is None
+                ),
+                None,
+            )
+            if symbol is not None:
+                return [
+                    self._to_file(ctx.file_id, ctx.repo, path, "imports", CONF_EXACT, ref),
+                    self._to_sym(ctx.file_id, symbol, "imports", CONF_EXACT, ref, "import"),
+                ]
+        return [_unresolved(ctx.file_id, spec, "imports", 0.0, ref, "unknown")]
+
+    def _composer_roots(self, repo: str) -> Roots:
+        found = self._composer.get(repo)
+        if found is None:
+            found = self._composer[repo] = composer_roots(
+                self.index.root(repo), self.index.repo_files(repo)
+            )
+        return found
+
+    def _php_imported(self, ctx: Ctx, alias: str) -> SymbolRecord | bool | None:
+        """The class or function of the repository a PHP file's `use` binds to `alias`
+        (`use App\\Models\\Song;`, `… as S`), False when the `use` names something from
+        outside the repository (`Illuminate\\Support\\Facades\\Log`), None when no `use`
+        binds it."""
+        if alias in ctx.imported_symbols:
+            return ctx.imported_symbols[alias]
+        found: SymbolRecord | bool | None = None
+        for ref in ctx.facts.refs:
+            if ref.kind != "import":
+                continue
+            spec, _, given = ref.name.partition(" as ")
+            if (given or spec.rpartition(".")[2]) != alias:
+                continue
+            found = False
+            for edge in self.generic_import(ctx, ref):
+                if edge.resolved and edge.target_path and "#" in edge.target:
+                    symbols = self.index.symbols(ctx.repo, edge.target_path)
+                    found = next((s for s in symbols if s.id == edge.target), False)
+                elif not edge.resolved and edge.via != "external":
+                    found = None  # the repository's, but not found: guess as before
+            break
+        ctx.imported_symbols[alias] = found
+        return found
 
     def _split_files(self, ctx: Ctx, ref: Ref, found: list[str], spec: str) -> list[Edge]:
         if not found:

@@ -62,7 +62,8 @@ from typing import Any
 # file, SvelteKit's `$lib` is its `src/lib`; a Python namespace package is named from
 # its distribution's root (langgraph); NestJS's decorators declare routes. 16: NestJS's
 # global prefix (`app.setGlobalPrefix`) and `@Controller({ path })`; C#'s `global using`
-# reaches every file of its project.
+# reaches every file of its project; PHP's `use` through Composer's PSR-4 map, with
+# aliases and groups.
 FACTS_VERSION = 16
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last

@@ -1095,6 +1095,9 @@ class RubyRules(Rules):
 # --------------------------------------------------------------------------- PHP
 
 
+_PHP_NAMES = frozenset({"qualified_name", "name", "namespace_name"})
+
+
 class PhpRules(Rules):
     signature_skip = frozenset({"attribute_list", "comment"})
 
@@ -1107,11 +1110,23 @@ class PhpRules(Rules):
     def references(
         self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
     ) -> Iterable[RefTuple]:
-        if kind == "import":
-            for child in node.named_children:
-                if child.type in ("qualified_name", "name", "namespace_name"):
-                    yield "import", normalize_name(ctx.text(child)), node.start_point.row
-                    break
+        if kind == "import":  # `use A\B;`, `use A\{B, C as D};`, `use function A\f;`
+            names = [c for c in node.named_children if c.type in _PHP_NAMES]
+            if not names:
+                return
+            name = normalize_name(ctx.text(names[0]))
+            group = node.parent
+            declaration = group.parent if group is not None else None
+            if (
+                group is not None
+                and declaration is not None
+                and group.type == "namespace_use_group"
+            ):
+                prefix = next((c for c in declaration.named_children if c.type in _PHP_NAMES), None)
+                if prefix is not None:
+                    name = f"{normalize_name(ctx.text(prefix))}.{name}"
+            alias = ctx.text(names[1]) if len(names) > 1 else ""
+            yield "import", f"{name} as {alias}" if alias else name, node.start_point.row
             return
         yield from super().references(ctx, kind, node, name_node)
 
