@@ -381,3 +381,40 @@ def test_a_name_declared_in_a_type_stub_means_the_code(tmp_path: Path) -> None:
     assert beside == "lib/attr/_make.py#fields"  # a stub beside its module: the module's
     assert written == "lib/attrs/__init__.pyi#define"  # a node id is taken as written
     assert stub_only == "lib/attrs/__init__.pyi#fields"  # no code declares it: the stub
+
+
+def test_a_namespace_qualified_name_picks_the_folder_that_mirrors_it(tmp_path: Path) -> None:
+    """`App\\Services\\FavoriteService::toggle` (a PHP stack frame) and eShop's
+    `eShop.Basket.API.Extensions.Extensions.AddApplicationServices` were unknown or seven
+    equal fuzzy matches: C# and PHP symbols are named without their namespace, which
+    their folders mirror."""
+    service = (
+        "<?php\nnamespace App\\Services;\n\nclass FavoriteService\n{\n    function toggle() {}\n}\n"
+    )
+    extensions = (
+        "namespace eShop.{0}.Extensions;\n\npublic static class Extensions\n{{\n"
+        "    public static void AddApplicationServices(this object builder) {{ }}\n}}\n"
+    )
+    files = {
+        "app/Services/FavoriteService.php": service,
+        "src/Basket.API/Extensions/Extensions.cs": extensions.format("Basket.API"),
+        "src/Catalog.API/Extensions/Extensions.cs": extensions.format("Catalog.API"),
+    }
+    write(tmp_path / "shop", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "shop", name="shop")
+        php = engine.callers("App\\Services\\FavoriteService::toggle").root
+        rooted = engine.callers("\\App\\Services\\FavoriteService").root
+        csharp = [
+            (m.id, m.score)
+            for m in engine.find_symbol(
+                "eShop.Basket.API.Extensions.Extensions.AddApplicationServices"
+            )
+        ]
+        chosen = engine.callers("eShop.Catalog.API.Extensions.Extensions.AddApplicationServices")
+    assert php == "shop/app/Services/FavoriteService.php#FavoriteService.toggle"
+    assert rooted == "shop/app/Services/FavoriteService.php#FavoriteService"
+    basket = "shop/src/Basket.API/Extensions/Extensions.cs#Extensions.AddApplicationServices"
+    assert csharp[0] == (basket, 0.9)
+    assert all(score < 0.9 for _, score in csharp[1:])
+    assert chosen.root == basket.replace("Basket", "Catalog")

@@ -24,6 +24,7 @@ from codecompass.graph.lookup import (
     innermost,
     member_dots,
     module_rooted,
+    namespace_folders,
     normalize,
     overload_group,
     path_rooted,
@@ -310,11 +311,19 @@ class GraphReader:
             private = private_member(tail) if "." in tail else None  # members only
             if private is not None:
                 tails[private], scores[private] = start, SIMPLE_NAME
+        # `App.Services.Favorites.add`: a namespace the folders mirror, the closest kept
+        spaced: list[tuple[int, SymbolRecord]] = []
         for s in self._symbols(SymbolQuery(qualified_names=list(tails), repo=repo, kind=kind)):
             start = tails[s.qualified_name]
             rooted = False if start == 0 else module_rooted("/".join(parts[:start]), s.repo, s.path)
             if rooted is not None:
                 keep(symbol_match(s, scores[s.qualified_name], rooted))
+            elif mirrored := namespace_folders(parts[:start], s.path):
+                spaced.append((mirrored, s))
+        closest = max((n for n, _ in spaced), default=0)
+        for n, s in spaced:
+            if n == closest:
+                keep(symbol_match(s, TRAILING, False))
         name = ".".join(parts)
         names = {name: SIMPLE_NAME}
         private = private_member(name) if len(parts) == 1 else None

@@ -15,6 +15,8 @@ which tries each reading against the index:
 | `markup.py:escape_backslashes`, `console.print`| a file or module, then a simple name | 0.95  |
 | `render`                                       | a simple name                        | 0.95  |
 | `Inner.method`                                 | the end of `Outer.Inner.method`      | 0.9   |
+| `App\\Services\\Favorites::add`              | a namespace its folders mirror, then | 0.9   |
+|                                                | a qualified name (C#, PHP)           |       |
 | `aws_launch_template`                          | a head of qualified names, no symbol | 0.9   |
 
 `Class::method`, `Class#method` and `module:func` read as `Class.method` and
@@ -111,8 +113,24 @@ def file_match(repo: str, path: str, rooted: bool) -> Match:
 
 
 def normalize(text: str) -> str:
-    """Other languages' separators as dots; no call parentheses."""
+    """Other languages' separators as dots (PHP's namespace `\\` too, in a name with
+    no dot or slash: not a Windows path); no call parentheses."""
+    if "\\" in text and "." not in text and "/" not in text:
+        text = text.lstrip("\\").replace("\\", ".")
     return text.replace("::", ".").removesuffix("()")
+
+
+def namespace_folders(namespace: Sequence[str], path: str) -> int:
+    """How many trailing parts of a namespace the folders of `path` end with, ignoring
+    case and splitting folder names at dots: C# and PHP symbols are named without their
+    namespace, which the folders mirror (`App.Services` → `app/Services/`: 2,
+    `eShop.Basket.API.Extensions` → `src/Basket.API/Extensions/`: 3)."""
+    words = [w.lower() for folder in path.split("/")[:-1] for w in folder.split(".") if w]
+    wanted = [p.lower() for p in namespace]
+    count = 0
+    while count < min(len(words), len(wanted)) and words[-1 - count] == wanted[-1 - count]:
+        count += 1
+    return count
 
 
 def member_dots(text: str) -> str:
