@@ -159,6 +159,10 @@ def pet(pet_id):
 
 def remove(client, pet_id):
     client.removePet(pet_id)
+
+
+def forget(cache, pet_id):
+    cache.removePet(pet_id)
 """
 
 
@@ -193,7 +197,8 @@ def test_connexion_handlers_are_the_functions_their_operation_ids_name(tmp_path:
          "pets/swagger.json:6"),
         ("http", "shop/shop.py#pet", f"{H}#get_pet", "GET /v1/pets/{}", 0.8, "template", 5,
          "pets/pets/api/handlers.py:1"),
-        # a method of an unknown receiver named like removePet
+        # a method named like removePet of an unknown receiver named as a client (not
+        # `cache.removePet`, line 13)
         ("http", "shop/shop.py#remove", delete, "DELETE /v1/pets/{}", 0.5, "generated", 9,
          "pets/swagger.json:10"),
         ("http", "shop/shop.py#remove", f"{H}#remove_pet", "DELETE /v1/pets/{}", 0.5, "generated",

@@ -16,7 +16,10 @@ operationId. After every link run `openapi_links` writes:
   would fit a route (same rules and confidence as ``http.py``), and for a call of a
   method named after the operationId on an object of a package outside the workspace
   or of unknown type (a generated client: ``api.get_user(…)``, ``client.getUser(…)``);
-  an operationId of one word (``list``) is too common a name to link.
+  an operationId of one word (``list``) is too common a name to link, and an object of
+  unknown type must be named as a client (``api``, ``petApi``, ``client``, ``sdk``,
+  ``service``): koel's ``event.clipboardData.getData('text')`` is no call of its API's
+  ``getData``.
 - ``http``: client → handler through the operation, when the client reaches an
   operation a handler serves and no route link joins them already (a generated client;
   a connexion handler has no route of its own). Confidence and `via` are the weaker
@@ -69,6 +72,8 @@ GENERATED_UNKNOWN = ("generated", 0.5)
 MAX_CANDIDATES = 3
 _HANDLER_KINDS = frozenset({"function", "method"})
 _NAME_BATCH = 500
+# Words naming an object as an API client (`_client_named`).
+CLIENT_WORDS = frozenset({"api", "apis", "client", "sdk", "service", "stub", "gateway"})
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _SOURCE_SUFFIX = re.compile(r"\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rb|php|cs)$")
 
@@ -205,6 +210,8 @@ def _generated_clients(backend: Backend, operations: Sequence[HttpFact]) -> list
         for call in backend.edges.edges(query):
             if call.via not in ("external", "unknown") or "." not in call.name.strip("."):
                 continue
+            if call.via == "unknown" and not _client_named(call.name):
+                continue
             found = by_name.get(_fold(call.target.rpartition(".")[2]))
             if not found or len(found) > MAX_CANDIDATES:
                 continue
@@ -254,6 +261,13 @@ def _edge(kind: str, source: str, op: HttpFact, how: tuple[str, float], line: in
 def _ends_with(template: str, tail: str) -> bool:
     a, b = template.strip("/").split("/"), tail.strip("/").split("/")
     return len(b) <= len(a) and a[len(a) - len(b) :] == b
+
+
+def _client_named(chain: str) -> bool:
+    """Whether the object a call is made on is named as an API client: the last part
+    of its receiver holds one of `CLIENT_WORDS` (`petApi.removePet`, `client.get_user`)."""
+    receiver = chain.strip(".").rpartition(".")[0].rpartition(".")[2]
+    return any(w.lower() in CLIENT_WORDS for w in _WORD.findall(receiver))
 
 
 def _fold(name: str) -> str:
