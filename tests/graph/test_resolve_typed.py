@@ -344,3 +344,21 @@ def test_global_usings_reach_every_file_of_their_project(tmp_path: Path) -> None
         engine.index(tmp_path / "shop", name="shop")
         found = {e[:4] for e in edges(engine, ("calls",)) if e[0] == handler}
         assert (handler, f"{domain}#IOrderRepository.Get", "calls", 0.8) not in found
+
+
+def test_a_keyword_type_is_the_platforms_not_a_member_of_an_outside_base(
+    tmp_path: Path,
+) -> None:
+    """eShop's `BasketService : Basket.BasketBase` called `string.IsNullOrEmpty`, read as
+    `?Basket.BasketBase.string.IsNullOrEmpty` (a member the outside base might have):
+    `string` is a keyword type. A capitalized name (`Guid`) may still be such a member."""
+    service = (
+        "namespace Shop;\n\npublic class Service : Basket.BasketBase\n{\n"
+        "    public bool Check(string id)\n    {\n        Guid.NewGuid();\n"
+        "        return string.IsNullOrEmpty(id) || int.TryParse(id, out _);\n    }\n}\n"
+    )
+    found = repo_edges(tmp_path, "shop", {"Service.cs": service})
+    assert found == {
+        ("shop/Service.cs#Service", "?Basket.BasketBase", "extends", 1.0, 3),
+        ("shop/Service.cs#Service.Check", "?Basket.BasketBase.Guid.NewGuid", "calls", 0.8, 7),
+    }

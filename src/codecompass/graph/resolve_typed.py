@@ -150,6 +150,7 @@ class TypedResolver:
     super_words: frozenset[str] = frozenset()  # `super`, `base`
     class_members_in_scope = False  # Java and C# see their class's members unqualified
     extension = ""
+    primitives: frozenset[str] = frozenset()  # keyword types: `int`, `string`
 
     def __init__(self, base: Resolver) -> None:
         self.base = base
@@ -462,8 +463,8 @@ class TypedResolver:
         found = self.language_names(ctx, name, depth, types)
         if found is not None:
             return found
-        if inherited is not None and not types:
-            return inherited
+        if inherited is not None and not types and name not in self.primitives:
+            return inherited  # `string.IsNullOrEmpty` is no member of an outside base
         return self.unbound_name(name, types)
 
     def unbound_name(self, name: str, types: bool) -> TVal | None:
@@ -823,7 +824,6 @@ class GoResolver(TypedResolver):
 class ClassBasedResolver(TypedResolver):
     instance_words = frozenset({"this"})
     class_members_in_scope = True
-    primitives: frozenset[str] = frozenset()
 
     def package_of(self, repo: str, path: str, qualified: str) -> str:
         """The package (namespace) a top-level type of a file is declared in."""
@@ -897,8 +897,9 @@ class ClassBasedResolver(TypedResolver):
         return super().resolve_type(ctx, written, scope, depth)
 
     def unbound_name(self, name: str, types: bool) -> TVal | None:
-        """`String`, `System`, `Console`: from the platform (java.lang, a `using`)."""
-        if name[:1].isupper() or types:
+        """`String`, `System`, `Console`, `string`: from the platform (java.lang, a
+        `using`, a keyword type)."""
+        if name[:1].isupper() or types or name in self.primitives:
             return self.unknown_type(name)
         return None
 

@@ -63,7 +63,8 @@ from typing import Any
 # its distribution's root (langgraph); NestJS's decorators declare routes. 16: NestJS's
 # global prefix (`app.setGlobalPrefix`) and `@Controller({ path })`; C#'s `global using`
 # reaches every file of its project; PHP's `use` through Composer's PSR-4 map, with
-# aliases and groups.
+# aliases and groups; a C# or Java keyword type (`string.IsNullOrEmpty`) is no member of
+# an outside base class.
 FACTS_VERSION = 16
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
