@@ -27,6 +27,7 @@ from codecompass.errors import CodeCompassError, ConfigError, InputError, LLMErr
 from codecompass.indexing.chunk import ELISION
 from codecompass.indexing.rules import collapse
 from codecompass.models import SHOWN_SIGNATURE_CHARS, SymbolRecord
+from codecompass.preamble import COMMENT_LINE, preamble_end
 from codecompass.schemas import Answer, Evidence, GraphResult, Hit, RerankInfo
 from codecompass.settings import LLMSettings
 
@@ -49,16 +50,6 @@ EXTRACTIVE_HEADER = (
 _CITATION = re.compile(r"\[(\d{1,3})\]")
 _TRAILING_COMMENT = re.compile(r"\s+(?:#|//)(?:\s|$).*$")
 MAX_SIGNATURE_LINES = 12  # a signature's lines joined in an extractive answer
-# A comment line above code: `//`, `/*`, `*`, `#` then a space or the end (not `#!`,
-# `#[derive]`, `#include`), `--` then a space (Lua, SQL, Haskell).
-_COMMENT_LINE = re.compile(r"(?://|/\*|\*|#(?:\s|#|$)|--(?:\s|$))")
-# The head of a module: imports, includes, a package line. A passage's gist is what
-# follows them (rich's columns.py showed `from collections import defaultdict`).
-_PREAMBLE_LINE = re.compile(
-    r"(?:import\s|from\s+\S+\s+import\b|#\s*(?:include|import)\b|use\s|using\s+[\w.=\s]+;"
-    r"|package\s|require[\s(]|(?:const|let|var)\s+\w+\s*=\s*require\(|[\"']use strict)"
-)
-
 # What `graph_links` asks of the graph: the dependencies of a node (within a repository).
 Dependencies = Callable[[str, str], GraphResult]
 
@@ -227,7 +218,7 @@ def _gist(snippet: str) -> str:
     while taken < min(len(meaningful), lead + MAX_SIGNATURE_LINES):
         line = meaningful[taken]
         taken += 1
-        if _COMMENT_LINE.match(line):
+        if COMMENT_LINE.match(line):
             continue
         line = _without_comment(line)
         parts.append(line)
@@ -247,29 +238,15 @@ def _gist(snippet: str) -> str:
 
 def _comments_at(lines: list[str], start: int) -> int:
     """The index of the first line from ``start`` on that is not a comment."""
-    while start < len(lines) and _COMMENT_LINE.match(lines[start]):
+    while start < len(lines) and COMMENT_LINE.match(lines[start]):
         start += 1
     return start
 
 
 def _past_preamble(lines: list[str], start: int) -> int:
-    """The index of the first line after the imports starting at ``start`` (comments
-    between them skipped, those after the last left to the code they describe; an
-    import wrapped in parentheses or braces counted whole); ``start`` when no import
-    starts there, or nothing but imports follows."""
-    end, at, depth = start, start, 0
-    while at < len(lines):
-        line = lines[at]
-        inside = depth > 0
-        preamble = inside or _PREAMBLE_LINE.match(line) is not None
-        if not preamble and not _COMMENT_LINE.match(line):
-            break
-        depth = max(
-            0, depth + line.count("(") + line.count("{") - line.count(")") - line.count("}")
-        )
-        at += 1
-        if preamble:
-            end = at
+    """The index of the first line after the imports starting at ``start``
+    (`preamble_end`); ``start`` when nothing but imports follows."""
+    end = preamble_end(lines, start)
     return end if end < len(lines) else start
 
 
