@@ -282,3 +282,30 @@ def test_message_phrases_are_runs_of_an_error_messages_words() -> None:
     ]
     assert parse_query(TRACEBACK).errors == ['ValueError: bad value for "limit"']
     assert message_phrases(parse_query(TRACEBACK).errors) == ['bad value for "limit"']
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("unit tests for creating an order", True),
+        ("where is toggleFavorite tested", True),
+        ("which tests cover smart playlist rules", True),
+        ("tests for the catalog API", True),
+        ("spec for the login page", True),
+        ("integration-tests of the payment webhook", True),
+        # using the code in a test, or a report of failing tests: the code is wanted
+        ("invoke a command in a test and capture its output and exit code", False),
+        ("Tests for sympify fail on Python 3.8", False),
+        ("test_parse raises KeyError: 'x'", False),
+        ("where is the token checked", False),
+        # an issue's length: its tests are evidence, not the answer
+        ("which tests " + "and the parser that reads every token " * 4, False),
+    ],
+)
+def test_a_question_asking_for_tests_is_told(text: str, wanted: bool) -> None:
+    assert parse_query(text).wants_tests is wanted
+
+
+def test_a_traceback_never_asks_for_tests() -> None:
+    trace = 'Traceback (most recent call last):\n  File "tests/test_x.py", line 3, in test_x\n'
+    assert parse_query("which tests cover this?\n" + trace).wants_tests is False

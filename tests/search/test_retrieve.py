@@ -997,3 +997,31 @@ def test_a_module_chunk_of_only_the_files_head_counts_as_short(tmp_path: Path) -
         c["path"]: c["features"].get("short", 0.0) for c in result.candidates if c["symbol"] is None
     }
     assert modules == {"app/Http/Middleware/RequireAdmin.php": 1.0, "routes/web.php": 0.0}
+
+
+def test_a_question_asking_for_tests_ranks_them_with_the_code(tmp_path: Path) -> None:
+    """eShop's "unit tests for creating an order" and koel's "which tests cover smart
+    playlist rules" had no test in their top 10: test code weighs −1. A question asking
+    for tests weighs them as code; any other keeps them below."""
+    code = (
+        "class RateLimiter:\n"
+        "    def allow(self, client, now):\n"
+        "        window = self.windows.get(client, [])\n"
+        "        recent = [t for t in window if now - t < self.period]\n"
+        "        return len(recent) < self.limit\n"
+    )
+    test = (
+        "from limiter import RateLimiter\n\n\n"
+        "def test_rate_limiter_allows_until_the_limit():\n"
+        "    limiter = RateLimiter()\n"
+        "    assert limiter.allow('a', 0)\n"
+        "    assert limiter.allow('a', 1)\n"
+    )
+    with _indexed(tmp_path, {"limiter.py": code, "tests/test_limiter.py": test}) as eng:
+        asked = eng.retrieve("unit tests for the rate limiter", eng.search_options(k=5))
+        plain = eng.retrieve("how does the rate limiter allow a client", eng.search_options(k=5))
+    assert asked.query.wants_tests and not plain.query.wants_tests
+    assert asked.hits[0].path == "tests/test_limiter.py"
+    assert asked.hits[0].why["features"]["test"]["contribution"] == 0.0
+    assert plain.hits[0].path == "limiter.py"
+    assert plain.hits[-1].why["features"]["test"]["contribution"] == -1.0

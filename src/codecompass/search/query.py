@@ -143,6 +143,7 @@ class ParsedQuery:
     quoted: list[str] = field(default_factory=list)
     literals: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    wants_tests: bool = False  # a short question asking for tests (`asks_for_tests`)
 
     @property
     def names(self) -> list[str]:
@@ -168,6 +169,7 @@ class ParsedQuery:
             "quoted": self.quoted,
             "literals": self.literals,
             "errors": self.errors,
+            "wants_tests": self.wants_tests,
         }
 
 
@@ -367,7 +369,31 @@ def parse_query(text: str) -> ParsedQuery:
         _add(errors, f"{m.group(1)}: {m.group(2)}")
     q.paths, q.dotted, q.identifiers = list(paths), list(dotted_names), list(identifiers)
     q.quoted, q.literals, q.errors = list(quoted), list(literals), list(errors)
+    q.wants_tests = not q.frames and not q.errors and asks_for_tests(text)
     return q
+
+
+# A question about tests: "unit tests for creating an order", "where is toggleFavorite
+# tested", "which tests cover smart playlist rules". Test code weighs −1 otherwise, and
+# eShop's and koel's such questions had no test in their top 10.
+_ASKS_FOR_TESTS = re.compile(
+    r"\b(?:unit|integration|e2e|end-to-end|functional|regression|snapshot)[\s-]+tests?\b"
+    r"|\btests?\s+(?:for|of|that|which|covering|cover|exercising)\b"
+    r"|\b(?:which|what|where\s+are(?:\s+the)?|find(?:\s+the)?|show(?:\s+me)?(?:\s+the)?"
+    r"|list(?:\s+the)?|any)\s+tests?\b"
+    r"|\btested\b|\btest\s+(?:cases?|suites?|coverage)\b|\bspecs?\s+(?:for|of)\b",
+    re.IGNORECASE,
+)
+# A report of failing tests is about the code that fails them.
+_FAILURE = re.compile(r"\b(?:fail\w*|error\w*|broken|crash\w*|flaky)\b", re.IGNORECASE)
+MAX_TEST_QUESTION_WORDS = 25
+
+
+def asks_for_tests(text: str) -> bool:
+    """Whether a short question asks for tests rather than the code they test."""
+    if len(text.split()) > MAX_TEST_QUESTION_WORDS or _FAILURE.search(text):
+        return False
+    return _ASKS_FOR_TESTS.search(text) is not None
 
 
 MESSAGE_RUN = 4  # words of an error message in a row that identify where it is raised

@@ -152,7 +152,10 @@ def _retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sea
     mode = options.mode
     pool = max(options.candidates, options.k * 3)
     parsed = parse_query(query)
-    ctx = SearchContext(query, parsed, options, mode_weights(mode, options.weights), sources, {})
+    weights = mode_weights(mode, options.weights)
+    if parsed.wants_tests and weights.test < 0:
+        weights = weights.with_(test=0.0)  # tests compete with code on equal terms
+    ctx = SearchContext(query, parsed, options, weights, sources, {})
     ctx.idf = candidates.term_idf(ctx, parsed.terms)
     weights = ctx.weights
     lap("understand")
