@@ -1241,7 +1241,8 @@ def callers(
 ) -> None:
     """Who calls NAME, with the call lines: callers in the code, HTTP clients of a
     route it handles and producers of an event it listens to, in any repository; for a
-    file or a module, the files importing it too.
+    file or a module, the files importing it too; for a type, the code naming it (a
+    parameter's, field's or annotation's type) and the types deriving from it.
 
     NAME may be a node id, `Class.method`, `module.func`, `path:name`, `path:line` or a
     bare name; an ambiguous one lists the ranked candidates and exits 1.

@@ -33,7 +33,12 @@ from codecompass.gitexec import git_text
 from codecompass.graph.api import GraphReader
 from codecompass.graph.link import link as link_graph
 from codecompass.graph.link import similar_edges, unlink_repo
-from codecompass.graph.models import CALLER_TYPES, DEPENDENCY_TYPES, VIRTUAL_PREFIXES
+from codecompass.graph.models import (
+    CALLER_TYPES,
+    DEPENDENCY_TYPES,
+    TYPE_USER_TYPES,
+    VIRTUAL_PREFIXES,
+)
 from codecompass.graph.service_links import check_via, service_links
 from codecompass.hashing import file_lines
 from codecompass.indexing.chunk import CHUNK_KINDS, ChunkLimits
@@ -1132,7 +1137,8 @@ class Engine:
         """Who calls `symbol`, with the call lines: its callers in the code, the HTTP
         clients calling a route it handles and the producers of an event it listens to,
         in any repository (dependents along `calls`, `http` and `event` edges, or
-        `types`); for a file or a module, also the files importing it."""
+        `types`); for a file or a module, also the files importing it; for a type, the
+        code naming it and the types deriving from it (`TYPE_USER_TYPES`)."""
         return self._neighbours(
             symbol, "in", types, depth, min_confidence, repo, callers=types is None
         )
@@ -1187,7 +1193,11 @@ class Engine:
         graph = self.graph
         node, *overloads = graph.resolve_nodes(start, repo=self._repo_name(repo))
         if callers:
-            options["types"] = [*CALLER_TYPES, *(("imports",) if graph.is_module(node) else ())]
+            options["types"] = [*CALLER_TYPES]
+            if graph.is_module(node):
+                options["types"].append("imports")
+            elif graph.is_type(node):
+                options["types"].extend(TYPE_USER_TYPES)
         result = graph.traverse(node, repo=repo, overloads=overloads, **options)
         return self._fresh(result, graph)
 

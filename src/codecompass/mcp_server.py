@@ -662,7 +662,7 @@ async def get_callers(
     min_confidence: MinConfidence = 0.0,
     repo: Repo = None,
 ) -> Annotated[CallToolResult, GraphResult]:
-    """Who calls a symbol (HTTP/gRPC clients, event producers, importers), with call sites."""
+    """Who calls or uses a symbol (clients, producers, importers, a type's users), with sites."""
     rec = _current_call("get_callers")
     rec.query = symbol
     rec.filters = {"depth": depth, "min_confidence": min_confidence, "repo": repo}

@@ -71,6 +71,12 @@ JAVA: set[Edge] = {
     (f"{J}/Main.java", f"{J}/util/Util.java", "imports", 1.0, 6),
     (f"{J}/Main.java", f"{J}/util/Util.java#Util.twice", "imports", 1.0, 6),
     (f"{J}/Main.java#Main", "?StringBuilder", "calls", 1.0, 9),
+    # Declared types of the repository: locals' (`List<Shape>`: its argument), a parameter's.
+    (f"{J}/Main.java#Main.main", f"{J}/Circle.java#Circle", "references", 1.0, 12),
+    (f"{J}/Main.java#Main.main", f"{J}/Shape.java#Shape", "references", 1.0, 17),
+    (f"{J}/Main.java#Main.main", f"{J}/Shape.java#Shape", "references", 1.0, 20),
+    (f"{J}/Main.java#Main.print", f"{J}/Shape.java#Shape", "references", 1.0, 31),
+    (f"{J}/util/Util.java#Util.area", f"{J}/Shape.java#Shape", "references", 1.0, 6),
     (f"{J}/Main.java#Main.main", f"{J}/Circle.java#Circle", "calls", 1.0, 12),
     # `new Circle(…)` runs its constructor too.
     (f"{J}/Main.java#Main.main", f"{J}/Circle.java#Circle.Circle", "calls", 1.0, 12),
@@ -118,6 +124,11 @@ CSHARP: set[Edge] = {
     (f"{C}/Program.cs", f"{C}/Util/Geometry.cs", "imports", 1.0, 5),
     (f"{C}/Program.cs", f"{C}/Util/Geometry.cs#Geometry", "imports", 1.0, 5),
     (f"{C}/Program.cs#Program", "?StringBuilder", "calls", 1.0, 11),
+    # Declared types of the repository: a property's, a local's, a parameter's.
+    (f"{C}/Program.cs#Program", f"{C}/Circle.cs#Circle", "references", 1.0, 13),
+    (f"{C}/Program.cs#Program.Main", f"{C}/Shape.cs#IShape", "references", 1.0, 22),
+    (f"{C}/Program.cs#Program.Print", f"{C}/Shape.cs#IShape", "references", 1.0, 37),
+    (f"{C}/Util/Geometry.cs#Geometry.Area", f"{C}/Shape.cs#IShape", "references", 1.0, 5),
     (f"{C}/Program.cs#Program.Main", f"{C}/Circle.cs#Circle", "calls", 1.0, 17),
     # `new Circle(…)` runs its constructor too.
     (f"{C}/Program.cs#Program.Main", f"{C}/Circle.cs#Circle.Circle", "calls", 1.0, 17),
@@ -361,4 +372,47 @@ def test_a_keyword_type_is_the_platforms_not_a_member_of_an_outside_base(
     assert found == {
         ("shop/Service.cs#Service", "?Basket.BasketBase", "extends", 1.0, 3),
         ("shop/Service.cs#Service.Check", "?Basket.BasketBase.Guid.NewGuid", "calls", 0.8, 7),
+    }
+
+
+def test_callers_of_a_type_are_the_code_naming_it_and_deriving_from_it(tmp_path: Path) -> None:
+    """eShop's `callers IBasketRepository` found no one (the repository is injected,
+    never called), nor `callers ShipOrderCommand` its handler (`IRequestHandler<
+    ShipOrderCommand, bool>`): a declared type named no edge in C# or Java."""
+    files = {
+        "IRepo.cs": "namespace S;\n\npublic interface IRepo\n{\n    int Get();\n}\n",
+        "RedisRepo.cs": "namespace S;\n\npublic class RedisRepo : IRepo\n{\n"
+        "    public int Get() => 1;\n}\n",
+        "ShipCmd.cs": "namespace S;\n\npublic record ShipCmd(int Id);\n",
+        "Handler.cs": (
+            "namespace S;\n\npublic class Handler : IHandler<ShipCmd>\n{\n"
+            "    private readonly IRepo _repo;\n\n"
+            "    public Handler(IRepo repo) { _repo = repo; }\n\n"
+            "    public int Run(ShipCmd cmd)\n    {\n        return _repo.Get();\n    }\n}\n"
+        ),
+        "Shop.java": (
+            "package s;\n\nimport java.util.List;\n\npublic class Shop {\n"
+            "    List<Order> open(Order first) {\n        return List.of(first);\n    }\n}\n\n"
+            "class Order {}\n"
+        ),
+    }
+    write(tmp_path / "s", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "s", name="s")
+        repo_users = engine.callers("IRepo")
+        command_users = engine.callers("ShipCmd")
+        order_users = engine.callers("Order")
+    rows = {(e.source, e.type, e.evidence_line) for e in repo_users.edges}
+    assert rows == {
+        ("s/RedisRepo.cs#RedisRepo", "implements", 3),
+        ("s/Handler.cs#Handler", "references", 5),
+        ("s/Handler.cs#Handler.Handler", "references", 7),
+    }
+    assert {(e.source, e.type, e.evidence_line) for e in command_users.edges} == {
+        ("s/Handler.cs#Handler", "references", 3),
+        ("s/Handler.cs#Handler.Run", "references", 9),
+    }
+    # the return type's argument and the parameter, once each line
+    assert {(e.source, e.type, e.evidence_line) for e in order_users.edges} == {
+        ("s/Shop.java#Shop.open", "references", 6),
     }

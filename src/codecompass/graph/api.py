@@ -32,7 +32,13 @@ from codecompass.graph.lookup import (
     qualified_tails,
     symbol_match,
 )
-from codecompass.graph.models import EDGE_TYPES, EDGE_WEIGHTS, RPC_PREFIX, VIRTUAL_PREFIXES
+from codecompass.graph.models import (
+    EDGE_TYPES,
+    EDGE_WEIGHTS,
+    RPC_PREFIX,
+    TYPE_KINDS,
+    VIRTUAL_PREFIXES,
+)
 from codecompass.graph.models import TOPIC_PREFIX as PREFIX
 from codecompass.indexing.extract import calls_unread
 from codecompass.indexing.languages import (
@@ -159,6 +165,10 @@ class GraphReader:
         if self.split_file_id(node) is not None:
             return True
         return any(s.kind == "module" for s in self._symbols(SymbolQuery(ids=[node])))
+
+    def is_type(self, node: str) -> bool:
+        """Whether `node` is a class, interface, struct, trait, enum or type alias."""
+        return any(s.kind in TYPE_KINDS for s in self._symbols(SymbolQuery(ids=[node])))
 
     def split_file_id(self, node: str) -> tuple[str, str] | None:
         """`repo/path` → (repo, path) for a file of the index, else None."""

@@ -68,6 +68,12 @@ DEPENDENCY_TYPES: tuple[str, ...] = (
 # What `callers` follows by default: calls, HTTP clients calling a route or an OpenAPI
 # operation, producers of an event a handler listens to, rpc clients of a server.
 CALLER_TYPES: tuple[str, ...] = ("calls", "http", "event", "rpc")
+# Symbol kinds that are types.
+TYPE_KINDS = frozenset({"class", "interface", "struct", "trait", "enum", "type"})
+# What `callers` follows too for a type: who names it (an annotation, a parameter's or a
+# field's type, a generic argument) and who derives from it. eShop's `callers
+# IBasketRepository` found no one: it is injected, never called.
+TYPE_USER_TYPES: tuple[str, ...] = ("references", "extends", "implements")
 # The links between services, by `via` (seed 004): the edge types that record each.
 # `sdk` is a dependency on a package another repository provides; a `serves` edge is
 # an rpc link when it reaches an rpc node, else an HTTP one (an OpenAPI operation).

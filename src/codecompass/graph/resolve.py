@@ -48,7 +48,7 @@ from typing import TypeVar
 from codecompass.graph.http import UNKNOWN as UNKNOWN_PREFIX
 from codecompass.graph.http import client_path, route_path
 from codecompass.graph.index import Package, SymbolIndex, file_key
-from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT
+from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT, TYPE_KINDS
 from codecompass.graph.php import Roots, composer_roots, declaring_files
 from codecompass.indexing.extract import DEEP_LANGUAGES, ECMA_LANGUAGES
 from codecompass.indexing.facts import FileFacts, FunctionFacts, Ref
@@ -107,7 +107,6 @@ OBJECT_METHODS: dict[str, frozenset[str]] = {
     "objc": frozenset({"description", "debugDescription", "isEqual", "hash", "copy"}),
     "rust": frozenset({"clone", "to_string", "to_owned", "fmt", "eq", "ne", "cmp", "hash"}),
 }
-TYPE_KINDS = frozenset({"class", "interface", "struct", "trait", "enum", "type"})
 CALLABLE_KINDS = frozenset({"function", "method", "class", "struct", "constant", "variable"})
 INTERFACE_KINDS = frozenset({"interface", "trait"})
 PY_BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "reveal_type"}

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from codecompass.graph.models import TYPE_KINDS
 from codecompass.graph.resolve import (
     CONF_AMBIGUOUS,
     CONF_EXACT,
@@ -40,7 +41,6 @@ from codecompass.graph.resolve import (
     INTERFACE_KINDS,
     LANGUAGE_BUILTINS,
     MAX_DEPTH,
-    TYPE_KINDS,
     Ctx,
     LanguageEdges,
     Resolver,
@@ -184,6 +184,8 @@ class TypedResolver:
         source = ctx.source_id(ref.line)
         if ref.kind in ("inherit", "implement"):
             return self.base_edges(ctx, ref, self.class_source(ctx, ref.scope) or source)
+        if ref.kind == "type":
+            return self.type_edges(ctx, ref)
         value = self.eval_chain(ctx, ref.name, ref.scope, ref.line, 0)
         if ref.kind == "call":
             return self.call_edges(ctx, ref, value, source)
@@ -192,6 +194,18 @@ class TypedResolver:
                 return []
             return [self.base._to_sym(source, value.sym, "references", value.conf, ref, "value")]
         return []
+
+    def type_edges(self, ctx: Ctx, ref: Ref) -> list[Edge]:
+        """A declared type of the repository (a parameter's, a field's, a generic
+        argument): a `references` edge from the code declaring it; none for others, nor
+        from the type's own members (`Circle operator +(Circle a, Circle b)`)."""
+        found = self.resolve_type(ctx, ref.name, ref.scope, 0)
+        source = ctx.source_id(ref.line)
+        if found.kind != "type" or found.sym is None:
+            return []
+        if source == found.sym.id or source.startswith(found.sym.id + "."):
+            return []
+        return [self.base._to_sym(source, found.sym, "references", found.conf, ref, "type")]
 
     def class_source(self, ctx: Ctx, scope: int) -> str | None:
         """The type a base is declared for (a Rust `impl Trait for T` names `T`)."""

@@ -28,6 +28,11 @@ _CLASSES = frozenset(
     }
 )
 _FUNCTIONS = frozenset({"method_declaration", "constructor_declaration", "operator_declaration"})
+# Type nodes whose identifier children are types (elsewhere one may be a name: a tuple
+# element's).
+_TYPE_WRAPPERS = frozenset(
+    {"array_type", "nullable_type", "ref_type", "scoped_type", "pointer_type", "type_argument_list"}
+)
 
 
 _SEQUENCES = frozenset(
@@ -98,6 +103,27 @@ class CSharpExtractor(TypedExtractor):
             return self.type_of(inner)
         return "?"
 
+    def type_refs(self, node: Node | None, scope: int) -> None:
+        """A `type` reference for each type a declared type names, its generic arguments
+        too (`IRequestHandler<ShipOrderCommand, bool>`): who uses a type, not only who
+        calls it. Keyword types (`int`, `string`) name nothing."""
+        if node is None:
+            return
+        t = node.type
+        if t in ("identifier", "qualified_name"):
+            self.ref("type", self.type_of(node), node, scope)
+        elif t == "generic_name":
+            parts = node.named_children
+            if parts:
+                self.ref("type", self.text(parts[0]), parts[0], scope)
+            for arguments in parts[1:]:
+                for argument in arguments.named_children:
+                    self.type_refs(argument, scope)
+        elif t != "predefined_type":
+            for child in node.named_children:
+                if child.type != "identifier" or t in _TYPE_WRAPPERS:
+                    self.type_refs(child, scope)
+
     # -- chains ---------------------------------------------------------------------------
     def _chain(self, node: Node) -> str:
         t = node.type
@@ -161,6 +187,7 @@ class CSharpExtractor(TypedExtractor):
             prop = self.text(node.child_by_field_name("name"))
             facts = self.facts.classes.get(owner)
             written = self.type_of(node.child_by_field_name("type"))
+            self.type_refs(node.child_by_field_name("type"), scope)
             if facts is not None and prop:
                 facts.attrs.setdefault(prop, []).append((scope, f"type:{written}"))
             if prop and _has_code(node):  # a symbol of its own (queries/csharp.scm)
@@ -239,6 +266,10 @@ class CSharpExtractor(TypedExtractor):
                         listed = listed.named_children[0]
                     facts.bases.append(self.type_of(listed))
                     self.ref("inherit", self.type_of(listed), listed, inner)
+                    if listed.type == "generic_name":  # `IHandler<ShipCmd>` uses ShipCmd
+                        for arguments in listed.named_children[1:]:
+                            for argument in arguments.named_children:
+                                self.type_refs(argument, inner)
             elif child.type == "parameter_list":  # record / primary constructor
                 for parameter in child.named_children:
                     field = self.text(parameter.child_by_field_name("name"))
@@ -259,6 +290,7 @@ class CSharpExtractor(TypedExtractor):
         returns = self.type_of(declared) if declared is not None else ""
         qualified = join(owner, name)
         inner = self.open_function(qualified, scope, node, returns)
+        self.type_refs(declared, inner)
         for child in node.named_children:
             if child.type == "type_parameter_list":
                 for parameter in child.named_children:
@@ -282,8 +314,10 @@ class CSharpExtractor(TypedExtractor):
                 name = child.child_by_field_name("name")
                 if name is not None and declared is not None:
                     self.bind(scope, self.text(name), name, f"type:{self.type_of(declared)}")
+                self.type_refs(declared, scope)
             elif child.type not in ("identifier", "attribute_list"):
                 written = self.type_of(child)
+                self.type_refs(child, scope)
             elif child.type == "identifier" and written != "?":
                 self.bind(scope, self.text(child), child, f"type:{written}")
                 written = "?"
@@ -294,6 +328,7 @@ class CSharpExtractor(TypedExtractor):
             if declaration.type != "variable_declaration":
                 continue
             written = self.type_of(declaration.child_by_field_name("type"))
+            self.type_refs(declaration.child_by_field_name("type"), scope)
             for declarator in declaration.named_children:
                 if declarator.type != "variable_declarator":
                     continue
@@ -310,6 +345,8 @@ class CSharpExtractor(TypedExtractor):
                 continue
             declared = declaration.child_by_field_name("type")
             inferred = declared is None or declared.type == "implicit_type"
+            if not inferred:
+                self.type_refs(declared, scope)
             for declarator in declaration.named_children:
                 if declarator.type != "variable_declarator":
                     continue

@@ -81,6 +81,24 @@ class JavaExtractor(TypedExtractor):
             return self.type_of(node.named_children[-1])
         return "?"
 
+    def type_refs(self, node: Node | None, scope: int) -> None:
+        """A `type` reference for each type a declared type names, its type arguments
+        too (`List<Order>`): who uses a type, not only who calls it."""
+        if node is None:
+            return
+        t = node.type
+        if t in ("type_identifier", "scoped_type_identifier"):
+            self.ref("type", self.type_of(node), node, scope)
+        elif t == "generic_type":
+            parts = node.named_children
+            self.type_refs(parts[0] if parts else None, scope)
+            for arguments in parts[1:]:
+                for argument in arguments.named_children:
+                    self.type_refs(argument, scope)
+        elif t in ("array_type", "annotated_type", "wildcard"):
+            for child in node.named_children:
+                self.type_refs(child, scope)
+
     # -- chains ---------------------------------------------------------------------------
     def _chain(self, node: Node) -> str:
         t = node.type
@@ -205,6 +223,7 @@ class JavaExtractor(TypedExtractor):
                 for written in child.named_children:
                     facts.bases.append(self.type_of(written))
                     self.ref("inherit", self.type_of(written), written, scope)
+                    self.type_arguments(written, scope)
             elif child.type in ("super_interfaces", "extends_interfaces"):
                 into = facts.implements if child.type == "super_interfaces" else facts.bases
                 kind = "implement" if child.type == "super_interfaces" else "inherit"
@@ -212,6 +231,14 @@ class JavaExtractor(TypedExtractor):
                     for written in listed.named_children:
                         into.append(self.type_of(written))
                         self.ref(kind, self.type_of(written), written, scope)
+                        self.type_arguments(written, scope)
+
+    def type_arguments(self, written: Node, scope: int) -> None:
+        """`implements Handler<ShipOrder>` uses ShipOrder."""
+        if written.type == "generic_type":
+            for arguments in written.named_children[1:]:
+                for argument in arguments.named_children:
+                    self.type_refs(argument, scope)
 
     def type_parameters(self, node: Node | None, scope: int) -> None:
         if node is None:
@@ -233,6 +260,8 @@ class JavaExtractor(TypedExtractor):
             else ""
         )
         inner = self.open_function(join(owner, name), scope, node, returns)
+        if node.type != "constructor_declaration":
+            self.type_refs(node.child_by_field_name("type"), inner)
         self.type_parameters(node.child_by_field_name("type_parameters"), inner)
         self.parameters(node.child_by_field_name("parameters"), inner)
         body = node.child_by_field_name("body")
@@ -245,6 +274,7 @@ class JavaExtractor(TypedExtractor):
         for parameter in node.named_children:
             if parameter.type == "formal_parameter":
                 written = self.type_of(parameter.child_by_field_name("type"))
+                self.type_refs(parameter.child_by_field_name("type"), scope)
                 name = parameter.child_by_field_name("name")
             elif parameter.type == "spread_parameter":
                 types = [c for c in parameter.named_children if c.type != "variable_declarator"]
@@ -260,6 +290,7 @@ class JavaExtractor(TypedExtractor):
 
     def field(self, node: Node, scope: int, owner: str) -> None:
         written = self.type_of(node.child_by_field_name("type"))
+        self.type_refs(node.child_by_field_name("type"), scope)
         facts = self.facts.classes.get(owner)
         for declarator in node.children_by_field_name("declarator"):
             name = self.text(declarator.child_by_field_name("name"))
@@ -272,6 +303,8 @@ class JavaExtractor(TypedExtractor):
         declared = node.child_by_field_name("type")
         written = self.type_of(declared)
         inferred = declared is not None and self.text(declared) == "var"
+        if not inferred:
+            self.type_refs(declared, scope)
         for declarator in node.children_by_field_name("declarator"):
             name = self.text(declarator.child_by_field_name("name"))
             value = declarator.child_by_field_name("value")
