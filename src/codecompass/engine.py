@@ -1196,7 +1196,7 @@ class Engine:
             options["types"] = [*CALLER_TYPES]
             if graph.is_module(node):
                 options["types"].append("imports")
-            elif graph.is_type(node):
+            if graph.is_type(node):
                 options["types"].extend(TYPE_USER_TYPES)
         result = graph.traverse(node, repo=repo, overloads=overloads, **options)
         return self._fresh(result, graph)

@@ -790,3 +790,62 @@ def test_php_use_reaches_the_class_composer_autoloads(tmp_path: Path) -> None:
         (f"{path}#PlayCountRequest.handle", "koel/tests/Helpers.php#create_user", "calls", 1.0,
          17),
     }  # fmt: skip
+
+
+def test_a_rails_model_calls_its_concerns_helpers_callbacks_and_jobs(tmp_path: Path) -> None:
+    """maybe (Rails): `include Syncable` reached no module (a concern is one), `sync_later
+    if ok` and a bare `import_market_data` were no calls, `before_action :set_account`
+    named no method, `SyncJob.perform_later` ran no `perform`, and `30.days` and
+    `items.each` were guesses at `Period.days` (289) and `Series#each` (129)."""
+    concern = "module Syncable\n  def sync_later\n    SyncJob.perform_later(self)\n  end\nend\n"
+    job = "class SyncJob\n  def perform(record)\n    record.sync\n  end\nend\n"
+    period = "class Period\n  def days\n    1\n  end\nend\n"
+    series = "class Series\n  def each\n    yield 1\n  end\nend\n"
+    account = (
+        "class Account\n"
+        "  include Syncable\n"
+        "  before_action :set_account\n\n"
+        "  def sync(ok)\n"
+        "    sync_later if ok\n"
+        "    import_market_data\n"
+        "    total = 30.days\n"
+        "    total\n"
+        "    items.each { |i| i }\n"
+        "  end\n\n"
+        "  private\n\n"
+        "  def set_account\n    1\n  end\n\n"
+        "  def import_market_data\n    2\n  end\nend\n"
+    )
+    files = {
+        "app/models/concerns/syncable.rb": concern,
+        "app/jobs/sync_job.rb": job,
+        "app/models/period.rb": period,
+        "app/models/series.rb": series,
+        "app/models/account.rb": account,
+    }
+    found = repo_edges(tmp_path, "rails", files, ("calls", "extends"))
+    a = "rails/app/models/account.rb#Account"
+    assert {e for e in found if e[0].startswith(a)} == {
+        (a, "rails/app/models/concerns/syncable.rb#Syncable", "extends", 0.5, 2),
+        (a, "?include", "calls", 0.0, 2),
+        (a, f"{a}.set_account", "calls", 0.7, 3),
+        (a, "?before_action", "calls", 0.0, 3),
+        (f"{a}.sync", "rails/app/models/concerns/syncable.rb#Syncable.sync_later", "calls", 0.5, 6),
+        (f"{a}.sync", f"{a}.import_market_data", "calls", 0.7, 7),
+        (f"{a}.sync", "??.days", "calls", 0.0, 8),
+        (f"{a}.sync", "?items.each", "calls", 0.0, 10),
+    }
+    syncable = "rails/app/models/concerns/syncable.rb#Syncable.sync_later"
+    assert (syncable, "rails/app/jobs/sync_job.rb#SyncJob.perform", "calls", 0.7, 3) in found
+
+
+def test_callers_of_a_ruby_concern_are_the_classes_including_it(tmp_path: Path) -> None:
+    concern = "module Syncable\n  def sync_later\n    1\n  end\nend\n"
+    account = "class Account\n  include Syncable\nend\n"
+    family = "class Family\n  include Syncable\nend\n"
+    files = {"concerns/syncable.rb": concern, "account.rb": account, "family.rb": family}
+    write(tmp_path / "r", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "r", name="r")
+        found = {(e.source, e.type) for e in engine.callers("Syncable").edges}
+    assert found == {("r/account.rb#Account", "extends"), ("r/family.rb#Family", "extends")}

@@ -167,8 +167,10 @@ class GraphReader:
         return any(s.kind == "module" for s in self._symbols(SymbolQuery(ids=[node])))
 
     def is_type(self, node: str) -> bool:
-        """Whether `node` is a class, interface, struct, trait, enum or type alias."""
-        return any(s.kind in TYPE_KINDS for s in self._symbols(SymbolQuery(ids=[node])))
+        """Whether `node` is a class, interface, struct, trait, enum, type alias or a
+        module symbol (a Ruby mixin, an Elixir module)."""
+        kinds = TYPE_KINDS | {"module"}
+        return any(s.kind in kinds for s in self._symbols(SymbolQuery(ids=[node])))
 
     def split_file_id(self, node: str) -> tuple[str, str] | None:
         """`repo/path` → (repo, path) for a file of the index, else None."""

@@ -102,7 +102,19 @@ OBJECT_METHODS: dict[str, frozenset[str]] = {
     **dict.fromkeys(
         ECMA_LANGUAGES, frozenset({"toString", "valueOf", "toLocaleString", "hasOwnProperty"})
     ),
-    "ruby": frozenset({"to_s", "inspect", "hash", "eql?", "==", "dup", "clone", "freeze"}),
+    # Ruby: Object's, and Enumerable's and Kernel's that any collection or value answers
+    # (maybe's `items.each` went to its one `Series#each`, 129 calls).
+    "ruby": frozenset(
+        {
+            *("to_s", "inspect", "hash", "eql?", "==", "dup", "clone", "freeze", "tap"),
+            *("then", "send", "public_send", "respond_to?", "is_a?", "nil?", "to_h", "to_a"),
+            *("each", "each_with_index", "each_with_object", "map", "flat_map", "select"),
+            *("filter", "reject", "find", "detect", "find_by", "where", "sum", "count"),
+            *("group_by", "sort_by", "min_by", "max_by", "inject", "reduce", "first"),
+            *("last", "include?", "any?", "all?", "none?", "empty?", "present?", "blank?"),
+            *("presence", "try", "merge", "fetch", "dig", "keys", "values", "size", "uniq"),
+        }
+    ),
     "swift": frozenset({"description", "debugDescription", "hash"}),
     "objc": frozenset({"description", "debugDescription", "isEqual", "hash", "copy"}),
     "rust": frozenset({"clone", "to_string", "to_owned", "fmt", "eq", "ne", "cmp", "hash"}),
@@ -1575,7 +1587,8 @@ class Resolver:
         ):
             return []  # the language's own, not code of the repository
         if ref.kind in ("inherit", "implement", "type"):
-            kinds = TYPE_KINDS
+            # a Ruby class includes modules (`include Syncable`, a Rails concern)
+            kinds = TYPE_KINDS | {"module"} if ctx.language == "ruby" else TYPE_KINDS
             edge_type = {"inherit": "extends", "implement": "implements"}.get(
                 ref.kind, "references"
             )
@@ -1643,6 +1656,10 @@ class Resolver:
                 if found:
                     conf = CONF_NEAR if len(found) == 1 else CONF_AMBIGUOUS
                     return finish(found[:MAX_CANDIDATES], conf, "import")
+        if receiver and receiver[0] == "?" and ctx.language == "ruby":
+            # a literal's: ActiveSupport's `30.days`, `"x".humanize` (not PHP's
+            # `(new Service())->run()`, which the guess by name gets right)
+            return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
         if receiver and len(receiver) == 1:
             package_dir = self._imported_dir(ctx, receiver[0])
             if package_dir is False:

@@ -64,7 +64,8 @@ from typing import Any
 # global prefix (`app.setGlobalPrefix`) and `@Controller({ path })`; C#'s `global using`
 # reaches every file of its project; PHP's `use` through Composer's PSR-4 map, with
 # aliases and groups; a C# or Java keyword type (`string.IsNullOrEmpty`) is no member of
-# an outside base class; C# and Java declared types are `type` references.
+# an outside base class; C# and Java declared types are `type` references; Ruby's bare
+# calls, callback macros and job enqueues.
 FACTS_VERSION = 16
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last

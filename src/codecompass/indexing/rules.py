@@ -68,6 +68,8 @@ class FileContext:
     blanked_rows: frozenset[int] = frozenset()
     # The file as written when the parse read a blanked copy (`data`), else empty.
     written: bytes = b""
+    # Ruby: the local variable names of each method (by its start byte), `_ruby_locals`.
+    ruby_locals: dict[int, frozenset[str]] = field(default_factory=dict)
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -1082,6 +1084,11 @@ class RubyRules(Rules):
             method = call.child_by_field_name("method") if call is not None else None
             if method is None or ctx.text(method) not in ("include", "extend", "prepend"):
                 return
+        if kind == "call" and node.type == "identifier":  # a bare name as a statement
+            name = ctx.text(node)
+            if name not in self._visibility_words and name not in _ruby_locals(ctx, node):
+                yield "call", name, node.start_point.row
+            return
         if kind == "call" and node.type == "call" and node.child_by_field_name("receiver") is None:
             method = node.child_by_field_name("method")
             if method is not None and ctx.text(method) in ("require", "require_relative", "load"):
@@ -1089,7 +1096,73 @@ class RubyRules(Rules):
                 if module is not None:
                     yield "import", module, node.start_point.row
                     return
-        yield from super().references(ctx, kind, node, name_node)
+            if method is not None and ctx.text(method) in RUBY_CALLBACKS:
+                # `before_action :set_account`: the class calls the method it names
+                arguments = node.child_by_field_name("arguments")
+                for argument in arguments.named_children if arguments is not None else []:
+                    if argument.type == "simple_symbol":
+                        yield "call", ctx.text(argument).lstrip(":"), argument.start_point.row
+        for found in super().references(ctx, kind, node, name_node):
+            yield found
+            head, dot, verb = found[1].rpartition(".")
+            if found[0] == "call" and dot and verb in RUBY_JOB_ENQUEUES:
+                yield "call", f"{head}.perform", found[2]  # `SyncJob.perform_later` runs it
+
+
+# Rails and ActiveModel macros naming methods of the class as symbols: callbacks and
+# custom validations.
+RUBY_CALLBACKS = frozenset(
+    {
+        *("before_action", "after_action", "around_action", "prepend_before_action"),
+        *("skip_before_action", "append_before_action", "helper_method"),
+        *("before_validation", "after_validation", "validate", "validates_with"),
+        *("before_save", "after_save", "around_save", "before_create", "after_create"),
+        *("before_update", "after_update", "before_destroy", "after_destroy"),
+        *("after_commit", "after_create_commit", "after_update_commit"),
+        *("after_destroy_commit", "after_save_commit", "after_rollback"),
+        *("after_initialize", "after_find", "after_touch"),
+    }
+)
+# Enqueuing a job (ActiveJob, Sidekiq) runs its `perform`.
+RUBY_JOB_ENQUEUES = frozenset(
+    {"perform_later", "perform_now", "perform_async", "perform_in", "perform_at", "perform_bulk"}
+)
+_RUBY_SCOPES = frozenset({"method", "singleton_method", "program"})
+_RUBY_BINDERS = frozenset(
+    {
+        *("assignment", "operator_assignment", "method_parameters", "block_parameters"),
+        *("lambda_parameters", "optional_parameter", "keyword_parameter"),
+        *("splat_parameter", "hash_splat_parameter", "block_parameter", "destructured_parameter"),
+        *("left_assignment_list", "exception_variable", "for"),
+    }
+)
+
+
+def _ruby_locals(ctx: FileContext, node: Node) -> frozenset[str]:
+    """The local variables of the method (or file) holding `node`: the names its
+    assignments and parameters bind, its blocks' included."""
+    scope = node.parent
+    while scope is not None and scope.type not in _RUBY_SCOPES:
+        scope = scope.parent
+    if scope is None:
+        return frozenset()
+    found = ctx.ruby_locals.get(scope.start_byte)
+    if found is None:
+        names: set[str] = set()
+        stack = [scope]
+        while stack:
+            current = stack.pop()
+            for child in current.named_children:
+                if child.type in ("method", "singleton_method", "class", "module"):
+                    continue  # a scope of its own
+                assigned = current.type not in ("assignment", "operator_assignment") or (
+                    child == current.child_by_field_name("left")
+                )
+                if child.type == "identifier" and current.type in _RUBY_BINDERS and assigned:
+                    names.add(ctx.text(child))
+                stack.append(child)
+        found = ctx.ruby_locals[scope.start_byte] = frozenset(names)
+    return found
 
 
 # --------------------------------------------------------------------------- PHP

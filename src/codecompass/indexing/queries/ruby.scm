@@ -13,6 +13,15 @@
 ; The callee is the text before the arguments or block: "obj.method".
 (call method: (_)) @reference.call
 
+; A bare name as a statement (`sync_later if ok`, `import_market_data`) is a method
+; called without arguments, unless the method assigned it (rules.py checks).
+(body_statement (identifier) @reference.call)
+(block_body (identifier) @reference.call)
+(then (identifier) @reference.call)
+(else (identifier) @reference.call)
+(if_modifier body: (identifier) @reference.call)
+(unless_modifier body: (identifier) @reference.call)
+
 (superclass (_) @reference.inherit)
 
 ; Arguments of include / extend / prepend (rules.py checks the method name).
