@@ -400,3 +400,68 @@ def test_nestjs_global_prefix_and_controller_options_reach_the_routes(tmp_path: 
         ("nest/web/api.ts#items", f"{app}#ItemsController.list", "GET", "/api/items", 0.9,
          "literal", 2, "src/app.controller.ts", 13),
     }  # fmt: skip
+
+
+def test_routes_a_files_path_declares_link_their_clients(tmp_path: Path) -> None:
+    """taxonomy's `PostCreateButton` POSTs `/api/posts`, which `app/api/posts/route.ts`
+    serves by exporting `POST`; umami's Cypress tests call its 97 `route.ts` files: a
+    route declared by a file's path (Next.js, SvelteKit, Nuxt) linked to nothing."""
+    next_files = {
+        "app/api/posts/route.ts": (
+            "export async function GET() {\n  return Response.json([]);\n}\n\n"
+            "export async function POST(req: Request) {\n  return Response.json({});\n}\n"
+        ),
+        "app/(admin)/api/posts/[postId]/route.ts": (
+            "async function handler(req: Request) {\n  return new Response(null);\n}\n\n"
+            "export { handler as PATCH, handler as DELETE };\n"
+        ),
+        "src/pages/api/users/index.ts": (
+            "export default function users(req, res) {\n  res.json([]);\n}\n"
+        ),
+        "components/post-create-button.tsx": (
+            "export function create() {\n  return fetch('/api/posts', { method: 'POST' });\n}\n"
+            "export function remove(id: string) {\n"
+            "  return fetch(`/api/posts/${id}`, { method: 'DELETE' });\n}\n"
+            "export function users() {\n  return fetch('/api/users');\n}\n"
+        ),
+    }
+    kit_files = {
+        "src/routes/api/items/[id]/+server.ts": (
+            "export const GET = async ({ params }) => new Response(params.id);\n"
+        ),
+        "src/lib/api.ts": "export const item = (id) => fetch(`/api/items/${id}`);\n",
+    }
+    nuxt_files = {
+        "nuxt.config.ts": "export default defineNuxtConfig({});\n",
+        "server/api/users/[id].get.ts": (
+            "export default defineEventHandler((event) => {\n  return {};\n});\n"
+        ),
+        "pages/user.vue": (
+            "<script setup>\nconst load = (id) => $fetch(`/api/users/${id}`);\n</script>\n"
+        ),
+    }
+    express_files = {  # a server/ folder outside Nuxt declares nothing by its path
+        "server/routes/health.js": "export default function health(req, res) {}\n",
+        "client.js": "export const ping = () => fetch('/health');\n",
+    }
+    for name, files in [("next", next_files), ("kit", kit_files), ("nuxt", nuxt_files),
+                        ("plain", express_files)]:  # fmt: skip
+        write(tmp_path / name, files)
+    with workspace(tmp_path) as engine:
+        for name in ("next", "kit", "nuxt", "plain"):
+            engine.add_repo(tmp_path / name, name=name)
+        found = {(s, t, m, p, c, v) for s, t, m, p, c, v, *_ in http_links(engine)}
+    button = "next/components/post-create-button.tsx"
+    posts = "next/app/(admin)/api/posts/[postId]/route.ts#handler"
+    assert found == {
+        (f"{button}#create", "next/app/api/posts/route.ts#POST", "POST", "/api/posts", 0.9,
+         "literal"),
+        (f"{button}#remove", posts, "DELETE", "/api/posts/{}", 0.8, "template"),
+        (f"{button}#users", "next/src/pages/api/users/index.ts#users", "GET", "/api/users", 0.7,
+         "any-method"),
+        ("kit/src/lib/api.ts#item", "kit/src/routes/api/items/[id]/+server.ts#GET", "GET",
+         "/api/items/{}", 0.8, "template"),
+        # an anonymous default export: the file handles it
+        ("nuxt/pages/user.vue#user.load", "nuxt/server/api/users/[id].get.ts", "GET",
+         "/api/users/{}", 0.8, "template"),
+    }  # fmt: skip

@@ -32,6 +32,7 @@ import numpy as np
 
 from codecompass.decoding import decode_text
 from codecompass.graph.events import event_edges, event_update, relink_events
+from codecompass.graph.file_routes import file_route_facts
 from codecompass.graph.http import relink_http
 from codecompass.graph.index import SymbolIndex, file_key, js_base, name_key
 from codecompass.graph.models import EDGE_WEIGHTS
@@ -199,7 +200,10 @@ def link(
         return stats
     index = SymbolIndex(backend)
     resolver = Resolver(
-        index, TYPED_LANGUAGE_EDGES, calls=(event_edges,), files=(rpc_facts, openapi_facts)
+        index,
+        TYPED_LANGUAGE_EDGES,
+        calls=(event_edges,),
+        files=(rpc_facts, openapi_facts, file_route_facts),
     )
     with _Clock(stats, "resolve"):
         dependents = backend.links.dependents(keys) - changed - removed

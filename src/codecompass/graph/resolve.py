@@ -158,6 +158,9 @@ BUILTIN_METHODS = frozenset(
 TYPING_ROOTS = frozenset({"typing", "typing_extensions", "collections", "abc"})
 HTTP_VERBS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
 CLIENT_ROOTS = frozenset({"requests", "httpx", "aiohttp", "axios"})
+# Globals and hooks that fetch the URL they are given, as `fetch` does: Nuxt's `$fetch`,
+# `useFetch`, ofetch, SWR's key (unless the repository defines the name itself).
+FETCH_LIKE = frozenset({"$fetch", "useFetch", "useLazyFetch", "ofetch", "useSWR"})
 ROUTE_ROOTS = frozenset({"flask", "fastapi", "starlette", "django", "express"})
 # Calls that mount a router on another: FastAPI, Flask, Express.
 MOUNT_VERBS = frozenset({"include_router", "register_blueprint", "use"})
@@ -2038,6 +2041,8 @@ class Resolver:
             return _client_call(method, url_kw, ref.line, source)
         if value.kind == "builtin" and value.name == "fetch":
             return _client_call(method_kw or "GET", first or url_kw, ref.line, source)
+        if ctx.language in ECMA_LANGUAGES and ref.name in FETCH_LIKE and value.kind != "sym":
+            return _client_call(method_kw or "GET", first, ref.line, source)
         if value.kind != "ext":
             return []
         parts = value.name.split(".")

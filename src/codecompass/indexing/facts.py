@@ -65,7 +65,8 @@ from typing import Any
 # reaches every file of its project; PHP's `use` through Composer's PSR-4 map, with
 # aliases and groups; a C# or Java keyword type (`string.IsNullOrEmpty`) is no member of
 # an outside base class; C# and Java declared types are `type` references; Ruby's bare
-# calls, callback macros and job enqueues.
+# calls, callback macros and job enqueues; routes declared by file paths (Next.js,
+# SvelteKit, Nuxt).
 FACTS_VERSION = 16
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
