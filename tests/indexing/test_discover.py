@@ -495,9 +495,34 @@ VERSIONED_DOCS = {
 }
 
 
+MESSAGE_CATALOGS = {
+    "public/intl/messages/en-US.json": '{"save": "Save"}\n',  # English: kept
+    "public/intl/messages/de-DE.json": '{"save": "Speichern"}\n',
+    "public/intl/messages/pt-BR.json": '{"save": "Salvar"}\n',
+    "locales/en/common.json": '{"save": "Save"}\n',
+    "locales/fr/common.json": '{"save": "Enregistrer"}\n',
+    "config/locales/es.yml": "es:\n  save: Guardar\n",
+    "config/locales/en.yml": "en:\n  save: Save\n",
+    "src/messages/api.json": "{}\n",  # no language: kept
+    "data/de.json": "{}\n",  # not below a catalog folder: kept
+    "src/locale/fr.ts": "export default {};\n",  # code: kept
+}
+
+
 @pytest.mark.parametrize(
     ("files", "reason", "skipped"),
     [
+        # umami's 50 message catalogs were 45,382 of its 47,470 symbols.
+        (
+            MESSAGE_CATALOGS,
+            "translations",
+            [
+                "config/locales/es.yml",
+                "locales/fr/common.json",
+                "public/intl/messages/de-DE.json",
+                "public/intl/messages/pt-BR.json",
+            ],
+        ),
         # FastAPI keeps every page in 15 languages: the 14 copies of each answer pushed
         # its code out of the file view.
         (
@@ -525,7 +550,7 @@ VERSIONED_DOCS = {
             ],
         ),
     ],
-    ids=["translated", "older-release"],
+    ids=["catalogs", "translated", "older-release"],
 )
 def test_copies_of_documentation_beside_the_original_are_skipped(
     tmp_path: Path, mode: Mode, files: dict[str, str], reason: str, skipped: list[str]

@@ -29,7 +29,10 @@ Skip reasons, in the order they are tested (the first that applies is counted):
                     `README.md`, `index.zh-CN.md` beside `index.en-US.md`). FastAPI
                     holds each page in 15 languages: 14 copies of every answer that
                     pushed its code out of the file view. (One existence check per
-                    such file.)
+                    such file.) And an application's message catalog in a language
+                    other than English (`locale_catalog`: `locales/fr.json`,
+                    `public/intl/messages/de-DE.json`; 45,382 of umami's 47,470
+                    symbols).
    ``superseded``   documentation Docusaurus keeps for an older release whose page the
                     current docs hold too (`versioned_docs/version-10.x/x.md` beside
                     `docs/x.md`): tRPC's middlewares page three times, the older copies
@@ -430,6 +433,30 @@ def _language(tag: str) -> bool:
     return _LANGUAGE_TAG.fullmatch(tag) is not None and tag[:2].lower() in _LANGUAGES
 
 
+# Folders that hold an application's message catalogs, one file (or folder) a language.
+_CATALOG_FOLDERS = frozenset(
+    {"locales", "locale", "i18n", "l10n", "intl", "lang", "langs", "languages"}
+    | {"translations", "messages"}
+)
+_CATALOG_EXTENSIONS = frozenset({"json", "yaml", "yml", "properties", "toml"})
+
+
+def locale_catalog(path: str) -> bool:
+    """A message catalog of a language other than English: a JSON, YAML, properties or
+    TOML file below a catalog folder, named for the language or in a folder so named
+    (`public/intl/messages/de-DE.json`, `locales/fr/common.json`). umami's 50 catalogs
+    were 45,382 of its 47,470 symbols; the English one stays, each message once."""
+    parts = path.split("/")
+    stem, dot, extension = parts[-1].rpartition(".")
+    if not dot or extension.lower() not in _CATALOG_EXTENSIONS:
+        return False
+    folders = [p.lower() for p in parts[:-1]]
+    for index, folder in enumerate(folders):
+        if folder in _CATALOG_FOLDERS:
+            return any(_language(tag) for tag in [*parts[index + 1 : -1], stem])
+    return False
+
+
 def minified_twin(path: str, exists: Callable[[str], bool]) -> str | None:
     """The minified copy shipped beside a script or stylesheet (`phoenix.min.js` beside
     `phoenix.js`), when `exists` finds it: the readable file is then a build's output too,
@@ -592,6 +619,8 @@ class _Classifier:
         if self.allow is not None and not self.allow.match_file(path):
             return "not_allowed"
         reason = _name_reason(path.rsplit("/", 1)[-1])
+        if reason is None and locale_catalog(path):
+            return "translations"
         if reason is None and translated_from(path, self.exists) is not None:
             return "translations"
         if reason is None and superseded_by(path, self.exists) is not None:
