@@ -1006,6 +1006,12 @@ def test_parse_is_thread_safe() -> None:
         ("AFNetworking.podspec", "ruby"),
         ("fastlane/Fastfile", "ruby"),
         ("Dangerfile", "ruby"),
+        # a Rails view in the language it renders; a bare `.erb` says nothing
+        ("app/views/accounts/_form.html.erb", "html"),
+        ("app/views/accounts/update.js.erb", "javascript"),
+        ("mailer.text.erb", "text"),
+        ("template.erb", "text"),
+        ("app/views/accounts/show.json.jbuilder", "ruby"),
         ("Pester.psd1", "powershell"),
         ("index.php", "php"),
         ("README.md", "markdown"),

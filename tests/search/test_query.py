@@ -309,3 +309,11 @@ def test_a_question_asking_for_tests_is_told(text: str, wanted: bool) -> None:
 def test_a_traceback_never_asks_for_tests() -> None:
     trace = 'Traceback (most recent call last):\n  File "tests/test_x.py", line 3, in test_x\n'
     assert parse_query("which tests cover this?\n" + trace).wants_tests is False
+
+
+def test_a_template_or_stylesheet_path_is_a_path() -> None:
+    """maybe's `app/views/accounts/_form.html.erb` was read as the dotted name
+    `_form.html.erb`: a Rails view's extension was no source extension."""
+    parsed = parse_query("the form in app/views/accounts/_form.html.erb and app.css")
+    assert parsed.paths == ["app/views/accounts/_form.html.erb", "app.css"]
+    assert parsed.dotted == []

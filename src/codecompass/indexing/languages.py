@@ -160,6 +160,7 @@ _EXTENSIONS: dict[str, str] = {
     ".cs": "csharp",
     ".rb": "ruby",
     ".rake": "ruby",
+    ".jbuilder": "ruby",
     ".gemspec": "ruby",
     ".podspec": "ruby",  # CocoaPods
     ".ru": "ruby",
@@ -264,6 +265,10 @@ _TEMPLATE_LANGUAGES = {".c": "c", ".h": "c", ".inc": "c", ".cpp": "cpp", ".hpp":
 _TEMPLATE_WORD = re.compile(r"@(\w+)@")
 
 
+# Embedded Ruby templates, named after what they render (`show.html.erb`, `x.js.erb`).
+_EMBEDDED_RUBY = (".erb",)
+
+
 def _template_language(name: str) -> str | None:
     """The language of a numpy-style C or C++ template named `name` (lower case,
     `x.c.src`), else None."""
@@ -294,6 +299,8 @@ def language_for_path(path: str) -> str:
     by_name = _FILE_NAMES.get(name)
     if by_name is not None:
         return by_name
+    if name.endswith(_EMBEDDED_RUBY) and name.count(".") > 1:
+        name = name.rsplit(".", 1)[0]  # a Rails view, `_form.html.erb`: its output's language
     dot = name.rfind(".")
     if dot <= 0:
         # No extension, or a dot-file such as ".gitignore".

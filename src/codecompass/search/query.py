@@ -34,7 +34,9 @@ from codecompass.tokens import code_tokens
 
 _EXTENSIONS = (
     "py pyi pyx js jsx mjs cjs ts tsx go java kt rs c h cc cpp hpp cs rb php swift scala "
-    "md rst toml yaml yml json cfg ini sh"
+    "md rst toml yaml yml json cfg ini sh "
+    # templates and the files beside code: a Rails view in a pasted ActionView backtrace
+    "erb haml slim rake html css scss vue sql proto tf"
 )
 SOURCE_EXTENSIONS = frozenset(_EXTENSIONS.split())
 
