@@ -245,3 +245,39 @@ def test_components_scripts_are_read_and_sveltekit_lib_is_src_lib(tmp_path: Path
         (f"{card}#Card", "app/src/components/AppHeader.vue#AppHeader", "calls", 0.5, 5),
         (f"{card}#Card", "?Transition", "calls", 0.0, 6),
     }
+
+
+def test_an_export_list_names_the_definition_and_a_constant_holds_its_value(
+    tmp_path: Path,
+) -> None:
+    """taxonomy (shadcn/ui): `const Button = React.forwardRef(…); export { Button }` made
+    every `<Button>` a call of `?react.forwardRef` (156 of 170 components had no caller),
+    and `db.post.findMany()` after `export const db = new PrismaClient()` reached nothing."""
+    files = {
+        "tsconfig.json": '{"compilerOptions": {"baseUrl": ".", "paths": {"@/*": ["./*"]}}}\n',
+        "components/ui/button.tsx": (
+            'import * as React from "react"\nimport { cva } from "class-variance-authority"\n\n'
+            'const buttonVariants = cva("inline-flex", { variants: {} })\n\n'
+            "const Button = React.forwardRef((props, ref) => {\n"
+            "  return <button ref={ref} {...props} />\n})\n"
+            'Button.displayName = "Button"\n\n'
+            "export { Button, buttonVariants }\n"
+        ),
+        "lib/db.ts": (
+            'import { PrismaClient } from "@prisma/client"\n\n'
+            "export const db = new PrismaClient()\n"
+        ),
+        "app/page.tsx": (
+            'import { Button, buttonVariants } from "@/components/ui/button"\n'
+            'import { db } from "@/lib/db"\n\n'
+            "export async function Page() {\n"
+            "  const posts = await db.post.findMany()\n"
+            "  return <Button className={buttonVariants({})}>{posts.length}</Button>\n}\n"
+        ),
+    }
+    found = {e for e in repo_edges(tmp_path, "ui", files, ("calls",)) if "page" in e[0]}
+    assert found == {
+        ("ui/app/page.tsx#Page", "?@prisma/client.PrismaClient.post.findMany", "calls", 1.0, 5),
+        ("ui/app/page.tsx#Page", "ui/components/ui/button.tsx#Button", "calls", 1.0, 6),
+        ("ui/app/page.tsx#Page", "ui/components/ui/button.tsx#buttonVariants", "calls", 1.0, 6),
+    }

@@ -120,6 +120,8 @@ OBJECT_METHODS: dict[str, frozenset[str]] = {
     "rust": frozenset({"clone", "to_string", "to_owned", "fmt", "eq", "ne", "cmp", "hash"}),
 }
 CALLABLE_KINDS = frozenset({"function", "method", "class", "struct", "constant", "variable"})
+# Symbols that hold a value: an attribute read through one is the value's.
+HELD_KINDS = frozenset({"constant", "variable"})
 INTERFACE_KINDS = frozenset({"interface", "trait"})
 PY_BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "reveal_type"}
 JS_GLOBALS = frozenset(
@@ -1200,7 +1202,10 @@ class Resolver:
             return None
         if target.language in ECMA_LANGUAGES:
             exported = target.facts.exports.get(name)
-            if exported is not None:
+            local = exported.removeprefix("expr:") if exported else ""
+            if local in target.top:
+                name = local  # `export { Button }`: the definition, as `export const Button`
+            elif exported is not None:
                 found = self.binding(target, 0, exported, END, depth + 1)
                 return found.weaker(module.conf) if found.known else found
         module_scope = target.facts.scopes[0] if target.facts.scopes else None
@@ -1257,6 +1262,10 @@ class Resolver:
             return value
         if kind == "unknown" and name in BUILTIN_METHODS and not final:
             return Value("builtin", name=name)
+        if kind == "sym" and value.sym is not None and value.sym.kind in HELD_KINDS:
+            held = self.held_value(value.sym, depth + 1)  # `db.post` after `db = new Client()`
+            if held is not None:
+                return self.attribute(held.weaker(value.conf), name, depth + 1, final=final)
         if kind in ("sym", "inst") and value.sym is not None:
             if value.sym.kind not in TYPE_KINDS:
                 return self.prototype_member(value, name)
@@ -1279,6 +1288,19 @@ class Resolver:
                 return UNKNOWN
             return found.weaker(CONF_SCOPE, "super") if found.known else found
         return UNKNOWN
+
+    def held_value(self, sym: SymbolRecord, depth: int) -> Value | None:
+        """What a module-level JavaScript or TypeScript variable holds (`export const db =
+        new PrismaClient()`), for the attributes read through it; None when unknown."""
+        ctx = self.ctx(sym.repo, sym.path)
+        if ctx is None or ctx.language not in ECMA_LANGUAGES or sym.parent is not None:
+            return None
+        module = ctx.facts.scopes[0] if ctx.facts.scopes else None
+        for line, value in reversed(module.bindings.get(sym.name, []) if module else []):
+            if not value.startswith("def:"):
+                found = self.binding(ctx, 0, value, line, depth)
+                return found if found.known and found.kind != "sym" else None
+        return None
 
     def prototype_member(self, value: Value, name: str) -> Value:
         """`this.name` in `Foo.prototype.m = function …`: `this` is an instance of the
