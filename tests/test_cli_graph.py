@@ -188,3 +188,19 @@ def test_graph_prints_bracketed_paths_as_written(tmp_path: Path) -> None:
         "site/web/[slug]/page.py#render: 1 nodes, 1 edges",
         "  site/web/[slug]/page.py#helper  function",
     ]
+
+
+def test_callers_and_deps_take_a_limit(data: Path) -> None:
+    """umami's `callers useMessages` listed 199 of 232 callers, said "raise --limit", and
+    `--limit` was no option of `callers` or `deps`."""
+    every = json.loads(run("callers", "Entity.save", "--data-dir", str(data), "--json").output)
+    one = run("callers", "Entity.save", "--data-dir", str(data), "--limit", "2")
+    assert one.exit_code == 0
+    assert len(every["edges"]) == 2 and not every["truncated"]
+    assert "truncated (raise --limit)" in one.output
+    shown = [line for line in one.output.splitlines() if "—calls→" in line]
+    assert len(shown) == 1
+    deps = json.loads(
+        run("deps", "OrderService.place", "--data-dir", str(data), "--limit", "2", "--json").output
+    )
+    assert deps["truncated"] is True and len(deps["nodes"]) == 2

@@ -1136,6 +1136,13 @@ confidence_option = click.option(
     help="Leave out edges below this confidence.",
 )
 repo_option = click.option("--repo", help="Only this repository.")
+limit_option = click.option(
+    "--limit",
+    type=click.IntRange(1, 5000),
+    default=200,
+    show_default=True,
+    help="At most this many nodes (the output says when more were left out).",
+)
 
 
 def _types(values: tuple[str, ...]) -> list[str] | None:
@@ -1228,6 +1235,7 @@ def symbol(
 @data_dir_option
 @depth_option
 @confidence_option
+@limit_option
 @repo_option
 @json_option
 @reports_errors
@@ -1236,6 +1244,7 @@ def callers(
     data_dir: Path | None,
     depth: int,
     min_confidence: float,
+    limit: int,
     repo: str | None,
     as_json: bool,
 ) -> None:
@@ -1254,7 +1263,9 @@ def callers(
       codecompass callers models/staging/stg_orders.sql
     """
     with Engine.open(data_dir) as engine:
-        result = engine.callers(name, depth=depth, min_confidence=min_confidence, repo=repo)
+        result = engine.callers(
+            name, depth=depth, min_confidence=min_confidence, repo=repo, limit=limit
+        )
     if as_json:
         emit_json(result.as_dict())
         return
@@ -1267,6 +1278,7 @@ def callers(
 @types_option
 @depth_option
 @confidence_option
+@limit_option
 @repo_option
 @json_option
 @reports_errors
@@ -1276,6 +1288,7 @@ def deps(
     types: tuple[str, ...],
     depth: int,
     min_confidence: float,
+    limit: int,
     repo: str | None,
     as_json: bool,
 ) -> None:
@@ -1292,7 +1305,12 @@ def deps(
     """
     with Engine.open(data_dir) as engine:
         result = engine.dependencies(
-            name, types=_types(types), depth=depth, min_confidence=min_confidence, repo=repo
+            name,
+            types=_types(types),
+            depth=depth,
+            min_confidence=min_confidence,
+            repo=repo,
+            limit=limit,
         )
     if as_json:
         emit_json(result.as_dict())
@@ -1308,7 +1326,7 @@ def deps(
 @click.option(
     "--direction", type=click.Choice(["out", "in", "both"]), default="out", show_default=True
 )
-@click.option("--limit", type=click.IntRange(1, 5000), default=200, show_default=True)
+@limit_option
 @repo_option
 @json_option
 @reports_errors

@@ -30,7 +30,7 @@ from codecompass.errors import (
     UnknownRepoError,
 )
 from codecompass.gitexec import git_text
-from codecompass.graph.api import GraphReader
+from codecompass.graph.api import DEFAULT_LIMIT, GraphReader
 from codecompass.graph.link import link as link_graph
 from codecompass.graph.link import similar_edges, unlink_repo
 from codecompass.graph.models import (
@@ -1107,11 +1107,12 @@ class Engine:
         depth: int = 1,
         min_confidence: float = 0.0,
         repo: str | None = None,
+        limit: int = DEFAULT_LIMIT,
     ) -> GraphResult:
         """What `symbol` uses: calls, imports, bases, references, HTTP routes it calls,
         topics it emits to and their consumers, packages of other repositories (or
         `types`)."""
-        return self._neighbours(symbol, "out", types, depth, min_confidence, repo)
+        return self._neighbours(symbol, "out", types, depth, min_confidence, repo, limit)
 
     def dependents(
         self,
@@ -1121,9 +1122,10 @@ class Engine:
         depth: int = 1,
         min_confidence: float = 0.0,
         repo: str | None = None,
+        limit: int = DEFAULT_LIMIT,
     ) -> GraphResult:
         """What uses `symbol`: the reverse of `dependencies`."""
-        return self._neighbours(symbol, "in", types, depth, min_confidence, repo)
+        return self._neighbours(symbol, "in", types, depth, min_confidence, repo, limit)
 
     def callers(
         self,
@@ -1133,6 +1135,7 @@ class Engine:
         depth: int = 1,
         min_confidence: float = 0.0,
         repo: str | None = None,
+        limit: int = DEFAULT_LIMIT,
     ) -> GraphResult:
         """Who calls `symbol`, with the call lines: its callers in the code, the HTTP
         clients calling a route it handles and the producers of an event it listens to,
@@ -1140,7 +1143,7 @@ class Engine:
         `types`); for a file or a module, also the files importing it; for a type, the
         code naming it and the types deriving from it (`TYPE_USER_TYPES`)."""
         return self._neighbours(
-            symbol, "in", types, depth, min_confidence, repo, callers=types is None
+            symbol, "in", types, depth, min_confidence, repo, limit, callers=types is None
         )
 
     def _neighbours(
@@ -1151,6 +1154,7 @@ class Engine:
         depth: int,
         min_confidence: float,
         repo: str | None,
+        limit: int,
         *,
         callers: bool = False,
     ) -> GraphResult:
@@ -1163,6 +1167,7 @@ class Engine:
             direction=direction,
             min_confidence=min_confidence,
             default_types=DEPENDENCY_TYPES,
+            limit=limit,
         )
 
     def links(self, *, via: str | None = None, repo: str | None = None) -> ServiceLinks:
