@@ -1,4 +1,4 @@
-"""Symbols of interface definition files, in pure Python: Protobuf and GraphQL.
+"""Symbols of interface definition files, in pure Python: Protobuf, GraphQL and Prisma.
 
 No maintained grammar wheel exists on PyPI for Protobuf, and GraphQL's ships only as a
 source archive that needs a C compiler; both formats are regular enough to read with a
@@ -15,6 +15,11 @@ GraphQL: object types are classes, ``input`` structs, ``interface``/``enum`` the
 fragments functions. The fields of the root operation types (``Query``, ``Mutation``,
 ``Subscription``, or those a ``schema`` block names) are methods: ``Query.user``, also
 when an ``extend type Query`` adds them; an extension is no symbol of its own.
+
+Prisma: a ``model`` or ``view`` is a class (a table: ``db.post`` in the client), a
+composite ``type`` a struct, an ``enum`` an enum, a ``datasource`` or ``generator`` a
+module; each model's fields are its members (``Post.authorId``), with the line as their
+signature. ``///`` comments above a block or field are its doc.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from codecompass.indexing.textscan import (
 )
 from codecompass.models import Symbol, SymbolKind
 
-__all__ = ["parse_graphql", "parse_protobuf", "protobuf_endpoints"]
+__all__ = ["parse_graphql", "parse_prisma", "parse_protobuf", "protobuf_endpoints"]
 
 _PROTO_SYNTAX = Syntax(line_comments=("//",), block_comments=(("/*", "*/"),))
 _PROTO_TOKEN = re.compile(
@@ -268,3 +273,65 @@ def _root_fields(
             symbol(name, "method", lines_of, signature, parent=parent, qualifier=owner, doc=doc)
         )
     return found
+
+
+# --------------------------------------------------------------------------- Prisma
+
+_PRISMA_SYNTAX = Syntax(line_comments=("//",), block_comments=(("/*", "*/"),))
+_PRISMA_BLOCK = re.compile(
+    r"^[ \t]*(?P<word>model|view|type|enum|datasource|generator)\s+(?P<name>[A-Za-z_]\w*)\s*\{",
+    re.MULTILINE,
+)
+_PRISMA_KINDS: dict[str, SymbolKind] = {
+    "model": "class",
+    "view": "class",
+    "type": "struct",
+    "enum": "enum",
+    "datasource": "module",
+    "generator": "module",
+}
+_PRISMA_FIELD = re.compile(r"^[ \t]*(?P<name>[A-Za-z_]\w*)\b", re.MULTILINE)
+
+
+def parse_prisma(text: str) -> list[Symbol]:
+    """Models, views, composite types, enums, datasources and generators of a Prisma
+    schema, and the fields of models, views and types."""
+    masked = mask(text, _PRISMA_SYNTAX)
+    lines = text.split("\n")
+    index = LineIndex(text)
+    symbols: list[Symbol] = []
+    for match in _PRISMA_BLOCK.finditer(masked):
+        brace = match.end() - 1
+        close = matching(masked, brace)
+        start, end = index.line(match.start("word")), index.line(close)
+        word, name = match["word"], match["name"]
+        doc = _prisma_doc(lines, start)
+        signature = signature_of(masked[match.start("word") : brace])
+        symbols.append(symbol(name, _PRISMA_KINDS[word], (start, start, end), signature, doc=doc))
+        if word not in ("model", "view", "type"):
+            continue
+        for field in _PRISMA_FIELD.finditer(masked, brace + 1, close):
+            line = index.line(field.start("name"))
+            written = masked[index.starts[line - 1] : index.starts[line - 1] + len(lines[line - 1])]
+            if line in (start, end) or written.strip().startswith("@@"):
+                continue  # a block attribute (`@@index([…])`) is no field
+            found = symbol(
+                field["name"],
+                "variable",
+                (line, line, line),
+                signature_of(written),
+                parent=name,
+                doc=_prisma_doc(lines, line),
+            )
+            symbols.append(found)
+    return sorted(symbols, key=lambda s: (s.start_line, -s.end_line))
+
+
+def _prisma_doc(lines: list[str], line: int) -> str:
+    """The ``///`` comment lines right above line ``line`` (1-based)."""
+    found: list[str] = []
+    at = line - 2
+    while at >= 0 and lines[at].strip().startswith("///"):
+        found.append(lines[at].strip()[3:].strip())
+        at -= 1
+    return "\n".join(reversed(found))

@@ -120,10 +120,10 @@ EXTRA_INSTALL_HINT = "pip install 'codecompass[languages]'"
 MARKUP_LANGUAGES: frozenset[str] = frozenset({"markdown", "rst"})
 
 # Read by pure-Python code: documents, formats with no usable grammar wheel (R,
-# Protobuf, GraphQL, CMake, Dockerfile) and single-file components, whose <script> is
-# parsed with the JavaScript/TypeScript grammar.
+# Protobuf, GraphQL, Prisma, CMake, Dockerfile) and single-file components, whose <script>
+# is parsed with the JavaScript/TypeScript grammar.
 PLAIN_LANGUAGES: frozenset[str] = MARKUP_LANGUAGES | frozenset(
-    {"r", "protobuf", "graphql", "cmake", "dockerfile", "vue", "svelte"}
+    {"r", "protobuf", "graphql", "prisma", "cmake", "dockerfile", "vue", "svelte"}
 )
 
 SYMBOL_LANGUAGES: frozenset[str] = TREE_SITTER_LANGUAGES | PLAIN_LANGUAGES
@@ -206,6 +206,7 @@ _EXTENSIONS: dict[str, str] = {
     ".graphql": "graphql",
     ".graphqls": "graphql",
     ".gql": "graphql",
+    ".prisma": "prisma",
     ".vue": "vue",
     ".svelte": "svelte",
     ".css": "css",

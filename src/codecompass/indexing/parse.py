@@ -87,7 +87,7 @@ from codecompass.hashing import file_lines
 from codecompass.indexing import treesitter
 from codecompass.indexing.blanking import BLANKED_LANGUAGES, blanked_text, error_count
 from codecompass.indexing.buildfiles import parse_cmake, parse_dockerfile
-from codecompass.indexing.idl import parse_graphql, parse_protobuf
+from codecompass.indexing.idl import parse_graphql, parse_prisma, parse_protobuf
 from codecompass.indexing.languages import (
     EXTRA_INSTALL_HINT,
     EXTRA_LANGUAGES,
@@ -129,6 +129,7 @@ _PLAIN_READERS: dict[str, Callable[[str], list[Symbol]]] = {
     "r": parse_r,
     "protobuf": parse_protobuf,
     "graphql": parse_graphql,
+    "prisma": parse_prisma,
     "cmake": parse_cmake,
     "dockerfile": parse_dockerfile,
 }

@@ -100,7 +100,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 34: numpy's C templates (`loops.c.src`) are read as C. 35: `.mdx` pages are Markdown.
 # 36: an exported JavaScript binding to a member or another name is a symbol
 # (`export const router = t.router`). 37: a Rails view is read in the language it renders
-# (`_form.html.erb` as HTML, not as documentation text); `.jbuilder` is Ruby.
+# (`_form.html.erb` as HTML, not as documentation text); `.jbuilder` is Ruby; Prisma
+# schemas have symbols.
 READER_VERSION = 37
 # The files each version after 32 changed, by name suffix (lower case): a file an older
 # reader stored is read again only when a later change is about it (re-reading all of
@@ -110,7 +111,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     34: (".src",),
     35: (".mdx",),
     36: (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte"),
-    37: (".erb", ".jbuilder"),
+    37: (".erb", ".jbuilder", ".prisma"),
 }
 
 
