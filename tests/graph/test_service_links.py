@@ -465,3 +465,47 @@ def test_routes_a_files_path_declares_link_their_clients(tmp_path: Path) -> None
         ("nuxt/pages/user.vue#user.load", "nuxt/server/api/users/[id].get.ts", "GET",
          "/api/users/{}", 0.8, "template"),
     }  # fmt: skip
+
+
+def test_a_client_named_as_one_calls_the_routes(tmp_path: Path) -> None:
+    """koel's frontend calls its API through `http.post('favorites/toggle')` (a wrapper
+    of axios), an Angular service through its injected `this.http.get<User[]>(…)`: only
+    `axios`, `fetch` and the like were clients. An Express router named `api` declares
+    routes, and `cache.get('/users')` is no call."""
+    server = (
+        "const express = require('express');\n"
+        "const api = express.Router();\n\n"
+        "function listUsers(req, res) {\n  res.json([]);\n}\n\n"
+        "function toggle(req, res) {\n  res.json({});\n}\n\n"
+        "api.get('/users', listUsers);\n"
+        "api.post('/favorites/toggle', toggle);\n\n"
+        "const app = express();\n"
+        "app.use('/api', api);\n"
+    )
+    wrapper = (
+        "import axios from 'axios';\n\n"
+        "export const http = {\n"
+        "  post: (url: string) => axios.post(`/api/${url}`),\n"
+        "};\n"
+    )
+    calls = (
+        "import { http } from './http';\n"
+        "import { HttpClient } from '@angular/common/http';\n\n"
+        "export function toggleFavorite() {\n  return http.post('favorites/toggle');\n}\n\n"
+        "export class UserService {\n"
+        "  constructor(private http: HttpClient) {}\n"
+        "  users() {\n    return this.http.get<string[]>('/api/users');\n  }\n"
+        "  cached(cache: Map<string, string>) {\n    return cache.get('/api/users');\n  }\n}\n"
+    )
+    files = {"server/app.js": server, "web/http.ts": wrapper, "web/calls.ts": calls}
+    write(tmp_path / "shop", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "shop", name="shop")
+        found = {(s, t, m, p, c, v) for s, t, m, p, c, v, *_ in http_links(engine)}
+    assert found == {
+        # a relative URL: below the wrapper's base, which is not read
+        ("shop/web/calls.ts#toggleFavorite", "shop/server/app.js#toggle", "POST",
+         "/api/favorites/toggle", 0.6, "unknown-base"),
+        ("shop/web/calls.ts#UserService.users", "shop/server/app.js#listUsers", "GET",
+         "/api/users", 0.9, "literal"),
+    }  # fmt: skip

@@ -15,7 +15,10 @@ via             confidence  when
 literal         0.9         every segment literal on both sides, methods equal
 template        0.8         a path parameter or an interpolation on either side
 any-method      0.7         one side states no method (Django ``path``, ``all``)
-unknown-base    0.6         the client's URL starts with a value not read
+unknown-base    0.6         the client's URL starts with a value not read, or is
+                            relative (`favorites/toggle`: the client's base goes
+                            first, so a route may have more segments in front,
+                            `/api/favorites/toggle`; two segments at least)
 unknown-prefix  0.5         a prefix above the route could not be read: the
                             route is matched with what is known below it
 ==============  ==========  ===================================================
@@ -66,8 +69,13 @@ UNKNOWN_BASE = ("unknown-base", 0.6)
 UNKNOWN_PREFIX = ("unknown-prefix", 0.5)
 # A prefix (or a client's base URL) that could not be read.
 UNKNOWN = "?"
+# A client's relative URL (`http.post('favorites/toggle')`): below a base the client adds.
+RELATIVE = "?/"
 # Templates one route may be served at (a router mounted in several places).
 MAX_TEMPLATES = 16
+# A relative URL matches the end of a longer route when its path has at least this many
+# segments (`favorites/toggle` is `/api/favorites/toggle`; `users` alone says too little).
+MIN_TAIL_SEGMENTS = 2
 
 _FLASK_PARAM = re.compile(r"<(?:[^:<>]+:)?[^<>]+>")
 _BRACE_PARAM = re.compile(r"\{[^{}]*\}")
@@ -136,6 +144,11 @@ def _match(route: str, call: str) -> tuple[int, int, bool] | None:
     return (literal, aligned, wild) if literal else None
 
 
+def _tail(template: str, length: int) -> str:
+    """The last `length` segments of a template."""
+    return "/" + "/".join(template.strip("/").split("/")[-length:]) if length else "/"
+
+
 def paths_match(route: str, call: str) -> float:
     """0 when the paths cannot be the same; 0.9 all literal; 0.8 with parameters."""
     found = _match(route, call)
@@ -197,10 +210,15 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
         for template, known in mounts.templates(route):
             by_length.setdefault(template.count("/"), []).append((route, template, known))
     by_owner: dict[tuple[str, str], list[Edge]] = {}
+    longest = max(by_length, default=0)
     for call in (f for f in facts if f.role == "call"):
         found: dict[tuple[str, int], tuple[tuple[int, int], float, str, HttpFact, str]] = {}
-        for route, template, known in by_length.get(call.pattern.count("/"), []):
-            match = _match(template, call.pattern)
+        length = call.pattern.count("/")
+        # Below a client's base, a route may have more segments in front (`/api`).
+        tail = call.router == RELATIVE and length >= MIN_TAIL_SEGMENTS
+        lengths = range(length, longest + 1) if tail else [length]
+        for route, template, known in (r for n in lengths for r in by_length.get(n, [])):
+            match = _match(_tail(template, length), call.pattern)
             if match is None:
                 continue
             stated = "*" not in (route.method, call.method)
@@ -208,7 +226,7 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
                 continue
             how = [TEMPLATE if match[2] else LITERAL]
             how += [] if stated else [ANY_METHOD]
-            how += [UNKNOWN_BASE] if call.router == UNKNOWN else []
+            how += [UNKNOWN_BASE] if call.router in (UNKNOWN, RELATIVE) else []
             how += [] if known else [UNKNOWN_PREFIX]
             via, confidence = min(how, key=lambda h: h[1])
             fit, key = match[:2], (route.node, route.line)

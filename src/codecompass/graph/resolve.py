@@ -45,6 +45,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TypeVar
 
+from codecompass.graph.http import RELATIVE as RELATIVE_URL
 from codecompass.graph.http import UNKNOWN as UNKNOWN_PREFIX
 from codecompass.graph.http import client_path, route_path
 from codecompass.graph.index import Package, SymbolIndex, file_key
@@ -163,6 +164,14 @@ CLIENT_ROOTS = frozenset({"requests", "httpx", "aiohttp", "axios"})
 # Globals and hooks that fetch the URL they are given, as `fetch` does: Nuxt's `$fetch`,
 # `useFetch`, ofetch, SWR's key (unless the repository defines the name itself).
 FETCH_LIKE = frozenset({"$fetch", "useFetch", "useLazyFetch", "ofetch", "useSWR"})
+# Packages whose objects declare routes with `get`/`post` (`const api = express.Router()`):
+# never a client, whatever their name.
+SERVER_ROOTS = frozenset(
+    {"express", "hono", "koa", "@koa/router", "koa-router", "fastify", "elysia", "h3"}
+)
+# Words naming an object as an HTTP client (a wrapper module, an injected HttpClient).
+HTTP_CLIENT_WORDS = frozenset({"http", "https", "api", "client", "axios", "fetcher", "ky"})
+_CAMEL_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 ROUTE_ROOTS = frozenset({"flask", "fastapi", "starlette", "django", "express"})
 # Calls that mount a router on another: FastAPI, Flask, Express.
 MOUNT_VERBS = frozenset({"include_router", "register_blueprint", "use"})
@@ -2065,6 +2074,17 @@ class Resolver:
             return _client_call(method_kw or "GET", first or url_kw, ref.line, source)
         if ctx.language in ECMA_LANGUAGES and ref.name in FETCH_LIKE and value.kind != "sym":
             return _client_call(method_kw or "GET", first, ref.line, source)
+        receiver, _, verb = ref.name.rpartition(".")
+        server = value.kind == "ext" and value.name.split(".")[0] in SERVER_ROOTS
+        if (
+            ctx.language in ECMA_LANGUAGES
+            and verb in HTTP_VERBS
+            and not server
+            and _http_client_named(receiver)
+        ):
+            # a wrapper or an injected client: `http.post('favorites/toggle')`,
+            # `this.http.get<User[]>('/api/users')` (Angular), `api.delete(`/posts/${id}`)`
+            return _client_call(verb, first, ref.line, source)
         if value.kind != "ext":
             return []
         parts = value.name.split(".")
@@ -2542,9 +2562,21 @@ def _nest_application(repo: str) -> str:
     return f"{repo}#@nestjs/core"
 
 
+def _http_client_named(receiver: str) -> bool:
+    """Whether the object a call is made on is named as an HTTP client: the last part of
+    the receiver holds one of `HTTP_CLIENT_WORDS` (`http`, `this.httpClient`, `api`)."""
+    last = receiver.rpartition(".")[2].lstrip("$_")
+    return any(w.lower() in HTTP_CLIENT_WORDS for w in _CAMEL_WORD.findall(last))
+
+
 def _client_call(method: str, url: str, line: int, source: str) -> list[HttpFact]:
     pattern = client_path(url)
     if not pattern:
         return []
-    base = UNKNOWN_PREFIX if url.startswith("{}") else ""  # a base URL not read
+    if url.startswith("{}"):
+        base = UNKNOWN_PREFIX  # a base URL not read: `${BASE}/users`
+    elif not url.startswith(("/", "http:", "https:")):
+        base = RELATIVE_URL  # `http.post('favorites/toggle')`: below the client's base
+    else:
+        base = ""
     return [HttpFact("call", method.upper(), pattern, line, source, router=base)]
