@@ -509,3 +509,72 @@ def test_a_client_named_as_one_calls_the_routes(tmp_path: Path) -> None:
         ("shop/web/calls.ts#UserService.users", "shop/server/app.js#listUsers", "GET",
          "/api/users", 0.9, "literal"),
     }  # fmt: skip
+
+
+def test_laravel_route_tables_link_their_controllers(tmp_path: Path) -> None:
+    """koel's `routes/api.base.php` declares 204 routes (`Route::post('favorites/toggle',
+    [FavoriteController::class, 'toggle'])` in `Route::prefix('api')->group(…)`), and its
+    frontend calls them through `http.post('favorites/toggle')`: PHP declared no route,
+    and 4 of 4 links were wrong."""
+    controller = (
+        "<?php\nnamespace App\\Http\\Controllers;\n\n"
+        "class FavoriteController\n{\n"
+        "    public function toggle() {}\n}\n"
+    )
+    photos = (
+        "<?php\nnamespace App\\Http\\Controllers;\n\n"
+        "class PhotoController\n{\n"
+        "    public function index() {}\n"
+        "    public function show($id) {}\n"
+        "    public function destroy($id) {}\n}\n"
+    )
+    login = "<?php\nnamespace App\\Http\\Controllers;\n\nclass LoginController\n{\n}\n"
+    routes = (
+        "<?php\n\n"
+        "use App\\Http\\Controllers\\FavoriteController;\n"
+        "use App\\Http\\Controllers\\PhotoController;\n"
+        "use App\\Http\\Controllers\\LoginController;\n"
+        "use Illuminate\\Support\\Facades\\Route;\n\n"
+        "Route::prefix('v1')\n"
+        "    ->middleware('auth') // the API\n"
+        "    ->group(static function (): void {\n"
+        "        Route::post('me', LoginController::class);\n"
+        "        Route::group(['prefix' => 'user'], static function (): void {\n"
+        "            Route::post('favorites/toggle', [FavoriteController::class, 'toggle']);\n"
+        "        });\n"
+        "        Route::apiResource('photos', PhotoController::class)->only(['index', 'show']);\n"
+        "        Route::get('ping', static fn () => null);\n"
+        "    });\n"
+    )
+    client = (
+        "import { http } from './http';\n\n"
+        "export const toggle = () => http.post('user/favorites/toggle');\n"
+        "export const photo = (id: number) => fetch(`/api/v1/photos/${id}`);\n"
+        "export const login = () => fetch('/api/v1/me', { method: 'POST' });\n"
+        "export const ping = () => fetch('/api/v1/ping');\n"
+    )
+    files = {
+        "composer.json": '{"autoload": {"psr-4": {"App\\\\": "app/"}}}\n',
+        "app/Http/Controllers/FavoriteController.php": controller,
+        "app/Http/Controllers/PhotoController.php": photos,
+        "app/Http/Controllers/LoginController.php": login,
+        "routes/api.php": routes,
+        "resources/js/api.ts": client,
+    }
+    write(tmp_path / "app", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "app", name="app")
+        found = {(s, t, m, p, c, v) for s, t, m, p, c, v, *_ in http_links(engine)}
+    c = "app/app/Http/Controllers"
+    js = "app/resources/js/api.ts"
+    assert found == {
+        (f"{js}#toggle", f"{c}/FavoriteController.php#FavoriteController.toggle", "POST",
+         "/api/v1/user/favorites/toggle", 0.6, "unknown-base"),
+        (f"{js}#photo", f"{c}/PhotoController.php#PhotoController.show", "GET",
+         "/api/v1/photos/{}", 0.8, "template"),
+        # an invokable controller with no `__invoke` of its own: the class
+        (f"{js}#login", f"{c}/LoginController.php#LoginController", "POST", "/api/v1/me", 0.9,
+         "literal"),
+        # a closure: the routes file handles it
+        (f"{js}#ping", "app/routes/api.php", "GET", "/api/v1/ping", 0.9, "literal"),
+    }  # fmt: skip

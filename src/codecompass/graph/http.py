@@ -212,7 +212,7 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
     by_owner: dict[tuple[str, str], list[Edge]] = {}
     longest = max(by_length, default=0)
     for call in (f for f in facts if f.role == "call"):
-        found: dict[tuple[str, int], tuple[tuple[int, int], float, str, HttpFact, str]] = {}
+        found: dict[tuple[str, int], tuple[tuple[int, int, int], float, str, HttpFact, str]] = {}
         length = call.pattern.count("/")
         # Below a client's base, a route may have more segments in front (`/api`).
         tail = call.router == RELATIVE and length >= MIN_TAIL_SEGMENTS
@@ -229,10 +229,13 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
             how += [UNKNOWN_BASE] if call.router in (UNKNOWN, RELATIVE) else []
             how += [] if known else [UNKNOWN_PREFIX]
             via, confidence = min(how, key=lambda h: h[1])
-            fit, key = match[:2], (route.node, route.line)
+            # the fewest segments in front of a relative URL: `songs/{}` is `/api/songs/{}`
+            # rather than `/api/albums/{}/songs/{}`
+            extra = template.count("/") - length
+            fit, key = (*match[:2], -extra), (route.node, route.line)
             if key not in found or (fit, confidence) > found[key][:2]:
                 found[key] = (fit, confidence, via, route, template)
-        best = max((f[0] for f in found.values()), default=(0, 0))
+        best = max((f[0] for f in found.values()), default=(0, 0, 0))
         for fit, confidence, via, route, template in found.values():
             if fit < best:
                 continue

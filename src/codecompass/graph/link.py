@@ -40,6 +40,7 @@ from codecompass.graph.openapi import openapi_facts, openapi_links
 from codecompass.graph.pagerank import importance_update
 from codecompass.graph.resolve import Resolver
 from codecompass.graph.resolve_typed import TYPED_LANGUAGE_EDGES
+from codecompass.graph.route_tables import route_table_facts
 from codecompass.graph.rpc import link_rpc, rpc_facts
 from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import FACTS_VERSION
@@ -203,7 +204,7 @@ def link(
         index,
         TYPED_LANGUAGE_EDGES,
         calls=(event_edges,),
-        files=(rpc_facts, openapi_facts, file_route_facts),
+        files=(rpc_facts, openapi_facts, file_route_facts, route_table_facts),
     )
     with _Clock(stats, "resolve"):
         dependents = backend.links.dependents(keys) - changed - removed

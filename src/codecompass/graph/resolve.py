@@ -283,7 +283,7 @@ class Ctx:
         # `Resolver._imported_file`.
         self.imported_files: dict[str, list[str] | bool | None] = {}
         # PHP: the symbol (or False, None) a `use` binds to an alias; see
-        # `Resolver._php_imported`.
+        # `Resolver.php_imported`.
         self.imported_symbols: dict[str, SymbolRecord | bool | None] = {}
 
     @property
@@ -1657,7 +1657,7 @@ class Resolver:
                 chosen = others[:MAX_CANDIDATES]
                 return finish(chosen, min(CONF_AMBIGUOUS, 0.8 / len(chosen)), "scope")
         if ctx.language == "php" and len(receiver) <= 1:
-            used = self._php_imported(ctx, receiver[0] if receiver else name)
+            used = self.php_imported(ctx, receiver[0] if receiver else name)
             if used is False:  # `Log::error`, `extends Model`: from outside
                 return [_unresolved(source, ref.name, edge_type, CONF_NEAR, ref, "external")]
             if isinstance(used, SymbolRecord):
@@ -2024,7 +2024,7 @@ class Resolver:
             )
         return found
 
-    def _php_imported(self, ctx: Ctx, alias: str) -> SymbolRecord | bool | None:
+    def php_imported(self, ctx: Ctx, alias: str) -> SymbolRecord | bool | None:
         """The class or function of the repository a PHP file's `use` binds to `alias`
         (`use App\\Models\\Song;`, `… as S`), False when the `use` names something from
         outside the repository (`Illuminate\\Support\\Facades\\Log`), None when no `use`
