@@ -578,3 +578,72 @@ def test_laravel_route_tables_link_their_controllers(tmp_path: Path) -> None:
         # a closure: the routes file handles it
         (f"{js}#ping", "app/routes/api.php", "GET", "/api/v1/ping", 0.9, "literal"),
     }  # fmt: skip
+
+
+def test_rails_routes_link_their_controller_actions(tmp_path: Path) -> None:
+    """maybe (Rails) declares 280 routes in `config/routes.rb`, and its Stimulus
+    controllers `fetch` five of them (`POST /plaid_items/{id}/sync`): Rails declared no
+    route, so `links` was empty."""
+    routes = (
+        "Rails.application.routes.draw do\n"
+        '  root "pages#dashboard"\n'
+        '  get "changelog", to: "pages#changelog"\n\n'
+        "  resources :plaid_items, only: %i[create destroy] do\n"
+        "    member do\n      post :sync\n    end\n"
+        "    resource :transfer_match, only: %i[create]\n"
+        "  end\n\n"
+        "  namespace :api do\n"
+        "    namespace :v1 do\n"
+        "      resources :accounts, only: [:index]\n"
+        '      get :usage, to: "usage#show"\n'
+        "    end\n"
+        "  end\n"
+        "end\n"
+    )
+    controllers = {
+        "app/controllers/pages_controller.rb": (
+            "class PagesController\n  def dashboard\n  end\n\n  def changelog\n  end\nend\n"
+        ),
+        "app/controllers/plaid_items_controller.rb": (
+            "class PlaidItemsController\n  def create\n  end\n\n  def sync\n  end\nend\n"
+        ),
+        "app/controllers/transfer_matches_controller.rb": (
+            "class TransferMatchesController\n  def create\n  end\nend\n"
+        ),
+        "app/controllers/api/v1/accounts_controller.rb": (
+            "module Api\n  module V1\n    class AccountsController\n"
+            "      def index\n      end\n    end\n  end\nend\n"
+        ),
+    }
+    client = (
+        "export function sync(id) {\n"
+        "  return fetch(`/plaid_items/${id}/sync`, { method: 'POST' });\n}\n"
+        "export function link() {\n  return fetch('/plaid_items', { method: 'POST' });\n}\n"
+        "export function match(id) {\n"
+        "  return fetch(`/plaid_items/${id}/transfer_match`, { method: 'POST' });\n}\n"
+        "export function accounts() {\n  return fetch('/api/v1/accounts');\n}\n"
+        "export function changelog() {\n  return fetch('/changelog');\n}\n"
+        "export function removed(id) {\n"
+        "  return fetch(`/plaid_items/${id}`, { method: 'DELETE' });\n}\n"
+    )
+    files = {"config/routes.rb": routes, "app/javascript/api.js": client, **controllers}
+    write(tmp_path / "maybe", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "maybe", name="maybe")
+        found = {(s.rpartition("#")[2], t, m, p) for s, t, m, p, *_ in http_links(engine)}
+    c = "maybe/app/controllers"
+    assert found == {
+        ("sync", f"{c}/plaid_items_controller.rb#PlaidItemsController.sync", "POST",
+         "/plaid_items/{}/sync"),
+        ("link", f"{c}/plaid_items_controller.rb#PlaidItemsController.create", "POST",
+         "/plaid_items"),
+        ("match", f"{c}/transfer_matches_controller.rb#TransferMatchesController.create",
+         "POST", "/plaid_items/{}/transfer_match"),
+        ("accounts", f"{c}/api/v1/accounts_controller.rb#Api.V1.AccountsController.index",
+         "GET", "/api/v1/accounts"),
+        ("changelog", f"{c}/pages_controller.rb#PagesController.changelog", "GET",
+         "/changelog"),
+        # `destroy` is declared, but not defined: the controller handles it
+        ("removed", f"{c}/plaid_items_controller.rb#PlaidItemsController", "DELETE",
+         "/plaid_items/{}"),
+    }  # fmt: skip

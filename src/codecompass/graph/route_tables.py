@@ -1,4 +1,5 @@
-"""Routes a framework's route table declares: Laravel's `routes/*.php`.
+"""Routes a framework's route table declares: Laravel's `routes/*.php` and Rails's
+`config/routes.rb`.
 
 Read from the file's text with a bracket-matching scanner (`textscan`), not the graph's
 references, which keep no call's arguments in PHP:
@@ -22,13 +23,31 @@ routes inside it: `Route::prefix('api')->group(function () { … })`,
 controller is the class the file `use`s by that name (else the repository's only class so
 named); the handler its method, else the class. A closure handles its route in the
 routes file itself.
+
+Rails (`config/routes.rb`, read line by line, `do … end` blocks nested):
+
+| written                                          | routes                           |
+| ------------------------------------------------ | -------------------------------- |
+| `resources :accounts`                            | index, new, create, show, edit,  |
+|                                                  | update, destroy                  |
+| `resource :session`                              | the same but index, without `{}` |
+| `member do post :sync end`, `on: :member`        | `POST /accounts/{}/sync` → sync  |
+| `collection do get :summary end`                 | `GET /accounts/summary`          |
+| `get "changelog", to: "pages#changelog"`         | `GET /changelog` →               |
+| (`get "x" => "c#a"`)                             | `PagesController.changelog`      |
+| `root "pages#dashboard"`                         | `GET /`                          |
+| `namespace :api`, `scope "/admin"`, `scope module: :x` | prefixes, controller modules |
+
+`only:` and `except:` narrow `resources`; `controller:` and `module:` name the controller;
+a nested `resources` goes below its parent's `{}`. The controller `api/v1/accounts` is the
+class `Api::V1::AccountsController`, its action the method so named.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from codecompass.graph.http import route_path
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
@@ -71,14 +90,19 @@ class _Group:
 
 
 def route_table_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[HttpFact]:
-    """The routes a Laravel routes file declares (see the module docstring)."""
-    if ctx.language != "php" or "routes" not in ctx.path.split("/")[:-1]:
+    """The routes a Laravel routes file or a Rails `config/routes.rb` declares (see the
+    module docstring)."""
+    laravel = ctx.language == "php" and "routes" in ctx.path.split("/")[:-1]
+    rails = ctx.language == "ruby" and ctx.path.endswith("config/routes.rb")
+    if not laravel and not rails:
         return []
     root = resolver.index.root(ctx.repo)
     try:
         text = (root / ctx.path).read_text(encoding="utf-8") if root is not None else ""
     except (OSError, UnicodeDecodeError):
         return []
+    if rails:
+        return _rails_routes(resolver, ctx, text)
     masked = mask(text, _PHP)
     chains = [_chain(text, masked, m.end()) for m in _ROUTE.finditer(masked)]
     groups = [g for chain in chains if (g := _group(text, masked, chain)) is not None]
@@ -222,3 +246,190 @@ def _handler(resolver: Resolver, ctx: Ctx, written: str, action: str) -> str:
         if s.qualified_name == f"{cls.qualified_name}.{action}":
             return s.id
     return cls.id
+
+
+# ---------------------------------------------------------------------------- Rails
+
+_RAILS_ACTIONS = (  # (action, method, below the collection, on a member)
+    ("index", "GET", "", False),
+    ("new", "GET", "/new", False),
+    ("create", "POST", "", False),
+    ("show", "GET", "", True),
+    ("edit", "GET", "/edit", True),
+    ("update", "PATCH", "", True),
+    ("update", "PUT", "", True),
+    ("destroy", "DELETE", "", True),
+)
+_RAILS_VERBS = ("get", "post", "put", "patch", "delete")
+_RAILS_WORD = re.compile(r"""^\s*(?P<word>\w+)\b\s*(?P<rest>.*?)\s*$""")
+_RAILS_NAME = re.compile(r""":(\w+)|(['"])(.*?)\2""")
+_RAILS_OPTION = re.compile(r"""(\w+):\s*(?:(['"])(.*?)\2|:(\w+)|%i\[([^\]]*)\]|\[([^\]]*)\])""")
+_RAILS_TARGET = re.compile(r"""=>\s*(['"])(\w[\w/]*#\w+)\1""")
+_BLOCK = re.compile(r"\bdo(\s*\|[^|]*\|)?\s*$")
+_OPENS = re.compile(r"^\s*(?:if|unless|case|begin|while|until|def|class|module)\b")
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """One open `do … end` block: what it adds to the paths and controllers inside."""
+
+    path: str = ""  # the segments its routes go below ("accounts/{}" in a member)
+    module: str = ""  # controller module ("api/v1")
+    controller: str = ""  # the resource's controller, for `get :sync` inside it
+    member: str = ""  # a resource's member path, for `post :x, on: :member`
+    collection: str = ""  # its collection path
+
+
+def _rails_routes(resolver: Resolver, ctx: Ctx, text: str) -> list[HttpFact]:
+    stack: list[_Scope] = [_Scope()]
+    found: list[HttpFact] = []
+    for number, raw in enumerate(text.split("\n"), 1):
+        line = raw.split(" #", 1)[0] if not raw.lstrip().startswith("#") else ""
+        parsed = _RAILS_WORD.match(line)
+        if parsed is None:
+            continue
+        word, rest = parsed["word"], parsed["rest"]
+        opens = _BLOCK.search(line) is not None
+        if word == "end":
+            if len(stack) > 1:
+                stack.pop()
+            continue
+        here = stack[-1]
+        scope = _rails_line(word, _BLOCK.sub("", rest), here, number, found)
+        if opens:
+            stack.append(scope or _Scope(here.path, here.module, here.controller))
+        elif _OPENS.match(line):
+            stack.append(here)  # an `if … end` in the routes: nothing of its own
+    return [
+        replace(fact, node=_rails_handler(resolver, ctx, *fact.node.split("#", 1)))
+        for fact in found
+    ]
+
+
+def _rails_line(
+    word: str, rest: str, here: _Scope, line: int, out: list[HttpFact]
+) -> _Scope | None:
+    """The routes one line of `routes.rb` declares (into `out`, with `controller#action`
+    as their node until resolved) and the scope a block it opens gives its lines."""
+    names = [m.group(1) or m.group(3) for m in _RAILS_NAME.finditer(rest.split(",")[0])]
+    options = _options(rest)
+    if word in ("resources", "resource"):
+        plural = word == "resources"
+        for name in [m.group(1) or m.group(3) for m in _RAILS_NAME.finditer(_head(rest))]:
+            module = "/".join(p for p in (here.module, options.get("module", "")) if p)
+            controller = (
+                options.get("controller") or name
+                if plural
+                else options.get("controller") or _plural(name)
+            )
+            controller = f"{module}/{controller}" if module else controller
+            base = _join(here.path, options.get("path", name))
+            member = f"{base}/{{}}" if plural else base
+            kept = _listed(options, "only")
+            dropped = _listed(options, "except") or []
+            for action, method, below, on_member in _RAILS_ACTIONS:
+                if not plural and action == "index":
+                    continue
+                if (kept is not None and action not in kept) or action in dropped:
+                    continue
+                path = (member if on_member else base) + below
+                out.append(HttpFact("route", method, route_path("/" + path), line,
+                                    f"{controller}#{action}"))  # fmt: skip
+            nested = f"{base}/{{}}" if plural else base
+            scope = _Scope(nested, here.module, controller, member, base)
+        return scope if names else None
+    if word == "namespace" and names:
+        module = _join(here.module, names[0])
+        return _Scope(_join(here.path, options.get("path", names[0])), module)
+    if word == "scope":
+        path = names[0] if names and not rest.lstrip().startswith(("module", "path")) else ""
+        path = options.get("path", path)
+        module = _join(here.module, options.get("module", ""))
+        return _Scope(_join(here.path, path.strip("/")), module)
+    if word in ("member", "collection") and here.controller:
+        path = here.member if word == "member" else here.collection
+        return _Scope(path, here.module, here.controller, here.member, here.collection)
+    if word == "root":
+        target = options.get("to") or (names[0] if names else "")
+        if "#" in target:
+            out.append(HttpFact("route", "GET", "/", line, _in_module(here.module, target)))
+        return None
+    if word in (*_RAILS_VERBS, "match") and names:
+        methods = (
+            [word.upper()]
+            if word != "match"
+            else [v.upper() for v in (_listed(options, "via") or ["*"])]
+        )
+        name = names[0]
+        arrow = _RAILS_TARGET.search(rest)
+        target = options.get("to") or (arrow.group(2) if arrow else "")
+        on = options.get("on")
+        path = here.member if on == "member" else here.collection if on == "collection" else ""
+        path = _join(path or here.path, name)
+        if not target and here.controller:
+            target = f"{here.controller}#{options.get('action', name)}"
+        elif target and "#" in target and here.module and "/" not in target.split("#")[0]:
+            target = _in_module(here.module, target)
+        if "#" not in target:
+            return None
+        for method in methods:
+            out.append(HttpFact("route", method if method != "*" else "*",
+                                route_path("/" + path), line, target))  # fmt: skip
+    return None
+
+
+def _head(rest: str) -> str:
+    """The names before the options: `:accounts, :entries, only: …` → `:accounts, :entries`."""
+    found = re.search(r"\b\w+:\s", rest)
+    return rest[: found.start()] if found else rest
+
+
+def _options(rest: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for m in _RAILS_OPTION.finditer(rest):
+        value = m.group(3) or m.group(4) or m.group(5) or m.group(6) or ""
+        out[m.group(1)] = value
+    return out
+
+
+def _listed(options: dict[str, str], key: str) -> list[str] | None:
+    if key not in options:
+        return None
+    return [w.strip(" :'\"") for w in re.split(r"[\s,]+", options[key]) if w.strip(" :'\"")]
+
+
+def _join(*parts: str) -> str:
+    return "/".join(p.strip("/") for p in parts if p and p.strip("/"))
+
+
+def _plural(name: str) -> str:
+    """A singular resource's controller is plural (`resource :session` → sessions)."""
+    if name.endswith("s"):
+        return name
+    if name.endswith(("ch", "sh", "x", "z")):
+        return name + "es"  # `transfer_match` → transfer_matches
+    if name.endswith("y") and name[-2:-1] not in "aeiou":
+        return name[:-1] + "ies"
+    return name + "s"
+
+
+def _in_module(module: str, target: str) -> str:
+    return f"{module}/{target}" if module else target
+
+
+def _rails_handler(resolver: Resolver, ctx: Ctx, controller: str, action: str) -> str:
+    """`api/v1/accounts` + `sync` → `Api::V1::AccountsController#sync`'s node, else the
+    controller's, else the routes file's."""
+    parts = [_camel(p) for p in controller.split("/") if p]
+    if not parts:
+        return ctx.file_id
+    qualified = ".".join([*parts[:-1], parts[-1] + "Controller"])
+    classes = [s for s in resolver.index.by_qualified(qualified, ctx.repo) if s.kind == "class"]
+    if not classes:
+        return ctx.file_id
+    methods = resolver.index.by_qualified(f"{qualified}.{action}", ctx.repo)
+    return methods[0].id if methods else classes[0].id
+
+
+def _camel(word: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in word.split("_"))
