@@ -647,3 +647,66 @@ def test_rails_routes_link_their_controller_actions(tmp_path: Path) -> None:
         ("removed", f"{c}/plaid_items_controller.rb#PlaidItemsController", "DELETE",
          "/plaid_items/{}"),
     }  # fmt: skip
+
+
+def test_aspnet_routes_and_http_clients_link(tmp_path: Path) -> None:
+    """eShop maps its APIs with `app.MapGroup("api/catalog")` and `api.MapGet("/items/
+    {id:int}", GetItemById)`, and its web app calls them through `HttpClient`
+    (`GetFromJsonAsync<T>($"{remoteServiceBaseUrl}items/{id}")`): C# declared no route
+    and made no client call, and an OpenAPI operation was served by the wrong method."""
+    api = (
+        "namespace Catalog.API;\n\n"
+        "public static class CatalogApi\n{\n"
+        "    public static IEndpointRouteBuilder MapCatalogApi(this IEndpointRouteBuilder app)\n"
+        "    {\n"
+        '        var api = app.MapGroup("api/catalog");\n'
+        '        api.MapGet("/items/{id:int}", GetItemById);\n'
+        '        api.MapDelete("/items/{id:int}", (int id) => Results.NoContent());\n'
+        "        return app;\n    }\n\n"
+        "    public static Task<CatalogItem> GetItemById(int id) => null;\n}\n"
+    )
+    controller = (
+        "namespace Ordering.API;\n\n"
+        '[Route("api/[controller]")]\n'
+        "public class OrdersController : ControllerBase\n{\n"
+        '    [HttpGet("{orderId:int}")]\n'
+        "    public IActionResult GetOrder(int orderId) => Ok();\n\n"
+        "    [HttpPut]\n"
+        '    [Route("cancel")]\n'
+        "    public IActionResult CancelOrder() => Ok();\n}\n"
+    )
+    client = (
+        "namespace WebApp;\n\n"
+        "public class CatalogService(HttpClient httpClient)\n{\n"
+        '    private readonly string remoteServiceBaseUrl = "api/catalog/";\n\n'
+        "    public Task<CatalogItem?> GetCatalogItem(int id)\n    {\n"
+        '        var uri = $"{remoteServiceBaseUrl}items/{id}";\n'
+        "        return httpClient.GetFromJsonAsync<CatalogItem>(uri);\n    }\n\n"
+        "    public Task Remove(int id) =>\n"
+        '        httpClient.DeleteAsync($"/api/catalog/items/{id}");\n\n'
+        '    public Task Order() => httpClient.GetAsync("/api/orders/7");\n\n'
+        '    public Task Cancel() => httpClient.PutAsJsonAsync("/api/orders/cancel", 1);\n}\n'
+    )
+    files = {
+        "src/Catalog.API/Apis/CatalogApi.cs": api,
+        "src/Ordering.API/Controllers/OrdersController.cs": controller,
+        "src/WebApp/Services/CatalogService.cs": client,
+    }
+    write(tmp_path / "shop", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "shop", name="shop")
+        found = {(s, t, m, p, c, v) for s, t, m, p, c, v, *_ in http_links(engine)}
+    web = "shop/src/WebApp/Services/CatalogService.cs#CatalogService"
+    catalog = "shop/src/Catalog.API/Apis/CatalogApi.cs#CatalogApi"
+    orders = "shop/src/Ordering.API/Controllers/OrdersController.cs#OrdersController"
+    assert found == {
+        # `{remoteServiceBaseUrl}items/{id}` → `api/catalog/items/{}`, relative
+        (f"{web}.GetCatalogItem", f"{catalog}.GetItemById", "GET", "/api/catalog/items/{}",
+         0.6, "unknown-base"),
+        # a lambda handles its route in the method mapping it
+        (f"{web}.Remove", f"{catalog}.MapCatalogApi", "DELETE", "/api/catalog/items/{}", 0.8,
+         "template"),
+        (f"{web}.Order", f"{orders}.GetOrder", "GET", "/api/orders/{}", 0.8, "template"),
+        (f"{web}.Cancel", f"{orders}.CancelOrder", "PUT", "/api/orders/cancel", 0.9,
+         "literal"),
+    }  # fmt: skip

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from codecompass.decoding import decode_text
+from codecompass.graph.aspnet import aspnet_facts
 from codecompass.graph.events import event_edges, event_update, relink_events
 from codecompass.graph.file_routes import file_route_facts
 from codecompass.graph.http import relink_http
@@ -204,7 +205,7 @@ def link(
         index,
         TYPED_LANGUAGE_EDGES,
         calls=(event_edges,),
-        files=(rpc_facts, openapi_facts, file_route_facts, route_table_facts),
+        files=(rpc_facts, openapi_facts, file_route_facts, route_table_facts, aspnet_facts),
     )
     with _Clock(stats, "resolve"):
         dependents = backend.links.dependents(keys) - changed - removed

@@ -66,7 +66,8 @@ from typing import Any
 # aliases and groups; a C# or Java keyword type (`string.IsNullOrEmpty`) is no member of
 # an outside base class; C# and Java declared types are `type` references; Ruby's bare
 # calls, callback macros and job enqueues; routes declared by file paths (Next.js,
-# SvelteKit, Nuxt) and Laravel's and Rails's route tables; a JS/TS export list names the
+# SvelteKit, Nuxt), Laravel's and Rails's route tables, ASP.NET routes and HttpClient
+# calls; a JS/TS export list names the
 # definition, an attribute through a module-level constant is its value's.
 FACTS_VERSION = 16
 

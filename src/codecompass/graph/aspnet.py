@@ -1,0 +1,188 @@
+"""ASP.NET Core routes and `HttpClient` calls, read from a C# file's text.
+
+The C# facts keep no call's arguments, so this reads the file itself, with a
+bracket-matching scanner (`textscan`) for comments and strings:
+
+| written                                                     | fact                        |
+| ----------------------------------------------------------- | --------------------------- |
+| `var api = app.MapGroup("api/catalog");`                    | a prefix for `api`          |
+| `api.MapGet("/items/{id:int}", GetItemById)`                | `GET /api/catalog/items/{}` |
+|                                                             | → `GetItemById`             |
+| `[Route("api/[controller]")]` on `OrdersController`,        | `GET /api/orders/{}` →      |
+| `[HttpGet("{id}")]` on `GetOrder`                           | `OrdersController.GetOrder` |
+| `httpClient.GetFromJsonAsync<T>($"{baseUrl}items/{id}")`    | a client call `GET …`       |
+
+A handler named as a method group is the method of that name in the file; a lambda
+handles its route in the method mapping it. `[controller]` is the class's name without
+`Controller`, lower case; `[action]` the method's. A client's URL may be a string local
+assigned before the call in the same method (`var uri = $"…"; GetAsync(uri)`), and an
+interpolated name a string field or constant of the file (`remoteServiceBaseUrl =
+"api/catalog/"`); a URL with no leading `/` is relative to the client's base address.
+"""
+
+from __future__ import annotations
+
+import re
+
+from codecompass.graph.http import RELATIVE, UNKNOWN, client_path, route_path
+from codecompass.graph.resolve import Ctx, FileResolution, Resolver
+from codecompass.indexing.textscan import LineIndex, Syntax, mask
+from codecompass.models import HttpFact, SymbolRecord
+
+_CSHARP = Syntax(line_comments=("//",), block_comments=(("/*", "*/"),))
+_GROUP = re.compile(r"\b(\w+)\s*=\s*(\w+)\s*\.\s*MapGroup\s*\(\s*\$?@?\"")
+_MAP = re.compile(r"\b(\w+)\s*\.\s*Map(Get|Post|Put|Patch|Delete)\s*\(\s*\$?@?\"")
+_HANDLER = re.compile(r"\s*,\s*([A-Za-z_]\w*)\s*\)")
+_CLIENT = re.compile(
+    r"\.\s*(Get|Post|Put|Patch|Delete)(?:FromJson|AsJson|String|Stream|ByteArray)?Async"
+    r"\s*(?:<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>)?\s*\(\s*(?:(\$?@?\")|([A-Za-z_]\w*)\s*[,)])"
+)
+_CONSTANT = re.compile(r"\b(\w+)\s*=\s*\$?@?\"([^\"\n]*)\"\s*;")
+_ROUTE_ATTRIBUTE = re.compile(r"\[\s*Route\s*\(\s*@?\"([^\"]*)\"")
+_VERB_ATTRIBUTE = re.compile(r"\[\s*Http(Get|Post|Put|Patch|Delete)\s*(?:\(\s*@?\"([^\"]*)\")?")
+_NAMED = re.compile(r"\{([A-Za-z_]\w*)(?:[^{}]*)\}")
+
+
+def aspnet_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[HttpFact]:
+    """The routes and client calls of one C# file (see the module docstring)."""
+    if ctx.language != "csharp":
+        return []
+    root = resolver.index.root(ctx.repo)
+    try:
+        text = (root / ctx.path).read_text(encoding="utf-8") if root is not None else ""
+    except (OSError, UnicodeDecodeError):
+        return []
+    if not any(word in text for word in ("Map", "Route", "[Http", "Async")):
+        return []
+    masked = mask(text, _CSHARP)
+    lines = LineIndex(text)
+    return [
+        *_minimal_routes(ctx, text, masked, lines),
+        *_controller_routes(ctx, text),
+        *_client_calls(ctx, text, masked, lines),
+    ]
+
+
+def _string_at(text: str, quote: int) -> str:
+    """The literal whose opening quote is at `quote` (`{…}` holes kept)."""
+    end = text.find('"', quote + 1)
+    return text[quote + 1 : end] if end > quote else ""
+
+
+def _minimal_routes(ctx: Ctx, text: str, masked: str, lines: LineIndex) -> list[HttpFact]:
+    prefixes: dict[str, str] = {}
+    for m in _GROUP.finditer(masked):
+        above = prefixes.get(m.group(2), "")
+        prefixes[m.group(1)] = _join(above, _string_at(text, m.end() - 1))
+    found: list[HttpFact] = []
+    for m in _MAP.finditer(masked):
+        quote = m.end() - 1
+        template = _join(prefixes.get(m.group(1), ""), _string_at(text, quote))
+        line = lines.line(m.start(2))
+        after = quote + len(_string_at(text, quote)) + 2
+        handler = _HANDLER.match(masked, after)
+        node = _method_named(ctx, handler.group(1)) if handler else None
+        pattern = route_path("/" + template)
+        found.append(
+            HttpFact("route", m.group(2).upper(), pattern, line, node or ctx.source_id(line))
+        )
+    return found
+
+
+def _controller_routes(ctx: Ctx, text: str) -> list[HttpFact]:
+    """Attribute routing: `[Route]` on a controller, `[HttpGet("…")]` on its actions."""
+    rows = text.split("\n")
+    found: list[HttpFact] = []
+    for cls in (s for s in ctx.symbols if s.kind == "class"):
+        head = _attributes(rows, cls)
+        base = _ROUTE_ATTRIBUTE.search(head)
+        if base is None and not cls.name.endswith("Controller"):
+            continue
+        name = cls.name.removesuffix("Controller").lower()
+        prefix = base.group(1).replace("[controller]", name) if base else ""
+        for method in (s for s in ctx.symbols if s.parent == cls.qualified_name):
+            attributes = _attributes(rows, method)
+            own = _ROUTE_ATTRIBUTE.search(attributes)
+            verbs: list[tuple[str, str]] = [
+                (v.group(1).upper(), v.group(2) or "") for v in _VERB_ATTRIBUTE.finditer(attributes)
+            ]
+            if not verbs and own is None:
+                continue  # conventional routing is not read
+            for verb, template in verbs or [("*", "")]:
+                written = template or (own.group(1) if own else "")
+                written = written.replace("[action]", method.name)
+                path = (
+                    written.lstrip("~")
+                    if written.startswith(("/", "~/"))
+                    else _join(prefix, written)
+                )
+                pattern = route_path("/" + path.replace("[controller]", name))
+                found.append(HttpFact("route", verb, pattern, method.start_line, method.id))
+    return found
+
+
+def _attributes(rows: list[str], symbol: SymbolRecord) -> str:
+    """The lines of a declaration up to its name: its attributes."""
+    name = re.escape(symbol.name)
+    declared = re.compile(rf"\b{name}\b\s*[(<{{:]|\bclass\s+{name}\b")
+    out: list[str] = []
+    for row in rows[symbol.start_line - 1 : symbol.end_line]:
+        out.append(row)
+        if declared.search(row):
+            break
+    return "\n".join(out)
+
+
+def _client_calls(ctx: Ctx, text: str, masked: str, lines: LineIndex) -> list[HttpFact]:
+    constants = {m.group(1): m.group(2) for m in _CONSTANT.finditer(text) if "{" not in m.group(2)}
+    found: list[HttpFact] = []
+    for m in _CLIENT.finditer(masked):
+        line = lines.line(m.start(1))
+        if m.group(2):
+            url = _string_at(text, m.end(2) - 1)
+        else:
+            held = _local_string(ctx, text, masked, m.group(3), m.start(), lines)
+            if held is None:
+                continue
+            url = held
+        url = _NAMED.sub(lambda n: constants.get(n.group(1), "{" + n.group(1) + "}"), url)
+        fact = _call(m.group(1).upper(), url, line, ctx.source_id(line))
+        if fact is not None:
+            found.append(fact)
+    return found
+
+
+def _local_string(
+    ctx: Ctx, text: str, masked: str, name: str, before: int, lines: LineIndex
+) -> str | None:
+    """The string last assigned to `name` before offset `before`, in the same method."""
+    method = ctx.innermost(lines.line(before), sections=False)
+    start = lines.starts[method.start_line - 1] if method is not None else 0
+    assigned = list(re.finditer(rf"\b{re.escape(name)}\s*=\s*\$?@?\"", masked[start:before]))
+    if not assigned:
+        return None
+    return _string_at(text, start + assigned[-1].end() - 1)
+
+
+def _call(method: str, url: str, line: int, source: str) -> HttpFact | None:
+    """A client call's fact; a URL with no leading `/` is relative to the client's base
+    address, one starting with a value not read (`{baseUrl}/x`) has an unknown base."""
+    url = url.split("?", 1)[0]
+    if url.startswith("{") and not url.startswith("{}") and "}" in url:
+        rest = url.partition("}")[2]
+        # `{baseUrl}items/{id}`: the base ends with a slash, what follows is relative
+        url = rest if rest and not rest.startswith("/") else "{}" + rest
+    pattern = client_path(url if url.startswith(("/", "http", "{")) else "/" + url)
+    if not pattern:
+        return None
+    router = UNKNOWN if url.startswith("{") else "" if url.startswith(("/", "http")) else RELATIVE
+    return HttpFact("call", method, pattern, line, source, router=router)
+
+
+def _join(*parts: str) -> str:
+    return "/".join(p.strip("/") for p in parts if p and p.strip("/"))
+
+
+def _method_named(ctx: Ctx, name: str) -> str | None:
+    found = [s for s in ctx.symbols if s.name == name and s.kind in ("method", "function")]
+    return found[0].id if found else None
