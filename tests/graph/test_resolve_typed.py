@@ -416,3 +416,47 @@ def test_callers_of_a_type_are_the_code_naming_it_and_deriving_from_it(tmp_path:
     assert {(e.source, e.type, e.evidence_line) for e in order_users.edges} == {
         ("s/Shop.java#Shop.open", "references", 6),
     }
+
+
+def test_an_extension_method_of_the_repository_is_called_on_an_outside_object(
+    tmp_path: Path,
+) -> None:
+    """eShop's `Program.cs` wires everything through extension methods on outside builders
+    (`builder.AddApplicationServices()`, `builder.AddRabbitMqEventBus("bus")`): 83 of its
+    89 `this` methods had no caller. Each service has its own `AddApplicationServices`: a
+    project's own comes first."""
+    extensions = (
+        "namespace {0};\n\npublic static class Extensions\n{{\n"
+        "    public static void AddApplicationServices(this IHostApplicationBuilder builder)\n"
+        '    {{\n        builder.AddRabbitMqEventBus("bus");\n    }}\n}}\n'
+    )
+    bus = (
+        "namespace EventBus;\n\npublic static class BusExtensions\n{\n"
+        "    public static IEventBusBuilder AddRabbitMqEventBus(this IHostApplicationBuilder b,"
+        " string name) => null;\n}\n"
+    )
+    files = {
+        "Basket.API/Basket.API.csproj": "<Project />\n",
+        "Basket.API/Extensions.cs": extensions.format("Basket.API"),
+        "Basket.API/Program.cs": (
+            "var builder = WebApplication.CreateBuilder(args);\n"
+            "builder.AddApplicationServices();\nbuilder.Build().Run();\n"
+        ),
+        "Ordering.API/Ordering.API.csproj": "<Project />\n",
+        "Ordering.API/Extensions.cs": extensions.format("Ordering.API"),
+        "EventBus/EventBus.csproj": "<Project />\n",
+        "EventBus/BusExtensions.cs": bus,
+    }
+    found = {
+        (e[0], e[1], e[3])
+        for e in repo_edges(tmp_path, "shop", files, ("calls",))
+        if e[1].startswith("shop/") and e[2] == "calls"
+    }
+    basket = "shop/Basket.API/Extensions.cs#Extensions.AddApplicationServices"
+    ordering = "shop/Ordering.API/Extensions.cs#Extensions.AddApplicationServices"
+    bus_method = "shop/EventBus/BusExtensions.cs#BusExtensions.AddRabbitMqEventBus"
+    assert found == {
+        ("shop/Basket.API/Program.cs", basket, 0.7),
+        (basket, bus_method, 0.7),
+        (ordering, bus_method, 0.7),
+    }

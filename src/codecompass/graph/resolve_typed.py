@@ -36,6 +36,7 @@ from codecompass.graph.resolve import (
     CONF_AMBIGUOUS,
     CONF_EXACT,
     CONF_MODULE_ATTR,
+    CONF_NEAR,
     CONF_SCOPE,
     END,
     INTERFACE_KINDS,
@@ -85,6 +86,10 @@ CSHARP_PRIMITIVES = frozenset(
     """bool byte sbyte char decimal double float int uint nint nuint long ulong short
     ushort object string void dynamic var""".split()  # noqa: SIM905
 )
+
+# Extension methods one call may mean, at most (`AddApplicationServices` is in each of
+# eShop's seven services: the caller's own project's is chosen).
+MAX_EXTENSIONS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -1025,6 +1030,30 @@ class CSharpResolver(ClassBasedResolver):
 
     def import_value(self, ctx: Ctx, spec: str, scope: int, depth: int) -> TVal:
         return self.resolve_dotted(ctx, spec, depth + 1)
+
+    def call_edges(self, ctx: Ctx, ref: Ref, value: TVal, source: str) -> list[Edge]:
+        """A method no type of the call's receiver has may be an extension method of
+        the repository (`builder.AddRabbitMqEventBus(…)` on an outside builder): the
+        static methods so named whose first parameter is `this`, those of the caller's
+        own project first."""
+        rows = super().call_edges(ctx, ref, value, source)
+        if value.kind in ("func", "type", "builtin") or "." not in ref.name:
+            return rows
+        name = _plain(ref.name).rpartition(".")[2]
+        found = [
+            s
+            for s in self.index.by_name(name, ctx.repo)
+            if s.kind == "method" and "(this " in s.signature and s.id != source
+        ]
+        project = self.index.csharp_project(ctx.repo, ctx.path)
+        near = [s for s in found if self.index.csharp_project(s.repo, s.path) == project]
+        chosen = near or found
+        if not chosen or len(chosen) > MAX_EXTENSIONS:
+            return rows
+        conf = CONF_NEAR if len(chosen) == 1 else min(CONF_AMBIGUOUS, 0.8 / len(chosen))
+        return rows + [
+            self.base._to_sym(source, s, "calls", conf, ref, "extension") for s in chosen
+        ]
 
     def own_members(self, sym: SymbolRecord, name: str) -> list[SymbolRecord]:
         own = super().own_members(sym, name)
