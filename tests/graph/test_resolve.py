@@ -849,3 +849,52 @@ def test_callers_of_a_ruby_concern_are_the_classes_including_it(tmp_path: Path) 
         engine.add_repo(tmp_path / "r", name="r")
         found = {(e.source, e.type) for e in engine.callers("Syncable").edges}
     assert found == {("r/account.rb#Account", "extends"), ("r/family.rb#Family", "extends")}
+
+
+def test_php_calls_through_an_injected_service_follow_its_declared_type(
+    tmp_path: Path,
+) -> None:
+    """koel: of 864 `$this->service->method()` calls on a typed constructor property, 255
+    reached nothing and 130 also reached look-alikes (`callers SongRepository.search`
+    found one of its ten callers): PHP calls were guessed by name."""
+    repository = (
+        "<?php\nnamespace App\\Repositories;\n\n"
+        "class SongRepository\n{\n    public function search(string $q) {}\n}\n"
+    )
+    other = (
+        "<?php\nnamespace App\\Services;\n\n"
+        "class SearchIndex\n{\n    public function search(string $q) {}\n}\n"
+    )
+    cache = "<?php\nnamespace App\\Services;\n\nclass Cache\n{\n    public function put() {}\n}\n"
+    resolver = (
+        "<?php\nnamespace App\\Ai;\n\n"
+        "use App\\Repositories\\SongRepository;\n"
+        "use App\\Services\\Cache;\n"
+        "use Psr\\Log\\LoggerInterface;\n\n"
+        "class SongRequestResolver\n{\n"
+        "    protected Cache $cache;\n\n"
+        "    public function __construct(\n"
+        "        private readonly SongRepository $songs,\n"
+        "        private LoggerInterface $logger,\n"
+        "    ) {}\n\n"
+        "    public function resolve(string $q)\n    {\n"
+        "        $this->cache->put();\n"
+        "        $this->logger->search($q);\n"
+        "        return $this->songs->search($q);\n    }\n}\n"
+    )
+    files = {
+        "composer.json": '{"autoload": {"psr-4": {"App\\\\": "app/"}}}\n',
+        "app/Repositories/SongRepository.php": repository,
+        "app/Services/SearchIndex.php": other,
+        "app/Services/Cache.php": cache,
+        "app/Ai/SongRequestResolver.php": resolver,
+    }
+    found = repo_edges(tmp_path, "koel", files, ("calls",))
+    source = "koel/app/Ai/SongRequestResolver.php#SongRequestResolver.resolve"
+    assert {e for e in found if e[0] == source} == {
+        (source, "koel/app/Services/Cache.php#Cache.put", "calls", 0.7, 19),
+        # an outside type: not one of the repository's `search`es
+        (source, "?this.logger.search", "calls", 0.7, 20),
+        (source, "koel/app/Repositories/SongRepository.php#SongRepository.search", "calls",
+         0.7, 21),
+    }  # fmt: skip

@@ -161,6 +161,10 @@ BUILTIN_METHODS = frozenset(
 TYPING_ROOTS = frozenset({"typing", "typing_extensions", "collections", "abc"})
 HTTP_VERBS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
 CLIENT_ROOTS = frozenset({"requests", "httpx", "aiohttp", "axios"})
+# A typed PHP property: declared, or promoted by a constructor parameter.
+_PHP_PROPERTY = re.compile(
+    r"\b(?:public|protected|private)\s+(?:readonly\s+)?\??\s*([A-Za-z_\\][\w\\]*)\s+\$(\w+)"
+)
 # Globals and hooks that fetch the URL they are given, as `fetch` does: Nuxt's `$fetch`,
 # `useFetch`, ofetch, SWR's key (unless the repository defines the name itself).
 FETCH_LIKE = frozenset({"$fetch", "useFetch", "useLazyFetch", "ofetch", "useSWR"})
@@ -285,6 +289,8 @@ class Ctx:
         # PHP: the symbol (or False, None) a `use` binds to an alias; see
         # `Resolver.php_imported`.
         self.imported_symbols: dict[str, SymbolRecord | bool | None] = {}
+        # PHP: the declared types of each class's properties (`Resolver.php_properties`).
+        self.php_properties: dict[str, dict[str, str]] | None = None
 
     @property
     def file_id(self) -> str:
@@ -1656,6 +1662,13 @@ class Resolver:
             if others:
                 chosen = others[:MAX_CANDIDATES]
                 return finish(chosen, min(CONF_AMBIGUOUS, 0.8 / len(chosen)), "scope")
+        if ctx.language == "php" and len(receiver) == 2 and receiver[0] == "this":
+            # `$this->songs->search()`: an injected service, by its declared type
+            typed = self.php_property_class(ctx, source_sym, receiver[1])
+            if typed is False:  # `LoggerInterface $logger`: from outside
+                return [_unresolved(source, ref.name, edge_type, CONF_NEAR, ref, "external")]
+            if isinstance(typed, SymbolRecord) and edge_type == "calls":
+                return self._class_call(ctx, source, typed, name, ref, finish)
         if ctx.language == "php" and len(receiver) <= 1:
             used = self.php_imported(ctx, receiver[0] if receiver else name)
             if used is False:  # `Log::error`, `extends Model`: from outside
@@ -2023,6 +2036,44 @@ class Resolver:
                 self.index.root(repo), self.index.repo_files(repo)
             )
         return found
+
+    def php_property_class(
+        self, ctx: Ctx, within: SymbolRecord | None, prop: str
+    ) -> SymbolRecord | bool | None:
+        """The class or interface of the repository a PHP property is declared as, in the
+        class holding `within`: a promoted constructor parameter (`private readonly
+        SongRepository $songs`) or a typed property (`protected Cache $cache;`); False
+        for a type the file `use`s from outside the repository; None when unknown."""
+        cls = self._enclosing_type(ctx, within)
+        if cls is None:
+            return None
+        if ctx.php_properties is None:
+            ctx.php_properties = self._php_properties(ctx)
+        written = ctx.php_properties.get(cls.qualified_name, {}).get(prop)
+        if not written:
+            return None
+        short = written.rsplit("\\", 1)[-1]
+        used = self.php_imported(ctx, short)
+        if isinstance(used, SymbolRecord):
+            return used if used.kind in TYPE_KINDS else None
+        if used is False:
+            return False
+        named = [s for s in self.index.by_name(short, ctx.repo) if s.kind in TYPE_KINDS]
+        return named[0] if len(named) == 1 else None
+
+    def _php_properties(self, ctx: Ctx) -> dict[str, dict[str, str]]:
+        """Each class of a PHP file → its typed properties (name → type as written)."""
+        root = self.index.root(ctx.repo)
+        try:
+            text = (root / ctx.path).read_text(encoding="utf-8") if root is not None else ""
+        except (OSError, UnicodeDecodeError):
+            return {}
+        rows = text.split("\n")
+        out: dict[str, dict[str, str]] = {}
+        for cls in (s for s in ctx.symbols if s.kind in TYPE_KINDS):
+            body = "\n".join(rows[cls.start_line - 1 : cls.end_line])
+            out[cls.qualified_name] = {m.group(2): m.group(1) for m in _PHP_PROPERTY.finditer(body)}
+        return out
 
     def php_imported(self, ctx: Ctx, alias: str) -> SymbolRecord | bool | None:
         """The class or function of the repository a PHP file's `use` binds to `alias`
