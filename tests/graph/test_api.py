@@ -552,3 +552,29 @@ def test_the_overview_indents_a_symbol_by_what_encloses_it(tmp_path: Path) -> No
         "    defimpl Inspect  :6",
         "      def inspect(msg, opts)  :7",
     ]
+
+
+def test_an_exported_object_literal_is_a_symbol_its_users_reach(tmp_path: Path) -> None:
+    """taxonomy: 18 of its 32 `export const` were no symbols (`authOptions`,
+    `siteConfig`, every `metadata`), and `callers authOptions` answered "Unknown symbol…
+    Closest: PostOperations"."""
+    auth = (
+        "import GitHubProvider from 'next-auth/providers/github';\n\n"
+        "export const authOptions: NextAuthOptions = {\n"
+        "  providers: [GitHubProvider({})],\n"
+        "};\n"
+        "const local = { debug: true };\n"
+    )
+    route = (
+        "import NextAuth from 'next-auth';\nimport { authOptions } from '../lib/auth';\n\n"
+        "export function handler() {\n  return NextAuth(authOptions);\n}\n"
+    )
+    write(tmp_path / "web", {"lib/auth.ts": auth, "app/route.ts": route})
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "web", name="web")
+        found = [(m.id, m.kind, m.exact) for m in engine.find_symbol("authOptions")][:1]
+        local = [m for m in engine.find_symbol("local") if m.exact]
+        users = {(e.source, e.type) for e in engine.dependents("authOptions").edges}
+    assert found == [("web/lib/auth.ts#authOptions", "constant", True)]
+    assert local == []  # a module's own object stays out
+    assert ("web/app/route.ts", "imports") in users

@@ -101,8 +101,11 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 36: an exported JavaScript binding to a member or another name is a symbol
 # (`export const router = t.router`). 37: a Rails view is read in the language it renders
 # (`_form.html.erb` as HTML, not as documentation text); `.jbuilder` is Ruby; Prisma
-# schemas have symbols.
+# schemas have symbols; an exported JS/TS object literal is a symbol
+# (`export const authOptions = {…}`).
 READER_VERSION = 37
+# JavaScript and TypeScript files, and the components holding their scripts.
+_SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
 # reader stored is read again only when a later change is about it (re-reading all of
 # SymPy for a change to its `.txt` files took 211 s). A version not listed changed any file.
@@ -110,8 +113,8 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     33: (".txt",),
     34: (".src",),
     35: (".mdx",),
-    36: (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte"),
-    37: (".erb", ".jbuilder", ".prisma"),
+    36: _SCRIPTS,
+    37: (".erb", ".jbuilder", ".prisma", *_SCRIPTS),
 }
 
 

@@ -677,7 +677,8 @@ def _exported_product(ctx: FileContext, declarator: Node, name: str) -> bool:
     `export const safeParse = core._safeParse(ZodRealError)`, a router, a client, a
     store), to a member of something (tRPC's `export const router = t.router`) or to
     another name (`export const createTRPCProxyClient = createTRPCClient`, an old name
-    kept). It is the module's API, and calls of it in other files name it."""
+    kept), or to an object literal (Next.js's `export const authOptions = {…}`, a site's
+    `siteConfig`). It is the module's API, and calls of it in other files name it."""
     declaration = declarator.parent
     if declaration is None or declaration.type != "lexical_declaration":
         return False
@@ -694,7 +695,7 @@ def _exported_product(ctx: FileContext, declarator: Node, name: str) -> bool:
 
 
 _EXPORTED_VALUES = frozenset(
-    {"call_expression", "new_expression", "member_expression", "identifier"}
+    {"call_expression", "new_expression", "member_expression", "identifier", "object"}
 )
 
 
