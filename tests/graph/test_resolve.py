@@ -898,3 +898,33 @@ def test_php_calls_through_an_injected_service_follow_its_declared_type(
         (source, "koel/app/Repositories/SongRepository.php#SongRepository.search", "calls",
          0.7, 21),
     }  # fmt: skip
+
+
+def test_a_php_class_constant_names_its_class(tmp_path: Path) -> None:
+    """koel: `deps Album.songs` showed only `?this.hasMany`, not `Song`, and `callers
+    Album` found nothing: `Song::class` (a relation's model, an observer, a route's
+    controller) made no edge."""
+    album = (
+        "<?php\nnamespace App\\Models;\n\n"
+        "use App\\Observers\\AlbumObserver;\n"
+        "use Illuminate\\Database\\Eloquent\\Attributes\\ObservedBy;\n\n"
+        "#[ObservedBy(AlbumObserver::class)]\n"
+        "class Album\n{\n"
+        "    public function songs()\n    {\n"
+        "        return $this->hasMany(Song::class);\n    }\n\n"
+        "    public function kind()\n    {\n        return static::class;\n    }\n}\n"
+    )
+    song = "<?php\nnamespace App\\Models;\n\nclass Song\n{\n}\n"
+    observer = "<?php\nnamespace App\\Observers;\n\nclass AlbumObserver\n{\n}\n"
+    files = {
+        "composer.json": '{"autoload": {"psr-4": {"App\\\\": "app/"}}}\n',
+        "app/Models/Album.php": album,
+        "app/Models/Song.php": song,
+        "app/Observers/AlbumObserver.php": observer,
+    }
+    found = repo_edges(tmp_path, "koel", files, ("references",))
+    a = "koel/app/Models/Album.php#Album"
+    assert {e for e in found if e[0].startswith(a)} == {
+        (a, "koel/app/Observers/AlbumObserver.php#AlbumObserver", "references", 1.0, 7),
+        (f"{a}.songs", "koel/app/Models/Song.php#Song", "references", 0.7, 12),
+    }

@@ -1202,6 +1202,12 @@ class PhpRules(Rules):
             alias = ctx.text(names[1]) if len(names) > 1 else ""
             yield "import", f"{name} as {alias}" if alias else name, node.start_point.row
             return
+        if kind == "type":  # `Song::class`
+            parts = node.named_children
+            if len(parts) == 2 and parts[0].type in _PHP_NAMES and ctx.text(parts[1]) == "class":
+                name = normalize_name(ctx.text(parts[0]).lstrip("\\"))
+                yield "type", name, node.start_point.row
+            return
         yield from super().references(ctx, kind, node, name_node)
 
 

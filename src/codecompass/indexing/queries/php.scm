@@ -25,6 +25,10 @@
 
 (namespace_use_clause) @reference.import
 
+; `Song::class` names a class: a relation's model, a route's controller, an observer
+; (rules.py keeps only `::class`).
+(class_constant_access_expression) @reference.type
+
 (base_clause (_) @reference.inherit)
 
 (class_interface_clause (_) @reference.inherit)
