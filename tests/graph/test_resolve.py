@@ -928,3 +928,33 @@ def test_a_php_class_constant_names_its_class(tmp_path: Path) -> None:
         (a, "koel/app/Observers/AlbumObserver.php#AlbumObserver", "references", 1.0, 7),
         (f"{a}.songs", "koel/app/Models/Song.php#Song", "references", 0.7, 12),
     }
+
+
+def test_a_rails_association_names_its_model(tmp_path: Path) -> None:
+    """maybe: `has_many :entries` made no edge to Entry, so `callers Entry` missed every
+    model holding entries."""
+    account = (
+        "class Account\n"
+        "  belongs_to :family\n"
+        "  has_many :entries\n"
+        '  has_many :holdings, class_name: "Account::Holding"\n'
+        "  has_one :plaid_account\n"
+        "end\n"
+    )
+    files = {
+        "app/models/account.rb": account,
+        "app/models/family.rb": "class Family\nend\n",
+        "app/models/entry.rb": "class Entry\nend\n",
+        "app/models/plaid_account.rb": "class PlaidAccount\nend\n",
+        "app/models/account/holding.rb": "class Account\n  class Holding\n  end\nend\n",
+    }
+    found = repo_edges(tmp_path, "maybe", files, ("references",))
+    m = "maybe/app/models"
+    assert {e for e in found if e[0] == f"{m}/account.rb#Account"} == {
+        (f"{m}/account.rb#Account", f"{m}/family.rb#Family", "references", 0.7, 2),
+        (f"{m}/account.rb#Account", f"{m}/entry.rb#Entry", "references", 0.7, 3),
+        (f"{m}/account.rb#Account", f"{m}/account/holding.rb#Account.Holding", "references",
+         0.7, 4),
+        (f"{m}/account.rb#Account", f"{m}/plaid_account.rb#PlaidAccount", "references", 0.7,
+         5),
+    }  # fmt: skip

@@ -1097,6 +1097,10 @@ class RubyRules(Rules):
                 if module is not None:
                     yield "import", module, node.start_point.row
                     return
+            if method is not None and ctx.text(method) in RUBY_ASSOCIATIONS:
+                model = _associated_model(ctx, node, ctx.text(method))
+                if model:  # `has_many :entries` → Entry
+                    yield "type", model, node.start_point.row
             if method is not None and ctx.text(method) in RUBY_CALLBACKS:
                 # `before_action :set_account`: the class calls the method it names
                 arguments = node.child_by_field_name("arguments")
@@ -1124,6 +1128,37 @@ RUBY_CALLBACKS = frozenset(
         *("after_initialize", "after_find", "after_touch"),
     }
 )
+# ActiveRecord associations: the model each names (`has_many :entries` is Entry's).
+RUBY_ASSOCIATIONS = frozenset({"has_many", "has_one", "belongs_to", "has_and_belongs_to_many"})
+_CLASS_NAME = re.compile(r"""class_name:\s*['"]([\w:]+)['"]|:class_name\s*=>\s*['"]([\w:]+)['"]""")
+
+
+def _associated_model(ctx: FileContext, call: Node, method: str) -> str:
+    """The model an association names: its `class_name:`, else its name singular and
+    camel-cased (`:entries` → `Entry`, `:plaid_accounts` → `PlaidAccount`)."""
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None or not arguments.named_children:
+        return ""
+    explicit = _CLASS_NAME.search(ctx.text(arguments))
+    if explicit:
+        return (explicit.group(1) or explicit.group(2)).replace("::", ".")
+    first = arguments.named_children[0]
+    if first.type != "simple_symbol":
+        return ""
+    name = ctx.text(first).lstrip(":")
+    if method in ("has_many", "has_and_belongs_to_many"):
+        name = _singular(name)
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
 # Enqueuing a job (ActiveJob, Sidekiq) runs its `perform`.
 RUBY_JOB_ENQUEUES = frozenset(
     {"perform_later", "perform_now", "perform_async", "perform_in", "perform_at", "perform_bulk"}
