@@ -281,3 +281,26 @@ def test_an_export_list_names_the_definition_and_a_constant_holds_its_value(
         ("ui/app/page.tsx#Page", "ui/components/ui/button.tsx#Button", "calls", 1.0, 6),
         ("ui/app/page.tsx#Page", "ui/components/ui/button.tsx#buttonVariants", "calls", 1.0, 6),
     }
+
+
+def test_a_prisma_client_call_references_its_model(tmp_path: Path) -> None:
+    """taxonomy's `db.post.findMany()` reached nothing, and `symbol Post` found an old
+    migration's `CREATE TABLE`: the schema's models had no symbols nor users."""
+    files = {
+        "prisma/schema.prisma": (
+            "model Post {\n  id String @id\n}\n\nmodel User {\n  id String @id\n}\n"
+        ),
+        "lib/db.ts": (
+            'import { PrismaClient } from "@prisma/client"\n\n'
+            "export const db = new PrismaClient()\n"
+        ),
+        "app/posts.ts": (
+            'import { db } from "../lib/db"\n\n'
+            "export async function posts() {\n  return db.post.findMany()\n}\n"
+        ),
+    }
+    found = {e for e in repo_edges(tmp_path, "web", files) if e[0] == "web/app/posts.ts#posts"}
+    assert found == {
+        ("web/app/posts.ts#posts", "?@prisma/client.PrismaClient.post.findMany", "calls", 1.0, 4),
+        ("web/app/posts.ts#posts", "web/prisma/schema.prisma#Post", "references", 0.8, 4),
+    }

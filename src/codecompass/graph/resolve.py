@@ -644,7 +644,8 @@ class Resolver:
                 return [self._to_sym(source, call.sym, "calls", call.conf, ref, "member")]
             return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
         if kind == "ext":
-            return [_unresolved(source, value.name, "calls", value.conf, ref, "external")]
+            rows = [_unresolved(source, value.name, "calls", value.conf, ref, "external")]
+            return rows + self.prisma_model(ctx, value.name, source, ref)
         if kind == "builtin":
             return []
         if kind == "unbound":
@@ -2036,6 +2037,22 @@ class Resolver:
                 self.index.root(repo), self.index.repo_files(repo)
             )
         return found
+
+    def prisma_model(self, ctx: Ctx, called: str, source: str, ref: Ref) -> list[Edge]:
+        """`prisma.post.findMany()` (`@prisma/client.PrismaClient.post.findMany`) uses
+        the schema's model `Post`: a reference to it."""
+        parts = called.split(".")
+        if len(parts) < 4 or parts[0] != "@prisma/client" or parts[1] != "PrismaClient":
+            return []
+        name = parts[2][:1].upper() + parts[2][1:]
+        models = [
+            s
+            for s in self.index.by_name(name, ctx.repo)
+            if s.kind == "class" and s.path.endswith(".prisma")
+        ]
+        if len(models) != 1:
+            return []
+        return [self._to_sym(source, models[0], "references", CONF_SCOPE, ref, "model")]
 
     def php_property_class(
         self, ctx: Ctx, within: SymbolRecord | None, prop: str
