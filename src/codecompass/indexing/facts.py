@@ -61,14 +61,14 @@ from typing import Any
 # uses are read (an unimported one by name), an import of `./Nav.svelte` reaches that
 # file, SvelteKit's `$lib` is its `src/lib`; a Python namespace package is named from
 # its distribution's root (langgraph); NestJS's decorators declare routes. 16: NestJS's
-# global prefix (`app.setGlobalPrefix`) and `@Controller({ path })`; C#'s `global using`
-# reaches every file of its project; PHP's `use` through Composer's PSR-4 map, with
-# aliases and groups; a C# or Java keyword type (`string.IsNullOrEmpty`) is no member of
-# an outside base class; C# and Java declared types are `type` references; Ruby's bare
-# calls, callback macros and job enqueues; routes declared by file paths (Next.js,
-# SvelteKit, Nuxt), Laravel's and Rails's route tables, ASP.NET routes and HttpClient
-# calls; a JS/TS export list names the
-# definition, an attribute through a module-level constant is its value's.
+# global prefix and `@Controller({ path })`; C#'s `global using` reaches its project, a
+# keyword type is no member of an outside base, declared types are `type` references, a
+# repository extension method is found by name; PHP's `use` through Composer's PSR-4
+# map, typed properties, `X::class`; Ruby's bare calls, callback macros, job enqueues
+# and associations; a JS/TS export list names the definition, an attribute through a
+# module-level constant is its value's, a Prisma client's call its model; routes
+# declared by file paths (Next.js, SvelteKit, Nuxt), Laravel's and Rails's route tables,
+# ASP.NET routes and HttpClient calls, clients named as such.
 FACTS_VERSION = 16
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
