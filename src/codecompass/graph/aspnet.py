@@ -47,11 +47,7 @@ def aspnet_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[Http
     """The routes and client calls of one C# file (see the module docstring)."""
     if ctx.language != "csharp":
         return []
-    root = resolver.index.root(ctx.repo)
-    try:
-        text = (root / ctx.path).read_text(encoding="utf-8") if root is not None else ""
-    except (OSError, UnicodeDecodeError):
-        return []
+    text = resolver.file_text(ctx)
     if not any(word in text for word in ("Map", "Route", "[Http", "Async")):
         return []
     masked = mask(text, _CSHARP)

@@ -2078,14 +2078,18 @@ class Resolver:
         named = [s for s in self.index.by_name(short, ctx.repo) if s.kind in TYPE_KINDS]
         return named[0] if len(named) == 1 else None
 
-    def _php_properties(self, ctx: Ctx) -> dict[str, dict[str, str]]:
-        """Each class of a PHP file → its typed properties (name → type as written)."""
+    def file_text(self, ctx: Ctx) -> str:
+        """The file's text as the work tree holds it ("" when it cannot be read): for
+        what the facts keep no trace of (a PHP property's type, a route's arguments)."""
         root = self.index.root(ctx.repo)
         try:
-            text = (root / ctx.path).read_text(encoding="utf-8") if root is not None else ""
+            return (root / ctx.path).read_text(encoding="utf-8") if root is not None else ""
         except (OSError, UnicodeDecodeError):
-            return {}
-        rows = text.split("\n")
+            return ""
+
+    def _php_properties(self, ctx: Ctx) -> dict[str, dict[str, str]]:
+        """Each class of a PHP file → its typed properties (name → type as written)."""
+        rows = self.file_text(ctx).split("\n")
         out: dict[str, dict[str, str]] = {}
         for cls in (s for s in ctx.symbols if s.kind in TYPE_KINDS):
             body = "\n".join(rows[cls.start_line - 1 : cls.end_line])

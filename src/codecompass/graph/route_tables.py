@@ -96,11 +96,7 @@ def route_table_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list
     rails = ctx.language == "ruby" and ctx.path.endswith("config/routes.rb")
     if not laravel and not rails:
         return []
-    root = resolver.index.root(ctx.repo)
-    try:
-        text = (root / ctx.path).read_text(encoding="utf-8") if root is not None else ""
-    except (OSError, UnicodeDecodeError):
-        return []
+    text = resolver.file_text(ctx)
     if rails:
         return _rails_routes(resolver, ctx, text)
     masked = mask(text, _PHP)
