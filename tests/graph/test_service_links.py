@@ -478,7 +478,10 @@ def test_a_client_named_as_one_calls_the_routes(tmp_path: Path) -> None:
         "function listUsers(req, res) {\n  res.json([]);\n}\n\n"
         "function toggle(req, res) {\n  res.json({});\n}\n\n"
         "api.get('/users', listUsers);\n"
-        "api.post('/favorites/toggle', toggle);\n\n"
+        "api.post('/favorites/toggle', toggle);\n"
+        "api.get('/data', listUsers);\n"
+        "api.get('/browse/folders', listUsers);\n"
+        "api.get('/browse/songs', toggle);\n\n"
         "const app = express();\n"
         "app.use('/api', api);\n"
     )
@@ -492,6 +495,8 @@ def test_a_client_named_as_one_calls_the_routes(tmp_path: Path) -> None:
         "import { http } from './http';\n"
         "import { HttpClient } from '@angular/common/http';\n\n"
         "export function toggleFavorite() {\n  return http.post('favorites/toggle');\n}\n\n"
+        "export const data = () => http.get('data');\n"
+        "export const folders = (q: string) => http.get(`browse/folders${q}`);\n\n"
         "export class UserService {\n"
         "  constructor(private http: HttpClient) {}\n"
         "  users() {\n    return this.http.get<string[]>('/api/users');\n  }\n"
@@ -506,6 +511,11 @@ def test_a_client_named_as_one_calls_the_routes(tmp_path: Path) -> None:
         # a relative URL: below the wrapper's base, which is not read
         ("shop/web/calls.ts#toggleFavorite", "shop/server/app.js#toggle", "POST",
          "/api/favorites/toggle", 0.6, "unknown-base"),
+        # one segment is enough below a base; `folders${q}` is no `songs`
+        ("shop/web/calls.ts#data", "shop/server/app.js#listUsers", "GET", "/api/data", 0.6,
+         "unknown-base"),
+        ("shop/web/calls.ts#folders", "shop/server/app.js#listUsers", "GET",
+         "/api/browse/folders", 0.6, "unknown-base"),
         ("shop/web/calls.ts#UserService.users", "shop/server/app.js#listUsers", "GET",
          "/api/users", 0.9, "literal"),
     }  # fmt: skip
@@ -661,6 +671,7 @@ def test_aspnet_routes_and_http_clients_link(tmp_path: Path) -> None:
         "    {\n"
         '        var api = app.MapGroup("api/catalog");\n'
         '        api.MapGet("/items/{id:int}", GetItemById);\n'
+        '        api.MapGet("/catalogbrands", GetItemById);\n'
         '        api.MapDelete("/items/{id:int}", (int id) => Results.NoContent());\n'
         "        return app;\n    }\n\n"
         "    public static Task<CatalogItem> GetItemById(int id) => null;\n}\n"
@@ -685,7 +696,12 @@ def test_aspnet_routes_and_http_clients_link(tmp_path: Path) -> None:
         "    public Task Remove(int id) =>\n"
         '        httpClient.DeleteAsync($"/api/catalog/items/{id}");\n\n'
         '    public Task Order() => httpClient.GetAsync("/api/orders/7");\n\n'
-        '    public Task Cancel() => httpClient.PutAsJsonAsync("/api/orders/cancel", 1);\n}\n'
+        '    public Task Cancel() => httpClient.PutAsJsonAsync("/api/orders/cancel", 1);\n\n'
+        '    private const string CancelUrl = "/api/orders/cancel";\n\n'
+        "    public Task Send() =>\n"
+        "        httpClient.SendAsync(new HttpRequestMessage(HttpMethod.Put, CancelUrl));\n\n"
+        "    public Task Brands() =>\n"
+        '        httpClient.GetFromJsonAsync<Brand[]>($"{remoteServiceBaseUrl}catalogBrands");\n}\n'
     )
     files = {
         "src/Catalog.API/Apis/CatalogApi.cs": api,
@@ -709,4 +725,9 @@ def test_aspnet_routes_and_http_clients_link(tmp_path: Path) -> None:
         (f"{web}.Order", f"{orders}.GetOrder", "GET", "/api/orders/{}", 0.8, "template"),
         (f"{web}.Cancel", f"{orders}.CancelOrder", "PUT", "/api/orders/cancel", 0.9,
          "literal"),
+        # `new HttpRequestMessage(HttpMethod.Put, CancelUrl)`, a constant of the file
+        (f"{web}.Send", f"{orders}.CancelOrder", "PUT", "/api/orders/cancel", 0.9, "literal"),
+        # ASP.NET routes ignore case: `catalogBrands` is `/catalogbrands`
+        (f"{web}.Brands", f"{catalog}.GetItemById", "GET", "/api/catalog/catalogbrands", 0.6,
+         "unknown-base"),
     }  # fmt: skip

@@ -11,13 +11,14 @@ bracket-matching scanner (`textscan`) for comments and strings:
 | `[Route("api/[controller]")]` on `OrdersController`,        | `GET /api/orders/{}` →      |
 | `[HttpGet("{id}")]` on `GetOrder`                           | `OrdersController.GetOrder` |
 | `httpClient.GetFromJsonAsync<T>($"{baseUrl}items/{id}")`    | a client call `GET …`       |
+| `new HttpRequestMessage(HttpMethod.Post, uri)`              | a client call `POST …`      |
 
 A handler named as a method group is the method of that name in the file; a lambda
 handles its route in the method mapping it. `[controller]` is the class's name without
 `Controller`, lower case; `[action]` the method's. A client's URL may be a string local
-assigned before the call in the same method (`var uri = $"…"; GetAsync(uri)`), and an
-interpolated name a string field or constant of the file (`remoteServiceBaseUrl =
-"api/catalog/"`); a URL with no leading `/` is relative to the client's base address.
+assigned before the call in the same method (`var uri = $"…"; GetAsync(uri)`) or a string
+field or constant of the file (`remoteServiceBaseUrl = "api/catalog/"`), which also fills
+an interpolation; a URL with no leading `/` is relative to the client's base address.
 """
 
 from __future__ import annotations
@@ -34,8 +35,10 @@ _GROUP = re.compile(r"\b(\w+)\s*=\s*(\w+)\s*\.\s*MapGroup\s*\(\s*\$?@?\"")
 _MAP = re.compile(r"\b(\w+)\s*\.\s*Map(Get|Post|Put|Patch|Delete)\s*\(\s*\$?@?\"")
 _HANDLER = re.compile(r"\s*,\s*([A-Za-z_]\w*)\s*\)")
 _CLIENT = re.compile(
-    r"\.\s*(Get|Post|Put|Patch|Delete)(?:FromJson|AsJson|String|Stream|ByteArray)?Async"
-    r"\s*(?:<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>)?\s*\(\s*(?:(\$?@?\")|([A-Za-z_]\w*)\s*[,)])"
+    r"(?:\.\s*(Get|Post|Put|Patch|Delete)(?:FromJson|AsJson|String|Stream|ByteArray)?Async"
+    r"\s*(?:<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>)?\s*\("
+    r"|\bnew\s+HttpRequestMessage\s*\(\s*HttpMethod\s*\.\s*(Get|Post|Put|Patch|Delete)\s*,)"
+    r"\s*(?:(\$?@?\")|([A-Za-z_]\w*)\s*[,)])"
 )
 _CONSTANT = re.compile(r"\b(\w+)\s*=\s*\$?@?\"([^\"\n]*)\"\s*;")
 _ROUTE_ATTRIBUTE = re.compile(r"\[\s*Route\s*\(\s*@?\"([^\"]*)\"")
@@ -133,16 +136,18 @@ def _client_calls(ctx: Ctx, text: str, masked: str, lines: LineIndex) -> list[Ht
     constants = {m.group(1): m.group(2) for m in _CONSTANT.finditer(text) if "{" not in m.group(2)}
     found: list[HttpFact] = []
     for m in _CLIENT.finditer(masked):
-        line = lines.line(m.start(1))
-        if m.group(2):
-            url = _string_at(text, m.end(2) - 1)
+        verb = m.group(1) or m.group(2)  # `GetAsync(…)`, `new HttpRequestMessage(…)`
+        line = lines.line(m.start())
+        if m.group(3):
+            url = _string_at(text, m.end(3) - 1)
         else:
-            held = _local_string(ctx, text, masked, m.group(3), m.start(), lines)
-            if held is None:
+            name = m.group(4)
+            held = _local_string(ctx, text, masked, name, m.start(), lines)
+            if held is None and name not in constants:
                 continue
-            url = held
+            url = held if held is not None else constants[name]
         url = _NAMED.sub(lambda n: constants.get(n.group(1), "{" + n.group(1) + "}"), url)
-        fact = _call(m.group(1).upper(), url, line, ctx.source_id(line))
+        fact = _call(verb.upper(), url, line, ctx.source_id(line))
         if fact is not None:
             found.append(fact)
     return found

@@ -73,9 +73,6 @@ UNKNOWN = "?"
 RELATIVE = "?/"
 # Templates one route may be served at (a router mounted in several places).
 MAX_TEMPLATES = 16
-# A relative URL matches the end of a longer route when its path has at least this many
-# segments (`favorites/toggle` is `/api/favorites/toggle`; `users` alone says too little).
-MIN_TAIL_SEGMENTS = 2
 
 _FLASK_PARAM = re.compile(r"<(?:[^:<>]+:)?[^<>]+>")
 _BRACE_PARAM = re.compile(r"\{[^{}]*\}")
@@ -126,9 +123,12 @@ def _normal_path(text: str) -> str:
 def _match(route: str, call: str) -> tuple[int, int, bool] | None:
     """When the paths can be the same: how well they fit (literal segments in common,
     then parameters facing parameters) and whether a parameter took part; else None.
-    At least one literal segment must match."""
-    a = route.strip("/").split("/") if route.strip("/") else []
-    b = call.strip("/").split("/") if call.strip("/") else []
+    At least one literal segment must match. Literals compare ignoring case (ASP.NET and
+    Express route so: `catalogBrands` is `/catalogbrands`); a segment with a literal
+    head before a parameter (`folders{}`: `folders${query}`) fits only a segment that
+    starts so, and counts as literal."""
+    a = route.strip("/").lower().split("/") if route.strip("/") else []
+    b = call.strip("/").lower().split("/") if call.strip("/") else []
     if len(a) != len(b) or not a:
         return None
     literal = aligned = 0
@@ -136,9 +136,15 @@ def _match(route: str, call: str) -> tuple[int, int, bool] | None:
     for x, y in zip(a, b, strict=True):
         if x == y and x != "{}":
             literal += 1
-        elif x == "{}" or y == "{}" or "{}" in x or "{}" in y:
+        elif x == "{}" or y == "{}":
             wild = True
             aligned += x == y
+        elif "{}" in x or "{}" in y:
+            head_x, head_y = x.partition("{}")[0], y.partition("{}")[0]
+            if not (x.startswith(head_y) if "{}" in y else y.startswith(head_x)):
+                return None
+            wild = True
+            literal += bool(head_x or head_y)
         else:
             return None
     return (literal, aligned, wild) if literal else None
@@ -214,8 +220,9 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
     for call in (f for f in facts if f.role == "call"):
         found: dict[tuple[str, int], tuple[tuple[int, int, int], float, str, HttpFact, str]] = {}
         length = call.pattern.count("/")
-        # Below a client's base, a route may have more segments in front (`/api`).
-        tail = call.router == RELATIVE and length >= MIN_TAIL_SEGMENTS
+        # Below a client's base, a route may have more segments in front (`/api`):
+        # `favorites/toggle` is `/api/favorites/toggle`, `data` is `/api/data`.
+        tail = call.router == RELATIVE
         lengths = range(length, longest + 1) if tail else [length]
         for route, template, known in (r for n in lengths for r in by_length.get(n, [])):
             match = _match(_tail(template, length), call.pattern)

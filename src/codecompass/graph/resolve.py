@@ -2642,13 +2642,15 @@ def _http_client_named(receiver: str) -> bool:
 
 
 def _client_call(method: str, url: str, line: int, source: str) -> list[HttpFact]:
-    pattern = client_path(url)
+    relative = bool(url) and not url.startswith(("/", "http:", "https:", "{}"))
+    # `http.post('favorites/toggle')`, `http.get('data')`: below the client's base
+    pattern = client_path("/" + url if relative else url)
     if not pattern:
         return []
     if url.startswith("{}"):
         base = UNKNOWN_PREFIX  # a base URL not read: `${BASE}/users`
-    elif not url.startswith(("/", "http:", "https:")):
-        base = RELATIVE_URL  # `http.post('favorites/toggle')`: below the client's base
+    elif relative:
+        base = RELATIVE_URL
     else:
         base = ""
     return [HttpFact("call", method.upper(), pattern, line, source, router=base)]

@@ -48,6 +48,9 @@ _CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"
 _LITERALS = frozenset(
     {"array", "object", "number", "true", "false", "null", "regex", "template_string"}
 )
+# Calls named as HTTP verbs: a one-word first argument may be a relative URL
+# (`http.get('data')`).
+_HTTP_VERB_CALLS = frozenset({"get", "post", "put", "patch", "delete"})
 _TYPE_NAMES = frozenset({"type_identifier", "nested_type_identifier", "identifier"})
 _MIDDLEWARE = frozenset({"call_expression", "arrow_function", "function_expression", "function"})
 _QUOTES = "\"'`"
@@ -797,7 +800,11 @@ class EcmaExtractor:
             verb = chain.rpartition(".")[2]
             event = verb in EVENT_CALLS or verb in SERVICE_CALLS
             values = self.event_values(args, scope) if event else None
-            found = mount or self.options_call(chain, args, scope) or self.call_args(args, scope)
+            found = (
+                mount
+                or self.options_call(chain, args, scope)
+                or self.call_args(args, scope, verb in _HTTP_VERB_CALLS)
+            )
             decorator = node.parent is not None and node.parent.type == "decorator"
             if found is None and (decorator or verb == "setGlobalPrefix"):
                 # NestJS: `@Controller('users')`, `@Get(':id')`, `app.setGlobalPrefix('api')`
@@ -824,7 +831,10 @@ class EcmaExtractor:
                 return ""
         return (self.string_pattern(first, scope) or "") if first is not None else ""
 
-    def call_args(self, args: Node | None, scope: int) -> list[str] | None:
+    def call_args(self, args: Node | None, scope: int, verb: bool = False) -> list[str] | None:
+        """A call's first two string arguments, its `method:` option and a handler named
+        last, when one looks like a URL; for an HTTP verb's call (`http.get('data')`), a
+        first argument that is one word will do too (the resolver tells clients)."""
         if args is None or args.type != "arguments":
             return None
         items = list(args.named_children)
@@ -842,7 +852,8 @@ class EcmaExtractor:
         if len(items) >= 2 and items[-1].type in ("identifier", "member_expression"):
             handler = self.chain(items[-1]) or ""
         out = [*positional, "", method, handler]
-        if not any(looks_like_url_argument(v) for v in out[:4] if v):
+        word = verb and bool(re.fullmatch(r"[\w.{}-]+(?:\?\S*)?", positional[0]))
+        if not word and not any(looks_like_url_argument(v) for v in out[:4] if v):
             return None
         return out
 
