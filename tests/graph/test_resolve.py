@@ -958,3 +958,47 @@ def test_a_rails_association_names_its_model(tmp_path: Path) -> None:
         (f"{m}/account.rb#Account", f"{m}/plaid_account.rb#PlaidAccount", "references", 0.7,
          5),
     }  # fmt: skip
+
+
+def test_skipping_a_callback_calls_nothing_and_a_classs_own_file_comes_first(
+    tmp_path: Path,
+) -> None:
+    """`skip_before_action :authenticate` removes a callback (maybe's API controllers):
+    it was read as a call. koel's `SongResource::toArray` in its Subsonic controllers
+    also reached `App\\Http\\Resources\\SongResource`, another class of that name."""
+    controller = (
+        "class Api::BaseController\n"
+        "  skip_before_action :authenticate\n"
+        "  before_action :authorize\n\n"
+        "  def authenticate\n  end\n\n"
+        "  def authorize\n  end\nend\n"
+    )
+    subsonic = (
+        "<?php\nnamespace App\\Subsonic;\n\n"
+        "class SongResource\n{\n    public static function toArray() {}\n}\n"
+    )
+    resources = (
+        "<?php\nnamespace App\\Http\\Resources;\n\n"
+        "class SongResource\n{\n    public static function toArray() {}\n}\n"
+    )
+    caller = (
+        "<?php\nnamespace App\\Subsonic\\Controllers;\n\n"
+        "use App\\Subsonic\\SongResource;\n\n"
+        "function song() {\n    return SongResource::toArray();\n}\n"
+    )
+    files = {
+        "composer.json": '{"autoload": {"psr-4": {"App\\\\": "app/"}}}\n',
+        "app/controllers/api/base_controller.rb": controller,
+        "app/Subsonic/SongResource.php": subsonic,
+        "app/Http/Resources/SongResource.php": resources,
+        "app/Subsonic/Controllers/song.php": caller,
+    }
+    found = repo_edges(tmp_path, "r", files, ("calls",))
+    base = "r/app/controllers/api/base_controller.rb#Api.BaseController"
+    assert {(e[1], e[4]) for e in found if e[0] == base and e[1].startswith("r/")} == {
+        (f"{base}.authorize", 3)
+    }
+    song = "r/app/Subsonic/Controllers/song.php#song"
+    assert {e[1] for e in found if e[0] == song} == {
+        "r/app/Subsonic/SongResource.php#SongResource.toArray"
+    }

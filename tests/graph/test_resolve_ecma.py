@@ -261,7 +261,8 @@ def test_an_export_list_names_the_definition_and_a_constant_holds_its_value(
             "const Button = React.forwardRef((props, ref) => {\n"
             "  return <button ref={ref} {...props} />\n})\n"
             'Button.displayName = "Button"\n\n'
-            "export { Button, buttonVariants }\n"
+            "const IconButton = React.forwardRef((props, ref) => <Button {...props} />)\n\n"
+            "export { Button, IconButton, buttonVariants }\n"
         ),
         "lib/db.ts": (
             'import { PrismaClient } from "@prisma/client"\n\n'
@@ -275,7 +276,11 @@ def test_an_export_list_names_the_definition_and_a_constant_holds_its_value(
             "  return <Button className={buttonVariants({})}>{posts.length}</Button>\n}\n"
         ),
     }
-    found = {e for e in repo_edges(tmp_path, "ui", files, ("calls",)) if "page" in e[0]}
+    edges = repo_edges(tmp_path, "ui", files, ("calls",))
+    found = {e for e in edges if "page" in e[0]}
+    # in the file defining it too: `<Button>` in IconButton is Button (6 such in taxonomy)
+    button = "ui/components/ui/button.tsx"
+    assert (f"{button}#IconButton", f"{button}#Button", "calls", 1.0, 11) in edges
     assert found == {
         ("ui/app/page.tsx#Page", "?@prisma/client.PrismaClient.post.findMany", "calls", 1.0, 5),
         ("ui/app/page.tsx#Page", "ui/components/ui/button.tsx#Button", "calls", 1.0, 6),

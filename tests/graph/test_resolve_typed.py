@@ -433,7 +433,10 @@ def test_an_extension_method_of_the_repository_is_called_on_an_outside_object(
     bus = (
         "namespace EventBus;\n\npublic static class BusExtensions\n{\n"
         "    public static IEventBusBuilder AddRabbitMqEventBus(this IHostApplicationBuilder b,"
-        " string name) => null;\n}\n"
+        " string name) => null;\n\n"
+        # an overload taking other arguments is not the call's
+        "    public static IEventBusBuilder AddRabbitMqEventBus(this IHostApplicationBuilder b,"
+        " string name, int retries, bool durable) => null;\n}\n"
     )
     files = {
         "Basket.API/Basket.API.csproj": "<Project />\n",

@@ -577,6 +577,8 @@ class Resolver:
         if ref.kind in ("call", "decorate") and ctx.language == "python":
             source = ctx.call_source(ref, innermost)
         value = self.eval_chain(ctx, ref.name, ref.scope, ref.line, 0)
+        if ref.kind == "call" and ctx.language in ECMA_LANGUAGES:
+            value = self.own_constant(ctx, ref, value)
         if ref.kind == "call":
             if ref.args or ref.values:
                 # a route decorator's handler is the definition it decorates
@@ -1305,6 +1307,18 @@ class Resolver:
             return found.weaker(CONF_SCOPE, "super") if found.known else found
         return UNKNOWN
 
+    def own_constant(self, ctx: Ctx, ref: Ref, value: Value) -> Value:
+        """A call of a module-level constant the file defines as a symbol (`<DialogOverlay>`
+        beside `const DialogOverlay = React.forwardRef(…)`) calls that symbol, as a call
+        from another file does, not what made it."""
+        held = ctx.top.get(ref.name) if "." not in ref.name else None
+        if not held or held[-1].kind not in HELD_KINDS or value.kind == "sym":
+            return value
+        bound = _binding_of(ctx, ref.name, ref.scope)
+        if bound is None or bound[0] != 0:
+            return value  # a local of that name
+        return Value("sym", conf=CONF_EXACT, via="file", sym=held[-1])
+
     def held_value(self, sym: SymbolRecord, depth: int) -> Value | None:
         """What a module-level JavaScript or TypeScript variable holds (`export const db =
         new PrismaClient()`), for the attributes read through it; None when unknown."""
@@ -1814,6 +1828,9 @@ class Resolver:
         ]
         owner = cls.qualified_name
         nested = [s for s in found if s.qualified_name.startswith(owner + ".")]
+        # the class's own file first: a class of that name in another namespace (PHP's
+        # `Subsonic\SongResource` beside `Resources\SongResource`) is another class
+        nested = [s for s in nested if s.path == cls.path] or nested
         if nested:
             return finish(nested[:MAX_CANDIDATES], _split(len(nested)), "member")
         bases = self._bases(cls)

@@ -1048,6 +1048,9 @@ class CSharpResolver(ClassBasedResolver):
         project = self.index.csharp_project(ctx.repo, ctx.path)
         near = [s for s in found if self.index.csharp_project(s.repo, s.path) == project]
         chosen = near or found
+        if ref.args:  # overloads taking this many arguments (`AddMigration<T, U>()`)
+            count = int(ref.args[0])
+            chosen = [s for s in chosen if _takes(s.signature, count + 1)] or chosen
         if not chosen or len(chosen) > MAX_EXTENSIONS:
             return rows
         conf = CONF_NEAR if len(chosen) == 1 else min(CONF_AMBIGUOUS, 0.8 / len(chosen))
@@ -1500,3 +1503,22 @@ def _read_toml(root: Path | None, path: str) -> dict[str, Any]:
         return tomllib.loads((root / path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+
+
+def _takes(signature: str, count: int) -> bool:
+    """Whether a C# method's signature takes `count` arguments: its parameters, less
+    those with a default value or `params`, up to all of them."""
+    inside = signature.partition("(")[2].rpartition(")")[0]
+    depth, parts, current = 0, [], ""
+    for char in inside:
+        depth += char in "<([{"
+        depth -= char in ">)]}"
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    parts = [p for p in [*parts, current] if p.strip()]
+    required = sum(1 for p in parts if "=" not in p and not p.strip().startswith("params "))
+    variadic = any(p.strip().startswith("params ") for p in parts)
+    return required <= count and (variadic or count <= len(parts))

@@ -1115,11 +1115,11 @@ class RubyRules(Rules):
 
 
 # Rails and ActiveModel macros naming methods of the class as symbols: callbacks and
-# custom validations.
+# custom validations (not `skip_before_action`, which removes one).
 RUBY_CALLBACKS = frozenset(
     {
         *("before_action", "after_action", "around_action", "prepend_before_action"),
-        *("skip_before_action", "append_before_action", "helper_method"),
+        *("append_before_action", "helper_method"),
         *("before_validation", "after_validation", "validate", "validates_with"),
         *("before_save", "after_save", "around_save", "before_create", "after_create"),
         *("before_update", "after_update", "before_destroy", "after_destroy"),
