@@ -1002,3 +1002,30 @@ def test_skipping_a_callback_calls_nothing_and_a_classs_own_file_comes_first(
     assert {e[1] for e in found if e[0] == song} == {
         "r/app/Subsonic/SongResource.php#SongResource.toArray"
     }
+
+
+def test_a_ruby_call_without_a_receiver_reaches_only_what_self_can(tmp_path: Path) -> None:
+    """maybe: `scope :chronological` in a model went to an unrelated
+    `AutoMerchantDetector#scope` (47 such), a test's fixture accessor `accounts(:x)` to
+    some class's `accounts`. Without a receiver, Ruby calls self's methods: the class's,
+    its bases', its modules' (a module itself may call any includer's)."""
+    files = {
+        "app/models/detector.rb": "class Detector\n  def scope\n  end\nend\n",
+        "app/models/concerns/syncable.rb": (
+            "module Syncable\n  def sync_later\n    perform_sync\n  end\nend\n"
+        ),
+        "app/models/account.rb": (
+            "class Account < Base\n  include Syncable\n  scope :visible\n\n"
+            "  def sync\n    sync_later\n    audit\n  end\n\n"
+            "  def perform_sync\n  end\nend\n"
+        ),
+        "app/models/base.rb": "class Base\n  def audit\n  end\nend\n",
+    }
+    found = repo_edges(tmp_path, "r", files, ("calls",))
+    m = "r/app/models"
+    assert {(e[0], e[1]) for e in found if e[1].startswith("r/")} == {
+        (f"{m}/account.rb#Account.sync", f"{m}/concerns/syncable.rb#Syncable.sync_later"),
+        (f"{m}/account.rb#Account.sync", f"{m}/base.rb#Base.audit"),
+        # a mixin's call: any includer's method
+        (f"{m}/concerns/syncable.rb#Syncable.sync_later", f"{m}/account.rb#Account.perform_sync"),
+    }

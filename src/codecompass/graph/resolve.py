@@ -1743,6 +1743,8 @@ class Resolver:
             for s in self.index.by_name(name, ctx.repo)
             if s.kind in kinds and s.id != source and _callable_from(ctx, s)
         ]
+        if ctx.language == "ruby" and not receiver and edge_type == "calls":
+            found = self._ruby_self_methods(ctx, source_sym, found)
         if len(local) > 1:
             found = local
         if receiver:
@@ -1779,6 +1781,29 @@ class Resolver:
         if 1 < len(found) <= MAX_CANDIDATES:
             return finish(found, min(CONF_AMBIGUOUS, 0.8 / len(found)), "name")
         return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
+
+    def _ruby_self_methods(
+        self, ctx: Ctx, within: SymbolRecord | None, found: list[SymbolRecord]
+    ) -> list[SymbolRecord]:
+        """Of the methods so named, those a call without a receiver can reach in Ruby:
+        the caller's class's, or those of a class or module it inherits or includes (as
+        its file writes them), or a top-level one; from a module (a mixin), any. maybe's
+        `scope :chronological` went to an unrelated `AutoMerchantDetector#scope` (47
+        such), a test's fixture accessor `accounts(:x)` to a class's `accounts` (88)."""
+        cls = self._enclosing_type(ctx, within, TYPE_KINDS | {"module"})
+        if cls is None:
+            return [s for s in found if s.parent is None]
+        if cls.kind == "module":
+            return found  # a mixin calls its includers' methods: any of them
+        owners = {cls.qualified_name.rsplit(".", 1)[-1]}
+        owners |= {
+            r.name.rsplit(".", 1)[-1]
+            for r in ctx.facts.refs
+            if r.kind == "inherit" and cls.start_line <= r.line <= cls.end_line
+        }
+        return [
+            s for s in found if s.parent is None or (s.parent or "").rsplit(".", 1)[-1] in owners
+        ]
 
     def _class_written(self, ctx: Ctx, receiver: list[str], scope: str) -> SymbolRecord | None:
         """The class of the repository a call's receiver names (`Repo.find_by`,
@@ -1880,9 +1905,11 @@ class Resolver:
         ]
         return sorted(found, key=lambda s: (s.path != ctx.path, s.path, s.start_line))
 
-    def _enclosing_type(self, ctx: Ctx, sym: SymbolRecord | None) -> SymbolRecord | None:
+    def _enclosing_type(
+        self, ctx: Ctx, sym: SymbolRecord | None, kinds: frozenset[str] = TYPE_KINDS
+    ) -> SymbolRecord | None:
         while sym is not None:
-            if sym.kind in TYPE_KINDS:
+            if sym.kind in kinds:
                 return sym
             sym = ctx.symbol(sym.parent) if sym.parent is not None else None
         return None
