@@ -20,7 +20,7 @@ from codecompass.graph.openapi import _route_serves, _variants
 from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import Endpoint
 from codecompass.indexing.parse import parse
-from codecompass.models import HttpFact, SymbolQuery
+from codecompass.models import EdgeQuery, HttpFact, SymbolQuery
 from tests.graph.helpers import TypedLink, add_fixture, recall, typed_links, workspace
 
 # type, source, target, method and template, confidence, via, source line, other side
@@ -268,3 +268,31 @@ def test_routes_serve_operations_of_their_template_and_method() -> None:
         ("r/views.py#item", "r/api.yaml#paths./items/{id}.put", "any-method", 0.7),
         ("r/views.py#mine", "r/api.yaml#paths./items/mine.get", "unknown-prefix", 0.5),
     }
+
+
+def test_a_route_fitting_a_call_better_than_an_operation_wins(tmp_path: Path) -> None:
+    """koel's `http.get(`browse/songs?${query}`)` reached `GET /api/playlist/{playlistId}/
+    songs` in its api.yaml: operations were matched apart from the routes, and the route
+    it calls, `/api/browse/songs`, is not documented."""
+    spec = {
+        "openapi": "3.0.0",
+        "info": {"title": "koel", "version": "1"},
+        "paths": {"/api/playlist/{playlistId}/songs": {"get": {"operationId": "playlistSongs"}}},
+    }
+    server = (
+        "const express = require('express');\nconst api = express.Router();\n\n"
+        "function browseSongs(req, res) {}\n\n"
+        "api.get('/browse/songs', browseSongs);\n"
+        "const app = express();\napp.use('/api', api);\n"
+    )
+    client = "export const songs = (q) => http.get(`browse/songs?${q}`);\n"
+    (tmp_path / "koel").mkdir()
+    (tmp_path / "koel" / "api.json").write_text(json.dumps(spec, indent=2), encoding="utf-8")
+    (tmp_path / "koel" / "server.js").write_text(server, encoding="utf-8")
+    (tmp_path / "koel" / "web.ts").write_text(client, encoding="utf-8")
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "koel", name="koel")
+        found = {
+            (e.source, e.target) for e in engine.backend.edges.edges(EdgeQuery(types=["http"]))
+        }
+    assert found == {("koel/web.ts#songs", "koel/server.js#browseSongs")}

@@ -183,14 +183,16 @@ def _named_serves(
 
 
 def _http_clients(facts: Sequence[HttpFact], operations: Sequence[HttpFact]) -> list[Owned]:
-    """HTTP client calls fitting an operation as they would fit a route."""
-    calls = [f for f in facts if f.role == "call"]
-    if not calls:
+    """HTTP client calls fitting an operation as they would fit a route, unless a route
+    of the code fits them better (koel's `browse/songs?…` is its `/api/browse/songs`,
+    which no operation documents, not `/api/playlist/{playlistId}/songs`)."""
+    if not any(f.role == "call" for f in facts):
         return []
     as_routes = [replace(op, role="route", router="") for op in operations]
+    documented = {op.node for op in operations}
     out: list[Owned] = []
-    for owner, rows in link_http([*as_routes, *calls]).items():
-        out += [(owner, row) for row in rows]
+    for owner, rows in link_http([*as_routes, *facts]).items():
+        out += [(owner, row) for row in rows if row.target in documented]
     return out
 
 
