@@ -56,6 +56,7 @@ from codecompass.models import HttpFact, SymbolRecord
 
 _PHP = Syntax(line_comments=("//", "#"), block_comments=(("/*", "*/"),))
 _ROUTE = re.compile(r"\bRoute::")
+_FIRST_CALL = re.compile(r"\s*(?P<name>\w+)\s*\(")
 _LINK = re.compile(r"\s*(?:->|::)\s*(?P<name>\w+)\s*\(")
 _STRING = re.compile(r"""(['"])(.*?)\1""", re.DOTALL)
 _CLASS = re.compile(r"\\?(?P<name>[\w\\]+)::class")
@@ -124,13 +125,10 @@ def _chain(text: str, masked: str, at: int) -> list[_Call]:
     """`Route::a(…)->b(…)->…` from just after `Route::`: each call's name and arguments."""
     calls: list[_Call] = []
     position = at
-    first = True
     while True:
-        found = re.compile(r"\s*(?P<name>\w+)\s*\(").match(masked, position) if first else None
-        found = found or _LINK.match(masked, position)
+        found = (_LINK if calls else _FIRST_CALL).match(masked, position)
         if found is None:
             return calls
-        first = False
         opening = found.end() - 1
         closing = matching(masked, opening, "(", ")")
         calls.append(_Call(found["name"], text[opening + 1 : closing], found.start("name")))
