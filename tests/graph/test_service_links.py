@@ -696,6 +696,8 @@ def test_aspnet_routes_and_http_clients_link(tmp_path: Path) -> None:
         "    public Task Remove(int id) =>\n"
         '        httpClient.DeleteAsync($"/api/catalog/items/{id}");\n\n'
         '    public Task Order() => httpClient.GetAsync("/api/orders/7");\n\n'
+        # a cache's GetAsync is no HTTP call
+        '    public Task Cached(IDistributedCache cache) => cache.GetAsync("/api/orders/7");\n\n'
         '    public Task Cancel() => httpClient.PutAsJsonAsync("/api/orders/cancel", 1);\n\n'
         '    private const string CancelUrl = "/api/orders/cancel";\n\n'
         "    public Task Send() =>\n"

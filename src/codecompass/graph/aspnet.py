@@ -10,7 +10,9 @@ bracket-matching scanner (`textscan`) for comments and strings:
 |                                                             | → `GetItemById`             |
 | `[Route("api/[controller]")]` on `OrdersController`,        | `GET /api/orders/{}` →      |
 | `[HttpGet("{id}")]` on `GetOrder`                           | `OrdersController.GetOrder` |
-| `httpClient.GetFromJsonAsync<T>($"{baseUrl}items/{id}")`    | a client call `GET …`       |
+| `httpClient.GetFromJsonAsync<T>($"{baseUrl}items/{id}")`    | a client call `GET …` (on a |
+|                                                             | receiver named `…http…` or  |
+|                                                             | `…client…`)                 |
 | `new HttpRequestMessage(HttpMethod.Post, uri)`              | a client call `POST …`      |
 
 A handler named as a method group is the method of that name in the file; a lambda
@@ -35,11 +37,14 @@ _GROUP = re.compile(r"\b(\w+)\s*=\s*(\w+)\s*\.\s*MapGroup\s*\(\s*\$?@?\"")
 _MAP = re.compile(r"\b(\w+)\s*\.\s*Map(Get|Post|Put|Patch|Delete)\s*\(\s*\$?@?\"")
 _HANDLER = re.compile(r"\s*,\s*([A-Za-z_]\w*)\s*\)")
 _CLIENT = re.compile(
-    r"(?:\.\s*(Get|Post|Put|Patch|Delete)(?:FromJson|AsJson|String|Stream|ByteArray)?Async"
+    r"(?:(?P<receiver>\w+)\s*\.\s*(Get|Post|Put|Patch|Delete)"
+    r"(?:FromJson|AsJson|String|Stream|ByteArray)?Async"
     r"\s*(?:<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>)?\s*\("
     r"|\bnew\s+HttpRequestMessage\s*\(\s*HttpMethod\s*\.\s*(Get|Post|Put|Patch|Delete)\s*,)"
     r"\s*(?:(\$?@?\")|([A-Za-z_]\w*)\s*[,)])"
 )
+# A receiver named as an HTTP client: `httpClient`, `_client`, `Http`, `apiClient`.
+_HTTP_CLIENT = re.compile(r"(?i)http|client")
 _CONSTANT = re.compile(r"\b(\w+)\s*=\s*\$?@?\"([^\"\n]*)\"\s*;")
 _ROUTE_ATTRIBUTE = re.compile(r"\[\s*Route\s*\(\s*@?\"([^\"]*)\"")
 _VERB_ATTRIBUTE = re.compile(r"\[\s*Http(Get|Post|Put|Patch|Delete)\s*(?:\(\s*@?\"([^\"]*)\")?")
@@ -136,12 +141,14 @@ def _client_calls(ctx: Ctx, text: str, masked: str, lines: LineIndex) -> list[Ht
     constants = {m.group(1): m.group(2) for m in _CONSTANT.finditer(text) if "{" not in m.group(2)}
     found: list[HttpFact] = []
     for m in _CLIENT.finditer(masked):
-        verb = m.group(1) or m.group(2)  # `GetAsync(…)`, `new HttpRequestMessage(…)`
+        if m["receiver"] and not _HTTP_CLIENT.search(m["receiver"]):
+            continue  # `repository.GetAsync("key")`, `cache.GetAsync(…)`: no HTTP client
+        verb = m.group(2) or m.group(3)  # `GetAsync(…)`, `new HttpRequestMessage(…)`
         line = lines.line(m.start())
-        if m.group(3):
-            url = _string_at(text, m.end(3) - 1)
+        if m.group(4):
+            url = _string_at(text, m.end(4) - 1)
         else:
-            name = m.group(4)
+            name = m.group(5)
             held = _local_string(ctx, text, masked, name, m.start(), lines)
             if held is None and name not in constants:
                 continue
