@@ -481,7 +481,8 @@ def test_a_client_named_as_one_calls_the_routes(tmp_path: Path) -> None:
         "api.post('/favorites/toggle', toggle);\n"
         "api.get('/data', listUsers);\n"
         "api.get('/browse/folders', listUsers);\n"
-        "api.get('/browse/songs', toggle);\n\n"
+        "api.get('/browse/songs', toggle);\n"
+        "api.get('/config', listUsers);\n\n"
         "const app = express();\n"
         "app.use('/api', api);\n"
     )
@@ -497,6 +498,9 @@ def test_a_client_named_as_one_calls_the_routes(tmp_path: Path) -> None:
         "export function toggleFavorite() {\n  return http.post('favorites/toggle');\n}\n\n"
         "export const data = () => http.get('data');\n"
         "export const folders = (q: string) => http.get(`browse/folders${q}`);\n\n"
+        # umami: a hook hands out `get` and `del`, whose wrapper puts `/api` in front
+        "export function useConfig() {\n"
+        "  const { get, del } = useApi();\n  return get('/config');\n}\n\n"
         "export class UserService {\n"
         "  constructor(private http: HttpClient) {}\n"
         "  users() {\n    return this.http.get<string[]>('/api/users');\n  }\n"
@@ -516,6 +520,8 @@ def test_a_client_named_as_one_calls_the_routes(tmp_path: Path) -> None:
          "unknown-base"),
         ("shop/web/calls.ts#folders", "shop/server/app.js#listUsers", "GET",
          "/api/browse/folders", 0.6, "unknown-base"),
+        ("shop/web/calls.ts#useConfig", "shop/server/app.js#listUsers", "GET", "/api/config",
+         0.6, "unknown-base"),
         ("shop/web/calls.ts#UserService.users", "shop/server/app.js#listUsers", "GET",
          "/api/users", 0.9, "literal"),
     }  # fmt: skip

@@ -168,6 +168,11 @@ _PHP_PROPERTY = re.compile(
 # Globals and hooks that fetch the URL they are given, as `fetch` does: Nuxt's `$fetch`,
 # `useFetch`, ofetch, SWR's key (unless the repository defines the name itself).
 FETCH_LIKE = frozenset({"$fetch", "useFetch", "useLazyFetch", "ofetch", "useSWR"})
+# Bare functions a client hook hands out, by the method each calls.
+HTTP_CALL_NAMES = {
+    **{verb: verb.upper() for verb in ("get", "post", "put", "patch", "delete")},
+    "del": "DELETE",
+}
 # Packages whose objects declare routes with `get`/`post` (`const api = express.Router()`):
 # never a client, whatever their name.
 SERVER_ROOTS = frozenset(
@@ -2199,8 +2204,16 @@ class Resolver:
             and _http_client_named(receiver)
         ):
             # a wrapper or an injected client: `http.post('favorites/toggle')`,
-            # `this.http.get<User[]>('/api/users')` (Angular), `api.delete(`/posts/${id}`)`
-            return _client_call(verb, first, ref.line, source)
+            # `this.http.get<User[]>('/api/users')` (Angular), `api.delete(`/posts/${id}`)`;
+            # a wrapper of the repository may put a base of its own in front
+            return _client_call(verb, first, ref.line, source, value.kind == "sym")
+        if ctx.language in ECMA_LANGUAGES and not receiver and verb in HTTP_CALL_NAMES:
+            bound = _binding_of(ctx, ref.name, ref.scope)
+            held = bound[1].removeprefix("expr:").rpartition(".")[0] if bound else ""
+            if held and _http_client_named(held.replace("()", "")):
+                # `const { get, del } = useApi(); get('/config')`: a hook's functions
+                method = HTTP_CALL_NAMES[verb]
+                return _client_call(method, first, ref.line, source, True)
         if value.kind != "ext":
             return []
         parts = value.name.split(".")
@@ -2685,7 +2698,11 @@ def _http_client_named(receiver: str) -> bool:
     return any(w.lower() in HTTP_CLIENT_WORDS for w in _CAMEL_WORD.findall(last))
 
 
-def _client_call(method: str, url: str, line: int, source: str) -> list[HttpFact]:
+def _client_call(
+    method: str, url: str, line: int, source: str, below_base: bool = False
+) -> list[HttpFact]:
+    """A client call's fact. A relative URL is below the client's base; with
+    `below_base` (a wrapper of the repository) a URL from `/` may be too."""
     relative = bool(url) and not url.startswith(("/", "http:", "https:", "{}"))
     # `http.post('favorites/toggle')`, `http.get('data')`: below the client's base
     pattern = client_path("/" + url if relative else url)
@@ -2693,7 +2710,7 @@ def _client_call(method: str, url: str, line: int, source: str) -> list[HttpFact
         return []
     if url.startswith("{}"):
         base = UNKNOWN_PREFIX  # a base URL not read: `${BASE}/users`
-    elif relative:
+    elif relative or (below_base and url.startswith("/")):
         base = RELATIVE_URL
     else:
         base = ""

@@ -612,20 +612,25 @@ class EcmaExtractor:
             s.bind(self.text(name), line, bound)
         elif name.type == "object_pattern":
             spec = self.require_spec(value) if value is not None else None
+            # `const { get, post } = useApi()`: each name is that member of the value
+            whole = self.value_of(value, scope) if value is not None and spec is None else ""
+            held = whole if whole.startswith("expr:") and whole != "expr:?" else ""
             imported: list[str] = []  # `const {a, b: c} = require('m')` imports m's a and b
             for child in name.named_children:
                 if child.type == "shorthand_property_identifier_pattern":
                     local = self.text(child)
-                    s.bind(local, line, f"from:{spec}:{local}" if spec else "expr:?")
+                    member = f"{held}.{local}" if held else "expr:?"
+                    s.bind(local, line, f"from:{spec}:{local}" if spec else member)
                     imported.append(local)
                 elif child.type == "pair_pattern":
                     key = child.child_by_field_name("key")
                     val = child.child_by_field_name("value")
                     if key is not None and val is not None and val.type == "identifier":
+                        member = f"{held}.{self.text(key)}" if held else "expr:?"
                         s.bind(
                             self.text(val),
                             line,
-                            f"from:{spec}:{self.text(key)}" if spec else "expr:?",
+                            f"from:{spec}:{self.text(key)}" if spec else member,
                         )
                         imported.append(self.text(key))
             if spec is not None:
