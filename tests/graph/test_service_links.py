@@ -739,3 +739,61 @@ def test_aspnet_routes_and_http_clients_link(tmp_path: Path) -> None:
         (f"{web}.Brands", f"{catalog}.GetItemById", "GET", "/api/catalog/catalogbrands", 0.6,
          "unknown-base"),
     }  # fmt: skip
+
+
+def test_laravel_and_rails_tests_request_their_routes(tmp_path: Path) -> None:
+    """koel's 600 feature tests `$this->getJson('api/…')` its routes, and maybe's API tests
+    `post "/api/v1/auth/signup"`: neither was a client call, so `callers` of an action
+    listed no test."""
+    controller = (
+        "<?php\nnamespace App\\Http\\Controllers;\n\n"
+        "class SongController\n{\n    public function show($id) {}\n}\n"
+    )
+    routes = (
+        "<?php\n\nuse App\\Http\\Controllers\\SongController;\n"
+        "use Illuminate\\Support\\Facades\\Route;\n\n"
+        "Route::get('songs/{song}', [SongController::class, 'show']);\n"
+    )
+    php_test = (
+        "<?php\nnamespace Tests\\Feature;\n\n"
+        "class SongTest extends TestCase\n{\n"
+        "    public function testShow(): void\n    {\n"
+        '        $this->getJson("api/songs/{$this->song->id}")->assertOk();\n'
+        "        cache()->get('api/songs/1');\n    }\n}\n"
+    )
+    rails_routes = (
+        "Rails.application.routes.draw do\n"
+        "  namespace :api do\n    namespace :v1 do\n"
+        '      post "auth/signup", to: "auth#signup"\n    end\n  end\nend\n'
+    )
+    auth = (
+        "module Api\n  module V1\n    class AuthController\n"
+        "      def signup\n      end\n    end\n  end\nend\n"
+    )
+    rails_test = (
+        "class AuthControllerTest < ActionDispatch::IntegrationTest\n"
+        '  test "signs up" do\n'
+        '    post "/api/v1/auth/signup", params: { email: "a@b.c" }\n'
+        "  end\nend\n"
+    )
+    files = {
+        "composer.json": '{"autoload": {"psr-4": {"App\\\\": "app/"}}}\n',
+        "app/Http/Controllers/SongController.php": controller,
+        "routes/api.php": routes,
+        "tests/Feature/SongTest.php": php_test,
+        "config/routes.rb": rails_routes,
+        "app/controllers/api/v1/auth_controller.rb": auth,
+        "test/controllers/api/v1/auth_controller_test.rb": rails_test,
+    }
+    write(tmp_path / "app", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "app", name="app")
+        found = {(s, t, m, p) for s, t, m, p, *_ in http_links(engine)}
+    assert found == {
+        ("app/tests/Feature/SongTest.php#SongTest.testShow",
+         "app/app/Http/Controllers/SongController.php#SongController.show", "GET",
+         "/api/songs/{}"),
+        ("app/test/controllers/api/v1/auth_controller_test.rb#AuthControllerTest",
+         "app/app/controllers/api/v1/auth_controller.rb#Api.V1.AuthController.signup", "POST",
+         "/api/v1/auth/signup"),
+    }  # fmt: skip

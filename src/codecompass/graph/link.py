@@ -39,6 +39,7 @@ from codecompass.graph.index import SymbolIndex, file_key, js_base, name_key
 from codecompass.graph.models import EDGE_WEIGHTS
 from codecompass.graph.openapi import openapi_facts, openapi_links
 from codecompass.graph.pagerank import importance_update
+from codecompass.graph.requests_in_tests import requests_in_tests
 from codecompass.graph.resolve import Resolver
 from codecompass.graph.resolve_typed import TYPED_LANGUAGE_EDGES
 from codecompass.graph.route_tables import route_table_facts
@@ -205,7 +206,10 @@ def link(
         index,
         TYPED_LANGUAGE_EDGES,
         calls=(event_edges,),
-        files=(rpc_facts, openapi_facts, file_route_facts, route_table_facts, aspnet_facts),
+        files=(
+            *(rpc_facts, openapi_facts, file_route_facts, route_table_facts, aspnet_facts),
+            requests_in_tests,
+        ),
     )
     with _Clock(stats, "resolve"):
         dependents = backend.links.dependents(keys) - changed - removed
