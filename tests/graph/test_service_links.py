@@ -29,6 +29,16 @@ def http_links(engine: Engine) -> set[Link]:
     return rows
 
 
+def repo_links(tmp_path: Path, name: str, files: dict[str, str]) -> set[Link6]:
+    """Write `files` as the repository `name`, index it alone and read its HTTP links:
+    (source, target, method, template, confidence, via)."""
+    write(tmp_path / name, files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / name, name=name)
+        return {(s, t, m, p, c, v) for s, t, m, p, c, v, *_ in http_links(engine)}
+
+
+Link6 = tuple[str, str, str, str, float, str]
 S = "service/app/routers"
 C = "client/client.py"
 FASTAPI_LINKS = {
@@ -507,10 +517,7 @@ def test_a_client_named_as_one_calls_the_routes(tmp_path: Path) -> None:
         "  cached(cache: Map<string, string>) {\n    return cache.get('/api/users');\n  }\n}\n"
     )
     files = {"server/app.js": server, "web/http.ts": wrapper, "web/calls.ts": calls}
-    write(tmp_path / "shop", files)
-    with workspace(tmp_path) as engine:
-        engine.add_repo(tmp_path / "shop", name="shop")
-        found = {(s, t, m, p, c, v) for s, t, m, p, c, v, *_ in http_links(engine)}
+    found = repo_links(tmp_path, "shop", files)
     assert found == {
         # a relative URL: below the wrapper's base, which is not read
         ("shop/web/calls.ts#toggleFavorite", "shop/server/app.js#toggle", "POST",
@@ -577,10 +584,7 @@ def test_laravel_route_tables_link_their_controllers(tmp_path: Path) -> None:
         "routes/api.php": routes,
         "resources/js/api.ts": client,
     }
-    write(tmp_path / "app", files)
-    with workspace(tmp_path) as engine:
-        engine.add_repo(tmp_path / "app", name="app")
-        found = {(s, t, m, p, c, v) for s, t, m, p, c, v, *_ in http_links(engine)}
+    found = repo_links(tmp_path, "app", files)
     c = "app/app/Http/Controllers"
     js = "app/resources/js/api.ts"
     assert found == {
@@ -643,10 +647,8 @@ def test_rails_routes_link_their_controller_actions(tmp_path: Path) -> None:
         "  return fetch(`/plaid_items/${id}`, { method: 'DELETE' });\n}\n"
     )
     files = {"config/routes.rb": routes, "app/javascript/api.js": client, **controllers}
-    write(tmp_path / "maybe", files)
-    with workspace(tmp_path) as engine:
-        engine.add_repo(tmp_path / "maybe", name="maybe")
-        found = {(s.rpartition("#")[2], t, m, p) for s, t, m, p, *_ in http_links(engine)}
+    links = repo_links(tmp_path, "maybe", files)
+    found = {(s.rpartition("#")[2], t, m, p) for s, t, m, p, *_ in links}
     c = "maybe/app/controllers"
     assert found == {
         ("sync", f"{c}/plaid_items_controller.rb#PlaidItemsController.sync", "POST",
@@ -716,10 +718,7 @@ def test_aspnet_routes_and_http_clients_link(tmp_path: Path) -> None:
         "src/Ordering.API/Controllers/OrdersController.cs": controller,
         "src/WebApp/Services/CatalogService.cs": client,
     }
-    write(tmp_path / "shop", files)
-    with workspace(tmp_path) as engine:
-        engine.add_repo(tmp_path / "shop", name="shop")
-        found = {(s, t, m, p, c, v) for s, t, m, p, c, v, *_ in http_links(engine)}
+    found = repo_links(tmp_path, "shop", files)
     web = "shop/src/WebApp/Services/CatalogService.cs#CatalogService"
     catalog = "shop/src/Catalog.API/Apis/CatalogApi.cs#CatalogApi"
     orders = "shop/src/Ordering.API/Controllers/OrdersController.cs#OrdersController"
@@ -785,10 +784,7 @@ def test_laravel_and_rails_tests_request_their_routes(tmp_path: Path) -> None:
         "app/controllers/api/v1/auth_controller.rb": auth,
         "test/controllers/api/v1/auth_controller_test.rb": rails_test,
     }
-    write(tmp_path / "app", files)
-    with workspace(tmp_path) as engine:
-        engine.add_repo(tmp_path / "app", name="app")
-        found = {(s, t, m, p) for s, t, m, p, *_ in http_links(engine)}
+    found = {link[:4] for link in repo_links(tmp_path, "app", files)}
     assert found == {
         ("app/tests/Feature/SongTest.php#SongTest.testShow",
          "app/app/Http/Controllers/SongController.php#SongController.show", "GET",
