@@ -45,12 +45,12 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TypeVar
 
-from codecompass.graph import php
 from codecompass.graph.http import RELATIVE as RELATIVE_URL
 from codecompass.graph.http import UNKNOWN as UNKNOWN_PREFIX
 from codecompass.graph.http import client_path, route_path
 from codecompass.graph.index import Package, SymbolIndex, file_key
 from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT, TYPE_KINDS
+from codecompass.graph.php import Roots, composer_roots, declaring_files
 from codecompass.indexing.extract import DEEP_LANGUAGES, ECMA_LANGUAGES
 from codecompass.indexing.facts import FileFacts, FunctionFacts, Ref
 from codecompass.indexing.languages import is_test_path, language_for_path, stub_module
@@ -161,6 +161,10 @@ BUILTIN_METHODS = frozenset(
 TYPING_ROOTS = frozenset({"typing", "typing_extensions", "collections", "abc"})
 HTTP_VERBS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
 CLIENT_ROOTS = frozenset({"requests", "httpx", "aiohttp", "axios"})
+# A typed PHP property: declared, or promoted by a constructor parameter.
+_PHP_PROPERTY = re.compile(
+    r"\b(?:public|protected|private)\s+(?:readonly\s+)?\??\s*([A-Za-z_\\][\w\\]*)\s+\$(\w+)"
+)
 # Globals and hooks that fetch the URL they are given, as `fetch` does: Nuxt's `$fetch`,
 # `useFetch`, ofetch, SWR's key (unless the repository defines the name itself).
 FETCH_LIKE = frozenset({"$fetch", "useFetch", "useLazyFetch", "ofetch", "useSWR"})
@@ -287,9 +291,10 @@ class Ctx:
         # Zig and Lua: the files (or False, None) an alias's import names; see
         # `Resolver._imported_file`.
         self.imported_files: dict[str, list[str] | bool | None] = {}
-        # PHP: the symbol (or False, None) a `use` binds to an alias (`php.imported`).
+        # PHP: the symbol (or False, None) a `use` binds to an alias; see
+        # `Resolver.php_imported`.
         self.imported_symbols: dict[str, SymbolRecord | bool | None] = {}
-        # PHP: the declared types of each class's properties (`php.property_class`).
+        # PHP: the declared types of each class's properties (`Resolver.php_properties`).
         self.php_properties: dict[str, dict[str, str]] | None = None
 
     @property
@@ -430,7 +435,7 @@ class Resolver:
         ] = {}
         self._order_deps: dict[tuple[str, int], frozenset[tuple[str, str]]] = {}
         self._ordering: set[tuple[str, int]] = set()
-        self.composer: dict[str, php.Roots] = {}  # PSR-4 prefixes by repository
+        self._composer: dict[str, Roots] = {}
 
     def ctx(self, repo: str, path: str) -> Ctx | None:
         """The file's facts and symbols, read once per run; the dependency on the file
@@ -1679,13 +1684,13 @@ class Resolver:
                 return finish(chosen, min(CONF_AMBIGUOUS, 0.8 / len(chosen)), "scope")
         if ctx.language == "php" and len(receiver) == 2 and receiver[0] == "this":
             # `$this->songs->search()`: an injected service, by its declared type
-            typed = php.property_class(self, ctx, source_sym, receiver[1])
+            typed = self.php_property_class(ctx, source_sym, receiver[1])
             if typed is False:  # `LoggerInterface $logger`: from outside
                 return [_unresolved(source, ref.name, edge_type, CONF_NEAR, ref, "external")]
             if isinstance(typed, SymbolRecord) and edge_type == "calls":
                 return self._class_call(ctx, source, typed, name, ref, finish)
         if ctx.language == "php" and len(receiver) <= 1:
-            used = php.imported(self, ctx, receiver[0] if receiver else name)
+            used = self.php_imported(ctx, receiver[0] if receiver else name)
             if used is False:  # `Log::error`, `extends Model`: from outside
                 return [_unresolved(source, ref.name, edge_type, CONF_NEAR, ref, "external")]
             if isinstance(used, SymbolRecord):
@@ -1990,7 +1995,7 @@ class Resolver:
             return self._split_files(ctx, ref, _dart_import(ctx.path, spec, files), spec)
         if language == "php":
             spec = spec.partition(" as ")[0]
-            declaring = php.declaring_files(php.roots_of(self, ctx.repo), files, spec)
+            declaring = declaring_files(self._composer_roots(ctx.repo), files, spec)
             if declaring is not None:
                 return self._php_import(ctx, ref, spec, declaring)
         near = posixpath.normpath(posixpath.join(posixpath.dirname(ctx.path), spec))
@@ -2059,14 +2064,28 @@ class Resolver:
         it and the class, function or constant itself; unknown when none does."""
         name = spec.rpartition(".")[2]
         for path in declaring:
-            symbols = self.index.symbols(ctx.repo, path)
-            symbol = next((s for s in symbols if s.name == name and s.parent is None), None)
+            symbol = next(
+                (
+                    s
+                    for s in self.index.symbols(ctx.repo, path)
+                    if s.name == name and s.parent is None
+                ),
+                None,
+            )
             if symbol is not None:
                 return [
                     self._to_file(ctx.file_id, ctx.repo, path, "imports", CONF_EXACT, ref),
                     self._to_sym(ctx.file_id, symbol, "imports", CONF_EXACT, ref, "import"),
                 ]
         return [_unresolved(ctx.file_id, spec, "imports", 0.0, ref, "unknown")]
+
+    def _composer_roots(self, repo: str) -> Roots:
+        found = self._composer.get(repo)
+        if found is None:
+            found = self._composer[repo] = composer_roots(
+                self.index.root(repo), self.index.repo_files(repo)
+            )
+        return found
 
     def prisma_model(self, ctx: Ctx, called: str, source: str, ref: Ref) -> list[Edge]:
         """`prisma.post.findMany()` (`@prisma/client.PrismaClient.post.findMany`) uses
@@ -2084,6 +2103,30 @@ class Resolver:
             return []
         return [self._to_sym(source, models[0], "references", CONF_SCOPE, ref, "model")]
 
+    def php_property_class(
+        self, ctx: Ctx, within: SymbolRecord | None, prop: str
+    ) -> SymbolRecord | bool | None:
+        """The class or interface of the repository a PHP property is declared as, in the
+        class holding `within`: a promoted constructor parameter (`private readonly
+        SongRepository $songs`) or a typed property (`protected Cache $cache;`); False
+        for a type the file `use`s from outside the repository; None when unknown."""
+        cls = self._enclosing_type(ctx, within)
+        if cls is None:
+            return None
+        if ctx.php_properties is None:
+            ctx.php_properties = self._php_properties(ctx)
+        written = ctx.php_properties.get(cls.qualified_name, {}).get(prop)
+        if not written:
+            return None
+        short = written.rsplit("\\", 1)[-1]
+        used = self.php_imported(ctx, short)
+        if isinstance(used, SymbolRecord):
+            return used if used.kind in TYPE_KINDS else None
+        if used is False:
+            return False
+        named = [s for s in self.index.by_name(short, ctx.repo) if s.kind in TYPE_KINDS]
+        return named[0] if len(named) == 1 else None
+
     def file_text(self, ctx: Ctx) -> str:
         """The file's text as the work tree holds it ("" when it cannot be read): for
         what the facts keep no trace of (a PHP property's type, a route's arguments)."""
@@ -2092,6 +2135,40 @@ class Resolver:
             return (root / ctx.path).read_text(encoding="utf-8") if root is not None else ""
         except (OSError, UnicodeDecodeError):
             return ""
+
+    def _php_properties(self, ctx: Ctx) -> dict[str, dict[str, str]]:
+        """Each class of a PHP file → its typed properties (name → type as written)."""
+        rows = self.file_text(ctx).split("\n")
+        out: dict[str, dict[str, str]] = {}
+        for cls in (s for s in ctx.symbols if s.kind in TYPE_KINDS):
+            body = "\n".join(rows[cls.start_line - 1 : cls.end_line])
+            out[cls.qualified_name] = {m.group(2): m.group(1) for m in _PHP_PROPERTY.finditer(body)}
+        return out
+
+    def php_imported(self, ctx: Ctx, alias: str) -> SymbolRecord | bool | None:
+        """The class or function of the repository a PHP file's `use` binds to `alias`
+        (`use App\\Models\\Song;`, `… as S`), False when the `use` names something from
+        outside the repository (`Illuminate\\Support\\Facades\\Log`), None when no `use`
+        binds it."""
+        if alias in ctx.imported_symbols:
+            return ctx.imported_symbols[alias]
+        found: SymbolRecord | bool | None = None
+        for ref in ctx.facts.refs:
+            if ref.kind != "import":
+                continue
+            spec, _, given = ref.name.partition(" as ")
+            if (given or spec.rpartition(".")[2]) != alias:
+                continue
+            found = False
+            for edge in self.generic_import(ctx, ref):
+                if edge.resolved and edge.target_path and "#" in edge.target:
+                    symbols = self.index.symbols(ctx.repo, edge.target_path)
+                    found = next((s for s in symbols if s.id == edge.target), False)
+                elif not edge.resolved and edge.via != "external":
+                    found = None  # the repository's, but not found: guess as before
+            break
+        ctx.imported_symbols[alias] = found
+        return found
 
     def _split_files(self, ctx: Ctx, ref: Ref, found: list[str], spec: str) -> list[Edge]:
         if not found:

@@ -49,7 +49,6 @@ import posixpath
 import re
 from dataclasses import dataclass, replace
 
-from codecompass.graph import php
 from codecompass.graph.http import route_path
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
 from codecompass.indexing.textscan import LineIndex, Syntax, mask, matching
@@ -230,7 +229,7 @@ def _handler(resolver: Resolver, ctx: Ctx, written: str, action: str) -> str:
     """The node handling a route: the controller's method, else the controller, else
     the routes file."""
     short = written.rsplit("\\", 1)[-1]
-    used = php.imported(resolver, ctx, short)
+    used = resolver.php_imported(ctx, short)
     cls: SymbolRecord | None = used if isinstance(used, SymbolRecord) else None
     if cls is None:
         named = [s for s in resolver.index.by_name(short, ctx.repo) if s.kind == "class"]
