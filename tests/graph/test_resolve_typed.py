@@ -326,6 +326,16 @@ def test_global_usings_reach_every_file_of_their_project(tmp_path: Path) -> None
             "    public Order Get(int id) => new Order();\n}\n"
         ),
         "Web/Web.csproj": "<Project />\n",
+        # a project file's `<Using Include>` is a global using of its project
+        "Admin/Admin.csproj": (
+            '<Project>\n  <ItemGroup>\n    <Using Include="Shop.Ordering.Domain" />\n'
+            "  </ItemGroup>\n</Project>\n"
+        ),
+        "Admin/Audit.cs": (
+            "namespace Shop.Admin;\n\n"
+            "public class Audit\n{\n"
+            "    public void Check(IOrderRepository orders) => orders.Get(1);\n}\n"
+        ),
         "Web/Page.cs": (
             "namespace Shop.Web;\n\n"
             "public class Page\n{\n"
@@ -349,12 +359,19 @@ def test_global_usings_reach_every_file_of_their_project(tmp_path: Path) -> None
         # Web is another project: its IOrderRepository is not the domain's.
         show = "shop/Web/Page.cs#Page.Show"
         assert {e for e in found if e[0] == show} == {(show, "?IOrderRepository.Get", "calls", 0.8)}
+        check = "shop/Admin/Audit.cs#Audit.Check"
+        assert (check, f"{domain}#IOrderRepository.Get", "calls", 0.8) in found
 
         usings = tmp_path / "shop" / "Ordering.Api" / "GlobalUsings.cs"
         usings.write_text(files["Ordering.Api/GlobalUsings.cs"].split("\n", 1)[1], "utf-8")
         engine.index(tmp_path / "shop", name="shop")
         found = {e[:4] for e in edges(engine, ("calls",)) if e[0] == handler}
         assert (handler, f"{domain}#IOrderRepository.Get", "calls", 0.8) not in found
+        # and a project file's item, removed, re-resolves its project's files
+        (tmp_path / "shop" / "Admin" / "Admin.csproj").write_text("<Project />\n", "utf-8")
+        engine.index(tmp_path / "shop", name="shop")
+        found = {e[:4] for e in edges(engine, ("calls",)) if e[0] == check}
+        assert found == {(check, "?IOrderRepository.Get", "calls", 0.8)}
 
 
 def test_a_keyword_type_is_the_platforms_not_a_member_of_an_outside_base(

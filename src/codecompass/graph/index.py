@@ -38,6 +38,10 @@ class Package:
     line: int
 
 
+# A project file's global using: `<Using Include="Shop.Domain" />`, with `Alias="D"`.
+_PROJECT_USING = re.compile(r'<Using\s+Include="([\w.]+)"(?:\s+Alias="(\w+)")?[^>]*/?>')
+
+
 def file_key(repo: str, path: str) -> str:
     return f"{repo}\x00{path}"
 
@@ -145,13 +149,26 @@ class SymbolIndex:
         return stars, aliases
 
     def _global_imports_of(self, repo: str) -> dict[str, list[str]]:
-        """C#'s `global using`s of a repository, by file, read once per run."""
+        """C#'s `global using`s of a repository, by file, read once per run: those of its
+        C# files, and a project file's `<Using Include="…" />` items (`Alias="…"` too)."""
         found = self._global_imports.get(repo)
         if found is None:
             found = self._global_imports[repo] = {}
             for row in self.backend.facts.facts(FactsQuery(repo)):
                 if '"global_imports"' in row.facts_json:
                     found[row.path] = FileFacts.from_json(row.facts_json).global_imports
+            root = self.root(repo)
+            for path in (p for p in self.repo_files(repo) if p.endswith(".csproj")):
+                try:
+                    text = (root / path).read_text(encoding="utf-8") if root else ""
+                except (OSError, UnicodeDecodeError):
+                    continue
+                items = [
+                    f"{m.group(2)}={m.group(1)}" if m.group(2) else m.group(1)
+                    for m in _PROJECT_USING.finditer(text)
+                ]
+                if items:
+                    found[path] = items
         return found
 
     def csharp_project(self, repo: str, path: str) -> str:

@@ -319,7 +319,9 @@ def _trigger_keys(
         name = posixpath.basename(base)
         if name in ("__init__", "index"):
             keys.add(("path", file_key(repo, posixpath.dirname(base))))
-    if path.endswith(".cs") and _global_imports(old) != _global_imports(new):
+    if (path.endswith(".cs") and _global_imports(old) != _global_imports(new)) or (
+        path.endswith(".csproj")  # its `<Using Include>` items
+    ):
         keys.add(("globals", file_key(repo, index.csharp_project(repo, path))))
     if path.endswith(".json"):
         keys.add(("tsconfig", file_key(repo, path)))  # a tsconfig, or a config one extends
