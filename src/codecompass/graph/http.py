@@ -80,6 +80,21 @@ _COLON_PARAM = re.compile(r"(?<=/):[A-Za-z_]\w*\??")
 _REGEX_GROUP = re.compile(r"\((?:[^()]|\([^()]*\))*\)")
 
 
+# The words of an identifier: `petApi` → pet, api; `HTTPClient` → http, client.
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def name_words(name: str) -> list[str]:
+    """The lower-case words of an identifier (camelCase, snake_case, PascalCase)."""
+    return [w.lower() for w in _WORD.findall(name)]
+
+
+def named_as(receiver: str, words: frozenset[str]) -> bool:
+    """Whether the last part of a call's receiver (`this.petApi`, `$http`) holds one of
+    `words`: the object is named as a client."""
+    return any(w in words for w in name_words(receiver.rpartition(".")[2]))
+
+
 def route_path(raw: str, regex: bool = False) -> str:
     """A declared route as `/seg/{}/seg`: every parameter becomes `{}`."""
     if not raw:
@@ -127,8 +142,16 @@ def _match(route: str, call: str) -> tuple[int, int, bool] | None:
     Express route so: `catalogBrands` is `/catalogbrands`); a segment with a literal
     head before a parameter (`folders{}`: `folders${query}`) fits only a segment that
     starts so, and counts as literal."""
-    a = route.strip("/").lower().split("/") if route.strip("/") else []
-    b = call.strip("/").lower().split("/") if call.strip("/") else []
+    return _fit(_segments(route), _segments(call))
+
+
+def _segments(path: str) -> list[str]:
+    """A path's segments as `_fit` compares them (lower case)."""
+    return path.strip("/").lower().split("/") if path.strip("/") else []
+
+
+def _fit(a: Sequence[str], b: Sequence[str]) -> tuple[int, int, bool] | None:
+    """`_match` on paths already cut into segments."""
     if len(a) != len(b) or not a:
         return None
     literal = aligned = 0
@@ -148,11 +171,6 @@ def _match(route: str, call: str) -> tuple[int, int, bool] | None:
         else:
             return None
     return (literal, aligned, wild) if literal else None
-
-
-def _tail(template: str, length: int) -> str:
-    """The last `length` segments of a template."""
-    return "/" + "/".join(template.strip("/").split("/")[-length:]) if length else "/"
 
 
 def paths_match(route: str, call: str) -> float:
@@ -211,21 +229,24 @@ class Mounts:
 def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
     """Edges from each call to the routes it may reach, by the call's file."""
     mounts = Mounts(facts)
-    by_length: dict[int, list[tuple[HttpFact, str, bool]]] = {}  # only equal lengths match
+    # by length: only equal lengths match (a relative call: the route's last segments)
+    by_length: dict[int, list[tuple[HttpFact, str, list[str], bool]]] = {}
     for route in (f for f in facts if f.role == "route"):
         for template, known in mounts.templates(route):
-            by_length.setdefault(template.count("/"), []).append((route, template, known))
+            segments = _segments(template)
+            by_length.setdefault(len(segments), []).append((route, template, segments, known))
     by_owner: dict[tuple[str, str], list[Edge]] = {}
     longest = max(by_length, default=0)
     for call in (f for f in facts if f.role == "call"):
         found: dict[tuple[str, int], tuple[tuple[int, int, int], float, str, HttpFact, str]] = {}
-        length = call.pattern.count("/")
+        wanted = _segments(call.pattern)
+        length = len(wanted)
         # Below a client's base, a route may have more segments in front (`/api`):
         # `favorites/toggle` is `/api/favorites/toggle`, `data` is `/api/data`.
         tail = call.router == RELATIVE
         lengths = range(length, longest + 1) if tail else [length]
-        for route, template, known in (r for n in lengths for r in by_length.get(n, [])):
-            match = _match(_tail(template, length), call.pattern)
+        for route, template, segments, known in (r for n in lengths for r in by_length.get(n, [])):
+            match = _fit(segments[len(segments) - length :], wanted)
             if match is None:
                 continue
             stated = "*" not in (route.method, call.method)
@@ -238,7 +259,7 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
             via, confidence = min(how, key=lambda h: h[1])
             # the fewest segments in front of a relative URL: `songs/{}` is `/api/songs/{}`
             # rather than `/api/albums/{}/songs/{}`
-            extra = template.count("/") - length
+            extra = len(segments) - length
             fit, key = (*match[:2], -extra), (route.node, route.line)
             if key not in found or (fit, confidence) > found[key][:2]:
                 found[key] = (fit, confidence, via, route, template)

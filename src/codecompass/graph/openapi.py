@@ -55,7 +55,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from codecompass.graph.http import Mounts, link_http, route_path
+from codecompass.graph.http import Mounts, link_http, name_words, named_as, route_path
 from codecompass.graph.models import EDGE_WEIGHTS, joined_edge
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
 from codecompass.indexing.languages import is_test_path
@@ -72,9 +72,8 @@ GENERATED_UNKNOWN = ("generated", 0.5)
 MAX_CANDIDATES = 3
 _HANDLER_KINDS = frozenset({"function", "method"})
 _NAME_BATCH = 500
-# Words naming an object as an API client (`_client_named`).
+# Words naming an object as an API client (`http.named_as`).
 CLIENT_WORDS = frozenset({"api", "apis", "client", "sdk", "service", "stub", "gateway"})
-_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _SOURCE_SUFFIX = re.compile(r"\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|java|rb|php|cs)$")
 
 
@@ -202,7 +201,7 @@ def _generated_clients(backend: Backend, operations: Sequence[HttpFact]) -> list
     by_name: dict[str, list[HttpFact]] = {}
     for op in operations:
         name = op.router.rpartition(".")[2]
-        if len(_WORD.findall(name)) >= 2:
+        if len(name_words(name)) >= 2:
             by_name.setdefault(_fold(name), []).append(op)
     if not by_name:
         return []
@@ -212,7 +211,7 @@ def _generated_clients(backend: Backend, operations: Sequence[HttpFact]) -> list
         for call in backend.edges.edges(query):
             if call.via not in ("external", "unknown") or "." not in call.name.strip("."):
                 continue
-            if call.via == "unknown" and not _client_named(call.name):
+            if call.via == "unknown" and not named_as(_receiver(call.name), CLIENT_WORDS):
                 continue
             found = by_name.get(_fold(call.target.rpartition(".")[2]))
             if not found or len(found) > MAX_CANDIDATES:
@@ -265,11 +264,9 @@ def _ends_with(template: str, tail: str) -> bool:
     return len(b) <= len(a) and a[len(a) - len(b) :] == b
 
 
-def _client_named(chain: str) -> bool:
-    """Whether the object a call is made on is named as an API client: the last part
-    of its receiver holds one of `CLIENT_WORDS` (`petApi.removePet`, `client.get_user`)."""
-    receiver = chain.strip(".").rpartition(".")[0].rpartition(".")[2]
-    return any(w.lower() in CLIENT_WORDS for w in _WORD.findall(receiver))
+def _receiver(chain: str) -> str:
+    """What a call is made on: `api.pets.removePet` → `api.pets`."""
+    return chain.strip(".").rpartition(".")[0]
 
 
 def _fold(name: str) -> str:
@@ -280,7 +277,7 @@ def _fold(name: str) -> str:
 def _variants(name: str) -> list[str]:
     """The spellings of an operationId a function may have: as written, snake_case,
     camelCase and PascalCase."""
-    words = [w.lower() for w in _WORD.findall(name)]
+    words = name_words(name)
     if not words:
         return [name]
     camel = words[0] + "".join(w.capitalize() for w in words[1:])

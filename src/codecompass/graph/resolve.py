@@ -47,7 +47,7 @@ from typing import TypeVar
 
 from codecompass.graph.http import RELATIVE as RELATIVE_URL
 from codecompass.graph.http import UNKNOWN as UNKNOWN_PREFIX
-from codecompass.graph.http import client_path, route_path
+from codecompass.graph.http import client_path, named_as, route_path
 from codecompass.graph.index import Package, SymbolIndex, file_key
 from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT, TYPE_KINDS
 from codecompass.graph.php import Roots, composer_roots, declaring_files
@@ -180,7 +180,6 @@ SERVER_ROOTS = frozenset(
 )
 # Words naming an object as an HTTP client (a wrapper module, an injected HttpClient).
 HTTP_CLIENT_WORDS = frozenset({"http", "https", "api", "client", "axios", "fetcher", "ky"})
-_CAMEL_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 ROUTE_ROOTS = frozenset({"flask", "fastapi", "starlette", "django", "express"})
 # Calls that mount a router on another: FastAPI, Flask, Express.
 MOUNT_VERBS = frozenset({"include_router", "register_blueprint", "use"})
@@ -2201,7 +2200,7 @@ class Resolver:
             ctx.language in ECMA_LANGUAGES
             and verb in HTTP_VERBS
             and not server
-            and _http_client_named(receiver)
+            and named_as(receiver, HTTP_CLIENT_WORDS)
         ):
             # a wrapper or an injected client: `http.post('favorites/toggle')`,
             # `this.http.get<User[]>('/api/users')` (Angular), `api.delete(`/posts/${id}`)`;
@@ -2210,7 +2209,7 @@ class Resolver:
         if ctx.language in ECMA_LANGUAGES and not receiver and verb in HTTP_CALL_NAMES:
             bound = _binding_of(ctx, ref.name, ref.scope)
             held = bound[1].removeprefix("expr:").rpartition(".")[0] if bound else ""
-            if held and _http_client_named(held.replace("()", "")):
+            if held and named_as(held.replace("()", ""), HTTP_CLIENT_WORDS):
                 # `const { get, del } = useApi(); get('/config')`: a hook's functions
                 method = HTTP_CALL_NAMES[verb]
                 return _client_call(method, first, ref.line, source, True)
@@ -2689,13 +2688,6 @@ def _nest_application(repo: str) -> str:
     """The router a NestJS application's controllers are mounted on, one a repository;
     `app.setGlobalPrefix('api')` mounts it under `/api`."""
     return f"{repo}#@nestjs/core"
-
-
-def _http_client_named(receiver: str) -> bool:
-    """Whether the object a call is made on is named as an HTTP client: the last part of
-    the receiver holds one of `HTTP_CLIENT_WORDS` (`http`, `this.httpClient`, `api`)."""
-    last = receiver.rpartition(".")[2].lstrip("$_")
-    return any(w.lower() in HTTP_CLIENT_WORDS for w in _CAMEL_WORD.findall(last))
 
 
 def _client_call(
