@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from codecompass.graph.http import RELATIVE, UNKNOWN, client_path, route_path
+from codecompass.graph.http import RELATIVE, UNKNOWN, client_path, join_paths, route_path
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
 from codecompass.indexing.textscan import LineIndex, Syntax, mask
 from codecompass.models import HttpFact, SymbolRecord
@@ -77,11 +77,11 @@ def _minimal_routes(ctx: Ctx, text: str, masked: str, lines: LineIndex) -> list[
     prefixes: dict[str, str] = {}
     for m in _GROUP.finditer(masked):
         above = prefixes.get(m.group(2), "")
-        prefixes[m.group(1)] = _join(above, _string_at(text, m.end() - 1))
+        prefixes[m.group(1)] = join_paths(above, _string_at(text, m.end() - 1))
     found: list[HttpFact] = []
     for m in _MAP.finditer(masked):
         quote = m.end() - 1
-        template = _join(prefixes.get(m.group(1), ""), _string_at(text, quote))
+        template = join_paths(prefixes.get(m.group(1), ""), _string_at(text, quote))
         line = lines.line(m.start(2))
         after = quote + len(_string_at(text, quote)) + 2
         handler = _HANDLER.match(masked, after)
@@ -118,7 +118,7 @@ def _controller_routes(ctx: Ctx, text: str) -> list[HttpFact]:
                 path = (
                     written.lstrip("~")
                     if written.startswith(("/", "~/"))
-                    else _join(prefix, written)
+                    else join_paths(prefix, written)
                 )
                 pattern = route_path("/" + path.replace("[controller]", name))
                 found.append(HttpFact("route", verb, pattern, method.start_line, method.id))
@@ -185,10 +185,6 @@ def _call(method: str, url: str, line: int, source: str) -> HttpFact | None:
         return None
     router = UNKNOWN if url.startswith("{") else "" if url.startswith(("/", "http")) else RELATIVE
     return HttpFact("call", method, pattern, line, source, router=router)
-
-
-def _join(*parts: str) -> str:
-    return "/".join(p.strip("/") for p in parts if p and p.strip("/"))
 
 
 def _method_named(ctx: Ctx, name: str) -> str | None:

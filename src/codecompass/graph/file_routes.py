@@ -17,7 +17,6 @@ facts are `route` facts with no router: `http.py` links client calls to them as 
 
 from __future__ import annotations
 
-import posixpath
 import re
 
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
@@ -62,8 +61,7 @@ def file_route_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[
 def _nuxt(resolver: Resolver, repo: str) -> bool:
     """Whether the repository is a Nuxt application (a `server/` folder is any server's
     elsewhere: an Express app's `server/routes/users.js`)."""
-    files = resolver.index.repo_files(repo)
-    return any(posixpath.basename(p) in _NUXT_CONFIGS for p in files)
+    return not _NUXT_CONFIGS.isdisjoint(resolver.index.file_names(repo))
 
 
 def route_template(segments: list[str]) -> str:

@@ -76,6 +76,8 @@ class SymbolIndex:
         self._assigned: dict[str, frozenset[str]] = {}
         self._global_imports: dict[str, dict[str, list[str]]] = {}
         self._csharp_projects: dict[str, frozenset[str]] = {}
+        self._file_names: dict[str, frozenset[str]] = {}
+        self._project_usings: dict[tuple[str, str], tuple[list[str], dict[str, str]]] = {}
 
     # -- files ----------------------------------------------------------------------
     def files(self) -> dict[str, dict[str, str]]:
@@ -94,6 +96,14 @@ class SymbolIndex:
     def root(self, repo: str) -> Path | None:
         self.files()
         return self._roots.get(repo)
+
+    def file_names(self, repo: str) -> frozenset[str]:
+        """The names (last parts) of a repository's files, read once per run."""
+        found = self._file_names.get(repo)
+        if found is None:
+            names = {posixpath.basename(p) for p in self.repo_files(repo)}
+            found = self._file_names[repo] = frozenset(names)
+        return found
 
     def has_file(self, repo: str, path: str) -> bool:
         return path in self.repo_files(repo)
@@ -130,23 +140,27 @@ class SymbolIndex:
         return found
 
     def project_usings(self, repo: str, path: str) -> tuple[list[str], dict[str, str]]:
-        """What the `global using`s of the other files of a C# file's project bring:
-        namespaces, and aliases by name. The reader depends on the project's `globals`
-        key, which a change of any of them triggers."""
+        """What the `global using`s of a C# file's project bring (its own file's too,
+        which it binds itself already): namespaces, and aliases by name, worked out once
+        a project. The reader depends on the project's `globals` key, which a change of
+        any of them triggers."""
         project = self.csharp_project(repo, path)
         self.deps.add(("globals", file_key(repo, project)))
-        stars: list[str] = []
-        aliases: dict[str, str] = {}
-        for other, given in sorted(self._global_imports_of(repo).items()):
-            if other == path or self.csharp_project(repo, other) != project:
-                continue
-            for entry in given:
-                alias, _, target = entry.rpartition("=")
-                if alias:
-                    aliases.setdefault(alias, target)
-                elif target not in stars:
-                    stars.append(target)
-        return stars, aliases
+        found = self._project_usings.get((repo, project))
+        if found is None:
+            stars: list[str] = []
+            aliases: dict[str, str] = {}
+            for other, given in sorted(self._global_imports_of(repo).items()):
+                if self.csharp_project(repo, other) != project:
+                    continue
+                for entry in given:
+                    alias, _, target = entry.rpartition("=")
+                    if alias:
+                        aliases.setdefault(alias, target)
+                    elif target not in stars:
+                        stars.append(target)
+            found = self._project_usings[(repo, project)] = (stars, aliases)
+        return found
 
     def _global_imports_of(self, repo: str) -> dict[str, list[str]]:
         """C#'s `global using`s of a repository, by file, read once per run: those of its
