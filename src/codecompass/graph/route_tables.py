@@ -51,6 +51,7 @@ from dataclasses import dataclass, replace
 
 from codecompass.graph.http import route_path
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
+from codecompass.indexing.inflection import camel, plural
 from codecompass.indexing.textscan import LineIndex, Syntax, mask, matching
 from codecompass.models import HttpFact, SymbolRecord
 
@@ -308,28 +309,25 @@ def _rails_line(
     names = [m.group(1) or m.group(3) for m in _RAILS_NAME.finditer(rest.split(",")[0])]
     options = _options(rest)
     if word in ("resources", "resource"):
-        plural = word == "resources"
+        many = word == "resources"
         for name in [m.group(1) or m.group(3) for m in _RAILS_NAME.finditer(_head(rest))]:
             module = "/".join(p for p in (here.module, options.get("module", "")) if p)
-            controller = (
-                options.get("controller") or name
-                if plural
-                else options.get("controller") or _plural(name)
-            )
+            # a singular resource's controller is plural (`resource :session` → sessions)
+            controller = options.get("controller") or (name if many else plural(name))
             controller = f"{module}/{controller}" if module else controller
             base = _join(here.path, options.get("path", name))
-            member = f"{base}/{{}}" if plural else base
+            member = f"{base}/{{}}" if many else base
             kept = _listed(options, "only")
             dropped = _listed(options, "except") or []
             for action, method, below, on_member in _RAILS_ACTIONS:
-                if not plural and action == "index":
+                if not many and action == "index":
                     continue
                 if (kept is not None and action not in kept) or action in dropped:
                     continue
                 path = (member if on_member else base) + below
                 out.append(HttpFact("route", method, route_path("/" + path), line,
                                     f"{controller}#{action}"))  # fmt: skip
-            nested = f"{base}/{{}}" if plural else base
+            nested = f"{base}/{{}}" if many else base
             scope = _Scope(nested, here.module, controller, member, base)
         return scope if names else None
     if word == "namespace" and names:
@@ -396,17 +394,6 @@ def _join(*parts: str) -> str:
     return "/".join(p.strip("/") for p in parts if p and p.strip("/"))
 
 
-def _plural(name: str) -> str:
-    """A singular resource's controller is plural (`resource :session` → sessions)."""
-    if name.endswith("s"):
-        return name
-    if name.endswith(("ch", "sh", "x", "z")):
-        return name + "es"  # `transfer_match` → transfer_matches
-    if name.endswith("y") and name[-2:-1] not in "aeiou":
-        return name[:-1] + "ies"
-    return name + "s"
-
-
 def _in_module(module: str, target: str) -> str:
     return f"{module}/{target}" if module else target
 
@@ -414,7 +401,7 @@ def _in_module(module: str, target: str) -> str:
 def _rails_handler(resolver: Resolver, ctx: Ctx, controller: str, action: str) -> str:
     """`api/v1/accounts` + `sync` → `Api::V1::AccountsController#sync`'s node, else the
     controller's, else the routes file's."""
-    parts = [_camel(p) for p in controller.split("/") if p]
+    parts = [camel(p) for p in controller.split("/") if p]
     if not parts:
         return ctx.file_id
     qualified = ".".join([*parts[:-1], parts[-1] + "Controller"])
@@ -423,7 +410,3 @@ def _rails_handler(resolver: Resolver, ctx: Ctx, controller: str, action: str) -
         return ctx.file_id
     methods = resolver.index.by_qualified(f"{qualified}.{action}", ctx.repo)
     return methods[0].id if methods else classes[0].id
-
-
-def _camel(word: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in word.split("_"))

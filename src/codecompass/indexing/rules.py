@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from codecompass.indexing import commonjs
+from codecompass.indexing.inflection import camel, singular
 from codecompass.indexing.treesitter import Node
 from codecompass.models import ReferenceKind, Symbol, SymbolKind
 
@@ -1147,16 +1148,8 @@ def _associated_model(ctx: FileContext, call: Node, method: str) -> str:
         return ""
     name = ctx.text(first).lstrip(":")
     if method in ("has_many", "has_and_belongs_to_many"):
-        name = _singular(name)
-    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
-
-
-def _singular(word: str) -> str:
-    if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith(("sses", "shes", "ches", "xes")):
-        return word[:-2]
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+        name = singular(name)
+    return camel(name)
 
 
 # Enqueuing a job (ActiveJob, Sidekiq) runs its `perform`.
