@@ -1029,3 +1029,40 @@ def test_a_ruby_call_without_a_receiver_reaches_only_what_self_can(tmp_path: Pat
         # a mixin's call: any includer's method
         (f"{m}/concerns/syncable.rb#Syncable.sync_later", f"{m}/account.rb#Account.perform_sync"),
     }
+
+
+def test_a_ruby_receiver_named_like_a_class_holds_one(tmp_path: Path) -> None:
+    """maybe: `family.currency` and, in `Family`, `self.currency` (a column) went to
+    `BalanceSheet#currency`, the one method so named (12 of the 15 wrong guesses in an
+    audit of 30). `self` is the class it is written in; a lowercase receiver (`family`,
+    `@family`, `Current.family`) holds the repository's one class so named (Rails's
+    convention). Its methods, its bases' and its modules' are the candidates; a name
+    none of them defines is an attribute or comes from outside: not guessed."""
+    files = {
+        "app/models/balance_sheet.rb": (
+            "class BalanceSheet\n  def currency\n  end\n\n  def sync_later\n  end\nend\n"
+        ),
+        "app/models/concerns/syncable.rb": "module Syncable\n  def sync_later\n  end\nend\n",
+        "app/models/family.rb": (
+            "class Family < ApplicationRecord\n  include Syncable\n\n"
+            "  def label\n    self.currency\n  end\n\n  def refresh\n  end\nend\n"
+        ),
+        "app/models/search.rb": (
+            "class Search\n  def totals\n    family.currency\n    @family.sync_later\n"
+            "    Current.family.refresh\n    row.currency\n    provider.fetch\n  end\nend\n"
+        ),
+        # `provider` may hold a subclass: its override is a candidate
+        "app/models/provider.rb": "class Provider\nend\n",
+        "app/models/stub_provider.rb": "class StubProvider < Provider\n  def fetch\n  end\nend\n",
+        "app/models/feed.rb": "class Feed\n  def fetch\n  end\nend\n",
+    }
+    found = repo_edges(tmp_path, "r", files, ("calls",))
+    m = "r/app/models"
+    s = f"{m}/search.rb#Search.totals"
+    assert {(e[0], e[1], e[3], e[4]) for e in found if e[1].startswith("r/")} == {
+        (s, f"{m}/concerns/syncable.rb#Syncable.sync_later", 0.5, 4),
+        (s, f"{m}/family.rb#Family.refresh", 0.5, 5),
+        # `row` names no class: the guess by name stays
+        (s, f"{m}/balance_sheet.rb#BalanceSheet.currency", 0.5, 6),
+        (s, f"{m}/stub_provider.rb#StubProvider.fetch", 0.5, 7),
+    }

@@ -53,6 +53,7 @@ from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT, T
 from codecompass.graph.php import Roots, composer_roots, declaring_files
 from codecompass.indexing.extract import DEEP_LANGUAGES, ECMA_LANGUAGES
 from codecompass.indexing.facts import FileFacts, FunctionFacts, Ref
+from codecompass.indexing.inflection import camel
 from codecompass.indexing.languages import is_test_path, language_for_path, stub_module
 from codecompass.models import Edge, HttpFact, SymbolRecord
 
@@ -185,6 +186,8 @@ ROUTE_ROOTS = frozenset({"flask", "fastapi", "starlette", "django", "express"})
 MOUNT_VERBS = frozenset({"include_router", "register_blueprint", "use"})
 # Test clients of a framework call its routes (`TestClient(app).get("/users")`).
 TEST_CLIENTS = frozenset({"testclient", "test_client"})
+# a Ruby local, instance variable or method name: `family`, `plaid_account`
+_RUBY_LOCAL = re.compile(r"[a-z][a-z0-9_]*")
 _PLAIN_CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _SEGMENT = re.compile(r"^([^()\[\]]*)((?:\(\)|\[[^\[\]]*\])*)$")
 _OP = re.compile(r"\(\)|\[([^\[\]]*)\]")
@@ -1726,6 +1729,10 @@ class Resolver:
             # a literal's: ActiveSupport's `30.days`, `"x".humanize` (not PHP's
             # `(new Service())->run()`, which the guess by name gets right)
             return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
+        if receiver and ctx.language == "ruby" and edge_type == "calls":
+            held = self._ruby_receiver_class(ctx, source_sym, receiver)
+            if held is not None:
+                return self._ruby_instance_call(ctx, source, held, name, ref, finish)
         if receiver and len(receiver) == 1:
             package_dir = self._imported_dir(ctx, receiver[0])
             if package_dir is False:
@@ -1808,6 +1815,63 @@ class Resolver:
         return [
             s for s in found if s.parent is None or (s.parent or "").rsplit(".", 1)[-1] in owners
         ]
+
+    def _ruby_receiver_class(
+        self, ctx: Ctx, within: SymbolRecord | None, receiver: list[str]
+    ) -> SymbolRecord | None:
+        """The class a Ruby receiver holds: `self` in a class is that class; a lowercase
+        name (`family`, `@family`, `Current.family`) holds the repository's one class so
+        named (`Family`), as Rails's code names its objects."""
+        if receiver == ["self"]:
+            cls = self._enclosing_type(ctx, within, TYPE_KINDS | {"module"})
+            return cls if cls is not None and cls.kind != "module" else None
+        word = receiver[-1].lstrip("@")
+        if not _RUBY_LOCAL.fullmatch(word):
+            return None
+        classes = [
+            s
+            for s in self.index.by_name(camel(word), ctx.repo)
+            if s.kind == "class" and _callable_from(ctx, s)
+        ]
+        top = [s for s in classes if s.qualified_name == s.name] or classes
+        return top[0] if len(top) == 1 else None
+
+    def _ruby_instance_call(
+        self,
+        ctx: Ctx,
+        source: str,
+        cls: SymbolRecord,
+        name: str,
+        ref: Ref,
+        finish: Callable[[list[SymbolRecord], float, str], list[Edge]],
+    ) -> list[Edge]:
+        """A call on an instance of `cls`: its method, else its bases' or modules' (as its
+        file writes them), then its subclasses' overrides (`@import` may hold an
+        `AccountImport`); any other name is a column, an association or a method from
+        outside the repository, not a guess among other classes' methods."""
+        bases = self._bases(cls)
+        found = [
+            s
+            for s in self.index.by_name(name, ctx.repo)
+            if s.kind in CALLABLE_KINDS and s.id != source
+        ]
+        owned = [s for s in found if s.parent == cls.qualified_name] or [
+            s for s in found if (s.parent or "").rsplit(".", 1)[-1] in bases
+        ]
+        overrides = [s for s in found if s not in owned and cls.name in self._owner_bases(s)]
+        chosen = (owned + overrides)[:MAX_CANDIDATES]
+        if chosen:
+            return finish(chosen, min(CONF_UNIQUE, _split(len(chosen))), "member")
+        return [_unresolved(source, ref.name, "calls", 0.0, ref, "unknown")]
+
+    def _owner_bases(self, member: SymbolRecord) -> set[str]:
+        """The simple names of the classes the class defining `member` extends."""
+        owner = [
+            s
+            for s in self.index.symbols(member.repo, member.path)
+            if s.qualified_name == member.parent and s.kind in TYPE_KINDS
+        ]
+        return self._bases(owner[0]) if owner else set()
 
     def _class_written(self, ctx: Ctx, receiver: list[str], scope: str) -> SymbolRecord | None:
         """The class of the repository a call's receiver names (`Repo.find_by`,

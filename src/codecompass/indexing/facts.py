@@ -68,8 +68,9 @@ from typing import Any
 # and associations; a JS/TS export list names the definition, an attribute through a
 # module-level constant is its value's, a Prisma client's call its model; routes
 # declared by file paths (Next.js, SvelteKit, Nuxt), Laravel's and Rails's route tables,
-# ASP.NET routes and HttpClient calls, clients named as such.
-FACTS_VERSION = 16
+# ASP.NET routes and HttpClient calls, clients named as such. 17: a Ruby receiver holds
+# the class it is named after (`self`, `@family` → `Family`).
+FACTS_VERSION = 17
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
