@@ -157,6 +157,26 @@ def test_open_ranges_and_refusals(indexed: tuple[Path, Path]) -> None:
         assert "hunter2" not in out
 
 
+def test_open_takes_locations_as_the_graph_commands_print_them(
+    indexed: tuple[Path, Path],
+) -> None:
+    """`callers`, `symbol` and `ask` print `shop/orders/service.py:12-14` and node ids;
+    pasted into `open` they were "not a file in the repository"."""
+    _, data = indexed
+    for location, lines in [
+        ("shop/orders/service.py:12-14", (12, 14)),
+        ("shop/orders/service.py#OrderBook.cancel", (12, 14)),
+        ("shop/orders/service.py#OrderBook.cancel:13", (13, 13)),
+    ]:
+        code, out = run("open", location, "--data-dir", str(data), "--json")
+        assert code == 0, (location, out)
+        view = json.loads(out)
+        assert (view["repo"], view["path"]) == ("shop", "orders/service.py"), location
+        assert (view["start_line"], view["end_line"]) == lines, location
+    code, out = run("open", "orders/service.py#OrderBook.nope", "--data-dir", str(data))
+    assert code == 1 and "not a file" in out
+
+
 def test_parse_location() -> None:
     assert parse_location("a/b.py:10-20") == ("a/b.py", 10, 20)
     assert parse_location("a/b.py:7") == ("a/b.py", 7, 7)

@@ -708,7 +708,11 @@ class Engine:
         """Lines of a file of an indexed repository, read from disk (the source of truth)
         as the index reads it, so a chunk's line range shows its text: line ends and
         control characters canonical; a notebook's cell sources at their lines, JSON
-        blank."""
+        blank. `path` may also be written as the graph commands print it: `repo/path`,
+        or a node id `repo/path#Name` (the symbol's lines unless a range is given)."""
+        path, repo, symbol_lines = self._printed_location(path, repo)
+        if symbol_lines is not None and start_line is None:
+            start_line, end_line = symbol_lines
         confined = self.confine(path, repo=repo)
         rel = confined.rel
         # Redacted whole, then cut: a range that starts inside a private key block must
@@ -736,6 +740,25 @@ class Engine:
             total_lines=total,
             text=text,
         )
+
+    def _printed_location(
+        self, path: str, repo: str | None
+    ) -> tuple[str, str | None, tuple[int, int] | None]:
+        """(path, repository, the symbol's lines) of a location printed with its
+        repository's name in front (`api/src/app.py`) or as a node id
+        (`api/src/app.py#App.run`); any other location as it is."""
+        head, slash, rest = path.partition("/")
+        if "#" in path:
+            node = path if repo is None or head == repo else f"{repo}/{path}"
+            found = self.backend.symbols.symbols(SymbolQuery(ids=[node], limit=1))
+            if found:
+                sym = found[0]
+                return sym.path, sym.repo, (sym.start_line, sym.end_line)
+        if not slash or head not in self.repo_names() or repo not in (None, head):
+            return path, repo, None
+        if self.backend.files.files(head, [path]) or not self.backend.files.files(head, [rest]):
+            return path, repo, None
+        return rest, head, None
 
     def confine(
         self, path: str, *, repo: str | None = None, allow_dir: bool = False
