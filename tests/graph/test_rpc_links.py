@@ -71,6 +71,9 @@ def test_grpc_estate_links_exactly_the_expected_servers_and_stubs(tmp_path: Path
             EdgeQuery(types=["calls"], sources=["storefront/orders/cart.go#Checkout"])
         )
         assert [e.target for e in calls] == ["storefront/orders/cart.go#Cart.PlaceOrder"]
+        # an rpc node is no dangling target: `verify` said so of every gRPC index
+        report = engine.verify()
+        assert (report.ok, report.findings) == (True, [])
 
 
 def test_links_lists_rpc_links_with_both_ends(tmp_path: Path) -> None:

@@ -213,6 +213,9 @@ def _check_edges(ws: Workspace, found: _Found, symbols: dict[str, str]) -> None:
             continue  # repositories, routes, keywords: not files or symbols
         if edge.target in symbols or edge.target in files:
             continue
+        where = f"{edge.target_repo}/{edge.target_path}"
+        if not edge.target.startswith(where) and where in files:
+            continue  # a node of its own (`rpc:shop.Checkout/Pay`) declared in that file
         source_repo, _, rest = edge.source.partition("/")
         found.dangling_files.add((source_repo, rest.split("#", 1)[0]))
         dangling[edge.type] += 1
