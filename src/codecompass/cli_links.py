@@ -9,7 +9,7 @@ from rich.markup import escape
 
 from codecompass.cli_common import console, data_dir_option, emit_json, json_option, reports_errors
 from codecompass.engine import Engine
-from codecompass.graph.models import LINK_VIAS
+from codecompass.graph.models import LINK_VIAS, VIA_ALIASES
 from codecompass.schemas import LinkEnd
 
 
@@ -17,9 +17,9 @@ from codecompass.schemas import LinkEnd
 @data_dir_option
 @click.option(
     "--via",
-    type=click.Choice(list(LINK_VIAS)),
+    type=click.Choice([*LINK_VIAS, *VIA_ALIASES]),
     help="Only links of this kind: http (client call → route or OpenAPI operation, "
-    "handler → the operation it serves), rpc (gRPC client → server, server → the rpc it "
+    "handler → the operation it serves), rpc or grpc (gRPC client → server, server → the rpc it "
     "serves), sdk (import of another repository's package) or event (producer → "
     "consumer of a topic).",
 )

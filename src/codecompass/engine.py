@@ -1197,8 +1197,7 @@ class Engine:
         """The links between services (`via` http, rpc, sdk or event; default all) with
         an end in `repo`: both ends, the route or topic, the confidence, how each link
         was made, and the evidence line on each side."""
-        check_via(via)
-        return service_links(self.graph, via=via, repo=self._repo_name(repo))
+        return service_links(self.graph, via=check_via(via), repo=self._repo_name(repo))
 
     def traverse(
         self,

@@ -85,6 +85,11 @@ def test_links_lists_rpc_links_with_both_ends(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     result = json.loads(out.output)
     assert result["counts"] == {"rpc": 4}
+    # gRPC, as the docs call it, is rpc
+    grpc = CliRunner().invoke(
+        main, ["links", "--via", "grpc", "--json", "--data-dir", str(tmp_path / "data")]
+    )
+    assert (grpc.exit_code, grpc.output) == (0, out.output)
     assert result["links"] == [
         {
             "via": "rpc",

@@ -83,6 +83,8 @@ LINK_VIAS: dict[str, tuple[str, ...]] = {
     "sdk": ("package",),
     "event": ("event",),
 }
+# Other names users give a kind: the docs say gRPC throughout.
+VIA_ALIASES = {"grpc": "rpc"}
 
 
 def link_via(edge_type: str, target: str) -> str | None:

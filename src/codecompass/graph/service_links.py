@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from codecompass.errors import InputError
 from codecompass.graph.api import GraphReader
-from codecompass.graph.models import LINK_VIAS, link_via
+from codecompass.graph.models import LINK_VIAS, VIA_ALIASES, link_via
 from codecompass.models import Edge, EdgeQuery
 from codecompass.schemas import LinkEnd, ServiceLink, ServiceLinks
 
 
-def check_via(via: str | None) -> None:
+def check_via(via: str | None) -> str | None:
+    """`via` as `LINK_VIAS` names it (`grpc` is `rpc`), or InputError."""
+    via = VIA_ALIASES.get(via, via) if via is not None else None
     if via is not None and via not in LINK_VIAS:
         raise InputError(f"Unknown link kind {via!r}; use one of {', '.join(LINK_VIAS)}.")
+    return via
 
 
 def service_links(
@@ -24,7 +27,7 @@ def service_links(
     """Every link of kind `via` (default: all) with an end in `repo` (default: any),
     that the reader may see whole; by kind, then by the source's file and line, then
     by the other end and the name."""
-    check_via(via)
+    via = check_via(via)
     vias = [via] if via else list(LINK_VIAS)
     types = list(dict.fromkeys(t for v in vias for t in LINK_VIAS[v]))
     links: list[ServiceLink] = []
