@@ -408,7 +408,14 @@ def test_a_method_every_object_has_is_not_guessed_by_name(tmp_path: Path) -> Non
     kotlin_user = "fun head(code: Int): String = StatusLine(code).toString()\n"
     ruby_money = "class Money\n  def to_s\n    'm'\n  end\nend\n"
     ruby_user = "def show(x)\n  x.to_s\nend\n"
+    # Go's fmt.Stringer and error: a uuid's `id.String()` was shipping's `Quote.String`
+    go_quote = (
+        'package shipping\n\ntype Quote struct{}\n\nfunc (q Quote) String() string { return "" }\n'
+    )
+    go_user = "package checkout\n\nfunc Place(id ID) string {\n\treturn id.String()\n}\n"
     files = {
+        "shipping/quote.go": go_quote,
+        "checkout/place.go": go_user,
         "lib/hijack.dart": dart_error,
         "lib/log.dart": dart_user,
         "lib/money.rb": ruby_money,

@@ -117,6 +117,8 @@ OBJECT_METHODS: dict[str, frozenset[str]] = {
             *("presence", "try", "merge", "fetch", "dig", "keys", "values", "size", "uniq"),
         }
     ),
+    # Go: fmt.Stringer's and error's, which any type may have (a uuid's `id.String()`)
+    "go": frozenset({"String", "Error", "GoString"}),
     "swift": frozenset({"description", "debugDescription", "hash"}),
     "objc": frozenset({"description", "debugDescription", "isEqual", "hash", "copy"}),
     "rust": frozenset({"clone", "to_string", "to_owned", "fmt", "eq", "ne", "cmp", "hash"}),
