@@ -500,7 +500,10 @@ def explain_lines(why: dict[str, Any]) -> list[str]:
     ]
     lines = ["why: " + (", ".join(parts) or "no feature fired")]
     if why.get("file_share"):
-        lines.append(f"score: chunk {why['chunk_score']:.4f} + file share {why['file_share']:.4f}")
+        first = "; first as the best chunk of all" if why.get("first_as_best_chunk") else ""
+        lines.append(
+            f"score: chunk {why['chunk_score']:.4f} + file share {why['file_share']:.4f}{first}"
+        )
     sources = why.get("sources", {})
     if sources:
         lines.append("found by: " + ", ".join(f"{s} #{r}" if r else s for s, r in sources.items()))

@@ -352,13 +352,20 @@ def test_the_best_chunk_leads_the_hits_and_the_evidence(tmp_path: Path) -> None:
     query = "refund order amount"
     with eng:
         eng.index(root)
-        hits = eng.retrieve(query, eng.search_options(k=5)).hits
+        found = eng.retrieve(query, eng.search_options(k=5))
+        hits = found.hits
         evidence = eng.find_evidence(query, top_k=5).hits
+    # the file view too: lone.py leads, shown at the best score
+    assert [f.path for f in found.files] == ["lone.py", "strong.py"]
+    assert found.files[0].why["own_score"] < found.files[1].score == found.files[0].score
     order = ["refund_order_amount", "refund_amount", "refund_order", "refund_reason"]
     assert [h.symbol for h in hits] == order
     assert hits[0].why["chunk_score"] == max(h.why["chunk_score"] for h in hits)
-    assert hits[0].score < hits[1].score
-    assert [h.score for h in hits[1:]] == sorted((h.score for h in hits[1:]), reverse=True)
+    # its own total is below the next hit's; shown scores still fall down the list
+    first = hits[0].why
+    assert first["chunk_score"] + first["file_share"] < hits[1].score
+    assert first["first_as_best_chunk"] and "first_as_best_chunk" not in hits[1].why
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert [h.symbol for h in evidence] == order
 
 
@@ -374,7 +381,7 @@ def test_hits_follow_the_symbol_view_after_the_best_chunk() -> None:
     totals = {"billing": 2.0, "misc": 3.0}
     values = symbol_scores([(k, s, v) for k, s, v in scored if s], totals, 1.0, 0.0, 0.25)
     assert hit_ranking(scored, values, totals, 1.0, 0.25) == [
-        (0, 4.0),  # the best chunk leads, though misc's total_tax scores more
+        (0, 4.9),  # the best chunk leads, given the best score (misc's total_tax has 4.9)
         (1, 4.9),
         (2, pytest.approx(4.2)),  # 1.5 + 3.0 × (1 − 0.25 × 0.4)
         (4, 4.0),  # every window of a symbol gets the symbol's score

@@ -229,8 +229,10 @@ def hit_ranking(
     first, as its file leads the file view; then every other chunk by its symbol's score
     in the symbol view (own + file share, `symbol_scores`), so the hits rank functions
     as the view does. A chunk outside any symbol (module code, a document) scores its
-    own plus the share a symbol of its score would get. `scored` is (file key, symbol or
-    None, chunk score) in descending score order."""
+    own plus the share a symbol of its score would get. The first hit's score is the
+    best of all (its own may be lower), so scores fall down the list as people read
+    them. `scored` is (file key, symbol or None, chunk score) in descending score
+    order."""
     symbol_total = {item: own + share for item, (own, share) in symbol_values.items()}
     file_best: dict[K, float] = {}
     totals: list[float] = []
@@ -240,8 +242,10 @@ def hit_ranking(
         if total is None:
             total = value + file_share(file_total[key], file_weight, file_falloff, best - value)
         totals.append(total)
+    if not totals:
+        return []
     rest = sorted(range(1, len(totals)), key=totals.__getitem__, reverse=True)  # stable
-    return [(index, totals[index]) for index in (0, *rest)] if totals else []
+    return [(0, max(totals)), *((index, totals[index]) for index in rest)]
 
 
 _DOC_LANGUAGES = frozenset({"markdown", "rst", "text"})

@@ -105,6 +105,8 @@ def hits(
             "matched_terms": [t for t in ctx.idf if t in present][:20],
             **_score_parts(cand.score, own, share),
         }
+        if value > own + share + 1e-9:
+            why["first_as_best_chunk"] = True  # its score raised to the best total
         # Each retriever's own rank and score, as in the first search version.
         for source, feature in (("dense", "cosine"), ("lexical", "bm25")):
             if source in cand.sources:
@@ -142,20 +144,24 @@ def files(
     ids_of: dict[tuple[str, str], list[str]] = {}
     for cid in order:
         ids_of.setdefault((chunks[cid].repo, chunks[cid].path), []).append(cid)
+    best = max((total for _, total in totals), default=0.0)
     out: list[FileHit] = []
     for key, total in totals[: ctx.options.max_files]:
         ids = ids_of[key]
         top = chunks[ids[0]]
         symbols = list(dict.fromkeys(chunks[i].symbol for i in ids if chunks[i].symbol))
+        why = _file_why(ctx, key, ids, bonus.get(key))
+        if not out and best > total:  # the best chunk's file leads: shown at the top score
+            why |= {"first_as_best_chunk": True, "own_score": round(total, 6)}
         out.append(
             FileHit(
                 repo=top.repo,
                 path=top.path,
-                score=round(total, 6),
+                score=round(best if not out else total, 6),
                 start_line=top.start_line,
                 end_line=top.end_line,
                 symbols=[s for s in symbols if s][:5],
-                why=_file_why(ctx, key, ids, bonus.get(key)),
+                why=why,
             )
         )
     return out
