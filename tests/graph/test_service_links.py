@@ -793,3 +793,163 @@ def test_laravel_and_rails_tests_request_their_routes(tmp_path: Path) -> None:
          "app/app/controllers/api/v1/auth_controller.rb#Api.V1.AuthController.signup", "POST",
          "/api/v1/auth/signup"),
     }  # fmt: skip
+
+
+def test_spring_and_jaxrs_routes_and_java_clients_link(tmp_path: Path) -> None:
+    """spring-petclinic-microservices: 15 routes (`@RequestMapping("/owners")` on a class,
+    `@GetMapping(value = "/{ownerId}")` on its methods) and 20 client calls (WebClient
+    `.get().uri("http://customers-service/owners/{ownerId}")`, AngularJS `$http`), and
+    `links` listed none: Java declared no route and made no call."""
+    owners = (
+        "package petclinic.customers.web;\n\n"
+        "/** Owners. */\n"
+        '@RequestMapping("/owners")\n'
+        "@RestController\n"
+        "class OwnerResource {\n"
+        "    /** Create. */\n"
+        "    @PostMapping\n"
+        "    @ResponseStatus(HttpStatus.CREATED)\n"
+        "    public Owner createOwner(@Valid @RequestBody OwnerRequest request) {\n"
+        "        return null;\n    }\n\n"
+        '    @GetMapping(value = "/{ownerId}")\n'
+        '    public Optional<Owner> findOwner(@PathVariable("ownerId") int ownerId) {\n'
+        "        return null;\n    }\n\n"
+        '    @RequestMapping(value = {"/{ownerId}/pets", "/{ownerId}/animals"},\n'
+        '                    method = RequestMethod.PUT, produces = "application/json")\n'
+        "    public void updatePets(int ownerId) {\n    }\n\n"
+        # not a route: no mapping annotation
+        "    public void helper() {\n    }\n}\n"
+    )
+    visits = (
+        "package petclinic.visits\n\n"
+        "@RestController\n"
+        "class VisitResource {\n"
+        '    @GetMapping("/pets/visits")\n'
+        "    fun read(@RequestParam petId: List<Int>): Visits = Visits()\n"
+        "}\n"
+    )
+    items = (
+        "package shop;\n\n"
+        "@Path(Paths.ITEMS)\n"  # a prefix not read: the method's own path is matched
+        "public class ItemResource {\n"
+        "    @GET\n"
+        '    @Path("{id}/price")\n'
+        '    public Price price(@PathParam("id") long id) {\n        return null;\n    }\n}\n'
+    )
+    gateway = (
+        "package petclinic.api;\n\n"
+        "public class CustomersServiceClient {\n"
+        '    private String hostname = "http://visits-service/";\n\n'
+        "    public Mono<OwnerDetails> getOwner(final int ownerId) {\n"
+        "        return webClientBuilder.build().get()\n"
+        '            .uri("http://customers-service/owners/{ownerId}", ownerId)\n'
+        "            .retrieve().bodyToMono(OwnerDetails.class);\n    }\n\n"
+        "    public Mono<Visits> getVisits(List<Integer> petIds) {\n"
+        "        return webClientBuilder.build().get()\n"
+        '            .uri(hostname + "pets/visits?petId={petId}", joinIds(petIds))\n'
+        "            .retrieve().bodyToMono(Visits.class);\n    }\n\n"
+        "    public void save(int ownerId) {\n"
+        '        String url = "http://customers-service/owners/" + ownerId + "/pets";\n'
+        "        restTemplate.exchange(url, HttpMethod.PUT, null, Void.class);\n"
+        # a cache's `put` is no HTTP call
+        '        cache.put("/owners/1", null);\n    }\n\n'
+        "    public Price price() {\n"
+        '        return restTemplate.getForObject(baseUrl() + "/items/7/price", Price.class);\n'
+        "    }\n}\n"
+    )
+    feign = (
+        "package petclinic.api;\n\n"
+        '@FeignClient(name = "customers-service", path = "/owners")\n'
+        "public interface OwnersClient {\n"
+        '    @GetMapping("/{ownerId}")\n'
+        '    OwnerDetails getOwner(@PathVariable("ownerId") int ownerId);\n}\n'
+    )
+    test = (
+        "package petclinic.customers.web;\n\n"
+        "class OwnerResourceTest {\n"
+        "    @Test\n"
+        "    void shouldCreateOwner() throws Exception {\n"
+        '        mvc.perform(post("/owners").content("{}")).andExpect(status().isCreated());\n'
+        "    }\n}\n"
+    )
+    # Spring Cloud Gateway forwards /api/customer/** to the service named so, less two
+    # segments; the frontend calls it there
+    gateway_yml = (
+        "spring:\n  application:\n    name: api-gateway\n  cloud:\n    gateway:\n"
+        "      routes:\n"
+        "        - id: customers-service\n          uri: lb://customers-service\n"
+        "          predicates:\n            - Path=/api/customer/**\n"
+        "          filters:\n            - StripPrefix=2\n"
+        "        - id: unknown\n          uri: lb://nowhere\n"
+        "          predicates:\n            - Path=/api/none/**\n"
+    )
+    frontend = (
+        "angular.module('ownerDetails').controller('OwnerDetailsController', "
+        "function ($http, $stateParams) {\n"
+        "    $http.get('api/customer/owners/' + $stateParams.ownerId).then(function (r) {});\n"
+        "});\n"
+    )
+    files = {
+        "customers/src/main/resources/application.yml": (
+            "spring:\n  application:\n    name: customers-service\n"
+        ),
+        "gateway/src/main/resources/application.yml": gateway_yml,
+        "gateway/src/main/resources/static/scripts/owner-details.js": frontend,
+        "customers/src/main/java/petclinic/customers/web/OwnerResource.java": owners,
+        "visits/src/main/kotlin/petclinic/visits/VisitResource.kt": visits,
+        "shop/src/main/java/shop/ItemResource.java": items,
+        "gateway/src/main/java/petclinic/api/CustomersServiceClient.java": gateway,
+        "gateway/src/main/java/petclinic/api/OwnersClient.java": feign,
+        "customers/src/test/java/petclinic/customers/web/OwnerResourceTest.java": test,
+    }
+    found = repo_links(tmp_path, "pc", files)
+    owner = "pc/customers/src/main/java/petclinic/customers/web/OwnerResource.java#OwnerResource"
+    client = "pc/gateway/src/main/java/petclinic/api/CustomersServiceClient.java#"
+    client += "CustomersServiceClient"
+    visit = "pc/visits/src/main/kotlin/petclinic/visits/VisitResource.kt#VisitResource.read"
+    item = "pc/shop/src/main/java/shop/ItemResource.java#ItemResource.price"
+    feign_get = "pc/gateway/src/main/java/petclinic/api/OwnersClient.java#OwnersClient.getOwner"
+    test_id = "pc/customers/src/test/java/petclinic/customers/web/OwnerResourceTest.java#"
+    test_id += "OwnerResourceTest.shouldCreateOwner"
+    assert found == {
+        (f"{client}.getOwner", f"{owner}.findOwner", "GET", "/owners/{}", 0.8, "template"),
+        # a field of the file holds the host; the Kotlin controller serves it
+        (f"{client}.getVisits", visit, "GET", "/pets/visits", 0.9, "literal"),
+        # a local holds the URL; the method comes from `HttpMethod.PUT`; both paths served
+        (f"{client}.save", f"{owner}.updatePets", "PUT", "/owners/{}/pets", 0.8, "template"),
+        # a base not read, under a prefix not read
+        (f"{client}.price", item, "GET", "/{}/price", 0.5, "unknown-prefix"),
+        (feign_get, f"{owner}.findOwner", "GET", "/owners/{}", 0.8, "template"),
+        (test_id, f"{owner}.createOwner", "POST", "/owners", 0.9, "literal"),
+        ("pc/gateway/src/main/resources/static/scripts/owner-details.js", f"{owner}.findOwner",
+         "GET", "/api/customer/owners/{}", 0.6, "unknown-base"),
+    }  # fmt: skip
+
+
+def test_a_gateway_written_as_properties_or_rewriting_paths_serves_its_services(
+    tmp_path: Path,
+) -> None:
+    """The same gateway routes as `application.properties` keys, a `RewritePath` in
+    place of `StripPrefix`, a service named in its `bootstrap.properties`."""
+    gateway = (
+        "spring.application.name=gateway\n"
+        "spring.cloud.gateway.routes[0].id=vets\n"
+        "spring.cloud.gateway.routes[0].uri=lb://vets-service\n"
+        "spring.cloud.gateway.routes[0].predicates[0]=Path=/api/vet/**\n"
+        "spring.cloud.gateway.routes[0].filters[0]=RewritePath=/api/vet/(?<rest>.*), /${rest}\n"
+    )
+    files = {
+        "gateway/src/main/resources/application.properties": gateway,
+        "vets/src/main/resources/bootstrap.properties": "spring.application.name=vets-service\n",
+        "vets/src/main/java/vets/VetResource.java": (
+            "package vets;\n\n@RestController\nclass VetResource {\n"
+            '    @GetMapping("/vets")\n    public List<Vet> list() {\n        return null;\n'
+            "    }\n}\n"
+        ),
+        "web/vets.ts": "export const vets = () => fetch('/api/vet/vets');\n",
+    }
+    found = repo_links(tmp_path, "pc", files)
+    assert found == {
+        ("pc/web/vets.ts#vets", "pc/vets/src/main/java/vets/VetResource.java#VetResource.list",
+         "GET", "/api/vet/vets", 0.9, "literal"),
+    }  # fmt: skip

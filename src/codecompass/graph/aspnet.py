@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from codecompass.graph.http import RELATIVE, UNKNOWN, client_path, join_paths, route_path
+from codecompass.graph.http import call_fact, join_paths, route_path
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
 from codecompass.indexing.textscan import LineIndex, Syntax, mask
 from codecompass.models import HttpFact, SymbolRecord
@@ -154,7 +154,7 @@ def _client_calls(ctx: Ctx, text: str, masked: str, lines: LineIndex) -> list[Ht
                 continue
             url = held if held is not None else constants[name]
         url = _NAMED.sub(lambda n: constants.get(n.group(1), "{" + n.group(1) + "}"), url)
-        fact = _call(verb.upper(), url, line, ctx.source_id(line))
+        fact = call_fact(verb.upper(), url, line, ctx.source_id(line))
         if fact is not None:
             found.append(fact)
     return found
@@ -170,21 +170,6 @@ def _local_string(
     if not assigned:
         return None
     return _string_at(text, start + assigned[-1].end() - 1)
-
-
-def _call(method: str, url: str, line: int, source: str) -> HttpFact | None:
-    """A client call's fact; a URL with no leading `/` is relative to the client's base
-    address, one starting with a value not read (`{baseUrl}/x`) has an unknown base."""
-    url = url.split("?", 1)[0]
-    if url.startswith("{") and not url.startswith("{}") and "}" in url:
-        rest = url.partition("}")[2]
-        # `{baseUrl}items/{id}`: the base ends with a slash, what follows is relative
-        url = rest if rest and not rest.startswith("/") else "{}" + rest
-    pattern = client_path(url if url.startswith(("/", "http", "{")) else "/" + url)
-    if not pattern:
-        return None
-    router = UNKNOWN if url.startswith("{") else "" if url.startswith(("/", "http")) else RELATIVE
-    return HttpFact("call", method, pattern, line, source, router=router)
 
 
 def _method_named(ctx: Ctx, name: str) -> str | None:

@@ -20,7 +20,8 @@ unknown-base    0.6         the client's URL starts with a value not read, or is
                             first, so a route may have more segments in front,
                             `/api/favorites/toggle`; two segments at least)
 unknown-prefix  0.5         a prefix above the route could not be read: the
-                            route is matched with what is known below it
+                            route is matched with what is known below it, which
+                            may end a longer call (two segments at least)
 ==============  ==========  ===================================================
 
 What is read where (``resolve.py``): a prefix or a client URL may be a string literal,
@@ -124,6 +125,22 @@ def client_path(raw: str) -> str:
     if "/" not in text:
         return ""
     return _normal_path(_BRACE_PARAM.sub("{}", text))
+
+
+def call_fact(method: str, url: str, line: int, source: str) -> HttpFact | None:
+    """A client call's fact from a URL as written in code (`{name}` for a value not read):
+    a URL with no leading `/` is relative to the client's base address, one starting
+    with a value not read (`{baseUrl}/x`) has an unknown base."""
+    url = url.split("?", 1)[0]
+    if url.startswith("{") and not url.startswith("{}") and "}" in url:
+        rest = url.partition("}")[2]
+        # `{baseUrl}items/{id}`: the base ends with a slash, what follows is relative
+        url = rest if rest and not rest.startswith("/") else "{}" + rest
+    pattern = client_path(url if url.startswith(("/", "http", "{")) else "/" + url)
+    if not pattern:
+        return None
+    router = UNKNOWN if url.startswith("{") else "" if url.startswith(("/", "http")) else RELATIVE
+    return HttpFact("call", method, pattern, line, source, router=router)
 
 
 def join_paths(*parts: str) -> str:
@@ -245,8 +262,17 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
         # `favorites/toggle` is `/api/favorites/toggle`, `data` is `/api/data`.
         tail = call.router == RELATIVE
         lengths = range(length, longest + 1) if tail else [length]
-        for route, template, segments, known in (r for n in lengths for r in by_length.get(n, [])):
-            match = _fit(segments[len(segments) - length :], wanted)
+        # Below a prefix not read, a route may end a longer call (`/items/7/price` of
+        # `@Path(Paths.ITEMS)` + `{id}/price`): two segments at least.
+        shorter = (r for n in range(2, length) for r in by_length.get(n, []) if not r[3])
+        for route, template, segments, known in (
+            *(r for n in lengths for r in by_length.get(n, [])),
+            *shorter,
+        ):
+            if len(segments) < length:
+                match = _fit(segments, wanted[length - len(segments) :])
+            else:
+                match = _fit(segments[len(segments) - length :], wanted)
             if match is None:
                 continue
             stated = "*" not in (route.method, call.method)
@@ -259,7 +285,7 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
             via, confidence = min(how, key=lambda h: h[1])
             # the fewest segments in front of a relative URL: `songs/{}` is `/api/songs/{}`
             # rather than `/api/albums/{}/songs/{}`
-            extra = len(segments) - length
+            extra = abs(len(segments) - length)
             fit, key = (*match[:2], -extra), (route.node, route.line)
             if key not in found or (fit, confidence) > found[key][:2]:
                 found[key] = (fit, confidence, via, route, template)

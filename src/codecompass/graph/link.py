@@ -44,6 +44,8 @@ from codecompass.graph.resolve import Resolver
 from codecompass.graph.resolve_typed import TYPED_LANGUAGE_EDGES
 from codecompass.graph.route_tables import route_table_facts
 from codecompass.graph.rpc import link_rpc, rpc_facts
+from codecompass.graph.spring import spring_facts
+from codecompass.graph.spring_gateway import gateway_facts
 from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import FACTS_VERSION
 from codecompass.indexing.parse import parse_file
@@ -208,6 +210,8 @@ def link(
         calls=(event_edges,),
         files=(
             *(rpc_facts, openapi_facts, file_route_facts, route_table_facts, aspnet_facts),
+            spring_facts,
+            gateway_facts,
             requests_in_tests,
         ),
     )

@@ -69,7 +69,9 @@ from typing import Any
 # module-level constant is its value's, a Prisma client's call its model; routes
 # declared by file paths (Next.js, SvelteKit, Nuxt), Laravel's and Rails's route tables,
 # ASP.NET routes and HttpClient calls, clients named as such. 17: a Ruby receiver holds
-# the class it is named after (`self`, `@family` → `Family`).
+# the class it is named after (`self`, `@family` → `Family`); Spring MVC and JAX-RS
+# routes, Java/Kotlin HTTP clients, Spring Cloud Gateway routes; Go's `String`/`Error`
+# not guessed.
 FACTS_VERSION = 17
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last

@@ -1,0 +1,395 @@
+"""Spring MVC and JAX-RS routes and Java/Kotlin HTTP clients, read from a file's text.
+
+The Java and Kotlin facts keep no annotation's arguments, so this reads the file itself
+with a scanner that blanks comments and strings (`textscan.mask`):
+
+| written                                                      | fact                          |
+| ------------------------------------------------------------ | ----------------------------- |
+| `@RequestMapping("/owners")` on a class, `@GetMapping("/{id}")` | route `GET /owners/{}` → the  |
+| on its method                                                | method                        |
+| `@RequestMapping(value = "/x", method = RequestMethod.POST)` | route `POST /x` (no `method`: |
+|                                                              | any)                          |
+| `@Path("/items")` on a class, `@GET @Path("{id}")` on a method | route `GET /items/{}`         |
+| (JAX-RS)                                                     |                               |
+| the same on a method of a `@FeignClient`, `@HttpExchange` or | a client call by that method  |
+| `@RegisterRestClient` interface (`@GetExchange("/x")`)       |                               |
+| `webClient.get().uri("http://customers-service/owners/{id}")` | a client call `GET            |
+| (WebClient, RestClient, WebTestClient), `.method(HttpMethod.PUT)` | /owners/{}`                |
+| `mockMvc.perform(get("/owners/{id}", 1))`                    | a client call (a test's       |
+|                                                              | request)                      |
+| `restTemplate.getForObject(url, …)`, `exchange(url, HttpMethod.POST, …)` | a client call        |
+
+A path or URL may be a literal, a list of literals (one route each), or a concatenation
+of literals and names: a string constant or field of the file, a local assigned a string
+before the call in its method, a Kotlin template (`"$base/owners"`). A name not read
+that starts a URL leaves its base unknown; a class prefix not read leaves the route
+under an unknown prefix (matched on what follows). A class's `@RequestMapping` paths
+prefix each of its methods' paths.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from codecompass.graph.http import UNKNOWN, call_fact, join_paths, named_as, route_path
+from codecompass.graph.models import TYPE_KINDS
+from codecompass.graph.resolve import Ctx, FileResolution, Resolver
+from codecompass.indexing.textscan import LineIndex, Syntax, mask, matching
+from codecompass.models import HttpFact, SymbolRecord
+
+_JAVA = Syntax(line_comments=("//",), block_comments=(("/*", "*/"),), quotes=('"""', '"', "'"))
+_LANGUAGES = frozenset({"java", "kotlin"})
+_VERBS = ("GET", "POST", "PUT", "DELETE", "PATCH")
+# `@GetMapping`, `@RequestMapping` (Spring MVC); `@GetExchange`, `@HttpExchange`
+# (Spring's HTTP interfaces); `@GET`, `@Path` (JAX-RS)
+_ANNOTATION = re.compile(
+    r"@(?:(?P<spring>Get|Post|Put|Delete|Patch|Request)Mapping"
+    r"|(?P<exchange>Get|Post|Put|Delete|Patch|Http)Exchange"
+    r"|(?P<jaxrs>GET|POST|PUT|DELETE|PATCH)|(?P<path>Path))\b"
+)
+_CLIENT_TYPE = re.compile(r"@(?:FeignClient|HttpExchange|RegisterRestClient)\b")
+_FEIGN = re.compile(r"@FeignClient\b")
+_NAMED_ARG = re.compile(r"\b(\w+)\s*=(?!=)")
+_REQUEST_METHOD = re.compile(r"\b(?:RequestMethod\s*\.\s*)?(GET|POST|PUT|DELETE|PATCH)\b")
+_FLUENT = re.compile(
+    r"\.\s*(?:(get|post|put|delete|patch)\s*\(\s*\)"
+    r"|method\s*\(\s*HttpMethod\s*\.\s*(GET|POST|PUT|DELETE|PATCH)\s*\))\s*\.\s*uri\s*\("
+)
+_MOCK_MVC = re.compile(
+    r"\bperform\s*\(\s*(?:MockMvcRequestBuilders\s*\.\s*)?(get|post|put|delete|patch)\s*\("
+)
+_TEMPLATE_CALL = re.compile(
+    r"\b([\w.]*\w)\s*\.\s*(get|post|put|patch|delete|exchange)"
+    r"(?:ForObject|ForEntity|ForLocation)?\s*\("
+)
+_TEMPLATE_WORDS = frozenset({"rest", "template", "http", "client"})
+_HTTP_METHOD_ARG = re.compile(r"HttpMethod\s*\.\s*(GET|POST|PUT|DELETE|PATCH)\b")
+_CONSTANT = re.compile(r"\b(?:String|val|var)\s+(\w+)\s*(?::\s*String\s*)?=\s*\"([^\"\n]*)\"")
+_KOTLIN_HOLE = re.compile(r"\$\{[^{}]*\}|\$([A-Za-z_]\w*)")
+_NAME = re.compile(r"(?:this\s*\.\s*)?(?:[A-Za-z_]\w*\s*\.\s*)*([A-Za-z_]\w*)")
+_URI_CREATE = re.compile(r"(?:URI\s*\.\s*create|URI)\s*\(")
+
+
+def spring_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[HttpFact]:
+    """The routes and client calls of one Java or Kotlin file (see the module
+    docstring)."""
+    if ctx.language not in _LANGUAGES:
+        return []
+    text = resolver.file_text(ctx)
+    if not any(w in text for w in ("Mapping", "@Path", "Exchange", "uri(", "perform(", "For")):
+        return []
+    source = _Source(ctx, text)
+    return [*source.declared(), *source.fluent_calls(), *source.template_calls()]
+
+
+class _Source:
+    """One file's text, masked, with its string constants."""
+
+    def __init__(self, ctx: Ctx, text: str) -> None:
+        self.ctx = ctx
+        self.text = text
+        self.masked = mask(text, _JAVA)
+        self.lines = LineIndex(text)
+        self.constants: dict[str, str] = {}
+        for m in _CONSTANT.finditer(text):
+            self.constants.setdefault(m.group(1), m.group(2))
+
+    # -- routes and declared clients --------------------------------------------------
+    def declared(self) -> list[HttpFact]:
+        """Routes of the classes' methods; calls of a client interface's methods."""
+        found: list[HttpFact] = []
+        for cls in (s for s in self.ctx.symbols if s.kind in TYPE_KINDS):
+            head = self._head(cls)
+            client = bool(_CLIENT_TYPE.search(self.masked, *head))
+            prefixes = [p for _, _, paths in self._mappings(*head, client) for p in paths]
+            feign = _FEIGN.search(self.masked, *head)
+            if feign:  # `@FeignClient(name = "customers", path = "/owners")`
+                prefixes += self._paths(self._args(feign.end()), ("path",), positional=False)
+            prefixes = prefixes or [""]
+            if None in prefixes and not client:
+                found.append(HttpFact("router", "*", UNKNOWN, cls.start_line, cls.id))
+            members = (
+                s
+                for s in self.ctx.symbols
+                if s.parent == cls.qualified_name and s.kind in ("method", "function")
+            )
+            for method in members:
+                for line, verb, paths in self._mappings(*self._head(method), client):
+                    if verb is None:
+                        continue  # `@Path` alone on a method: a sub-resource locator
+                    for prefix in prefixes:
+                        for path in paths:
+                            fact = self._declared(method, line, verb, prefix, path, client, cls)
+                            found += [fact] if fact is not None else []
+        return found
+
+    def _declared(
+        self,
+        method: SymbolRecord,
+        line: int,
+        verb: str,
+        prefix: str | None,
+        path: str | None,
+        client: bool,
+        cls: SymbolRecord,
+    ) -> HttpFact | None:
+        """A client interface's call, else a route; under a prefix not read (None) the
+        route is the class's router's (see `declared`) and a call's base is unknown."""
+        if path is None:
+            return None
+        if client:
+            url = join_paths(path) if prefix is None else join_paths(prefix, path)
+            return call_fact(verb, ("{base}" if prefix is None else "") + url, line, method.id)
+        if prefix is None:
+            pattern = route_path(join_paths(path))
+            return HttpFact("route", verb, pattern, line, method.id, router=cls.id)
+        pattern = route_path(join_paths(prefix, path))
+        router = application_router(self.ctx.repo, module_root(self.ctx.path))
+        return HttpFact("route", verb, pattern, line, method.id, router=router)
+
+    def _head(self, symbol: SymbolRecord) -> tuple[int, int]:
+        """The offsets of a declaration's head: from its first line (its annotations) to
+        its name."""
+        start = self.lines.starts[symbol.start_line - 1]
+        end = self.lines.starts[min(symbol.end_line, len(self.lines.starts) - 1)]
+        name = re.escape(symbol.name)
+        declared = re.compile(
+            rf"\b(?:class|interface|record|enum|object)\s+{name}\b|\b{name}\s*[(<]"
+        )
+        found = declared.search(self.masked, start, end)
+        return start, found.start() if found else end
+
+    def _mappings(
+        self, start: int, end: int, client: bool
+    ) -> Iterator[tuple[int, str | None, list[str | None]]]:
+        """Each mapping annotation in masked[start:end]: (line, verb — `*` for any, None
+        for a path alone — and its paths, None for one not read)."""
+        jaxrs_verb: str | None = None
+        jaxrs_paths: list[str | None] = []
+        jaxrs_line = 0
+        for m in _ANNOTATION.finditer(self.masked, start, end):
+            args = self._args(m.end())
+            line = self.lines.line(m.start())
+            if m["jaxrs"]:
+                jaxrs_verb, jaxrs_line = m["jaxrs"], jaxrs_line or line
+                continue
+            if m["path"]:
+                jaxrs_paths, jaxrs_line = self._paths(args), jaxrs_line or line
+                continue
+            kind = m["spring"] or m["exchange"]
+            if kind in ("Request", "Http"):
+                verbs = self._request_methods(args) or ["*"]
+            else:
+                verbs = [kind.upper()]
+            keys = ("value", "path", "url") if m["exchange"] or client else ("value", "path")
+            paths = self._paths(args, keys) or [""]
+            for verb in verbs:
+                yield line, verb, paths
+        if jaxrs_verb or jaxrs_paths:
+            yield jaxrs_line, jaxrs_verb, jaxrs_paths or [""]
+
+    def _args(self, after: int) -> tuple[int, int] | None:
+        """The offsets inside the parentheses following an annotation's name, if any."""
+        index = after
+        while index < len(self.masked) and self.masked[index] in " \t":
+            index += 1
+        if index >= len(self.masked) or self.masked[index] != "(":
+            return None
+        close = matching(self.masked, index, "(", ")")
+        return (index + 1, close) if close > index else None
+
+    def _paths(
+        self,
+        args: tuple[int, int] | None,
+        keys: tuple[str, ...] = ("value",),
+        positional: bool = True,
+    ) -> list[str | None]:
+        """The paths an annotation's arguments give: the first positional argument (if
+        `positional`) or the first of `keys` named; a list gives several."""
+        if args is None:
+            return []
+        start, end = args
+        named = list(_NAMED_ARG.finditer(self.masked, start, end))
+        if not named:
+            return self._values(start, end) if positional else []
+        for key in keys:
+            for i, m in enumerate(named):
+                if m.group(1) == key:
+                    stop = named[i + 1].start() if i + 1 < len(named) else end
+                    return self._values(m.end(), stop)
+        return []
+
+    def _values(self, start: int, end: int) -> list[str | None]:
+        """The strings of an argument: one expression, or a `{…}`/`[…]` list of them."""
+        raw = self.masked[start:end].strip().rstrip(",").strip()
+        offset = start + self.masked[start:end].index(raw) if raw else start
+        if raw[:1] in "{[" and raw[-1:] in "}]":
+            offset, raw = offset + 1, raw[1:-1]
+        out: list[str | None] = []
+        for piece_start, piece_end in _split_top(self.masked, offset, offset + len(raw), ","):
+            value = self.expression(piece_start, piece_end)
+            if value is not None and value.startswith("{base}"):
+                value = None
+            out.append(value)
+        return out
+
+    def _request_methods(self, args: tuple[int, int] | None) -> list[str]:
+        if args is None:
+            return []
+        start, end = args
+        for m in _NAMED_ARG.finditer(self.masked, start, end):
+            if m.group(1) == "method":
+                stop = _NAMED_ARG.search(self.masked, m.end(), end)
+                region = self.text[m.end() : stop.start() if stop else end]
+                return list(dict.fromkeys(v.group(1) for v in _REQUEST_METHOD.finditer(region)))
+        return []
+
+    # -- values -----------------------------------------------------------------------
+    def expression(self, start: int, end: int, before: int | None = None) -> str | None:
+        """The string an expression in text[start:end] builds, `{base}` in front for a
+        value not read that starts it, `{}` for one inside; None when nothing of it is
+        read. Locals are those assigned before offset `before` (default `start`)."""
+        at = start if before is None else before
+        parts: list[str] = []
+        for a, b in _split_top(self.masked, start, end, "+"):
+            value = self._piece(a, b, at)
+            if value is None:
+                value = "{base}" if not parts else "{}"
+            parts.append(value)
+        joined = "".join(parts)
+        return None if joined in ("", "{base}") else joined
+
+    def _piece(self, start: int, end: int, before: int) -> str | None:
+        """One operand of a concatenation: a literal, `URI.create(…)`, or a name."""
+        piece = self.text[start:end].strip()
+        if len(piece) >= 2 and piece[0] == '"' == piece[-1]:
+            literal = piece[1:-1]
+            return _KOTLIN_HOLE.sub(lambda m: self._hole(m, literal), literal)
+        if _URI_CREATE.match(piece):
+            open_at = self.masked.index("(", start)
+            close = matching(self.masked, open_at, "(", ")")
+            return self.expression(open_at + 1, close, before) if close > open_at else None
+        name = _NAME.fullmatch(piece)
+        if name is None:
+            return None
+        return self._local(name.group(1), before) or self.constants.get(name.group(1))
+
+    def _hole(self, m: re.Match[str], literal: str) -> str:
+        known = self.constants.get(m.group(1) or "")
+        if known is not None:
+            return known
+        return "{base}" if literal.startswith(m.group(0)) else "{}"
+
+    def _local(self, name: str, before: int) -> str | None:
+        """The string last assigned to `name` before `before`, in the same method."""
+        method = self.ctx.innermost(self.lines.line(before), sections=False)
+        start = self.lines.starts[method.start_line - 1] if method is not None else 0
+        pattern = re.compile(rf"\b{re.escape(name)}\s*(?::\s*String\s*)?=(?!=)")
+        assigned = list(pattern.finditer(self.masked, start, before))
+        if not assigned:
+            return None
+        value_start = assigned[-1].end()
+        kotlin = self.ctx.language == "kotlin"
+        value_end = _statement_end(self.masked, value_start, before, kotlin)
+        if value_end <= value_start:
+            return None
+        return self.expression(value_start, value_end, value_start)
+
+    # -- client calls in code ---------------------------------------------------------
+    def fluent_calls(self) -> list[HttpFact]:
+        """`client.get().uri(…)`, `.method(HttpMethod.PUT).uri(…)`, MockMvc's
+        `perform(get(…))`."""
+        found: list[HttpFact] = []
+        matches = [*_FLUENT.finditer(self.masked), *_MOCK_MVC.finditer(self.masked)]
+        for m in matches:
+            verb = next(g for g in m.groups() if g).upper()
+            found += self._call(verb, m.end() - 1, m.start())
+        return found
+
+    def template_calls(self) -> list[HttpFact]:
+        """RestTemplate's (or TestRestTemplate's) `getForObject(url, …)`,
+        `exchange(url, HttpMethod.POST, …)`, on a receiver named as a client or a
+        template."""
+        found: list[HttpFact] = []
+        for m in _TEMPLATE_CALL.finditer(self.masked):
+            if not named_as(m.group(1), _TEMPLATE_WORDS):
+                continue
+            verb = m.group(2).upper()
+            open_at = m.end() - 1
+            if verb == "EXCHANGE":
+                close = matching(self.masked, open_at, "(", ")")
+                method = _HTTP_METHOD_ARG.search(self.text, open_at, max(close, open_at))
+                verb = method.group(1) if method else "*"
+            found += self._call(verb, open_at, m.start())
+        return found
+
+    def _call(self, verb: str, open_at: int, at: int) -> list[HttpFact]:
+        """The call whose URL is the first argument after the `(` at `open_at`."""
+        close = matching(self.masked, open_at, "(", ")")
+        if close <= open_at:
+            return []
+        first = next(_split_top(self.masked, open_at + 1, close, ","), None)
+        if first is None:
+            return []
+        url = self.expression(*first, before=at)
+        if url is None:
+            return []
+        line = self.lines.line(at)
+        fact = call_fact(verb or "*", url, line, self.ctx.source_id(line))
+        return [fact] if fact is not None else []
+
+
+def module_root(path: str) -> str:
+    """The folder of the build module (Maven, Gradle) a file is in: what comes before
+    its `src/main/` or `src/test/` ("" for the repository's root)."""
+    for marker in ("/src/main/", "/src/test/"):
+        head, found, _ = ("/" + path).partition(marker)
+        if found:
+            return head.strip("/")
+    return ""
+
+
+def application_router(repo: str, root: str) -> str:
+    """The router a module's Spring routes are declared on: one application a module,
+    which a gateway may serve under a prefix of its own (`graph/spring_gateway.py`)."""
+    return f"{repo}/{root}#spring-application" if root else f"{repo}#spring-application"
+
+
+def _statement_end(masked: str, start: int, limit: int, lines_end: bool) -> int:
+    """Where the expression starting at `start` ends, before `limit`: a `;`, or with
+    `lines_end` (Kotlin) a line end outside brackets not after a `+`."""
+    depth = 0
+    for index in range(start, limit):
+        char = masked[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth < 0:
+                return index
+        elif depth == 0 and char == ";":
+            return index
+        elif depth == 0 and char == "\n" and lines_end:
+            before = masked[start:index].strip()
+            if before and not before.endswith("+"):
+                return index
+    return limit
+
+
+def _split_top(masked: str, start: int, end: int, separator: str) -> Iterator[tuple[int, int]]:
+    """The spans of masked[start:end] between `separator`s outside brackets."""
+    depth = 0
+    piece = start
+    for index in range(start, end):
+        char = masked[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == separator and depth == 0:
+            if masked[piece:index].strip():
+                yield piece, index
+            piece = index + 1
+    if masked[piece:end].strip():
+        yield piece, end
