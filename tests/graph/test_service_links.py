@@ -953,3 +953,79 @@ def test_a_gateway_written_as_properties_or_rewriting_paths_serves_its_services(
         ("pc/web/vets.ts#vets", "pc/vets/src/main/java/vets/VetResource.java#VetResource.list",
          "GET", "/api/vet/vets", 0.9, "literal"),
     }  # fmt: skip
+
+
+def test_django_includes_of_a_list_and_of_a_prefix_not_read(tmp_path: Path) -> None:
+    """healthchecks: `path(prefix, include("hc.front.urls"))` with `prefix` bound twice
+    read as a parameter segment, so none of 148 routes linked; and `path("checks/<uuid:
+    code>/", include(check_urls))`, a list of the same URLconf, lost its prefix."""
+    root = (
+        "from django.urls import include, path\n\n"
+        'prefix = ""\n'
+        "if _path := site_path():\n"
+        '    prefix = f"{_path}/"\n\n'
+        'urlpatterns = [path(prefix, include("front.urls"))]\n'
+    )
+    front = (
+        "from django.urls import include, path\n\n"
+        "from front import views\n\n"
+        "check_urls = [\n"
+        '    path("pause/", views.pause, name="hc-pause"),\n'
+        "]\n\n"
+        "urlpatterns = [\n"
+        '    path("checks/<uuid:code>/", include(check_urls)),\n'
+        '    path("projects/menu/", views.menu),\n'
+        "]\n"
+    )
+    views = "def pause(request, code):\n    pass\n\n\ndef menu(request):\n    pass\n"
+    script = (
+        "function pause(code) {\n"
+        "    fetch(base + '/checks/' + code + '/pause/', {method: 'POST'});\n"
+        "    fetch('/projects/menu/');\n"
+        "}\n"
+    )
+    files = {
+        "site/__init__.py": "",
+        "site/urls.py": root,
+        "front/__init__.py": "",
+        "front/urls.py": front,
+        "front/views.py": views,
+        "static/js/details.js": script,
+    }
+    assert repo_links(tmp_path, "hc", files) == {
+        ("hc/static/js/details.js#pause", "hc/front/views.py#pause", "POST",
+         "/checks/{}/pause", 0.5, "unknown-prefix"),
+        ("hc/static/js/details.js#pause", "hc/front/views.py#menu", "GET", "/projects/menu",
+         0.5, "unknown-prefix"),
+    }  # fmt: skip
+
+
+def test_jquery_requests_are_client_calls(tmp_path: Path) -> None:
+    """healthchecks' frontend calls its views with `$.ajax({url, type: "post"})`,
+    `$.getJSON(url)` and `$.post(url)`: none was a client call."""
+    server = (
+        "const express = require('express');\nconst app = express();\n"
+        "app.post('/checks/cron_preview/', function preview(req, res) {});\n"
+        "app.get('/checks/validate_schedule/', function validate(req, res) {});\n"
+        "app.post('/checks/:code/pause/', function pause(req, res) {});\n"
+    )
+    script = (
+        "function preview(base, token) {\n"
+        '    $.ajax({url: base + "/checks/cron_preview/", type: "post", data: {}});\n'
+        '    $.getJSON(base + "/checks/validate_schedule/", {}, function (data) {});\n'
+        "}\n"
+        "function pause(code) {\n"
+        '    jQuery.post("/checks/" + code + "/pause/", function () {});\n'
+        # a jQuery selection's `.get(0)` is no request
+        '    $("#x").get(0);\n'
+        "}\n"
+    )
+    found = repo_links(tmp_path, "hc", {"server.js": server, "static/js/checks.js": script})
+    js = "hc/static/js/checks.js"
+    assert found == {  # an inline handler's route is its file's
+        (f"{js}#preview", "hc/server.js", "POST", "/checks/cron_preview", 0.6,
+         "unknown-base"),
+        (f"{js}#preview", "hc/server.js", "GET", "/checks/validate_schedule", 0.6,
+         "unknown-base"),
+        (f"{js}#pause", "hc/server.js", "POST", "/checks/{}/pause", 0.8, "template"),
+    }  # fmt: skip

@@ -55,6 +55,7 @@ from codecompass.indexing.extract import DEEP_LANGUAGES, ECMA_LANGUAGES
 from codecompass.indexing.facts import FileFacts, FunctionFacts, Ref
 from codecompass.indexing.inflection import camel
 from codecompass.indexing.languages import is_test_path, language_for_path, stub_module
+from codecompass.indexing.textscan import LineIndex, Syntax, mask, matching
 from codecompass.models import Edge, HttpFact, SymbolRecord
 
 CONF_EXACT = 1.0
@@ -171,6 +172,8 @@ _PHP_PROPERTY = re.compile(
 # Globals and hooks that fetch the URL they are given, as `fetch` does: Nuxt's `$fetch`,
 # `useFetch`, ofetch, SWR's key (unless the repository defines the name itself).
 FETCH_LIKE = frozenset({"$fetch", "useFetch", "useLazyFetch", "ofetch", "useSWR"})
+# jQuery's requests, by method: `$.get(url)`, `$.getJSON(url)`, `$.ajax(url)`.
+JQUERY_REQUESTS = {"get": "GET", "getJSON": "GET", "post": "POST", "ajax": "*"}
 # Bare functions a client hook hands out, by the method each calls.
 HTTP_CALL_NAMES = {
     **{verb: verb.upper() for verb in ("get", "post", "put", "patch", "delete")},
@@ -188,6 +191,9 @@ ROUTE_ROOTS = frozenset({"flask", "fastapi", "starlette", "django", "express"})
 MOUNT_VERBS = frozenset({"include_router", "register_blueprint", "use"})
 # Test clients of a framework call its routes (`TestClient(app).get("/users")`).
 TEST_CLIENTS = frozenset({"testclient", "test_client"})
+_PYTHON = Syntax(line_comments=("#",), quotes=('"""', "'''", '"', "'"))
+# a module-level list: `check_urls = [`
+_LIST_ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=\s*\[", re.M)
 # a Ruby local, instance variable or method name: `family`, `plaid_account`
 _RUBY_LOCAL = re.compile(r"[a-z][a-z0-9_]*")
 _PLAIN_CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
@@ -300,6 +306,8 @@ class Ctx:
         self.imported_symbols: dict[str, SymbolRecord | bool | None] = {}
         # PHP: the declared types of each class's properties (`Resolver.php_properties`).
         self.php_properties: dict[str, dict[str, str]] | None = None
+        # Django: a URLconf's lists of patterns (`Resolver._pattern_lists`).
+        self.pattern_lists: dict[str, tuple[int, int]] | None = None
 
     @property
     def file_id(self) -> str:
@@ -2261,6 +2269,9 @@ class Resolver:
         if ctx.language in ECMA_LANGUAGES and ref.name in FETCH_LIKE and value.kind != "sym":
             return _client_call(method_kw or "GET", first, ref.line, source)
         receiver, _, verb = ref.name.rpartition(".")
+        if ctx.language in ECMA_LANGUAGES and receiver in ("$", "jQuery") and first:
+            jquery = JQUERY_REQUESTS.get(verb)  # `$.getJSON(base + "/x/")`, `$.post(url)`
+            return _client_call(jquery, first, ref.line, source) if jquery else []
         server = value.kind == "ext" and value.name.split(".")[0] in SERVER_ROOTS
         if (
             ctx.language in ECMA_LANGUAGES
@@ -2306,12 +2317,23 @@ class Resolver:
             if verb not in ("path", "re_path", "url"):
                 return []
             pattern = route_path(first, regex=verb != "path") or "/"
+            lists = self._pattern_lists(ctx)
+            here = next(
+                (f"{ctx.file_id}#{name}" for name, (a, b) in lists.items() if a <= ref.line <= b),
+                ctx.file_id,
+            )
             if handler.startswith("include:"):
-                module = self.module_value(ctx, handler.removeprefix("include:"))
-                if module.kind != "module":
-                    return []
-                child = f"{module.repo}/{module.path}"
-                return [HttpFact("mount", "prepend", pattern, ref.line, child, router=ctx.file_id)]
+                if first.startswith("{}"):  # `path(prefix, include(…))`: not read
+                    pattern = UNKNOWN_PREFIX
+                included = handler.removeprefix("include:")
+                if included in lists:  # `include(check_urls)`, a list of this URLconf
+                    child = f"{ctx.file_id}#{included}"
+                else:
+                    module = self.module_value(ctx, included)
+                    if module.kind != "module":
+                        return []
+                    child = f"{module.repo}/{module.path}"
+                return [HttpFact("mount", "prepend", pattern, ref.line, child, router=here)]
             methods = ["*"]
         elif verb in HTTP_VERBS:
             pattern, methods = route_path(first), [verb.upper()]
@@ -2323,16 +2345,30 @@ class Resolver:
             return []
         if not pattern:
             return []
-        if root == "django":
-            router = ctx.file_id
-        else:
-            router = self.router_key(ctx, receiver, ref.scope, ref.line)
+        django = root == "django"
+        router = here if django else self.router_key(ctx, receiver, ref.scope, ref.line)
         node = source
         if handler:
             found = self.eval_chain(ctx, handler, ref.scope, ref.line, 0)
             if found.kind == "sym" and found.sym is not None:
                 node = found.sym.id
         return [HttpFact("route", m, pattern, ref.line, node, router=router) for m in methods]
+
+    def _pattern_lists(self, ctx: Ctx) -> dict[str, tuple[int, int]]:
+        """A Django URLconf's module-level lists of patterns other than `urlpatterns`
+        (`check_urls = [path(…), …]`), each with its first and last line: each is a
+        router of its own, which `include(check_urls)` mounts."""
+        if ctx.pattern_lists is None:
+            text = self.file_text(ctx)
+            masked = mask(text, _PYTHON)
+            lines = LineIndex(text)
+            ctx.pattern_lists = {}
+            for m in _LIST_ASSIGNMENT.finditer(masked):
+                close = matching(masked, m.end() - 1, "[", "]")
+                if m.group(1) != "urlpatterns" and close > m.end():
+                    span = (lines.line(m.start()), lines.line(close))
+                    ctx.pattern_lists[m.group(1)] = span
+        return ctx.pattern_lists
 
     def read_names(self, ctx: Ctx, text: str, scope: int) -> str:
         """A URL argument with each `{=C}` (a dotted name in it) replaced by the string

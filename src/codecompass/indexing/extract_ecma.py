@@ -57,6 +57,7 @@ _QUOTES = "\"'`"
 # Calls of an HTTP client that may take their URL in an options object.
 _CLIENT_VERBS = frozenset({"get", "post", "put", "patch", "delete", "head", "options", "request"})
 _REQUEST_FUNCTIONS = frozenset({"request", "__request"})
+_JQUERY_AJAX = frozenset({"$.ajax", "jQuery.ajax"})
 
 
 class EcmaExtractor:
@@ -865,12 +866,14 @@ class EcmaExtractor:
     def options_call(self, chain: str, args: Node | None, scope: int) -> list[str] | None:
         """An HTTP client called with an options object holding its URL, `client.post({
         url: '/users', … })`, `axios({ method: 'post', url })`, `__request(OpenAPI, {
-        method: 'GET', url: '/users/{id}' })`: ["", "", url, method, ""], the only
-        calls whose third slot (`url=` in Python) is filled in JS. The callee must be
-        shaped like a client: a verb or `request` member call, `axios`, a function
-        named `request`; the URL a string starting with `/` or `http`."""
+        method: 'GET', url: '/users/{id}' })`, jQuery's `$.ajax({ url, type: 'post' })`:
+        ["", "", url, method, ""], the only calls whose third slot (`url=` in Python) is
+        filled in JS. The callee must be shaped like a client: a verb or `request`
+        member call, `axios`, a function named `request`, `$.ajax`; the URL a string
+        starting with `/` or `http` (any path for `$.ajax`)."""
         verb = chain.rpartition(".")[2]
-        client = chain == "axios" or verb in _REQUEST_FUNCTIONS
+        jquery = chain in _JQUERY_AJAX
+        client = chain == "axios" or verb in _REQUEST_FUNCTIONS or jquery
         if not client and not ("." in chain and verb in _CLIENT_VERBS):
             return None
         items = list(args.named_children) if args is not None else []
@@ -888,9 +891,10 @@ class EcmaExtractor:
                 if key is not None and value is not None:
                     found[self.text(key).strip(_QUOTES)] = self.string_pattern(value, scope) or ""
             url = found.get("url", "")
-            if url.startswith(("/", "http")):
-                method = found.get("method") or ("GET" if chain == "axios" else "")
-                return ["", "", url, method, ""]
+            # jQuery's `$.ajax` requests whatever its `url` (`base + "/x/"`), by `type`
+            if url.startswith(("/", "http")) or (jquery and "/" in url):
+                method = found.get("method") or (found.get("type", "") if jquery else "")
+                return ["", "", url, method or ("GET" if chain == "axios" else ""), ""]
         return None
 
     def mount_args(self, args: Node | None, scope: int) -> list[str] | None:

@@ -927,6 +927,7 @@ class PythonExtractor:
 
     def view_call(self, call: Node) -> str:
         """A Django view given as a call: `include("app.urls")` as `include:app.urls`,
+        `include(check_urls)` (a list of patterns) as `include:check_urls`,
         `views.Posts.as_view()` as the class `views.Posts`; else ""."""
         func = call.child_by_field_name("function")
         args = call.child_by_field_name("arguments")
@@ -938,6 +939,8 @@ class PythonExtractor:
         if name != "include":
             return ""
         first = args.named_children[0] if args.named_children else None
+        if first is not None and first.type == "identifier":  # `include(check_urls)`
+            return f"include:{self.text(first)}"
         spec = self.string_pattern(first, 0) if first is not None else None
         return f"include:{spec}" if spec and _DOTTED.fullmatch(spec) else ""
 

@@ -102,8 +102,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # (`export const router = t.router`). 37: a Rails view is read in the language it renders
 # (`_form.html.erb` as HTML, not as documentation text); `.jbuilder` is Ruby; Prisma
 # schemas have symbols; an exported JS/TS object literal is a symbol
-# (`export const authOptions = {…}`).
-READER_VERSION = 37
+# (`export const authOptions = {…}`). 38: Django's `include(check_urls)` of a list of
+# patterns names the list; jQuery's `$.ajax({url, type})` is a client call.
+READER_VERSION = 38
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -115,6 +116,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     35: (".mdx",),
     36: _SCRIPTS,
     37: (".erb", ".jbuilder", ".prisma", *_SCRIPTS),
+    38: (".py", ".pyi", *_SCRIPTS),
 }
 
 
