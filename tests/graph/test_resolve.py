@@ -31,6 +31,9 @@ PYTHON: set[Edge] = {
     (f"{P}/repository.py#Repository.add", f"{P}/models.py#Entity", "references", 1.0, 7),
     # `item: Entity` → Entity.save.
     (f"{P}/repository.py#Repository.add", f"{P}/models.py#Entity.save", "calls", 0.8, 8),
+    # the same call seen through the Order service.py passes it (service.py's edge, at
+    # the call passing it; `callers` shows the call once)
+    (f"{P}/repository.py#Repository.add", f"{P}/models.py#Entity.save", "calls", 0.8, 18),
     (f"{P}/service.py", "?logging", "imports", 1.0, 1),
     (f"{P}/service.py", f"{P}/__init__.py", "imports", 1.0, 3),
     (f"{P}/service.py", f"{P}/models.py#Order", "imports", 1.0, 3),

@@ -654,8 +654,13 @@ class GraphReader:
                 ]
             found.sort(key=lambda x: (-x[0].confidence * x[0].weight, x[0].type, x[1]))
             others = self.nodes(o for _, o in found) if repo else {}
+            # An argument's flow into another file's body that the body's own edge
+            # already says (`item: Entity` then `item.save()`) is the same call twice.
+            direct = {(e.source, e.target, e.type) for e, _ in found if e.via != "argument"}
             next_frontier: list[str] = []
             for edge, other in found:
+                if edge.via == "argument" and (edge.source, edge.target, edge.type) in direct:
+                    continue
                 if not self.access.allows_node(other):
                     continue  # never shown, never walked through
                 if repo is not None:

@@ -604,7 +604,7 @@ class Resolver:
             if ref.values:
                 for more in self.calls:
                     rows += more(self, ctx, ref, value, source, innermost)
-            return rows + self.follow_arguments(ctx, ref, value, 0, frozenset())
+            return rows + self.argument_edges(ctx, ref, value)
         if ref.kind == "decorate":
             # Only decorators of the workspace are worth an edge: `@property`,
             # `@app.route(…)` are everywhere and say nothing.
@@ -613,7 +613,7 @@ class Resolver:
             ]
             for row in rows:
                 row.via = "decorator"
-            return rows + self.follow_arguments(ctx, ref, value, 0, frozenset())
+            return rows + self.argument_edges(ctx, ref, value)
         if ref.kind == "iterate":
             return self.iteration_edges(ctx, ref, value, source)
         edge_type = {
@@ -723,6 +723,19 @@ class Resolver:
         return rows
 
     # -- following arguments into a function ---------------------------------------------
+    def argument_edges(self, ctx: Ctx, ref: Ref, callee: Value) -> list[Edge]:
+        """`follow_arguments` from a call of this file. An edge from a body in another
+        file is owned by this one, so its evidence is this call's line, which passes the
+        argument (`@require_sudo_mode` on a view: its wrapper calls the view); the body's
+        own line would point into this file at something else."""
+        rows = self.follow_arguments(ctx, ref, callee, 0, frozenset())
+        for row in rows:
+            if not row.source.startswith((ctx.file_id + "#", ctx.file_id + "@")) and (
+                row.source != ctx.file_id
+            ):
+                row.evidence_line = ref.line
+        return rows
+
     def follow_arguments(
         self, ctx: Ctx, ref: Ref, callee: Value, depth: int, seen: frozenset[str]
     ) -> list[Edge]:
