@@ -11,7 +11,7 @@ from codecompass.indexing.extract_python import PythonExtractor
 from codecompass.indexing.facts import FileFacts
 from codecompass.indexing.treesitter import parse_tree
 from codecompass.models import EdgeQuery
-from tests.graph.helpers import add_fixture, edges, workspace
+from tests.graph.helpers import add_fixture, edges, repo_edges, workspace
 from tests.graph.test_link import edit
 
 F = "pf/app/flow.py"
@@ -120,3 +120,48 @@ def test_facts_keep_arguments_parameters_and_results_through_json() -> None:
     body = again.scopes[again.functions["run"].scope].bindings
     assert body["<return>"] == [(3, "cont:<return>")]
     assert body["<return>[]"] == [(3, "key:'a:expr:cb")]
+
+
+def test_django_managers_and_querysets_give_their_models_instances(tmp_path: Path) -> None:
+    """healthchecks: `callers Check.get_status` found 3 of 13 call sites. A model's
+    `objects` (an attribute Django adds) was an outside name, so `Check.objects.get(…)`,
+    `get_object_or_404(Check, …)` and a loop over `Check.objects.filter(…)` held nothing
+    of the repository."""
+    models = (
+        "from django.db import models\n\n\n"
+        "class Check(models.Model):\n"
+        "    def get_status(self):\n        return 'up'\n\n"
+        "    def ping(self):\n"
+        "        self = Check.objects.select_for_update().get(id=self.id)\n"
+        "        self.prune()\n\n"
+        "    def prune(self):\n        pass\n"
+    )
+    views = (
+        "from django.shortcuts import get_object_or_404\n\n"
+        "from hc.models import Check\n\n\n"
+        "def details(request, code):\n"
+        "    check = get_object_or_404(Check, code=code)\n"
+        "    check.get_status()\n"
+        "    Check.objects.get(code=code).ping()\n"
+        "    for c in Check.objects.filter(user=request.user).order_by('name'):\n"
+        "        c.get_status()\n"
+        "    Check.objects.filter(code=code).first().ping()\n"
+        "    Check.objects.all()[0].prune()\n"
+        "    found, created = Check.objects.get_or_create(code=code)\n"
+        "    found.ping()\n"
+        "    Check.objects.count()\n"
+        "    get_object_or_404(Check.objects.filter(code=code), id=1).prune()\n"
+    )
+    files = {"hc/__init__.py": "", "hc/models.py": models, "hc/views.py": views}
+    found = repo_edges(tmp_path, "hc", files, ("calls",))
+    m, v = "hc/hc/models.py#Check", "hc/hc/views.py#details"
+    assert {(s, t, c, line) for s, t, _, c, line in found if t.startswith(m + ".")} == {
+        (f"{m}.ping", f"{m}.prune", 0.8, 10),  # `self` rebound to a Check
+        (v, f"{m}.get_status", 0.8, 8),
+        (v, f"{m}.ping", 0.8, 9),
+        (v, f"{m}.get_status", 0.8, 11),
+        (v, f"{m}.ping", 0.8, 12),
+        (v, f"{m}.prune", 0.8, 13),
+        (v, f"{m}.prune", 0.8, 17),
+        # get_or_create gives a pair (not followed)
+    }

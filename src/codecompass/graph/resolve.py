@@ -174,6 +174,22 @@ _PHP_PROPERTY = re.compile(
 FETCH_LIKE = frozenset({"$fetch", "useFetch", "useLazyFetch", "ofetch", "useSWR"})
 # jQuery's requests, by method: `$.get(url)`, `$.getJSON(url)`, `$.ajax(url)`.
 JQUERY_REQUESTS = {"get": "GET", "getJSON": "GET", "post": "POST", "ajax": "*"}
+# Django: a model's managers, and the manager and queryset methods that give another
+# queryset of its rows or one row (a `get_or_create` gives a pair: not followed).
+DJANGO_MANAGERS = frozenset({"objects", "_default_manager", "_base_manager"})
+QUERY_METHODS = frozenset(
+    {
+        *("all", "filter", "exclude", "order_by", "select_related", "prefetch_related"),
+        *("annotate", "alias", "distinct", "only", "defer", "using", "select_for_update"),
+        *("none", "reverse", "union", "intersection", "difference", "iterator"),
+    }
+)
+INSTANCE_METHODS = frozenset(
+    {
+        *("get", "first", "last", "latest", "earliest", "create", "aget", "afirst"),
+        *("alast", "alatest", "aearliest", "acreate"),
+    }
+)
 # Bare functions a client hook hands out, by the method each calls.
 HTTP_CALL_NAMES = {
     **{verb: verb.upper() for verb in ("get", "post", "put", "patch", "delete")},
@@ -983,6 +999,9 @@ class Resolver:
         that key: the latest such binding), of a generator, or what `value[…]` gives."""
         if value.kind == "union":
             return union([self.element(alt, key, depth) for alt in value.alts])
+        if value.kind == "ext" and value.via == "manager" and value.sym is not None:
+            # a row of a queryset: `for check in Check.objects.filter(…)`, `qs[0]`
+            return Value("inst", conf=min(value.conf, CONF_SCOPE), via="manager", sym=value.sym)
         if value.kind in ("ext", "builtin"):
             return value
         if depth > MAX_DEPTH:
@@ -1305,7 +1324,10 @@ class Resolver:
         if kind == "ext":
             if value.name.split(".")[0] in TYPING_ROOTS:
                 return UNKNOWN
-            return replace(value, name=f"{value.name}.{name}")
+            found = replace(value, name=f"{value.name}.{name}")
+            if value.via == "manager" and name not in QUERY_METHODS | INSTANCE_METHODS:
+                found = replace(found, via="external", sym=None)  # `.count`, `.model`, …
+            return found
         if kind == "builtin":
             return value
         if kind == "unknown" and name in BUILTIN_METHODS and not final:
@@ -1402,7 +1424,11 @@ class Resolver:
         if outside.kind == "ext":
             if outside.name.split(".")[0] in TYPING_ROOTS:
                 return UNKNOWN  # a generic container's method: its element type
-            return Value("ext", conf=CONF_SCOPE, via="external", name=f"{outside.name}.{name}")
+            found = Value("ext", conf=CONF_SCOPE, via="external", name=f"{outside.name}.{name}")
+            if name in DJANGO_MANAGERS and outside.name.split(".")[0] == "django":
+                # `Check.objects`: the manager Django gives a model, querying its rows
+                return replace(found, via="manager", sym=cls)
+            return found
         return UNKNOWN
 
     def own_member(self, cls: SymbolRecord, name: str, instance: bool, depth: int) -> Value | None:
@@ -1519,6 +1545,12 @@ class Resolver:
         kind = value.kind
         if kind == "ext" and value.name.split(".")[0] in TYPING_ROOTS:
             return UNKNOWN
+        if kind == "ext" and value.via == "manager" and value.sym is not None:
+            # a queryset method: another queryset of the model, or one of its rows
+            if value.name.rpartition(".")[2] in INSTANCE_METHODS:
+                conf = min(value.conf, CONF_SCOPE)
+                return Value("inst", conf=conf, via="manager", sym=value.sym)
+            return value
         if kind in ("ext", "builtin"):
             return value
         if kind == "sym" and value.sym is not None:

@@ -74,6 +74,16 @@ def looks_like_url_argument(value: str) -> bool:
     return "/" in value or value in _HTTP_WORDS
 
 
+# Django's shortcuts that query a model (or a queryset) given first: the manager
+# method each runs.
+_DJANGO_SHORTCUTS = {
+    "get_object_or_404": "get",
+    "aget_object_or_404": "get",
+    "get_list_or_404": "filter",
+    "aget_list_or_404": "filter",
+}
+
+
 class PythonExtractor:
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -108,6 +118,9 @@ class PythonExtractor:
         if t == "call":
             func = node.child_by_field_name("function")
             inner = self._chain(func) if func is not None else None
+            shortcut = _DJANGO_SHORTCUTS.get((inner or "").rpartition(".")[2])
+            if shortcut:
+                return self._django_shortcut(node, shortcut) or f"{inner}()"
             return f"{inner or '?'}()"
         if t == "subscript":
             value = node.child_by_field_name("value")
@@ -119,6 +132,21 @@ class PythonExtractor:
         if t == "await" and node.named_children:
             return self._chain(node.named_children[0])
         return "?"
+
+    def _django_shortcut(self, call: Node, method: str) -> str | None:
+        """`get_object_or_404(Check, …)` as `Check.objects.get()`, of a queryset
+        (`get_object_or_404(Check.objects.filter(…), …)`) as `….get()`;
+        `get_list_or_404` as `filter()`."""
+        args = call.child_by_field_name("arguments")
+        first = args.named_children[0] if args is not None and args.named_children else None
+        if first is None or first.type not in ("identifier", "attribute", "call"):
+            return None
+        model = self._chain(first)
+        if not model or model == "?":
+            return None
+        if first.type != "call" and model.rpartition(".")[2][:1].isupper():
+            model += ".objects"  # the model class: its default manager
+        return f"{model}.{method}()"
 
     def key(self, node: Node | None) -> str:
         """A subscript or dict key as chains write it: `'name` for a string, digits for
