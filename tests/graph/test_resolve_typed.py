@@ -480,3 +480,30 @@ def test_an_extension_method_of_the_repository_is_called_on_an_outside_object(
         (basket, bus_method, 0.7),
         (ordering, bus_method, 0.7),
     }
+
+
+def test_a_java_record_accessor_is_no_call_of_its_components_type(tmp_path: Path) -> None:
+    """spring-petclinic: `request.address()` on `record OwnerRequest(String address, …)`
+    was a call of `?String`; the accessor gives the component, whose methods are called
+    on (`request.name().trim()`, `request.owner().save()`)."""
+    files = {
+        "Owner.java": (
+            "package pc;\n\npublic class Owner {\n    public void save() { }\n"
+            "    public void setAddress(String a) { }\n}\n"
+        ),
+        "OwnerRequest.java": (
+            "package pc;\n\npublic record OwnerRequest(String address, Owner owner) { }\n"
+        ),
+        "Mapper.java": (
+            "package pc;\n\npublic class Mapper {\n"
+            "    public void map(Owner owner, OwnerRequest request) {\n"
+            "        owner.setAddress(request.address().trim());\n"
+            "        request.owner().save();\n    }\n}\n"
+        ),
+    }
+    found = repo_edges(tmp_path, "pc", files, ("calls",))
+    assert found == {
+        ("pc/Mapper.java#Mapper.map", "pc/Owner.java#Owner.setAddress", "calls", 0.8, 5),
+        ("pc/Mapper.java#Mapper.map", "?String.trim", "calls", 0.8, 5),
+        ("pc/Mapper.java#Mapper.map", "pc/Owner.java#Owner.save", "calls", 0.8, 6),
+    }

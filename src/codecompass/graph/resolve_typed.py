@@ -156,6 +156,7 @@ class TypedResolver:
     class_members_in_scope = False  # Java and C# see their class's members unqualified
     extension = ""
     primitives: frozenset[str] = frozenset()  # keyword types: `int`, `string`
+    called_field_is_accessor = False  # Java: `r.name()` of a record reads its component
 
     def __init__(self, base: Resolver) -> None:
         self.base = base
@@ -405,7 +406,12 @@ class TypedResolver:
             found = self.member(value.sym, name, depth + 1, frozenset(), field=field)
             if found is None:
                 return TVal("missing", conf=0.0, name=f"{value.sym.name}.{name}")
-            return found.weaker(min(value.conf, CONF_SCOPE))
+            found = found.weaker(min(value.conf, CONF_SCOPE))
+            if not field and self.called_field_is_accessor and found.via == "field":
+                # `request.address()` of a Java record: its accessor gives the component
+                # (no call of the component's type)
+                return TVal("builtin", conf=found.conf, via="field", gives=found)
+            return found
         return UNKNOWN
 
     def element_method(self, value: TVal, name: str) -> TVal:
@@ -950,6 +956,7 @@ class ClassBasedResolver(TypedResolver):
 
 class JavaResolver(ClassBasedResolver):
     super_words = frozenset({"super"})
+    called_field_is_accessor = True
     extension = ".java"
     primitives = JAVA_PRIMITIVES
 
