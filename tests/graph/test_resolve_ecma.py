@@ -309,3 +309,35 @@ def test_a_prisma_client_call_references_its_model(tmp_path: Path) -> None:
         ("web/app/posts.ts#posts", "?@prisma/client.PrismaClient.post.findMany", "calls", 1.0, 4),
         ("web/app/posts.ts#posts", "web/prisma/schema.prisma#Post", "references", 0.8, 4),
     }
+
+
+def test_classic_scripts_call_each_others_top_level_functions(tmp_path: Path) -> None:
+    """healthchecks' static/js: `adaptiveSetInterval` and `loadPingDetails` are defined in
+    one script and called in others (the page loads them all; no imports), and `callers`
+    found none. A script that imports or exports is a module: its unbound names stay
+    unbound."""
+    files = {
+        "static/js/timer.js": (
+            "function adaptiveSetInterval(fn, when) {\n    setInterval(fn, when);\n}\n\n"
+            "class DateFormatter {\n    format(d) { return d; }\n}\n"
+        ),
+        "static/js/details.js": (
+            "$(function () {\n"
+            "    adaptiveSetInterval(refresh, 1000);\n"
+            "    var f = new DateFormatter();\n"
+            "    f.format(1);\n"
+            "    undefinedThing();\n"
+            "});\n"
+        ),
+        "src/module.js": (
+            "import { x } from './x.js';\n\nexport function run() {\n"
+            "    adaptiveSetInterval(x, 1);\n}\n"
+        ),
+        "src/x.js": "export const x = 1;\n",
+    }
+    found = {(s, t, c) for s, t, ty, c, _ in repo_edges(tmp_path, "hc", files, ("calls",))}
+    assert {e for e in found if e[1].startswith("hc/static/js/timer.js")} == {
+        ("hc/static/js/details.js", "hc/static/js/timer.js#adaptiveSetInterval", 0.5),
+        ("hc/static/js/details.js", "hc/static/js/timer.js#DateFormatter", 0.5),
+        ("hc/static/js/details.js", "hc/static/js/timer.js#DateFormatter.format", 0.5),
+    }

@@ -261,6 +261,12 @@ _T = TypeVar("_T")
 MAX_VALUES = 8  # alternatives a name may hold before it counts as unknown
 
 
+def _classic_script(facts: FileFacts) -> bool:
+    """A script a page loads as is: it neither imports (`import`, `require`) nor
+    exports."""
+    return not facts.exports and not facts.stars and all(r.kind != "import" for r in facts.refs)
+
+
 def union(values: list[Value]) -> Value:
     """One value for several alternatives: unknown ones dropped, duplicates merged."""
     seen: dict[tuple[str, str], Value] = {}
@@ -976,6 +982,8 @@ class Resolver:
             ops = ops[2:] if ctx.language == "python" else ops
         else:
             found = self.lookup(ctx, head, scope, line, depth)
+            if found is None and ctx.language in ECMA_LANGUAGES:
+                found = self.script_global(ctx, head)
             if found is None:
                 return Value("unbound", conf=0.0, name=head)
             value = found
@@ -985,6 +993,26 @@ class Resolver:
             value = self.attribute(value, name, depth, final=n == last)
             value = self.apply_ops(value, ops, depth)
         return value
+
+    def script_global(self, ctx: Ctx, name: str) -> Value | None:
+        """A name a classic script (a `.js` file that neither imports nor exports) leaves
+        unbound: a top-level function or class of the repository's other classic
+        scripts, which a page loads together (healthchecks' `adaptiveSetInterval`)."""
+        if not ctx.path.endswith(".js") or not _classic_script(ctx.facts):
+            return None
+        found = [
+            s
+            for s in self.index.by_name(name, ctx.repo)
+            if s.parent is None
+            and s.kind in ("function", "class")
+            and s.path != ctx.path
+            and s.path.endswith(".js")
+        ]
+        found = [s for s in found if _classic_script(self.index.facts(s.repo, s.path) or ctx.facts)]
+        if not found or len(found) > MAX_CANDIDATES:
+            return None
+        conf = CONF_UNIQUE if len(found) == 1 else min(CONF_AMBIGUOUS, 0.8 / len(found))
+        return union([Value("sym", conf=conf, via="script", sym=s) for s in found])
 
     def apply_ops(self, value: Value, ops: str, depth: int) -> Value:
         for op in _OP.finditer(ops):
