@@ -2787,9 +2787,13 @@ def _is_none(value: Value) -> bool:
 
 
 def _dedupe(rows: list[Edge]) -> list[Edge]:
+    """One edge per source, target, type and line; one per source, target and type for
+    a call followed into another body through arguments (at the first call passing
+    them: sympy's 10,017 such edges would be 73,116, one a call site)."""
     best: dict[tuple[str, str, str, int | None], Edge] = {}
     for row in rows:
-        key = (row.source, row.target, row.type, row.evidence_line)
+        line = None if row.via == "argument" else row.evidence_line
+        key = (row.source, row.target, row.type, line)
         kept = best.get(key)
         if kept is None or row.confidence > kept.confidence:
             best[key] = row
