@@ -457,7 +457,7 @@ def search(
             )
             console.print(
                 f"[bold]{n}. {shown}[/bold]  [dim]score {f.score:.4f}[/dim]  [cyan]{symbols}"
-                f"[/cyan]{vouched}"
+                f"[/cyan]{vouched}{copies_note(f.why)}"
             )
         if not result.files:
             console.print("No results.")
@@ -471,6 +471,7 @@ def search(
                 f"[bold]{n}. {location}[/bold]  [cyan]{sym.kind} {escape(sym.symbol)}[/cyan]  "
                 f"[dim]{best}score {sym.score:.4f} (chunk {sym.why['chunk_score']:.4f}, "
                 f"file {sym.why['file_share']:.4f} of {sym.why['file_score']:.4f})[/dim]"
+                f"{copies_note(sym.why)}"
             )
         if not result.symbols:
             console.print("No results.")
@@ -483,12 +484,21 @@ def search(
         name = f"{hit.kind} {hit.symbol}" if hit.symbol else hit.kind
         console.print(
             f"[bold]{n}. {location}[/bold]  [cyan]{escape(name)}[/cyan]  "
-            f"[dim]score {hit.score:.4f}[/dim]"
+            f"[dim]score {hit.score:.4f}[/dim]{copies_note(hit.why)}"
         )
         if explain:
             for line in explain_lines(hit.why):
                 console.print(f"   [dim]{escape(line)}[/dim]", highlight=False)
         print_code(hit.snippet, hit.language)
+
+
+def copies_note(why: dict[str, Any]) -> str:
+    """`  also in a, b (+2)` for a result standing for identical copies of its file."""
+    copies = why.get("copies") or []
+    if not copies:
+        return ""
+    more = f" (+{len(copies) - 2})" if len(copies) > 2 else ""
+    return f"  [dim]also in {escape(', '.join(copies[:2]))}{more}[/dim]"
 
 
 def explain_lines(why: dict[str, Any]) -> list[str]:

@@ -1032,3 +1032,41 @@ def test_a_question_asking_for_tests_ranks_them_with_the_code(tmp_path: Path) ->
     assert asked.hits[0].why["features"]["test"]["contribution"] == 0.0
     assert plain.hits[0].path == "limiter.py"
     assert plain.hits[-1].why["features"]["test"]["contribution"] == -1.0
+
+
+def test_copies_of_a_file_are_one_result(tmp_path: Path) -> None:
+    """online-boutique keeps four identical `demo.proto` files and three `health.proto`:
+    they took 16 of 60 top-5 places, and all 5 for "grpc health check". A file's copies
+    are one hit, one file and one symbol, naming the other places in `why.copies`."""
+    proto = (
+        'syntax = "proto3";\n\npackage grpc.health.v1;\n\n'
+        "// The health check service.\nservice Health {\n"
+        "  rpc Check(HealthCheckRequest) returns (HealthCheckResponse);\n}\n\n"
+        "message HealthCheckRequest {\n  string service = 1;\n}\n"
+    )
+    repo = make_git_repo(
+        tmp_path / "p",
+        {
+            "cart/protos/health.proto": proto,
+            "checkout/protos/health.proto": proto,
+            "shipping/protos/health.proto": proto,
+            "cart/health.py": (
+                "def check_health(service):\n"
+                '    """Answer the grpc health check of a service."""\n'
+                "    return 'SERVING'\n"
+            ),
+        },
+    )
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    with eng:
+        eng.index(root)
+        found = eng.retrieve("grpc health check service", eng.search_options(k=8))
+    protos = [h for h in found.hits if h.path.endswith(".proto")]
+    assert len({(h.start_line, h.end_line, h.symbol) for h in protos}) == len(protos)
+    first = protos[0]
+    copies = sorted({"cart", "checkout", "shipping"} - {first.path.split("/")[0]})
+    assert first.why["copies"] == [f"{c}/protos/health.proto" for c in copies]
+    assert [f.path.endswith(".proto") for f in found.files].count(True) == 1
+    assert "cart/health.py" in {h.path for h in found.hits}
+    symbols = [s for s in found.symbols if s.path.endswith(".proto")]
+    assert len({s.symbol for s in symbols}) == len(symbols)

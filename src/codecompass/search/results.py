@@ -3,6 +3,7 @@ the file view, the symbol view and the subgraph around the hits."""
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Sequence
 from typing import Any
 
@@ -74,9 +75,14 @@ def hits(
     score_of = dict(ranking)
     kept: list[ChunkRecord] = []
     per_file: dict[tuple[str, str], int] = {}
+    copies = Copies()
     for cid, _ in ranking:
         chunk = chunks[cid]
-        key = (chunk.repo, chunk.path)
+        key = copies.file_key(chunk)  # a file and its copies count as one
+        if copies.seen(chunk, (chunk.file_hash, chunk.start_line, chunk.end_line)):
+            continue
+        if chunk.symbol and copies.seen(chunk, copied_symbol(chunk)):
+            continue  # a near copy: the same code in a file of the same name
         if per_file.get(key, 0) >= options.max_per_file:
             continue
         if any(duplicates(chunk, other) for other in kept):
@@ -116,6 +122,7 @@ def hits(
                 }
         if cand.graph_path:
             why["graph_path"] = list(cand.graph_path)
+        copies.note(chunk, why)
         out.append(
             Hit(
                 repo=chunk.repo,
@@ -145,12 +152,18 @@ def files(
     for cid in order:
         ids_of.setdefault((chunks[cid].repo, chunks[cid].path), []).append(cid)
     best = max((total for _, total in totals), default=0.0)
+    copies = Copies()
     out: list[FileHit] = []
-    for key, total in totals[: ctx.options.max_files]:
+    for key, total in totals:
+        if len(out) >= ctx.options.max_files:
+            break
         ids = ids_of[key]
         top = chunks[ids[0]]
+        if copies.seen(top, (top.file_hash,)):
+            continue
         symbols = list(dict.fromkeys(chunks[i].symbol for i in ids if chunks[i].symbol))
         why = _file_why(ctx, key, ids, bonus.get(key))
+        copies.note(top, why)
         if not out and best > total:  # the best chunk's file leads: shown at the top score
             why |= {"first_as_best_chunk": True, "own_score": round(total, 6)}
         out.append(
@@ -199,10 +212,16 @@ def symbols(
         chunk = chunks[cid]
         if chunk.symbol and not is_documentation(chunk.language, chunk.path):
             first.setdefault(((chunk.repo, chunk.path), chunk.symbol), cid)
-    ranked = sorted(
-        ((sum(parts), item) for item, parts in values.items() if item in first),
-        key=lambda pair: (-pair[0], first[pair[1]]),
-    )[: options.max_symbols]
+    copies = Copies()
+    ranked = [
+        (value, item)
+        for value, item in sorted(
+            ((sum(parts), item) for item, parts in values.items() if item in first),
+            key=lambda pair: (-pair[0], first[pair[1]]),
+        )
+        if not copies.seen(chunks[first[item]], (chunks[first[item]].file_hash, item[1]))
+        and not copies.seen(chunks[first[item]], copied_symbol(chunks[first[item]]))
+    ][: options.max_symbols]
     ids = [sid for _, item in ranked if (sid := chunks[first[item]].symbol_id)]
     defined = {s.id: s for s in ctx.sources.symbols.symbols(SymbolQuery(ids=ids))} if ids else {}
     out: list[SymbolHit] = []
@@ -222,6 +241,7 @@ def symbols(
         )
         if (start, end) != (chunk.start_line, chunk.end_line):
             why["best_chunk_lines"] = [chunk.start_line, chunk.end_line]
+        copies.note(chunk, why)
         out.append(
             SymbolHit(
                 repo=chunk.repo,
@@ -281,6 +301,51 @@ def subgraph(ctx: SearchContext, found: Sequence[Hit]) -> dict[str, Any]:
                     }
                 )
     return {"nodes": list(nodes.values()), "edges": edges}
+
+
+class Copies:
+    """Whole files copied to other places (four identical `demo.proto`): the first of
+    a copy's results stands for all, naming the others in `why["copies"]`."""
+
+    def __init__(self) -> None:
+        self.first: dict[tuple[object, ...], ChunkRecord] = {}
+        self.whys: dict[str, dict[str, Any]] = {}  # a kept result's `why`, by chunk id
+        self.others: dict[str, list[str]] = {}  # copies seen before their `why` was
+        self.files: dict[str, tuple[str, str]] = {}  # a file's hash → its first place
+
+    def file_key(self, chunk: ChunkRecord) -> tuple[str, str]:
+        """The first place seen of the file holding `chunk` (itself, or a copy)."""
+        place = (chunk.repo, chunk.path)
+        return self.files.setdefault(chunk.file_hash, place) if chunk.file_hash else place
+
+    def seen(self, chunk: ChunkRecord, key: tuple[object, ...]) -> bool:
+        """Whether `chunk`, by `key` (its file's hash first), is a copy of one already
+        kept in another file; noted if so."""
+        if not chunk.file_hash:
+            return False
+        kept = self.first.setdefault(key, chunk)
+        if (kept.repo, kept.path) == (chunk.repo, chunk.path):
+            return False
+        where = chunk.path if chunk.repo == kept.repo else f"{chunk.repo}/{chunk.path}"
+        why = self.whys.get(kept.id)
+        if why is not None:
+            why.setdefault("copies", []).append(where)
+        else:
+            self.others.setdefault(kept.id, []).append(where)
+        return True
+
+    def note(self, chunk: ChunkRecord, why: dict[str, Any]) -> None:
+        """`why` of a kept result: its copies seen so far, and those seen later."""
+        self.whys[chunk.id] = why
+        if chunk.id in self.others:
+            why["copies"] = self.others.pop(chunk.id)
+
+
+def copied_symbol(chunk: ChunkRecord) -> tuple[object, ...]:
+    """What a symbol's chunk is the same as in a near copy of its file (the same code,
+    in a file of the same name: online-boutique's `demo.proto`s that differ by a line):
+    its text and its file's name."""
+    return ("text", chunk.text_hash, chunk.symbol, posixpath.basename(chunk.path))
 
 
 def duplicates(a: ChunkRecord, b: ChunkRecord) -> bool:
