@@ -507,3 +507,27 @@ def test_a_java_record_accessor_is_no_call_of_its_components_type(tmp_path: Path
         ("pc/Mapper.java#Mapper.map", "?String.trim", "calls", 0.8, 5),
         ("pc/Mapper.java#Mapper.map", "pc/Owner.java#Owner.save", "calls", 0.8, 6),
     }
+
+
+def test_a_doc_link_names_the_type_of_its_own_package_first(tmp_path: Path) -> None:
+    """spring-petclinic: `{@link PetType}` in customers' `PetRepository` was a guess
+    among three `PetType` classes (customers', the gateway's, genai's) at 0.27."""
+    files = {
+        "customers/model/PetType.java": "package pc.customers.model;\n\nclass PetType { }\n",
+        "gateway/dto/PetType.java": "package pc.gateway.dto;\n\nrecord PetType(int id) { }\n",
+        "genai/dto/PetType.java": "package pc.genai.dto;\n\nrecord PetType(int id) { }\n",
+        "customers/model/PetRepository.java": (
+            "package pc.customers.model;\n\n"
+            "interface PetRepository {\n"
+            "    /**\n     * Retrieve all {@link PetType}s from the data store.\n     */\n"
+            "    java.util.List<Object> findPetTypes();\n}\n"
+        ),
+    }
+    found = repo_edges(tmp_path, "pc", files, ("references",))
+    assert {(s, t, c) for s, t, _, c, _ in found} == {
+        (
+            "pc/customers/model/PetRepository.java#PetRepository.findPetTypes",
+            "pc/customers/model/PetType.java#PetType",
+            1.0,
+        ),
+    }

@@ -1681,6 +1681,14 @@ class Resolver:
         elif not candidates:
             candidates = [s for s in self.index.by_name(name, ctx.repo) if s.kind != "section"]
         candidates = [s for s in candidates if s.id != source]
+        folder = posixpath.dirname(ctx.path)
+        near = [s for s in candidates if posixpath.dirname(s.path) == folder]
+        if len(near) == 1 and len(candidates) > 1:
+            # the package's own (`{@link PetType}` beside a PetType of another service)
+            conf = CONF_EXACT if explicit else CONF_SCOPE
+            row = self._to_sym(source, near[0], "references", conf, ref, "package")
+            row.weight = weight
+            return [row]
         if candidates and len(candidates) <= MAX_CANDIDATES:
             if len(candidates) == 1:
                 conf = CONF_SCOPE if dotted else 0.6
