@@ -1029,3 +1029,51 @@ def test_jquery_requests_are_client_calls(tmp_path: Path) -> None:
          "unknown-base"),
         (f"{js}#pause", "hc/server.js", "POST", "/checks/{}/pause", 0.8, "template"),
     }  # fmt: skip
+
+
+def test_django_url_names_link_reverse_redirect_and_url_tags_to_their_views(
+    tmp_path: Path,
+) -> None:
+    """healthchecks: `callers views.details` found nothing, though `reverse("hc-details",
+    args=[…])`, `redirect("hc-details", code)` and templates' `{% url 'hc-details' … %}`
+    all lead to it by its name; an `app_name` namespaces a URLconf's names."""
+    urls = (
+        "from django.urls import path\n\nfrom front import views\n\n"
+        'app_name = "front"\n\n'
+        "urlpatterns = [\n"
+        '    path("checks/<uuid:code>/details/", views.details, name="hc-details"),\n'
+        '    path("", views.index, name="hc-index"),\n'
+        # no slash, so no path to read but for its name
+        '    path("contact.vcf", views.contact, name="hc-contact-vcf"),\n'
+        "]\n"
+    )
+    views = (
+        "from django.shortcuts import redirect\nfrom django.urls import reverse\n\n\n"
+        "def details(request, code):\n    pass\n\n\n"
+        "def index(request):\n    pass\n\n\n"
+        "def contact(request):\n    pass\n\n\n"
+        "def add(request, code):\n"
+        '    url = reverse("front:hc-details", args=[code])\n'
+        '    return redirect("front:hc-details", code)\n\n\n'
+        "def home(request):\n"
+        '    return redirect("front:hc-nope")\n'
+    )
+    template = (
+        "<ul>\n{% for check in checks %}\n"
+        "  <li><a href=\"{% url 'front:hc-details' check.code %}\">{{ check }}</a></li>\n"
+        "{% endfor %}\n</ul>\n"
+        "<a href=\"{% url 'front:hc-contact-vcf' %}\">card</a>\n"
+    )
+    files = {
+        "front/__init__.py": "",
+        "front/urls.py": urls,
+        "front/views.py": views,
+        "templates/front/checks.html": template,
+    }
+    d = "hc/front/views.py#details"
+    assert repo_links(tmp_path, "hc", files) == {
+        ("hc/front/views.py#add", d, "*", "url front:hc-details", 0.9, "url-name"),
+        ("hc/templates/front/checks.html", d, "*", "url front:hc-details", 0.9, "url-name"),
+        ("hc/templates/front/checks.html", "hc/front/views.py#contact", "*",
+         "url front:hc-contact-vcf", 0.9, "url-name"),
+    }  # fmt: skip

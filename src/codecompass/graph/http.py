@@ -22,6 +22,8 @@ unknown-base    0.6         the client's URL starts with a value not read, or is
 unknown-prefix  0.5         a prefix above the route could not be read: the
                             route is matched with what is known below it, which
                             may end a longer call (two segments at least)
+url-name        0.9         a Django route's name used (`reverse`, `redirect`,
+                            `{% url %}`); split among up to 3 routes of one name
 ==============  ==========  ===================================================
 
 What is read where (``resolve.py``): a prefix or a client URL may be a string literal,
@@ -253,6 +255,7 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
             segments = _segments(template)
             by_length.setdefault(len(segments), []).append((route, template, segments, known))
     by_owner: dict[tuple[str, str], list[Edge]] = {}
+    _link_names(facts, by_owner)
     longest = max(by_length, default=0)
     for call in (f for f in facts if f.role == "call"):
         found: dict[tuple[str, int], tuple[tuple[int, int, int], float, str, HttpFact, str]] = {}
@@ -311,6 +314,37 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
                 )
             )
     return by_owner
+
+
+def _link_names(facts: Sequence[HttpFact], by_owner: dict[tuple[str, str], list[Edge]]) -> None:
+    """Each use of a route's name (`reverse("front:hc-details")`, `{% url … %}`) to the
+    view the route of that name serves (`via` `url-name`; split among up to 3)."""
+    named: dict[str, list[HttpFact]] = {}
+    for fact in facts:
+        if fact.role == "named":
+            named.setdefault(fact.pattern, []).append(fact)
+    for use in (f for f in facts if f.role == "by-name"):
+        routes = named.get(use.pattern, [])
+        if not routes or len(routes) > 3:
+            continue
+        confidence = LITERAL[1] if len(routes) == 1 else round(0.8 / len(routes), 4)
+        for route in routes:
+            by_owner.setdefault((use.repo, use.path), []).append(
+                Edge(
+                    source=use.node,
+                    target=route.node,
+                    type="http",
+                    weight=EDGE_WEIGHTS["http"],
+                    confidence=confidence,
+                    resolved=True,
+                    name=f"* url {use.pattern}",
+                    via="url-name",
+                    evidence_line=use.line,
+                    target_repo=route.repo,
+                    target_path=route.path,
+                    target_line=route.line,
+                )
+            )
 
 
 def relink_http(backend: Backend) -> int:

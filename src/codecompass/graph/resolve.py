@@ -52,6 +52,7 @@ from codecompass.graph.index import Package, SymbolIndex, file_key
 from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT, TYPE_KINDS
 from codecompass.graph.php import Roots, composer_roots, declaring_files
 from codecompass.indexing.extract import DEEP_LANGUAGES, ECMA_LANGUAGES
+from codecompass.indexing.extract_python import URL_NAME_CALLS
 from codecompass.indexing.facts import FileFacts, FunctionFacts, Ref
 from codecompass.indexing.inflection import camel
 from codecompass.indexing.languages import is_test_path, language_for_path, stub_module
@@ -2338,8 +2339,8 @@ class Resolver:
     # -- HTTP -------------------------------------------------------------------------------
     def http_facts(self, ctx: Ctx, ref: Ref, value: Value, source: str) -> list[HttpFact]:
         """The routes, client calls and mounts a call makes (see `HttpFact`)."""
-        args = [self.read_names(ctx, a, ref.scope) for a in ref.args or []] + [""] * 5
-        first, second, url_kw, method_kw, handler = args[:5]
+        args = [self.read_names(ctx, a, ref.scope) for a in ref.args or []] + [""] * 6
+        first, second, url_kw, method_kw, handler, route_name = args[:6]
         if url_kw and ctx.language in ECMA_LANGUAGES:
             # only client calls give JS a `url` (the property of an options object)
             verb = ref.name.rpartition(".")[2]
@@ -2394,6 +2395,9 @@ class Resolver:
             return self.mount_fact(ctx, ref, verb, receiver)
         if not ref.args:
             return []
+        if root == "django" and verb in URL_NAME_CALLS:
+            # `reverse("front:hc-details")`, `redirect("hc-details", code)`: by its name
+            return [HttpFact("by-name", "*", first, ref.line, source)] if "/" not in first else []
         if root == "django":  # a URLconf module is the router of its patterns
             if verb not in ("path", "re_path", "url"):
                 return []
@@ -2433,7 +2437,12 @@ class Resolver:
             found = self.eval_chain(ctx, handler, ref.scope, ref.line, 0)
             if found.kind == "sym" and found.sym is not None:
                 node = found.sym.id
-        return [HttpFact("route", m, pattern, ref.line, node, router=router) for m in methods]
+        routes = [HttpFact("route", m, pattern, ref.line, node, router=router) for m in methods]
+        if django and route_name:  # `name="hc-details"`, under the URLconf's `app_name`
+            space = self.string_value(ctx, "expr:app_name", 0)
+            named = f"{space}:{route_name}" if space else route_name
+            routes.append(HttpFact("named", "*", named, ref.line, node, router=router))
+        return routes
 
     def _pattern_lists(self, ctx: Ctx) -> dict[str, tuple[int, int]]:
         """A Django URLconf's module-level lists of patterns other than `urlpatterns`

@@ -74,6 +74,8 @@ def looks_like_url_argument(value: str) -> bool:
     return "/" in value or value in _HTTP_WORDS
 
 
+# Django's calls that name a route (`reverse("hc-details")`, `redirect("hc-details")`).
+URL_NAME_CALLS = frozenset({"reverse", "reverse_lazy", "redirect", "resolve_url"})
 # Django's shortcuts that query a model (or a queryset) given first: the manager
 # method each runs.
 _DJANGO_SHORTCUTS = {
@@ -806,7 +808,8 @@ class PythonExtractor:
             line = _line(named or func or node)
             event = chain.rpartition(".")[2] in EVENT_CALLS
             values = self.argument_values(args_node, scope, event)
-            self.ref("call", chain, line, scope, self.call_args(args_node, scope), values)
+            args = self.call_args(args_node, scope, chain.rpartition(".")[2] in URL_NAME_CALLS)
+            self.ref("call", chain, line, scope, args, values)
             self.container_update(chain, args_node, scope, line)
             prefix = self.dispatch_prefix(args_node, scope) if chain == "getattr" else None
             if prefix:
@@ -914,14 +917,16 @@ class PythonExtractor:
             elif method not in ("update", "extend"):
                 self.bind_value(f"{head}[]", item, owner, line)
 
-    def call_args(self, args: Node | None, scope: int) -> list[str] | None:
+    def call_args(self, args: Node | None, scope: int, by_name: bool = False) -> list[str] | None:
         """String arguments that may name a URL or an HTTP method: the first two
         positional ones, `url=`, `method=`, then the last positional argument when it is
-        a name (a route's view: Django's `path("users/", views.users)`)."""
+        a name (a route's view: Django's `path("users/", views.users)`), then `name=`
+        (a Django route's). With `by_name` (`reverse("hc-details")`), a first string
+        argument is kept whatever it holds."""
         if args is None or args.type != "argument_list":
             return None
         positional: list[str] = []
-        keywords = {"url": "", "method": "", "methods": ""}
+        keywords = {"url": "", "method": "", "methods": "", "name": ""}
         handler = ""
         items = [a for a in args.named_children if a.type != "keyword_argument"]
         if len(items) >= 2 and items[-1].type in ("identifier", "attribute"):
@@ -946,7 +951,9 @@ class PythonExtractor:
                 positional.append("/" if root else text or "")
         positional += [""] * (2 - len(positional))
         method = keywords["method"] or keywords["methods"]
-        out = [*positional, keywords["url"], method, handler]
+        out = [*positional, keywords["url"], method, handler, keywords["name"]]
+        if positional[0] and (by_name or (handler and keywords["name"])):
+            return out  # `reverse("hc-index")`; `path("contact.vcf", view, name="…")`
         if not any(looks_like_url_argument(v) for v in out[:4] if v) and not handler.startswith(
             "include:"
         ):
