@@ -32,15 +32,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from codecompass.graph.code_urls import CodeText, Dialect, split_top
 from codecompass.graph.http import UNKNOWN, call_fact, join_paths, named_as, route_path
 from codecompass.graph.models import TYPE_KINDS
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
-from codecompass.indexing.textscan import LineIndex, Syntax, mask, matching
+from codecompass.indexing.textscan import Syntax, matching
 from codecompass.models import HttpFact, SymbolRecord
 
 _JAVA = Syntax(line_comments=("//",), block_comments=(("/*", "*/"),), quotes=('"""', '"', "'"))
 _LANGUAGES = frozenset({"java", "kotlin"})
-_VERBS = ("GET", "POST", "PUT", "DELETE", "PATCH")
 # `@GetMapping`, `@RequestMapping` (Spring MVC); `@GetExchange`, `@HttpExchange`
 # (Spring's HTTP interfaces); `@GET`, `@Path` (JAX-RS)
 _ANNOTATION = re.compile(
@@ -66,9 +66,12 @@ _TEMPLATE_CALL = re.compile(
 _TEMPLATE_WORDS = frozenset({"rest", "template", "http", "client"})
 _HTTP_METHOD_ARG = re.compile(r"HttpMethod\s*\.\s*(GET|POST|PUT|DELETE|PATCH)\b")
 _CONSTANT = re.compile(r"\b(?:String|val|var)\s+(\w+)\s*(?::\s*String\s*)?=\s*\"([^\"\n]*)\"")
-_KOTLIN_HOLE = re.compile(r"\$\{[^{}]*\}|\$([A-Za-z_]\w*)")
-_NAME = re.compile(r"(?:this\s*\.\s*)?(?:[A-Za-z_]\w*\s*\.\s*)*([A-Za-z_]\w*)")
-_URI_CREATE = re.compile(r"(?:URI\s*\.\s*create|URI)\s*\(")
+
+
+_DIALECTS = {
+    "java": Dialect(_JAVA, _CONSTANT, r"\b{name}\s*=(?!=)", lines_end=False),
+    "kotlin": Dialect(_JAVA, _CONSTANT, r"\b{name}\s*(?::\s*String\s*)?=(?!=)", lines_end=True),
+}
 
 
 def spring_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[HttpFact]:
@@ -79,21 +82,12 @@ def spring_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[Http
     text = resolver.file_text(ctx)
     if not any(w in text for w in ("Mapping", "@Path", "Exchange", "uri(", "perform(", "For")):
         return []
-    source = _Source(ctx, text)
+    source = _Source(ctx, text, _DIALECTS[ctx.language])
     return [*source.declared(), *source.fluent_calls(), *source.template_calls()]
 
 
-class _Source:
-    """One file's text, masked, with its string constants."""
-
-    def __init__(self, ctx: Ctx, text: str) -> None:
-        self.ctx = ctx
-        self.text = text
-        self.masked = mask(text, _JAVA)
-        self.lines = LineIndex(text)
-        self.constants: dict[str, str] = {}
-        for m in _CONSTANT.finditer(text):
-            self.constants.setdefault(m.group(1), m.group(2))
+class _Source(CodeText):
+    """One Java or Kotlin file's text (see `CodeText`)."""
 
     # -- routes and declared clients --------------------------------------------------
     def declared(self) -> list[HttpFact]:
@@ -105,7 +99,7 @@ class _Source:
             prefixes = [p for _, _, paths in self._mappings(*head, client) for p in paths]
             feign = _FEIGN.search(self.masked, *head)
             if feign:  # `@FeignClient(name = "customers", path = "/owners")`
-                prefixes += self._paths(self._args(feign.end()), ("path",), positional=False)
+                prefixes += self._paths(self.args(feign.end()), ("path",), positional=False)
             prefixes = prefixes or [""]
             if None in prefixes and not client:
                 found.append(HttpFact("router", "*", UNKNOWN, cls.start_line, cls.id))
@@ -169,7 +163,7 @@ class _Source:
         jaxrs_paths: list[str | None] = []
         jaxrs_line = 0
         for m in _ANNOTATION.finditer(self.masked, start, end):
-            args = self._args(m.end())
+            args = self.args(m.end())
             line = self.lines.line(m.start())
             if m["jaxrs"]:
                 jaxrs_verb, jaxrs_line = m["jaxrs"], jaxrs_line or line
@@ -188,16 +182,6 @@ class _Source:
                 yield line, verb, paths
         if jaxrs_verb or jaxrs_paths:
             yield jaxrs_line, jaxrs_verb, jaxrs_paths or [""]
-
-    def _args(self, after: int) -> tuple[int, int] | None:
-        """The offsets inside the parentheses following an annotation's name, if any."""
-        index = after
-        while index < len(self.masked) and self.masked[index] in " \t":
-            index += 1
-        if index >= len(self.masked) or self.masked[index] != "(":
-            return None
-        close = matching(self.masked, index, "(", ")")
-        return (index + 1, close) if close > index else None
 
     def _paths(
         self,
@@ -227,7 +211,7 @@ class _Source:
         if raw[:1] in "{[" and raw[-1:] in "}]":
             offset, raw = offset + 1, raw[1:-1]
         out: list[str | None] = []
-        for piece_start, piece_end in _split_top(self.masked, offset, offset + len(raw), ","):
+        for piece_start, piece_end in split_top(self.masked, offset, offset + len(raw), ","):
             value = self.expression(piece_start, piece_end)
             if value is not None and value.startswith("{base}"):
                 value = None
@@ -245,57 +229,6 @@ class _Source:
                 return list(dict.fromkeys(v.group(1) for v in _REQUEST_METHOD.finditer(region)))
         return []
 
-    # -- values -----------------------------------------------------------------------
-    def expression(self, start: int, end: int, before: int | None = None) -> str | None:
-        """The string an expression in text[start:end] builds, `{base}` in front for a
-        value not read that starts it, `{}` for one inside; None when nothing of it is
-        read. Locals are those assigned before offset `before` (default `start`)."""
-        at = start if before is None else before
-        parts: list[str] = []
-        for a, b in _split_top(self.masked, start, end, "+"):
-            value = self._piece(a, b, at)
-            if value is None:
-                value = "{base}" if not parts else "{}"
-            parts.append(value)
-        joined = "".join(parts)
-        return None if joined in ("", "{base}") else joined
-
-    def _piece(self, start: int, end: int, before: int) -> str | None:
-        """One operand of a concatenation: a literal, `URI.create(…)`, or a name."""
-        piece = self.text[start:end].strip()
-        if len(piece) >= 2 and piece[0] == '"' == piece[-1]:
-            literal = piece[1:-1]
-            return _KOTLIN_HOLE.sub(lambda m: self._hole(m, literal), literal)
-        if _URI_CREATE.match(piece):
-            open_at = self.masked.index("(", start)
-            close = matching(self.masked, open_at, "(", ")")
-            return self.expression(open_at + 1, close, before) if close > open_at else None
-        name = _NAME.fullmatch(piece)
-        if name is None:
-            return None
-        return self._local(name.group(1), before) or self.constants.get(name.group(1))
-
-    def _hole(self, m: re.Match[str], literal: str) -> str:
-        known = self.constants.get(m.group(1) or "")
-        if known is not None:
-            return known
-        return "{base}" if literal.startswith(m.group(0)) else "{}"
-
-    def _local(self, name: str, before: int) -> str | None:
-        """The string last assigned to `name` before `before`, in the same method."""
-        method = self.ctx.innermost(self.lines.line(before), sections=False)
-        start = self.lines.starts[method.start_line - 1] if method is not None else 0
-        pattern = re.compile(rf"\b{re.escape(name)}\s*(?::\s*String\s*)?=(?!=)")
-        assigned = list(pattern.finditer(self.masked, start, before))
-        if not assigned:
-            return None
-        value_start = assigned[-1].end()
-        kotlin = self.ctx.language == "kotlin"
-        value_end = _statement_end(self.masked, value_start, before, kotlin)
-        if value_end <= value_start:
-            return None
-        return self.expression(value_start, value_end, value_start)
-
     # -- client calls in code ---------------------------------------------------------
     def fluent_calls(self) -> list[HttpFact]:
         """`client.get().uri(…)`, `.method(HttpMethod.PUT).uri(…)`, MockMvc's
@@ -304,7 +237,7 @@ class _Source:
         matches = [*_FLUENT.finditer(self.masked), *_MOCK_MVC.finditer(self.masked)]
         for m in matches:
             verb = next(g for g in m.groups() if g).upper()
-            found += self._call(verb, m.end() - 1, m.start())
+            found += self.call(verb, m.end() - 1, m.start())
         return found
 
     def template_calls(self) -> list[HttpFact]:
@@ -321,23 +254,8 @@ class _Source:
                 close = matching(self.masked, open_at, "(", ")")
                 method = _HTTP_METHOD_ARG.search(self.text, open_at, max(close, open_at))
                 verb = method.group(1) if method else "*"
-            found += self._call(verb, open_at, m.start())
+            found += self.call(verb, open_at, m.start())
         return found
-
-    def _call(self, verb: str, open_at: int, at: int) -> list[HttpFact]:
-        """The call whose URL is the first argument after the `(` at `open_at`."""
-        close = matching(self.masked, open_at, "(", ")")
-        if close <= open_at:
-            return []
-        first = next(_split_top(self.masked, open_at + 1, close, ","), None)
-        if first is None:
-            return []
-        url = self.expression(*first, before=at)
-        if url is None:
-            return []
-        line = self.lines.line(at)
-        fact = call_fact(verb or "*", url, line, self.ctx.source_id(line))
-        return [fact] if fact is not None else []
 
 
 def module_root(path: str) -> str:
@@ -354,42 +272,3 @@ def application_router(repo: str, root: str) -> str:
     """The router a module's Spring routes are declared on: one application a module,
     which a gateway may serve under a prefix of its own (`graph/spring_gateway.py`)."""
     return f"{repo}/{root}#spring-application" if root else f"{repo}#spring-application"
-
-
-def _statement_end(masked: str, start: int, limit: int, lines_end: bool) -> int:
-    """Where the expression starting at `start` ends, before `limit`: a `;`, or with
-    `lines_end` (Kotlin) a line end outside brackets not after a `+`."""
-    depth = 0
-    for index in range(start, limit):
-        char = masked[index]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth < 0:
-                return index
-        elif depth == 0 and char == ";":
-            return index
-        elif depth == 0 and char == "\n" and lines_end:
-            before = masked[start:index].strip()
-            if before and not before.endswith("+"):
-                return index
-    return limit
-
-
-def _split_top(masked: str, start: int, end: int, separator: str) -> Iterator[tuple[int, int]]:
-    """The spans of masked[start:end] between `separator`s outside brackets."""
-    depth = 0
-    piece = start
-    for index in range(start, end):
-        char = masked[index]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == separator and depth == 0:
-            if masked[piece:index].strip():
-                yield piece, index
-            piece = index + 1
-    if masked[piece:end].strip():
-        yield piece, end
