@@ -294,8 +294,10 @@ def test_every_framework_parameter_syntax_becomes_one_template() -> None:
     assert client_path("{}/users/{}") == "/users/{}"
 
 
-def fact(role: str, method: str, pattern: str, node: str, router: str = "") -> HttpFact:
-    return HttpFact(role, method, pattern, 1, node, repo="r", path="f", router=router)
+def fact(
+    role: str, method: str, pattern: str, node: str, router: str = "", path: str = "f"
+) -> HttpFact:
+    return HttpFact(role, method, pattern, 1, node, repo="r", path=path, router=router)
 
 
 def test_mounts_compose_prefixes_and_an_unknown_one_keeps_what_is_below_it() -> None:
@@ -1077,3 +1079,152 @@ def test_django_url_names_link_reverse_redirect_and_url_tags_to_their_views(
         ("hc/templates/front/checks.html", "hc/front/views.py#contact", "*",
          "url front:hc-contact-vcf", 0.9, "url-name"),
     }  # fmt: skip
+
+
+def test_go_routers_and_http_clients_link(tmp_path: Path) -> None:
+    """online-boutique's Go frontend routes with gorilla/mux (`r.HandleFunc(baseUrl+
+    "/cart", svc.viewCartHandler).Methods(http.MethodGet)`), and Go declared no route
+    and made no client call at all: net/http (1.22 patterns), gorilla (subrouters), chi
+    (`r.Route` blocks), gin and echo (groups); `http.Get`, `http.NewRequest`."""
+    frontend = (
+        "package main\n\n"
+        'import (\n\t"net/http"\n\n\t"github.com/gorilla/mux"\n)\n\n'
+        "func run(svc *frontendServer, baseUrl string) {\n"
+        "\tr := mux.NewRouter()\n"
+        '\tr.HandleFunc(baseUrl+"/cart", svc.viewCartHandler)'
+        ".Methods(http.MethodGet, http.MethodHead)\n"
+        '\tr.HandleFunc(baseUrl+"/cart", svc.addToCartHandler).Methods(http.MethodPost)\n'
+        '\tapi := r.PathPrefix("/api").Subrouter()\n'
+        '\tapi.HandleFunc("/product/{id}", svc.productHandler)\n'
+        "}\n"
+    )
+    handlers = (
+        'package main\n\nimport "net/http"\n\ntype frontendServer struct{}\n\n'
+        "func (fe *frontendServer) viewCartHandler(w http.ResponseWriter, r *http.Request) {}\n\n"
+        "func (fe *frontendServer) addToCartHandler(w http.ResponseWriter, r *http.Request) {}\n\n"
+        "func (fe *frontendServer) productHandler(w http.ResponseWriter, r *http.Request) {}\n"
+    )
+    std = (
+        'package items\n\nimport "net/http"\n\n'
+        "func Routes(mux *http.ServeMux) {\n"
+        '\tmux.HandleFunc("GET /items/{id}", getItem)\n'
+        '\thttp.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {})\n'
+        "}\n\n"
+        "func getItem(w http.ResponseWriter, r *http.Request) {}\n"
+    )
+    chi = (
+        'package orders\n\nimport "github.com/go-chi/chi/v5"\n\n'
+        "func Router(h *Handler) chi.Router {\n"
+        "\tr := chi.NewRouter()\n"
+        '\tr.Route("/orders", func(r chi.Router) {\n'
+        '\t\tr.Get("/", h.List)\n'
+        '\t\tr.Post("/{orderID}/cancel", h.Cancel)\n'
+        "\t})\n"
+        "\treturn r\n}\n\n"
+        "type Handler struct{}\n\n"
+        "func (h *Handler) List(w http.ResponseWriter, r *http.Request) {}\n\n"
+        "func (h *Handler) Cancel(w http.ResponseWriter, r *http.Request) {}\n"
+    )
+    gin = (
+        'package users\n\nimport "github.com/gin-gonic/gin"\n\n'
+        "func Setup(r *gin.Engine) {\n"
+        '\tv1 := r.Group("/v1")\n'
+        '\tv1.GET("/users/:id", showUser)\n'
+        "}\n\n"
+        "func showUser(c *gin.Context) {}\n"
+    )
+    client = (
+        "package client\n\n"
+        'import (\n\t"fmt"\n\t"net/http"\n)\n\n'
+        'const base = "http://orders:8080"\n\n'
+        "func Cancel(id string) error {\n"
+        '\treq, _ := http.NewRequest(http.MethodPost, base+"/orders/"+id+"/cancel", nil)\n'
+        "\t_, err := http.DefaultClient.Do(req)\n"
+        "\treturn err\n}\n\n"
+        "func Item(host string, id int) {\n"
+        '\thttp.Get(fmt.Sprintf("%s/items/%d", host, id))\n'
+        '\turl := "http://users/v1/users/" + fmt.Sprint(id)\n'
+        "\thttp.Get(url)\n"
+        "\t// a query's Get is no request\n"
+        '\tq.Get("id")\n'
+        "}\n"
+    )
+    files = {
+        "frontend/main.go": frontend,
+        "frontend/handlers.go": handlers,
+        "items/routes.go": std,
+        "orders/router.go": chi,
+        "users/routes.go": gin,
+        "client/client.go": client,
+    }
+    write(tmp_path / "shop", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "shop", name="shop")
+        routes = {
+            (f.method, f.pattern, f.node.partition("#")[2], bool(f.router))
+            for f in engine.backend.links.http_facts()
+            if f.role == "route"
+        }
+        found = {(s, t, m, p, c, v) for s, t, m, p, c, v, *_ in http_links(engine)}
+    assert routes == {
+        # under `baseUrl`, not read; gorilla's `.Methods(…)`
+        ("GET", "/cart", "frontendServer.viewCartHandler", True),
+        ("HEAD", "/cart", "frontendServer.viewCartHandler", True),
+        ("POST", "/cart", "frontendServer.addToCartHandler", True),
+        ("*", "/api/product/{}", "frontendServer.productHandler", False),  # a subrouter
+        ("GET", "/items/{}", "getItem", False),  # a Go 1.22 pattern
+        ("*", "/health", "Routes", False),  # an inline handler: the function registering it
+        ("GET", "/orders", "Handler.List", False),  # in chi's `r.Route("/orders", …)`
+        ("POST", "/orders/{}/cancel", "Handler.Cancel", False),
+        ("GET", "/v1/users/{}", "showUser", False),  # a gin group
+    }
+    assert found == {
+        ("shop/client/client.go#Cancel", "shop/orders/router.go#Handler.Cancel", "POST",
+         "/orders/{}/cancel", 0.8, "template"),
+        ("shop/client/client.go#Item", "shop/items/routes.go#getItem", "GET", "/items/{}",
+         0.6, "unknown-base"),
+        ("shop/client/client.go#Item", "shop/users/routes.go#showUser", "GET", "/v1/users/{}",
+         0.8, "template"),
+    }  # fmt: skip
+
+
+def test_a_locust_load_test_requests_the_routes(tmp_path: Path) -> None:
+    """online-boutique's load generator, `l.client.get("/product/" + id)` in a locust
+    task, requests the frontend's routes: no client call was read."""
+    app = (
+        "from flask import Flask\n\napp = Flask(__name__)\n\n\n"
+        '@app.route("/product/<pid>")\ndef product(pid):\n    return pid\n'
+    )
+    locustfile = (
+        "import random\n\nfrom locust import FastHttpUser, TaskSet\n\n\n"
+        "def browse(l):\n"
+        '    l.client.get("/product/" + random.choice(["a", "b"]))\n'
+    )
+    files = {"app.py": app, "loadgenerator/locustfile.py": locustfile}
+    assert repo_links(tmp_path, "shop", files) == {
+        ("shop/loadgenerator/locustfile.py#browse", "shop/app.py#product", "GET",
+         "/product/{}", 0.8, "template"),
+    }  # fmt: skip
+
+
+def test_the_root_route_and_the_nearest_of_equal_routes() -> None:
+    """piggymetrics' `post("/")` in a test did not reach `POST /` (a path with no
+    segment never matched), and `get("/current")` in account-service's tests also
+    reached statistics-service's `GET /current`: of routes fitting a call equally, those
+    nearest to the caller's file win."""
+    facts = [
+        fact("route", "POST", "/", "accounts#create", path="account/src/main/Ctl.java"),
+        fact("route", "GET", "/current", "accounts#cur", path="account/src/main/Ctl.java"),
+        fact("route", "GET", "/current", "stats#cur", path="statistics/src/main/Ctl.java"),
+        fact("call", "POST", "/", "test#create", path="account/src/test/CtlTest.java"),
+        fact("call", "GET", "/current", "test#cur", path="account/src/test/CtlTest.java"),
+        fact("call", "GET", "/current", "web#cur", path="web/app.js"),
+    ]
+    edges = [e for rows in link_http(facts).values() for e in rows]
+    assert sorted((e.source, e.target, e.via) for e in edges) == [
+        ("test#create", "accounts#create", "literal"),
+        ("test#cur", "accounts#cur", "literal"),
+        # as near to both: both
+        ("web#cur", "accounts#cur", "literal"),
+        ("web#cur", "stats#cur", "literal"),
+    ]

@@ -170,7 +170,10 @@ def _segments(path: str) -> list[str]:
 
 
 def _fit(a: Sequence[str], b: Sequence[str]) -> tuple[int, int, bool] | None:
-    """`_match` on paths already cut into segments."""
+    """`_match` on paths already cut into segments; the root (no segment) fits itself,
+    as a literal."""
+    if not a and not b:
+        return (1, 0, False)
     if len(a) != len(b) or not a:
         return None
     literal = aligned = 0
@@ -258,7 +261,9 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
     _link_names(facts, by_owner)
     longest = max(by_length, default=0)
     for call in (f for f in facts if f.role == "call"):
-        found: dict[tuple[str, int], tuple[tuple[int, int, int], float, str, HttpFact, str]] = {}
+        found: dict[
+            tuple[str, int], tuple[tuple[int, int, int, int], float, str, HttpFact, str]
+        ] = {}
         wanted = _segments(call.pattern)
         length = len(wanted)
         # Below a client's base, a route may have more segments in front (`/api`):
@@ -287,12 +292,14 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
             how += [] if known else [UNKNOWN_PREFIX]
             via, confidence = min(how, key=lambda h: h[1])
             # the fewest segments in front of a relative URL: `songs/{}` is `/api/songs/{}`
-            # rather than `/api/albums/{}/songs/{}`
+            # rather than `/api/albums/{}/songs/{}`; then the route nearest the caller
+            # (a service's tests request its own `/current`, not another service's)
             extra = abs(len(segments) - length)
-            fit, key = (*match[:2], -extra), (route.node, route.line)
+            near = _nearness(call, route)
+            fit, key = (*match[:2], -extra, near), (route.node, route.line)
             if key not in found or (fit, confidence) > found[key][:2]:
                 found[key] = (fit, confidence, via, route, template)
-        best = max((f[0] for f in found.values()), default=(0, 0, 0))
+        best = max((f[0] for f in found.values()), default=(0, 0, 0, 0))
         for fit, confidence, via, route, template in found.values():
             if fit < best:
                 continue
@@ -345,6 +352,19 @@ def _link_names(facts: Sequence[HttpFact], by_owner: dict[tuple[str, str], list[
                     target_line=route.line,
                 )
             )
+
+
+def _nearness(call: HttpFact, route: HttpFact) -> int:
+    """The folders the call's and the route's files share from the repository's root
+    (0 across repositories)."""
+    if call.repo != route.repo:
+        return 0
+    shared = 0
+    for a, b in zip(call.path.split("/")[:-1], route.path.split("/")[:-1], strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared
 
 
 def relink_http(backend: Backend) -> int:

@@ -34,6 +34,7 @@ from codecompass.decoding import decode_text
 from codecompass.graph.aspnet import aspnet_facts
 from codecompass.graph.events import event_edges, event_update, relink_events
 from codecompass.graph.file_routes import file_route_facts
+from codecompass.graph.go_http import go_http_facts
 from codecompass.graph.http import relink_http
 from codecompass.graph.index import SymbolIndex, file_key, js_base, name_key
 from codecompass.graph.models import EDGE_WEIGHTS
@@ -214,6 +215,7 @@ def link(
             spring_facts,
             gateway_facts,
             url_tag_facts,
+            go_http_facts,
             requests_in_tests,
         ),
     )

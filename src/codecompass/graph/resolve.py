@@ -2372,6 +2372,17 @@ class Resolver:
                 # `const { get, del } = useApi(); get('/config')`: a hook's functions
                 method = HTTP_CALL_NAMES[verb]
                 return _client_call(method, first, ref.line, source, True)
+        if (
+            ctx.language == "python"
+            and verb in HTTP_VERBS
+            and receiver.rpartition(".")[2] == "client"
+            and any(
+                r.kind == "import" and re.split(r"[.:]", r.name)[0] == "locust"
+                for r in ctx.facts.refs
+            )
+        ):
+            # a locust task's `l.client.get("/cart")`: the load test requests the app
+            return _client_call(verb, first or url_kw, ref.line, source)
         if value.kind != "ext":
             return []
         parts = value.name.split(".")

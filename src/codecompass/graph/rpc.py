@@ -86,8 +86,10 @@ _STUBS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?:\.(?:future|with_call))?$"
         ),
     ),
-    "go": (
-        re.compile(r"(?:^|\.)(?P<module>\w+)\.(?:New)?(?P<service>\w+)Client\.(?P<method>\w+)$"),
+    "go": (  # not net/http's `http.DefaultClient.Do`
+        re.compile(
+            r"(?:^|\.)(?!http\.)(?P<module>\w+)\.(?:New)?(?P<service>\w+)Client\.(?P<method>\w+)$"
+        ),
     ),
     "java": (
         re.compile(
