@@ -867,6 +867,8 @@ def test_a_thousand_files_are_discovered_quickly(tmp_path: Path, mode: Mode) -> 
         ("\ufeff# @generated\n".encode("utf-8"), "a.py", "generated"),
         (b"x" * 5001, "bundle.js", "minified"),
         (b"x" * 5000 + b"\n" + b"y;\n" * 40, "bundle.js", None),
+        # piggymetrics' login.js ends its lines with CR alone: 200 short lines, no line
+        (b"var a = 1;\r" * 600, "login.js", None),
         (b"x" * 6000, "long.py", None),
         (b"x" * 6000 + b"\n", "styles.CSS", "minified"),
         ((b"a" * 400 + b"\n") * 3, "data.json", "minified"),

@@ -376,7 +376,7 @@ def sniff(head: bytes, path: str, tail: bytes | None = None) -> str | None:
     if extension in _SCRIPT_EXTENSIONS and _SOURCE_MAP.search(tail):
         return "generated"  # a compiler's output
     if extension in _MINIFIABLE_EXTENSIONS:
-        lines = head.split(b"\n")
+        lines = head.splitlines() or [b""]  # `\r` alone ends a line too
         if max(map(len, lines)) > _MAX_LINE_CHARS:
             return "minified"
         if len(head) > _AVERAGE_RULE_MIN_BYTES and len(head) / len(lines) > _MAX_AVERAGE_LINE_CHARS:
