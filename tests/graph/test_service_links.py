@@ -903,6 +903,14 @@ def test_spring_and_jaxrs_routes_and_java_clients_link(tmp_path: Path) -> None:
         "gateway/src/main/java/petclinic/api/CustomersServiceClient.java": gateway,
         "gateway/src/main/java/petclinic/api/OwnersClient.java": feign,
         "customers/src/test/java/petclinic/customers/web/OwnerResourceTest.java": test,
+        # an integration test: `RequestEntity`, and `exchange` alone in its file
+        "customers/src/test/java/petclinic/customers/web/OwnerIT.java": (
+            "package petclinic.customers.web;\n\nclass OwnerIT {\n"
+            "    void reads() {\n"
+            '        template.exchange(RequestEntity.get("/owners/1").build(), String.class);\n'
+            '        rest.exchange("http://localhost:" + port + "/owners/7", HttpMethod.GET,'
+            " null, String.class);\n    }\n}\n"
+        ),
     }
     found = repo_links(tmp_path, "pc", files)
     owner = "pc/customers/src/main/java/petclinic/customers/web/OwnerResource.java#OwnerResource"
@@ -923,6 +931,8 @@ def test_spring_and_jaxrs_routes_and_java_clients_link(tmp_path: Path) -> None:
         (f"{client}.price", item, "GET", "/{}/price", 0.5, "unknown-prefix"),
         (feign_get, f"{owner}.findOwner", "GET", "/owners/{}", 0.8, "template"),
         (test_id, f"{owner}.createOwner", "POST", "/owners", 0.9, "literal"),
+        ("pc/customers/src/test/java/petclinic/customers/web/OwnerIT.java#OwnerIT.reads",
+         f"{owner}.findOwner", "GET", "/owners/{}", 0.8, "template"),
         ("pc/gateway/src/main/resources/static/scripts/owner-details.js", f"{owner}.findOwner",
          "GET", "/api/customer/owners/{}", 0.6, "unknown-base"),
     }  # fmt: skip

@@ -56,8 +56,10 @@ _FLUENT = re.compile(
     r"\.\s*(?:(get|post|put|delete|patch)\s*\(\s*\)"
     r"|method\s*\(\s*HttpMethod\s*\.\s*(GET|POST|PUT|DELETE|PATCH)\s*\))\s*\.\s*uri\s*\("
 )
+# MockMvc's `perform(get(…))`; `RequestEntity.get(…)` (handed to RestTemplate's exchange)
 _MOCK_MVC = re.compile(
     r"\bperform\s*\(\s*(?:MockMvcRequestBuilders\s*\.\s*)?(get|post|put|delete|patch)\s*\("
+    r"|\bRequestEntity\s*\.\s*(get|post|put|delete|patch|head)\s*\("
 )
 _TEMPLATE_CALL = re.compile(
     r"\b([\w.]*\w)\s*\.\s*(get|post|put|patch|delete|exchange)"
@@ -80,7 +82,17 @@ def spring_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[Http
     if ctx.language not in _LANGUAGES:
         return []
     text = resolver.file_text(ctx)
-    if not any(w in text for w in ("Mapping", "@Path", "Exchange", "uri(", "perform(", "For")):
+    words = (
+        "Mapping",
+        "@Path",
+        "Exchange",
+        "exchange(",
+        "uri(",
+        "perform(",
+        "For",
+        "RequestEntity",
+    )
+    if not any(w in text for w in words):
         return []
     source = _Source(ctx, text, _DIALECTS[ctx.language])
     return [*source.declared(), *source.fluent_calls(), *source.template_calls()]
