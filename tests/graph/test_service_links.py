@@ -1238,3 +1238,95 @@ def test_the_root_route_and_the_nearest_of_equal_routes() -> None:
         ("web#cur", "accounts#cur", "literal"),
         ("web#cur", "stats#cur", "literal"),
     ]
+
+
+def test_a_spring_context_path_prefixes_its_modules_routes(tmp_path: Path) -> None:
+    """piggymetrics sets `server.servlet.context-path: /accounts` in its config
+    server's `shared/account-service.yml`: the account service serves `/accounts/{name}`,
+    which the notification service's Feign client calls; the routes were read as
+    `/{name}` and nothing linked. A module's own `application.properties` says it too."""
+    files = {
+        "config/src/main/resources/shared/account-service.yml": (
+            "server:\n  servlet:\n    context-path: /accounts\n  port: 6000\n"
+        ),
+        "account-service/src/main/resources/bootstrap.yml": (
+            "spring:\n  application:\n    name: account-service\n"
+        ),
+        "account-service/src/main/java/acc/AccountController.java": (
+            "package acc;\n\n@RestController\npublic class AccountController {\n"
+            '    @RequestMapping(path = "/{name}", method = RequestMethod.GET)\n'
+            "    public Account getAccountByName(@PathVariable String name) { return null; }\n}\n"
+        ),
+        "notification-service/src/main/java/nt/AccountServiceClient.java": (
+            "package nt;\n\n"
+            '@FeignClient(name = "account-service")\npublic interface AccountServiceClient {\n'
+            '    @RequestMapping(method = RequestMethod.GET, value = "/accounts/{accountName}")\n'
+            '    Account getAccount(@PathVariable("accountName") String accountName);\n}\n'
+        ),
+        "auth-service/src/main/resources/application.properties": (
+            "spring.application.name=auth-service\nserver.servlet.context-path=/uaa\n"
+        ),
+        "auth-service/src/main/java/auth/UserController.java": (
+            'package auth;\n\n@RestController\n@RequestMapping("/users")\n'
+            "public class UserController {\n"
+            "    @PostMapping\n    public void createUser(User user) { }\n}\n"
+        ),
+        "account-service/src/main/java/acc/AuthServiceClient.java": (
+            "package acc;\n\n"
+            '@FeignClient(name = "auth-service")\npublic interface AuthServiceClient {\n'
+            '    @RequestMapping(method = RequestMethod.POST, value = "/uaa/users")\n'
+            "    void createUser(User user);\n}\n"
+        ),
+    }
+    acc = "pc/account-service/src/main/java/acc"
+    assert repo_links(tmp_path, "pc", files) == {
+        ("pc/notification-service/src/main/java/nt/AccountServiceClient.java"
+         "#AccountServiceClient.getAccount", f"{acc}/AccountController.java"
+         "#AccountController.getAccountByName", "GET", "/accounts/{}", 0.8, "template"),
+        (f"{acc}/AuthServiceClient.java#AuthServiceClient.createUser",
+         "pc/auth-service/src/main/java/auth/UserController.java#UserController.createUser",
+         "POST", "/uaa/users", 0.9, "literal"),
+    }  # fmt: skip
+
+
+def test_a_mockmvc_request_is_below_its_modules_context_path(tmp_path: Path) -> None:
+    """piggymetrics' MockMvc tests request `get("/current")` of a controller that its
+    service serves at `/accounts/current` (MockMvc has no context path); with the
+    context path read they linked nothing, and before, `/current` reached the other
+    service's `/current` too."""
+    controller = (
+        "package {p};\n\n@RestController\npublic class {c} {{\n"
+        '    @RequestMapping(path = "/current", method = RequestMethod.GET)\n'
+        "    public Object current() {{ return null; }}\n\n"
+        '    @RequestMapping(path = "/{{name}}", method = RequestMethod.GET)\n'
+        "    public Object byName(@PathVariable String name) {{ return null; }}\n}}\n"
+    )
+    test = (
+        "package acc;\n\nclass AccountControllerTest {\n    void current() throws Exception {\n"
+        '        mockMvc.perform(get("/current")).andExpect(status().isOk());\n'
+        '        mockMvc.perform(get("/" + "test")).andExpect(status().isOk());\n'
+        "    }\n}\n"
+    )
+    files = {
+        "account/src/main/resources/application.yml": (
+            "spring:\n  application:\n    name: account-service\n"
+            "server:\n  servlet:\n    context-path: /accounts\n"
+        ),
+        "account/src/main/java/acc/AccountController.java": controller.format(
+            p="acc", c="AccountController"
+        ),
+        "account/src/test/java/acc/AccountControllerTest.java": test,
+        "statistics/src/main/resources/application.yml": (
+            "server:\n  servlet:\n    context-path: /statistics\n"
+        ),
+        "statistics/src/main/java/st/StatisticsController.java": controller.format(
+            p="st", c="StatisticsController"
+        ),
+    }
+    acc = "pc/account/src/main/java/acc/AccountController.java#AccountController"
+    assert repo_links(tmp_path, "pc", files) == {
+        ("pc/account/src/test/java/acc/AccountControllerTest.java#AccountControllerTest.current",
+         f"{acc}.current", "GET", "/accounts/current", 0.9, "literal"),
+        ("pc/account/src/test/java/acc/AccountControllerTest.java#AccountControllerTest.current",
+         f"{acc}.byName", "GET", "/accounts/{}", 0.8, "template"),
+    }  # fmt: skip

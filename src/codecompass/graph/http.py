@@ -264,7 +264,9 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
         found: dict[
             tuple[str, int], tuple[tuple[int, int, int, int], float, str, HttpFact, str]
         ] = {}
-        wanted = _segments(call.pattern)
+        # a request an application makes to itself (MockMvc's): below its own prefix
+        own = mounts.own.get(call.router, "") if call.router not in (UNKNOWN, RELATIVE) else ""
+        wanted = _segments(join_paths(own, call.pattern) if own else call.pattern)
         length = len(wanted)
         # Below a client's base, a route may have more segments in front (`/api`):
         # `favorites/toggle` is `/api/favorites/toggle`, `data` is `/api/data`.

@@ -46,7 +46,7 @@ from codecompass.graph.resolve_typed import TYPED_LANGUAGE_EDGES
 from codecompass.graph.route_tables import route_table_facts
 from codecompass.graph.rpc import link_rpc, rpc_facts
 from codecompass.graph.spring import spring_facts
-from codecompass.graph.spring_gateway import gateway_facts
+from codecompass.graph.spring_config import spring_config_facts
 from codecompass.graph.url_tags import url_tag_facts
 from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import FACTS_VERSION
@@ -213,7 +213,7 @@ def link(
         files=(
             *(rpc_facts, openapi_facts, file_route_facts, route_table_facts, aspnet_facts),
             spring_facts,
-            gateway_facts,
+            spring_config_facts,
             url_tag_facts,
             go_http_facts,
             requests_in_tests,

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from codecompass.graph.code_urls import CodeText, Dialect, split_top
 from codecompass.graph.http import UNKNOWN, call_fact, join_paths, named_as, route_path
@@ -56,11 +57,11 @@ _FLUENT = re.compile(
     r"\.\s*(?:(get|post|put|delete|patch)\s*\(\s*\)"
     r"|method\s*\(\s*HttpMethod\s*\.\s*(GET|POST|PUT|DELETE|PATCH)\s*\))\s*\.\s*uri\s*\("
 )
-# MockMvc's `perform(get(…))`; `RequestEntity.get(…)` (handed to RestTemplate's exchange)
 _MOCK_MVC = re.compile(
     r"\bperform\s*\(\s*(?:MockMvcRequestBuilders\s*\.\s*)?(get|post|put|delete|patch)\s*\("
-    r"|\bRequestEntity\s*\.\s*(get|post|put|delete|patch|head)\s*\("
 )
+# `RequestEntity.get(…)`, handed to RestTemplate's exchange
+_REQUEST_ENTITY = re.compile(r"\bRequestEntity\s*\.\s*(get|post|put|delete|patch|head)\s*\(")
 _TEMPLATE_CALL = re.compile(
     r"\b([\w.]*\w)\s*\.\s*(get|post|put|patch|delete|exchange)"
     r"(?:ForObject|ForEntity|ForLocation)?\s*\("
@@ -243,13 +244,19 @@ class _Source(CodeText):
 
     # -- client calls in code ---------------------------------------------------------
     def fluent_calls(self) -> list[HttpFact]:
-        """`client.get().uri(…)`, `.method(HttpMethod.PUT).uri(…)`, MockMvc's
-        `perform(get(…))`."""
+        """`client.get().uri(…)`, `.method(HttpMethod.PUT).uri(…)`,
+        `RequestEntity.get(…)`, MockMvc's `perform(get(…))`: a request the module's
+        application makes to itself, below its context path (its router's own prefix)."""
         found: list[HttpFact] = []
-        matches = [*_FLUENT.finditer(self.masked), *_MOCK_MVC.finditer(self.masked)]
-        for m in matches:
+        for m in [*_FLUENT.finditer(self.masked), *_REQUEST_ENTITY.finditer(self.masked)]:
             verb = next(g for g in m.groups() if g).upper()
             found += self.call(verb, m.end() - 1, m.start())
+        application = application_router(self.ctx.repo, module_root(self.ctx.path))
+        for m in _MOCK_MVC.finditer(self.masked):
+            found += [
+                replace(f, router=application) if not f.router else f
+                for f in self.call(m.group(1).upper(), m.end() - 1, m.start())
+            ]
         return found
 
     def template_calls(self) -> list[HttpFact]:
@@ -282,5 +289,5 @@ def module_root(path: str) -> str:
 
 def application_router(repo: str, root: str) -> str:
     """The router a module's Spring routes are declared on: one application a module,
-    which a gateway may serve under a prefix of its own (`graph/spring_gateway.py`)."""
+    which a gateway may serve under a prefix of its own (`graph/spring_config.py`)."""
     return f"{repo}/{root}#spring-application" if root else f"{repo}#spring-application"

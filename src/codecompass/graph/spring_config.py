@@ -1,4 +1,10 @@
-"""Spring Cloud Gateway routes: a path of the gateway forwarded to a service by name.
+"""What a Spring application's configuration says about where its routes are served.
+
+- `server.servlet.context-path: /accounts` (or `server.context-path`, WebFlux's
+  `spring.webflux.base-path`) in a module's `application.yml` (or `.properties`,
+  `bootstrap.*`), or in a config server's `<application name>.yml`: every route of that
+  module is under it (its application router's own prefix, `spring.application_router`).
+- Spring Cloud Gateway routes, a path of the gateway forwarded to a service by name:
 
 ```yaml
 spring:
@@ -14,15 +20,14 @@ spring:
 ```
 
 serves the routes of the module whose `spring.application.name` is `customers-service`
-under `/api/customer` too (its Spring routes are on that module's application router,
-`spring.application_router`), so the frontend's `$http.get('api/customer/owners')`
-reaches `OwnerResource.findAll` at `/owners`. `StripPrefix=n` drops the path's first n
-segments; `RewritePath=/api/customer/(?<segment>.*), /${segment}` drops what comes
-before the group; with neither, the service serves the path whole (no prefix). The
-same routes written as `application.properties` keys
-(`spring.cloud.gateway.routes[0].uri=lb://customers-service`) are read too. A service is
-found by the `spring.application.name` of the `application.yml`, `bootstrap.yml` (or
-`.yaml`, `.properties`) under its module's `src/main/resources/`.
+under `/api/customer` too, so the frontend's `$http.get('api/customer/owners')` reaches
+`OwnerResource.findAll` at `/owners`. `StripPrefix=n` drops the path's first n segments;
+`RewritePath=/api/customer/(?<segment>.*), /${segment}` drops what comes before the
+group; with neither, the service serves the path whole (no prefix). The same routes
+written as `application.properties` keys (`spring.cloud.gateway.routes[0].uri=lb://…`)
+are read too. A service is found by the `spring.application.name` of the
+`application.yml`, `bootstrap.yml` (or `.yaml`, `.properties`) under its module's
+`src/main/resources/`.
 """
 
 from __future__ import annotations
@@ -30,14 +35,18 @@ from __future__ import annotations
 import posixpath
 import re
 
+from codecompass.graph.http import route_path
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
 from codecompass.graph.spring import application_router, module_root
 from codecompass.models import HttpFact
 
+_CONFIG_EXTENSIONS = ("yml", "yaml", "properties")
 _CONFIG_NAMES = frozenset(
-    f"{stem}.{ext}"
-    for stem in ("application", "bootstrap")
-    for ext in ("yml", "yaml", "properties")
+    f"{stem}.{ext}" for stem in ("application", "bootstrap") for ext in _CONFIG_EXTENSIONS
+)
+_CONTEXT_PATH_KEYS = (
+    *("server.servlet.context-path", "server.servlet.contextPath", "server.context-path"),
+    *("server.contextPath", "spring.webflux.base-path"),
 )
 _ITEM = re.compile(r"^(\s*)-\s")
 _URI = re.compile(r"\buri\s*[:=]\s*[\"']?(?:lb|https?)://([\w.-]+)")
@@ -45,18 +54,36 @@ _PATH = re.compile(r"\bPath\s*=\s*([^\s\"']+)")
 _STRIP = re.compile(r"\bStripPrefix\s*=\s*(\d+)")
 _REWRITE = re.compile(r"\bRewritePath\s*=\s*([^,\s\"']+)")
 _PROPERTY_ROUTE = re.compile(r"^\s*spring\.cloud\.gateway(?:\.[\w.-]+)?\.routes\[(\d+)\]\.(.*)$")
-_NAME_KEY = re.compile(r"\s*name:\s*[\"']?([\w.-]+)")
-_NAME_PROPERTY = re.compile(r"^\s*spring\.application\.name\s*[=:]\s*([\w.-]+)", re.M)
+# a YAML key or a property: (indent, key, value)
+_KEY = re.compile(r"^(\s*)([\w.\-\[\]]+)\s*[:=]\s*(.*?)\s*(?:#.*)?$")
 
 
-def gateway_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[HttpFact]:
-    """The mounts a Spring Cloud Gateway configuration file declares (module
-    docstring)."""
-    if posixpath.basename(ctx.path) not in _CONFIG_NAMES:
+def spring_config_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[HttpFact]:
+    """A configuration file's context path and gateway mounts (module docstring)."""
+    name = posixpath.basename(ctx.path)
+    stem, _, extension = name.rpartition(".")
+    if extension not in _CONFIG_EXTENSIONS:
+        return []
+    config = name in _CONFIG_NAMES
+    if not config and "config" not in ctx.path:  # a config server's `shared/<name>.yml`
         return []
     text = resolver.file_text(ctx)
-    if "gateway" not in text or "Path" not in text:
-        return []
+    found: list[HttpFact] = []
+    context = config_value(text, _CONTEXT_PATH_KEYS)
+    if context is not None:
+        if config and "src/main/resources/" in ctx.path:
+            module: str | None = module_root(ctx.path)
+        else:
+            module = _services(resolver, ctx.repo).get(stem)
+        if module is not None:
+            router = application_router(ctx.repo, module)
+            found.append(HttpFact("router", "*", route_path(context[0]), context[1], router))
+    if config and "gateway" in text and "Path" in text:
+        found += _gateway_mounts(resolver, ctx, text)
+    return found
+
+
+def _gateway_mounts(resolver: Resolver, ctx: Ctx, text: str) -> list[HttpFact]:
     services = _services(resolver, ctx.repo)
     gateway = application_router(ctx.repo, module_root(ctx.path))
     direct = f"{ctx.repo}#spring-direct"
@@ -129,23 +156,23 @@ def _indent(row: str) -> int:
     return len(row) - len(row.lstrip())
 
 
-def _application_name(text: str) -> str | None:
-    """`spring.application.name`, as a key or nested (`application:` then `name:`)."""
-    flat = _NAME_PROPERTY.search(text)
-    if flat:
-        return flat.group(1)
-    rows = text.split("\n")
-    for number, row in enumerate(rows):
-        if row.strip() != "application:":
+def config_value(text: str, keys: tuple[str, ...]) -> tuple[str, int] | None:
+    """The value of the first of `keys` (dotted: `server.servlet.context-path`) a YAML
+    or properties file sets, nested or flat, with its line; None when unset."""
+    stack: list[tuple[int, str]] = []
+    for number, row in enumerate(text.split("\n"), 1):
+        m = _KEY.match(row)
+        if m is None or row.lstrip().startswith(("#", "-")):
             continue
-        for below in rows[number + 1 :]:
-            if not below.strip():
-                continue
-            if _indent(below) <= _indent(row):
-                break
-            named = _NAME_KEY.match(below)
-            if named:
-                return named.group(1)
+        indent = len(m.group(1))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        path = ".".join([*(key for _, key in stack), m.group(2)])
+        value = m.group(3).strip().strip("\"'")
+        if path in keys and value:
+            return value, number
+        if not value:
+            stack.append((indent, m.group(2)))
     return None
 
 
@@ -162,7 +189,7 @@ def _services(resolver: Resolver, repo: str) -> dict[str, str]:
             text = (root / path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        name = _application_name(text)
+        name = config_value(text, ("spring.application.name",))
         if name:
-            found.setdefault(name, module_root(path))
+            found.setdefault(name[0], module_root(path))
     return found
