@@ -1057,6 +1057,9 @@ def test_django_url_names_link_reverse_redirect_and_url_tags_to_their_views(
         '    path("", views.index, name="hc-index"),\n'
         # no slash, so no path to read but for its name
         '    path("contact.vcf", views.contact, name="hc-contact-vcf"),\n'
+        # a view's kwargs after it; an instance as the view
+        '    path("docs/", views.details, {"url": ""}, name="hc-docs"),\n'
+        '    path("feed/", views.Feed(), name="hc-feed"),\n'
         "]\n"
     )
     views = (
@@ -1064,6 +1067,7 @@ def test_django_url_names_link_reverse_redirect_and_url_tags_to_their_views(
         "def details(request, code):\n    pass\n\n\n"
         "def index(request):\n    pass\n\n\n"
         "def contact(request):\n    pass\n\n\n"
+        "class Feed:\n    def __call__(self, request):\n        pass\n\n\n"
         "def add(request, code):\n"
         '    url = reverse("front:hc-details", args=[code])\n'
         '    return redirect("front:hc-details", code)\n\n\n'
@@ -1075,12 +1079,21 @@ def test_django_url_names_link_reverse_redirect_and_url_tags_to_their_views(
         "  <li><a href=\"{% url 'front:hc-details' check.code %}\">{{ check }}</a></li>\n"
         "{% endfor %}\n</ul>\n"
         "<a href=\"{% url 'front:hc-contact-vcf' %}\">card</a>\n"
+        "<a href=\"{% host_url 'front:hc-docs' host 'docs' %}\">docs</a>\n"
+        "{% comment %}<a href=\"{% url 'front:hc-index' %}\">old</a>{% endcomment %}\n"
+        "{# <a href=\"{% url 'front:hc-index' %}\"> #}\n"
+        "<a href=\"{% url 'front:hc-feed' %}\">feed</a>\n"
     )
     files = {
         "front/__init__.py": "",
         "front/urls.py": urls,
         "front/views.py": views,
         "templates/front/checks.html": template,
+        # django-hosts' reverse
+        "front/links.py": (
+            "from django_hosts.resolvers import reverse\n\n\n"
+            'def home_link():\n    return reverse("front:hc-index", host="www")\n'
+        ),
     }
     d = "hc/front/views.py#details"
     assert repo_links(tmp_path, "hc", files) == {
@@ -1088,6 +1101,11 @@ def test_django_url_names_link_reverse_redirect_and_url_tags_to_their_views(
         ("hc/templates/front/checks.html", d, "*", "url front:hc-details", 0.9, "url-name"),
         ("hc/templates/front/checks.html", "hc/front/views.py#contact", "*",
          "url front:hc-contact-vcf", 0.9, "url-name"),
+        ("hc/templates/front/checks.html", d, "*", "url front:hc-docs", 0.9, "url-name"),
+        ("hc/front/links.py#home_link", "hc/front/views.py#index", "*", "url front:hc-index",
+         0.9, "url-name"),
+        ("hc/templates/front/checks.html", "hc/front/views.py#Feed", "*", "url front:hc-feed",
+         0.9, "url-name"),
     }  # fmt: skip
 
 

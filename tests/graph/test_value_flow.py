@@ -165,3 +165,37 @@ def test_django_managers_and_querysets_give_their_models_instances(tmp_path: Pat
         (v, f"{m}.prune", 0.8, 17),
         # get_or_create gives a pair (not followed)
     }
+
+
+def test_a_custom_manager_keeps_its_methods_and_the_models_rows(tmp_path: Path) -> None:
+    """djangoproject.com: 17 models declare `objects = SomeManager()` or
+    `SomeQuerySet.as_manager()`; their `Model.objects.get(…)` gave nothing of the
+    repository (`?…Manager.get.get_expiry_date`)."""
+    models = (
+        "from django.db import models\n\n\n"
+        "class CheckManager(models.Manager):\n"
+        "    def for_user(self, user):\n        return self.filter(user=user)\n\n\n"
+        "class MetricQuerySet(models.QuerySet):\n"
+        "    def live(self):\n        return self.filter(live=True)\n\n\n"
+        "class Check(models.Model):\n"
+        "    objects = CheckManager()\n\n"
+        "    def ping(self):\n        pass\n\n\n"
+        "class Metric(models.Model):\n"
+        "    objects = MetricQuerySet.as_manager()\n\n"
+        "    def fetch(self):\n        pass\n"
+    )
+    views = (
+        "from hc.models import Check, Metric\n\n\n"
+        "def run(user):\n"
+        "    Check.objects.get(id=1).ping()\n"
+        "    Check.objects.for_user(user)\n"
+        "    Metric.objects.filter(x=1).first().fetch()\n"
+    )
+    files = {"hc/__init__.py": "", "hc/models.py": models, "hc/views.py": views}
+    found = repo_edges(tmp_path, "hc", files, ("calls",))
+    m = "hc/hc/models.py"
+    assert {(t, line) for s, t, _, c, line in found if s == "hc/hc/views.py#run"} >= {
+        (f"{m}#Check.ping", 5),
+        (f"{m}#CheckManager.for_user", 6),
+        (f"{m}#Metric.fetch", 7),
+    }

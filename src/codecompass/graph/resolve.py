@@ -262,6 +262,17 @@ _T = TypeVar("_T")
 MAX_VALUES = 8  # alternatives a name may hold before it counts as unknown
 
 
+def _django_model(outside: Value) -> bool:
+    """Whether a class's outside base is Django's (a model: `models.Model`)."""
+    return outside.kind == "ext" and outside.name.split(".")[0] == "django"
+
+
+def _rows_manager(model: SymbolRecord, outside: Value, name: str) -> Value:
+    """`Check.objects`: the manager Django gives a model, querying its rows (see
+    `QUERY_METHODS`, `INSTANCE_METHODS`)."""
+    return Value("ext", conf=CONF_SCOPE, via="manager", name=f"{outside.name}.{name}", sym=model)
+
+
 def _classic_script(facts: FileFacts) -> bool:
     """A script a page loads as is: it neither imports (`import`, `require`) nor
     exports."""
@@ -1447,17 +1458,18 @@ class Resolver:
                 continue
             found = self.own_member(owner, name, instance, depth)
             if found is not None:
+                if name in DJANGO_MANAGERS and outside is not None and _django_model(outside):
+                    # `objects = CheckManager()`: its own methods, and the model's rows
+                    return union([found, _rows_manager(cls, outside, name)])
                 return found
         if outside is None:
             return None
         if outside.kind == "ext":
             if outside.name.split(".")[0] in TYPING_ROOTS:
                 return UNKNOWN  # a generic container's method: its element type
-            found = Value("ext", conf=CONF_SCOPE, via="external", name=f"{outside.name}.{name}")
-            if name in DJANGO_MANAGERS and outside.name.split(".")[0] == "django":
-                # `Check.objects`: the manager Django gives a model, querying its rows
-                return replace(found, via="manager", sym=cls)
-            return found
+            if name in DJANGO_MANAGERS and _django_model(outside):
+                return _rows_manager(cls, outside, name)  # `Check.objects`
+            return Value("ext", conf=CONF_SCOPE, via="external", name=f"{outside.name}.{name}")
         return UNKNOWN
 
     def own_member(self, cls: SymbolRecord, name: str, instance: bool, depth: int) -> Value | None:
@@ -2399,6 +2411,9 @@ class Resolver:
             pattern = route_path("/" + first.lstrip("/"))
             app = _nest_application(ctx.repo)
             return [HttpFact("mount", "prepend", pattern, ref.line, app, router=ctx.file_id)]
+        if root in ("django", "django_hosts") and verb in URL_NAME_CALLS and first:
+            # `reverse("front:hc-details")`, `redirect("hc-details", code)`: by its name
+            return [HttpFact("by-name", "*", first, ref.line, source)] if "/" not in first else []
         if root not in ROUTE_ROOTS:
             return []
         receiver = ref.name.rpartition(".")[0]
@@ -2406,9 +2421,6 @@ class Resolver:
             return self.mount_fact(ctx, ref, verb, receiver)
         if not ref.args:
             return []
-        if root == "django" and verb in URL_NAME_CALLS:
-            # `reverse("front:hc-details")`, `redirect("hc-details", code)`: by its name
-            return [HttpFact("by-name", "*", first, ref.line, source)] if "/" not in first else []
         if root == "django":  # a URLconf module is the router of its patterns
             if verb not in ("path", "re_path", "url"):
                 return []

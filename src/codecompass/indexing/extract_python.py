@@ -929,6 +929,8 @@ class PythonExtractor:
         keywords = {"url": "", "method": "", "methods": "", "name": ""}
         handler = ""
         items = [a for a in args.named_children if a.type != "keyword_argument"]
+        if len(items) >= 3 and items[-1].type == "dictionary":
+            items = items[:-1]  # Django's `path("x/", view, {"url": ""})`: the view's kwargs
         if len(items) >= 2 and items[-1].type in ("identifier", "attribute"):
             handler = self.chain(items[-1]) or ""
         elif len(items) >= 2 and items[-1].type == "call":
@@ -963,7 +965,8 @@ class PythonExtractor:
     def view_call(self, call: Node) -> str:
         """A Django view given as a call: `include("app.urls")` as `include:app.urls`,
         `include(check_urls)` (a list of patterns) as `include:check_urls`,
-        `views.Posts.as_view()` as the class `views.Posts`; else ""."""
+        `views.Posts.as_view()` as the class `views.Posts`, an instance (`feeds.Feed()`)
+        as its class; else ""."""
         func = call.child_by_field_name("function")
         args = call.child_by_field_name("arguments")
         if func is None or args is None:
@@ -971,6 +974,8 @@ class PythonExtractor:
         owner, _, name = self.text(func).rpartition(".")
         if name == "as_view" and _DOTTED.fullmatch(owner):
             return owner
+        if name[:1].isupper() and _DOTTED.fullmatch(self.text(func)):
+            return self.text(func)  # an instance as the view: `WeblogEntryFeed()`
         if name != "include":
             return ""
         first = args.named_children[0] if args.named_children else None
