@@ -37,6 +37,7 @@ from codecompass.graph.models import (
     CALLER_TYPES,
     DEPENDENCY_TYPES,
     TYPE_USER_TYPES,
+    VALUE_VIAS,
     VIRTUAL_PREFIXES,
 )
 from codecompass.graph.service_links import check_via, service_links
@@ -1220,11 +1221,13 @@ class Engine:
         graph = self.graph
         node, *overloads = graph.resolve_nodes(start, repo=self._repo_name(repo))
         if callers:
-            options["types"] = [*CALLER_TYPES]
+            options["types"] = [*CALLER_TYPES, "references"]
             if graph.is_module(node):
                 options["types"].append("imports")
             if graph.is_type(node):
-                options["types"].extend(TYPE_USER_TYPES)
+                options["types"].extend(t for t in TYPE_USER_TYPES if t != "references")
+            else:  # a function passed on as a value (`pet::setType`), not a doc's mention
+                options["reference_vias"] = VALUE_VIAS
         result = graph.traverse(node, repo=repo, overloads=overloads, **options)
         return self._fresh(result, graph)
 

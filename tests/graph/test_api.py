@@ -578,3 +578,27 @@ def test_an_exported_object_literal_is_a_symbol_its_users_reach(tmp_path: Path) 
     assert found == [("web/lib/auth.ts#authOptions", "constant", True)]
     assert local == []  # a module's own object stays out
     assert ("web/app/route.ts", "imports") in users
+
+
+def test_callers_of_a_function_include_the_code_passing_it_as_a_value(tmp_path: Path) -> None:
+    """spring-petclinic: `callers Pet.setType` listed only a test, though `PetResource
+    .save` passes it on (`.ifPresent(pet::setType)`); `graph --direction in` showed it.
+    A mention in a doc comment is no caller."""
+    files = {
+        "src/Pet.java": (
+            "class Pet {\n    void setType(String t) { }\n}\n"
+        ),
+        "src/PetResource.java": (
+            "class PetResource {\n"
+            "    /** Saves; see {@link Pet#setType}. */\n"
+            "    void save(Pet pet, java.util.Optional<String> type) {\n"
+            "        type.ifPresent(pet::setType);\n    }\n}\n"
+        ),
+    }
+    write(tmp_path / "app", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "app", name="app")
+        found = engine.callers("Pet.setType")
+    assert [(e.source, e.type, e.via, e.evidence_line) for e in found.edges] == [
+        ("app/src/PetResource.java#PetResource.save", "references", "value", 4)
+    ]

@@ -596,10 +596,12 @@ class GraphReader:
         limit: int = DEFAULT_LIMIT,
         default_types: Sequence[str] = TRAVERSE_TYPES,
         overloads: Sequence[str] = (),
+        reference_vias: frozenset[str] | None = None,
     ) -> GraphResult:
         """Breadth-first from `start` (and from its `overloads`, node ids walked as roots
         too), returning every edge followed and the path from the root to each node
-        reached. `limit` caps the nodes (the roots included)."""
+        reached. `limit` caps the nodes (the roots included); `reference_vias` keeps
+        only the `references` edges made so."""
         if direction not in ("out", "in", "both"):
             raise InputError(f"direction must be out, in or both, not {direction!r}.")
         if depth < 0:
@@ -651,6 +653,10 @@ class GraphReader:
                 found += [
                     (e, e.source)
                     for e in self._edges("target", frontier, edge_types, min_confidence)
+                ]
+            if reference_vias is not None:
+                found = [
+                    (e, o) for e, o in found if e.type != "references" or e.via in reference_vias
                 ]
             found.sort(key=lambda x: (-x[0].confidence * x[0].weight, x[0].type, x[1]))
             others = self.nodes(o for _, o in found) if repo else {}

@@ -74,6 +74,9 @@ TYPE_KINDS = frozenset({"class", "interface", "struct", "trait", "enum", "type"}
 # field's type, a generic argument) and who derives from it. eShop's `callers
 # IBasketRepository` found no one: it is injected, never called.
 TYPE_USER_TYPES: tuple[str, ...] = ("references", "extends", "implements")
+# What `callers` follows of the `references` to a function: it passed on as a value
+# (`pet::setType`, `r.Use(middleware.Logger)`), which its receiver calls.
+VALUE_VIAS: frozenset[str] = frozenset({"value"})
 # The links between services, by `via` (seed 004): the edge types that record each.
 # `sdk` is a dependency on a package another repository provides; a `serves` edge is
 # an rpc link when it reaches an rpc node, else an HTTP one (an OpenAPI operation).
