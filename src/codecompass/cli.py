@@ -35,6 +35,7 @@ from codecompass.cli_links import links as links_command
 from codecompass.cli_memory import memory as memory_commands
 from codecompass.engine import Engine
 from codecompass.errors import InputError
+from codecompass.graph.models import RPC_PREFIX
 from codecompass.indexing.pipeline import IndexStats
 from codecompass.indexing.pipeline import Progress as IndexProgress
 from codecompass.mcp_config import CLIENTS as MCP_CLIENTS
@@ -1172,6 +1173,8 @@ def _print_edges(result: GraphResult, title: str) -> None:
     names = {root: "this"} | {o: "this" + o[o.rfind("@") :] for o in result.overloads if "@" in o}
     count = len(result.overloads)
     also = f" and its {count} other overload{'s' * (count > 1)}" if count else ""
+    if any(o.startswith(RPC_PREFIX) for o in result.overloads):
+        also = " (the rpc it declares, with its servers)"
     console.print(f"[bold]{escape(title)} {escape(root)}{also}[/bold]", highlight=False)
     if not result.edges:
         console.print("  (none)")

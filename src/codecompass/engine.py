@@ -36,6 +36,7 @@ from codecompass.graph.link import similar_edges, unlink_repo
 from codecompass.graph.models import (
     CALLER_TYPES,
     DEPENDENCY_TYPES,
+    RPC_PREFIX,
     TYPE_USER_TYPES,
     VALUE_VIAS,
     VIRTUAL_PREFIXES,
@@ -1220,6 +1221,10 @@ class Engine:
         edge types, and `imports` too when the node is a file or a module."""
         graph = self.graph
         node, *overloads = graph.resolve_nodes(start, repo=self._repo_name(repo))
+        rpcs = self._declared_rpcs(node)
+        if rpcs:  # a .proto's rpc: the rpc node its links are on, and its servers
+            serves = self.backend.edges.edges(EdgeQuery(targets=rpcs, types=["serves"]))
+            overloads += [*rpcs, *dict.fromkeys(e.source for e in serves)]
         if callers:
             options["types"] = [*CALLER_TYPES, "references"]
             if graph.is_module(node):
@@ -1228,8 +1233,18 @@ class Engine:
                 options["types"].extend(t for t in TYPE_USER_TYPES if t != "references")
             else:  # a function passed on as a value (`pet::setType`), not a doc's mention
                 options["reference_vias"] = VALUE_VIAS
+            if rpcs:
+                options["types"].append("serves")
         result = graph.traverse(node, repo=repo, overloads=overloads, **options)
         return self._fresh(result, graph)
+
+    def _declared_rpcs(self, node: str) -> list[str]:
+        """The rpc nodes (`rpc:shop.Checkout/PlaceOrder`) an rpc's symbol in a `.proto`
+        declares."""
+        if ".proto#" not in node:
+            return []
+        facts = self.backend.links.http_facts()
+        return [f"{RPC_PREFIX}{f.pattern}" for f in facts if f.role == "rpc" and f.node == node]
 
     def subgraph(self, ids: list[str], *, limit: int = 200) -> GraphResult:
         """These nodes and the edges between them (at most `limit` nodes)."""

@@ -147,7 +147,8 @@ class GraphResult(Result):
     edges: list[Edge]
     paths: list[list[str]]  # node ids from the root to each node reached
     truncated: bool
-    # The other overloads of the root's method, walked with it (one name, several ids).
+    # The other overloads of the root's method, walked with it (one name, several ids);
+    # for an rpc of a `.proto`, the rpc node it declares and the methods serving it.
     overloads: list[str] = Field(default_factory=list)
     # What the answer cannot see (calls of a language whose calls are not read).
     limits: list[str] = Field(default_factory=list)

@@ -152,6 +152,12 @@ def test_an_rpc_is_a_node_and_callers_and_dependencies_follow_rpc_links(tmp_path
         assert [(e.source, e.type, e.evidence_line) for e in callers.edges] == [
             (f"{G}#Orders.Buy", "rpc", 21)
         ]
+        # the rpc's symbol in its .proto stands for the rpc: its links are the rpc node's
+        declared = engine.callers("checkout/protos/shop.proto#Checkout.PlaceOrder")
+        assert {(e.source, e.type) for e in declared.edges} == {
+            (f"{S}.PlaceOrder", "serves"),
+            (f"{G}#Orders.Buy", "rpc"),
+        }
         deps = engine.dependencies(f"{G}#Track", types=["rpc"])
         assert [e.target for e in deps.edges] == [f"{S}.GetOrder"]
         served = engine.dependencies(f"{S}.GetOrder", types=["serves"])
