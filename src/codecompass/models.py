@@ -210,8 +210,9 @@ class HttpFact:
       (without the prefixes the router gets where it is mounted);
     - ``call``: `node` calls `method` `pattern`; `router` is ``?`` when the URL starts
       with a value that could not be read (a base URL from elsewhere), ``?/`` when it is
-      relative, or a router when the call is a request an application makes to itself
-      (MockMvc's), below that router's own prefix (a context path);
+      relative, a router when the call is a request an application makes to itself
+      (MockMvc's), below that router's own prefix (a context path), or ``@repo/folder``
+      when only that folder's routes serve it (a Go test's request of a path alone);
     - ``mount``: the router `node` is mounted on the router `router` under `pattern`
       (``?`` when the prefix cannot be read); `method` is ``prepend`` when the prefix
       goes before the router's own, ``replace`` when it replaces it (Flask);

@@ -585,9 +585,7 @@ def test_callers_of_a_function_include_the_code_passing_it_as_a_value(tmp_path: 
     .save` passes it on (`.ifPresent(pet::setType)`); `graph --direction in` showed it.
     A mention in a doc comment is no caller."""
     files = {
-        "src/Pet.java": (
-            "class Pet {\n    void setType(String t) { }\n}\n"
-        ),
+        "src/Pet.java": ("class Pet {\n    void setType(String t) { }\n}\n"),
         "src/PetResource.java": (
             "class PetResource {\n"
             "    /** Saves; see {@link Pet#setType}. */\n"

@@ -1348,3 +1348,75 @@ def test_a_mockmvc_request_is_below_its_modules_context_path(tmp_path: Path) -> 
         ("pc/account/src/test/java/acc/AccountControllerTest.java#AccountControllerTest.current",
          f"{acc}.byName", "GET", "/accounts/{}", 0.8, "template"),
     }  # fmt: skip
+
+
+def test_go_routes_on_a_router_passed_in_and_requests_written_in_tests(tmp_path: Path) -> None:
+    """gin-realworld registers on a `*gin.RouterGroup` its caller made
+    (`users.Register(v1.Group("/users"))`): its routes were read as at the root. miniflux:
+    `http.NewRequest("GET", "/", nil)` in unit tests (method literals were not read)
+    reached three `/` catch-alls, 117 spurious links; `{$}` ends a Go pattern; its API
+    client's `c.request.Get(ctx, "/v1/version")` and `httptest.NewRequest` were missed."""
+    users = (
+        'package users\n\nimport "github.com/gin-gonic/gin"\n\n'
+        "func Register(router *gin.RouterGroup) {\n"
+        '\trouter.POST("/login", Login)\n'
+        "}\n\n"
+        "func Login(c *gin.Context) {}\n"
+    )
+    routes = (
+        'package api\n\nimport "net/http"\n\n'
+        "func Serve() {\n"
+        "\tmux := http.NewServeMux()\n"
+        '\tmux.HandleFunc("/", catchAll)\n'
+        '\tmux.HandleFunc("GET /{$}", home)\n'
+        '\tmux.HandleFunc("GET /v1/version", version)\n'
+        '\tmux.Handle("/v1/", NewHandler(store, pool))\n'
+        "}\n\n"
+        "func catchAll(w http.ResponseWriter, r *http.Request) {}\n\n"
+        "func home(w http.ResponseWriter, r *http.Request) {}\n\n"
+        "func version(w http.ResponseWriter, r *http.Request) {}\n\n"
+        "func NewHandler(s, p any) http.Handler { return nil }\n"
+    )
+    tests = (
+        'package api\n\nimport (\n\t"net/http"\n\t"net/http/httptest"\n)\n\n'
+        "func TestHome(t *testing.T) {\n"
+        '\treq, _ := http.NewRequest("GET", "/", nil)\n'
+        '\treq2 := httptest.NewRequest(http.MethodGet, "/v1/version", nil)\n'
+        "}\n"
+    )
+    client = (
+        "package client\n\n"
+        "func (c *Client) Version(ctx context.Context) {\n"
+        '\tc.request.Get(ctx, "/v1/version")\n'
+        "}\n"
+    )
+    files = {
+        "users/routers.go": users,
+        "api/routes.go": routes,
+        "api/routes_test.go": tests,
+        "client/client.go": client,
+    }
+    write(tmp_path / "app", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "app", name="app")
+        routes_read = {
+            (f.method, f.pattern, f.node.partition("#")[2], bool(f.router))
+            for f in engine.backend.links.http_facts()
+            if f.role == "route"
+        }
+        found = {(s, t, m, p, c, v) for s, t, m, p, c, v, *_ in http_links(engine)}
+    assert routes_read == {
+        ("POST", "/login", "Login", True),  # below a prefix its caller gave: unknown
+        ("*", "/", "catchAll", False),
+        ("GET", "/", "home", False),  # `{$}`: exactly this path
+        ("GET", "/v1/version", "version", False),
+        ("*", "/v1", "NewHandler", False),  # the function making the handler
+    }
+    t = "app/api/routes_test.go#TestHome"
+    assert found == {
+        # a method stated on both sides: a root request reaches `GET /`, not the catch-all
+        (t, "app/api/routes.go#home", "GET", "/", 0.9, "literal"),
+        (t, "app/api/routes.go#version", "GET", "/v1/version", 0.9, "literal"),
+        ("app/client/client.go#Client.Version", "app/api/routes.go#version", "GET",
+         "/v1/version", 0.9, "literal"),
+    }  # fmt: skip

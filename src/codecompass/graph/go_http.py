@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import replace
 
 from codecompass.graph.code_urls import CodeText, Dialect
-from codecompass.graph.http import UNKNOWN, join_paths, named_as, route_path
+from codecompass.graph.http import PACKAGE, UNKNOWN, join_paths, named_as, route_path
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
 from codecompass.indexing.textscan import Syntax, matching
 from codecompass.models import HttpFact
@@ -46,12 +47,20 @@ _GROUP = re.compile(r"\b([A-Za-z_]\w*)\s*:?=\s*([A-Za-z_]\w*)\s*\.\s*(?:Group|Pa
 _CHI_ROUTE = re.compile(r"\b([A-Za-z_]\w*)\s*\.\s*Route\s*\(")
 _CLOSURE = re.compile(r"\s*func\s*\(\s*([A-Za-z_]\w*)")
 _METHODS = re.compile(r"\s*\.\s*Methods\s*\(")
-_METHOD_NAME = re.compile(r"\b(?:http\s*\.\s*Method(\w+)|\"([A-Z]+)\")")
+_METHOD_NAME = re.compile(r"\bhttp\s*\.\s*Method(\w+)|\"([A-Z]+)\"")
 _CLIENT = re.compile(
-    r"\b([A-Za-z_][\w.]*)\s*\.\s*(Get|Head|Post|PostForm|NewRequest|NewRequestWithContext)\s*\("
+    r"\b([A-Za-z_][\w.]*)\s*\.\s*(Get|Head|Post|Put|Patch|Delete|PostForm|NewRequest"
+    r"|NewRequestWithContext)\s*\("
 )
+_CLIENT_WORDS = frozenset({"client", "request", "requester"})
+_CONTEXT = re.compile(r"ctx|context\.\w+\(\)|\w+\.Context\(\)")
 _HANDLER = re.compile(r"([A-Za-z_][\w.]*)\s*(?:\)\s*)*$")
+_MAKER = re.compile(r"([A-Za-z_][\w.]*)\s*\(")  # `api.NewHandler(store, pool)`
+# a router made in the file: `r := mux.NewRouter()`, `gin.Default()`, `http.NewServeMux()`
+_MADE = r"\b{name}\s*:?=\s*&?[\w.]*\b(?:New\w*|Default)\s*\("
 _MAX_DEPTH = 8
+# the types of an application's own router, at the root of its paths
+_ROOT_TYPES = frozenset({"ServeMux", "Engine", "Echo", "App"})
 
 
 def go_http_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[HttpFact]:
@@ -59,7 +68,7 @@ def go_http_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[Htt
     if ctx.language != "go":
         return []
     text = resolver.file_text(ctx)
-    if not any(word in text for word in ("http", "Get(", "GET(", "Group(", "Route(")):
+    if not _ROUTE.search(text) and not _CLIENT.search(text):
         return []
     source = _GoSource(ctx, text, _GO)
     return [*source.routes(resolver), *source.client_calls()]
@@ -73,8 +82,8 @@ class _GoSource(CodeText):
         unknown_router = f"{self.ctx.file_id}#?prefix"
         for m in _ROUTE.finditer(self.masked):
             receiver, verb = m.group(1), m.group(2)
-            if named_as(receiver, frozenset({"client"})) or (
-                receiver == "http" and verb not in ("HandleFunc", "Handle")
+            if named_as(receiver, _CLIENT_WORDS) or (
+                receiver in ("http", "httptest") and verb not in ("HandleFunc", "Handle")
             ):
                 continue  # `http.Get(url)`, `client.Post(…)`: requests
             arguments = self.arguments(m.end() - 1)
@@ -83,7 +92,7 @@ class _GoSource(CodeText):
             path = self.expression(*arguments[0], before=m.start())
             if path is None or "/" not in path:
                 continue
-            methods, path = self._methods(verb, path, m.end() - 1)
+            methods, path = self._methods(verb, path.replace("{$}", ""), m.end() - 1)
             prefix = self._prefix(receiver, m.start(), 0)
             line = self.lines.line(m.start())
             node = self._handler(resolver, arguments[-1], line)
@@ -136,12 +145,24 @@ class _GoSource(CodeText):
                 return self._joined(m.group(1), m.start(), arguments[0], depth)
         assigned = [m for m in _GROUP.finditer(self.masked, 0, at) if m.group(1) == receiver]
         if not assigned:
-            return ""
+            # made here (`r := mux.NewRouter()`), or net/http's own: the root; a router
+            # passed in (`router *gin.RouterGroup`) may be below a prefix its caller gave
+            made = re.search(_MADE.format(name=re.escape(receiver)), self.masked[:at])
+            return "" if receiver == "http" or made or self._root_parameter(receiver, at) else None
         group = assigned[-1]
         arguments = self.arguments(group.end() - 1)
         if not arguments:
             return None
         return self._joined(group.group(2), group.start(), arguments[0], depth)
+
+    def _root_parameter(self, receiver: str, at: int) -> bool:
+        """Whether `receiver` is a parameter of an application's own router type
+        (`mux *http.ServeMux`, `r *gin.Engine`, `e *echo.Echo`, `app *fiber.App`), not a
+        group or router its caller may have put below a prefix."""
+        function = self.ctx.innermost(self.lines.line(at), sections=False)
+        start = self.lines.starts[function.start_line - 1] if function is not None else 0
+        declared = re.search(rf"\b{re.escape(receiver)}\s+\*?([\w.]+)", self.masked[start:at])
+        return declared is not None and declared.group(1).rpartition(".")[2] in _ROOT_TYPES
 
     def _joined(self, parent: str, at: int, path: tuple[int, int], depth: int) -> str | None:
         above = self._prefix(parent, at, depth + 1)
@@ -153,7 +174,11 @@ class _GoSource(CodeText):
     def _handler(self, resolver: Resolver, span: tuple[int, int], line: int) -> str:
         """The function or method handling a route: named, in the file's package."""
         written = self.text[span[0] : span[1]].strip()
-        named = _HANDLER.search(written) if not written.startswith("func") else None
+        made = _MAKER.match(written)
+        if made is not None and not written.startswith("func"):
+            named: re.Match[str] | None = made
+        else:
+            named = _HANDLER.search(written) if not written.startswith("func") else None
         if named is not None:
             name = named.group(1).rpartition(".")[2]
             folder = posixpath.dirname(self.ctx.path)
@@ -168,12 +193,27 @@ class _GoSource(CodeText):
 
     def client_calls(self) -> list[HttpFact]:
         """`http.Get(url)`, `http.NewRequest(method, url, body)`, and the same on a
-        receiver named as a client (`c.httpClient.Get(url)`)."""
+        receiver named as a client (`c.httpClient.Get(url)`). A test's request of a path
+        alone (`httptest.NewRequest("GET", "/v1/version", nil)`) is served by its own
+        package's routes, if any (miniflux's response tests build `GET /` requests for
+        handlers of their own)."""
+        found = self._client_calls()
+        if not self.ctx.path.endswith("_test.go"):
+            return found
+        package = f"{PACKAGE}{self.ctx.repo}/{posixpath.dirname(self.ctx.path)}"
+        return [replace(f, router=package) if not f.router else f for f in found]
+
+    def _client_calls(self) -> list[HttpFact]:
         found: list[HttpFact] = []
         for m in _CLIENT.finditer(self.masked):
             receiver, verb = m.group(1), m.group(2)
-            if receiver != "http" and not named_as(receiver, frozenset({"client"})):
+            package = receiver in ("http", "httptest")
+            if not package and not named_as(receiver, _CLIENT_WORDS):
                 continue
+            if receiver == "httptest" and verb != "NewRequest":
+                continue
+            if package and verb in ("Put", "Patch", "Delete"):
+                continue  # net/http has no such function
             open_at = m.end() - 1
             if verb.startswith("NewRequest"):
                 arguments = self.arguments(open_at)
@@ -189,7 +229,10 @@ class _GoSource(CodeText):
                     position + 1,
                 )
             else:
-                found += self.call(
-                    "POST" if verb == "PostForm" else verb.upper(), open_at, m.start()
-                )
+                # `c.request.Get(ctx, "/v1/version")`: after a context, the URL
+                arguments = self.arguments(open_at)
+                first = self.text[arguments[0][0] : arguments[0][1]].strip() if arguments else ""
+                position = 1 if _CONTEXT.fullmatch(first) else 0
+                stated = "POST" if verb == "PostForm" else verb.upper()
+                found += self.call(stated, open_at, m.start(), position)
         return found

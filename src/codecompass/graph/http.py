@@ -58,6 +58,7 @@ parameters facing parameters): a call of ``/users/me`` does not also link to
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Sequence
 
@@ -74,6 +75,9 @@ UNKNOWN_PREFIX = ("unknown-prefix", 0.5)
 UNKNOWN = "?"
 # A client's relative URL (`http.post('favorites/toggle')`): below a base the client adds.
 RELATIVE = "?/"
+# A request to the handlers of one package only (`@repo/folder`): a Go test's
+# `httptest.NewRequest("GET", "/v1/version", nil)`, served by its own package's routes.
+PACKAGE = "@"
 # Templates one route may be served at (a router mounted in several places).
 MAX_TEMPLATES = 16
 
@@ -171,7 +175,7 @@ def _segments(path: str) -> list[str]:
 
 def _fit(a: Sequence[str], b: Sequence[str]) -> tuple[int, int, bool] | None:
     """`_match` on paths already cut into segments; the root (no segment) fits itself,
-    as a literal."""
+    as a literal (`link_http` asks both sides to state its method)."""
     if not a and not b:
         return (1, 0, False)
     if len(a) != len(b) or not a:
@@ -266,6 +270,7 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
         ] = {}
         # a request an application makes to itself (MockMvc's): below its own prefix
         own = mounts.own.get(call.router, "") if call.router not in (UNKNOWN, RELATIVE) else ""
+        package = call.router[1:] if call.router.startswith(PACKAGE) else None
         wanted = _segments(join_paths(own, call.pattern) if own else call.pattern)
         length = len(wanted)
         # Below a client's base, a route may have more segments in front (`/api`):
@@ -279,6 +284,8 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
             *(r for n in lengths for r in by_length.get(n, [])),
             *shorter,
         ):
+            if package is not None and f"{route.repo}/{posixpath.dirname(route.path)}" != package:
+                continue
             if len(segments) < length:
                 match = _fit(segments, wanted[length - len(segments) :])
             else:
@@ -288,6 +295,8 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
             stated = "*" not in (route.method, call.method)
             if stated and route.method != call.method:
                 continue
+            if not segments and not stated:
+                continue  # the root of any method: a catch-all (`mux.HandleFunc("/", …)`)
             how = [TEMPLATE if match[2] else LITERAL]
             how += [] if stated else [ANY_METHOD]
             how += [UNKNOWN_BASE] if call.router in (UNKNOWN, RELATIVE) else []
