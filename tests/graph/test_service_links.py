@@ -1420,3 +1420,33 @@ def test_go_routes_on_a_router_passed_in_and_requests_written_in_tests(tmp_path:
         ("app/client/client.go#Client.Version", "app/api/routes.go#version", "GET",
          "/v1/version", 0.9, "literal"),
     }  # fmt: skip
+
+
+def test_a_kotlin_mapping_names_arguments_after_its_path(tmp_path: Path) -> None:
+    """spring-petclinic-kotlin: `@GetMapping("vets.json", produces = […])` lost its path
+    (`GET /`), so its test's `get("/vets.json")` reached nothing; a class's
+    `@RequestMapping("/v2", produces = […])` lost its prefix."""
+    controller = (
+        "package pc\n\n"
+        '@RequestMapping("/v2", produces = ["application/json"])\n'
+        "@RestController\n"
+        "class VetController(val vets: VetRepository) {\n"
+        '    @GetMapping("vets.json", produces = ["application/json"])\n'
+        "    fun showJsonVetList(): Vets = Vets()\n"
+        "}\n"
+    )
+    test = (
+        "package pc\n\nclass VetControllerTest {\n"
+        "    fun json() {\n"
+        '        mockMvc.perform(get("/v2/vets.json")).andExpect(status().isOk)\n'
+        "    }\n}\n"
+    )
+    files = {
+        "src/main/kotlin/pc/VetController.kt": controller,
+        "src/test/kotlin/pc/VetControllerTest.kt": test,
+    }
+    assert repo_links(tmp_path, "pc", files) == {
+        ("pc/src/test/kotlin/pc/VetControllerTest.kt#VetControllerTest.json",
+         "pc/src/main/kotlin/pc/VetController.kt#VetController.showJsonVetList", "GET",
+         "/v2/vets.json", 0.9, "literal"),
+    }  # fmt: skip

@@ -203,19 +203,20 @@ class _Source(CodeText):
         positional: bool = True,
     ) -> list[str | None]:
         """The paths an annotation's arguments give: the first positional argument (if
-        `positional`) or the first of `keys` named; a list gives several."""
+        `positional`; Kotlin may name others after it: `@GetMapping("vets.json",
+        produces = […])`) or the first of `keys` named; a list gives several."""
         if args is None:
             return []
-        start, end = args
-        named = list(_NAMED_ARG.finditer(self.masked, start, end))
-        if not named:
-            return self._values(start, end) if positional else []
-        for key in keys:
-            for i, m in enumerate(named):
-                if m.group(1) == key:
-                    stop = named[i + 1].start() if i + 1 < len(named) else end
-                    return self._values(m.end(), stop)
-        return []
+        named: dict[str, tuple[int, int]] = {}
+        for index, (a, b) in enumerate(split_top(self.masked, *args, ",")):
+            lead = len(self.masked[a:b]) - len(self.masked[a:b].lstrip())
+            m = _NAMED_ARG.match(self.masked, a + lead)
+            if m is None:
+                if index == 0 and positional:
+                    return self._values(a, b)
+                continue
+            named.setdefault(m.group(1), (m.end(), b))
+        return next((self._values(*named[key]) for key in keys if key in named), [])
 
     def _values(self, start: int, end: int) -> list[str | None]:
         """The strings of an argument: one expression, or a `{…}`/`[…]` list of them."""
