@@ -1076,3 +1076,45 @@ def test_a_ruby_receiver_named_like_a_class_holds_one(tmp_path: Path) -> None:
         (s, f"{m}/balance_sheet.rb#BalanceSheet.currency", 0.5, 6),
         (s, f"{m}/stub_provider.rb#StubProvider.fetch", 0.5, 7),
     }
+
+
+def test_kotlin_receivers_of_a_declared_type_and_imported_names(tmp_path: Path) -> None:
+    """spring-petclinic-kotlin: `owners.findById(id)` with `val owners: OwnerRepository`
+    in the constructor was a guess among every `findById` (43 of 76 such Kotlin edges
+    wrong), and `class Pet : NamedEntity()` a 0.5 guess by name though the file imports
+    `pc.model.NamedEntity`."""
+    files = {
+        "pc/owner/OwnerRepository.kt": (
+            "package pc.owner\n\ninterface OwnerRepository : Repository<Owner, Int> {\n"
+            "    fun findById(id: Int): Owner\n}\n"
+        ),
+        "pc/owner/PetRepository.kt": (
+            "package pc.owner\n\ninterface PetRepository : Repository<Pet, Int> {\n"
+            "    fun findById(id: Int): Pet\n}\n"
+        ),
+        "pc/owner/OwnerController.kt": (
+            "package pc.owner\n\n"
+            "class OwnerController(val owners: OwnerRepository) {\n"
+            "    fun show(id: Int) {\n"
+            "        owners.findById(id)\n"
+            "        owners.save(id)\n"
+            "    }\n\n"
+            "    fun edit(pets: PetRepository?) {\n"
+            "        pets?.findById(1)\n"
+            "    }\n}\n"
+        ),
+        "pc/model/NamedEntity.kt": "package pc.model\n\nopen class NamedEntity\n",
+        "pc/other/NamedEntity.kt": "package pc.other\n\nopen class NamedEntity\n",
+        "pc/owner/Pet.kt": (
+            "package pc.owner\n\nimport pc.model.NamedEntity\n\nclass Pet : NamedEntity()\n"
+        ),
+    }
+    found = repo_edges(tmp_path, "r", files, ("calls", "extends"))
+    o = "r/pc/owner"
+    assert {(s, t, c) for s, t, _, c, _ in found if t.startswith("r/")} == {
+        (f"{o}/OwnerController.kt#OwnerController.show",
+         f"{o}/OwnerRepository.kt#OwnerRepository.findById", 0.7),
+        (f"{o}/OwnerController.kt#OwnerController.edit",
+         f"{o}/PetRepository.kt#PetRepository.findById", 0.7),
+        (f"{o}/Pet.kt#Pet", "r/pc/model/NamedEntity.kt#NamedEntity", 0.7),
+    }  # fmt: skip

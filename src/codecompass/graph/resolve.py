@@ -1837,6 +1837,19 @@ class Resolver:
             held = self._ruby_receiver_class(ctx, source_sym, receiver)
             if held is not None:
                 return self._ruby_instance_call(ctx, source, held, name, ref, finish)
+        if ctx.language == "kotlin":
+            # `owners.findById(id)` with `val owners: OwnerRepository`; an imported name
+            written = receiver[-1] if receiver and edge_type == "calls" else None
+            if written is not None and len(receiver) <= 2 and receiver[0] in (written, "this"):
+                typed = self.kotlin_declared_class(ctx, source_sym, written, ref.line)
+            else:
+                typed = None if receiver else self.kotlin_imported(ctx, name)
+            if typed is False:  # a type from outside the repository
+                return [_unresolved(source, ref.name, edge_type, CONF_NEAR, ref, "external")]
+            if isinstance(typed, SymbolRecord):
+                if written is None:
+                    return finish([typed], CONF_NEAR, "import")
+                return self._class_call(ctx, source, typed, name, ref, finish)
         if receiver and len(receiver) == 1:
             package_dir = self._imported_dir(ctx, receiver[0])
             if package_dir is False:
@@ -2269,6 +2282,61 @@ class Resolver:
         if len(models) != 1:
             return []
         return [self._to_sym(source, models[0], "references", CONF_SCOPE, ref, "model")]
+
+    def kotlin_declared_class(
+        self, ctx: Ctx, within: SymbolRecord | None, name: str, line: int
+    ) -> SymbolRecord | bool | None:
+        """The class or interface a Kotlin name is declared as, in the function or class
+        using it: a parameter or a local (`pets: PetRepository?`, `val x: Foo = …`), a
+        property or constructor property of the class (`val owners: OwnerRepository`);
+        False for a type from outside the repository; None when unknown."""
+        text = self.file_text(ctx)
+        if not text:
+            return None
+        lines = LineIndex(text)
+        declared = re.compile(rf"\b(?:va[lr]\s+)?{re.escape(name)}\s*:\s*([A-Z][\w.]*)")
+        scope: SymbolRecord | None = within
+        while scope is not None:
+            start = lines.starts[scope.start_line - 1]
+            end = lines.starts[min(line, len(lines.starts)) - 1] if scope is within else len(text)
+            if scope is not within:  # a class: its properties and constructor's
+                end = lines.starts[min(scope.end_line, len(lines.starts) - 1)]
+            found = declared.search(text, start, end)
+            if found is not None:
+                return self._kotlin_type(ctx, found.group(1))
+            scope = ctx.symbol(scope.parent) if scope.parent is not None else None
+        return None
+
+    def _kotlin_type(self, ctx: Ctx, written: str) -> SymbolRecord | bool | None:
+        """A type as a Kotlin file writes it: imported, of the file's package (its
+        folder), else the repository's one class of that name."""
+        short = written.rsplit(".", 1)[-1]
+        imported = self.kotlin_imported(ctx, short)
+        if isinstance(imported, SymbolRecord):
+            return imported if imported.kind in TYPE_KINDS else None
+        if imported is False:
+            return False
+        named = [s for s in self.index.by_name(short, ctx.repo) if s.kind in TYPE_KINDS]
+        folder = posixpath.dirname(ctx.path)
+        near = [s for s in named if posixpath.dirname(s.path) == folder]
+        chosen = near or named
+        return chosen[0] if len(chosen) == 1 else None
+
+    def kotlin_imported(self, ctx: Ctx, name: str) -> SymbolRecord | bool | None:
+        """The definition a Kotlin `import a.b.Name` binds to `name`: the one of that
+        name under the package's folder; False when the import is from outside the
+        repository; None when no import names it."""
+        for ref in ctx.facts.refs:
+            if ref.kind != "import" or ref.name.rsplit(".", 1)[-1] != name:
+                continue
+            package = "/" + ref.name.rpartition(".")[0].replace(".", "/")
+            found = [
+                s
+                for s in self.index.by_name(name, ctx.repo)
+                if s.parent is None and ("/" + posixpath.dirname(s.path)).endswith(package)
+            ]
+            return found[0] if len(found) == 1 else False if not found else None
+        return None
 
     def php_property_class(
         self, ctx: Ctx, within: SymbolRecord | None, prop: str
