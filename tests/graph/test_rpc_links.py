@@ -23,7 +23,7 @@ from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import Endpoint
 from codecompass.indexing.parse import parse
 from codecompass.models import EdgeQuery, HttpFact
-from tests.graph.helpers import TypedLink, add_fixture, recall, typed_links, workspace
+from tests.graph.helpers import TypedLink, add_fixture, recall, typed_links, workspace, write
 
 # type, source, target, rpc, confidence, via, source line, other side's repo/path:line
 Link = TypedLink
@@ -384,3 +384,32 @@ def test_servers_through_a_base_class_a_second_service_and_an_unread_package(
         ("serves", "relay/relay.js#Relay.send", "rpc:mail.Mailer/Send", "mail.Mailer/Send", 0.9,
          "registered", 11, "mailer/protos/mail.proto:4"),
     }  # fmt: skip
+
+
+def test_csharp_using_static_names_the_generated_base_and_client(tmp_path: Path) -> None:
+    """online-boutique's cart service writes `using static Grpc.Health.V1.Health;` and
+    `: HealthBase`, its tests `using static Hipstershop.CartService;` and `new
+    CartServiceClient(channel)`: neither server nor client was linked (9 call sites)."""
+    till = (
+        "using System.Threading.Tasks;\nusing Grpc.Core;\nusing static Pay.Payments;\n\n"
+        "namespace Till\n{\n"
+        "    public class PaymentsService : PaymentsBase\n    {\n"
+        "        public override Task<Receipt> Charge(ChargeRequest request, "
+        "ServerCallContext context)\n        {\n"
+        "            return Task.FromResult(new Receipt());\n        }\n    }\n\n"
+        "    public class Cashier\n    {\n"
+        "        public async Task Refund(Grpc.Core.ChannelBase channel, string id)\n"
+        "        {\n"
+        "            var client = new PaymentsClient(channel);\n"
+        "            await client.RefundAsync(new RefundRequest { Id = id });\n"
+        "        }\n    }\n}\n"
+    )
+    write(tmp_path / "till", {"Till.cs": till})
+    with workspace(tmp_path) as engine:
+        add_fixture(engine, tmp_path, "services/grpc-polyglot/ledger", "ledger")
+        engine.add_repo(tmp_path / "till", name="till")
+        found = rpc_links(engine)
+    assert {(kind, source, target) for kind, source, target, *_ in found} >= {
+        ("serves", "till/Till.cs#PaymentsService.Charge", "rpc:pay.Payments/Charge"),
+        ("rpc", "till/Till.cs#Cashier.Refund", "ledger/server/charge.go#refunds.Refund"),
+    }

@@ -1033,7 +1033,20 @@ class CSharpResolver(ClassBasedResolver):
         stars, aliases = self.index.project_usings(ctx.repo, ctx.path)
         if name in aliases:
             return self.resolve_dotted(ctx, aliases[name], depth + 1)
-        return self.star_names(ctx, name, depth, stars)
+        held = self.star_names(ctx, name, depth, stars)
+        return held if held is not None else self.static_member(ctx, name)
+
+    def static_member(self, ctx: Ctx, name: str) -> TVal | None:
+        """A name from outside that a `using static` type holds: `HealthBase` after
+        `using static Grpc.Health.V1.Health;` (a type named as its owner's prefix, as
+        gRPC's generated `XBase` and `XClient` are)."""
+        for ref in ctx.facts.refs:
+            if ref.kind != "import":
+                continue
+            owner = ref.name.rsplit(".", 1)[-1]
+            if name.startswith(owner) and name[len(owner) : len(owner) + 1].isupper():
+                return TVal("ext", conf=CONF_SCOPE, via="import", name=f"{ref.name}.{name}")
+        return None
 
     def import_value(self, ctx: Ctx, spec: str, scope: int, depth: int) -> TVal:
         return self.resolve_dotted(ctx, spec, depth + 1)
