@@ -316,22 +316,27 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
                 continue
             method = call.method if call.method != "*" else route.method
             by_owner.setdefault((call.repo, call.path), []).append(
-                Edge(
-                    source=call.node,
-                    target=route.node,
-                    type="http",
-                    weight=EDGE_WEIGHTS["http"],
-                    confidence=confidence,
-                    resolved=True,
-                    name=f"{method} {template}",
-                    via=via,
-                    evidence_line=call.line,
-                    target_repo=route.repo,
-                    target_path=route.path,
-                    target_line=route.line,
-                )
+                _link(call, route, confidence, f"{method} {template}", via)
             )
     return by_owner
+
+
+def _link(call: HttpFact, route: HttpFact, confidence: float, name: str, via: str) -> Edge:
+    """The `http` edge from a call (or a use of a route's name) to a route's handler."""
+    return Edge(
+        source=call.node,
+        target=route.node,
+        type="http",
+        weight=EDGE_WEIGHTS["http"],
+        confidence=confidence,
+        resolved=True,
+        name=name,
+        via=via,
+        evidence_line=call.line,
+        target_repo=route.repo,
+        target_path=route.path,
+        target_line=route.line,
+    )
 
 
 def _link_names(facts: Sequence[HttpFact], by_owner: dict[tuple[str, str], list[Edge]]) -> None:
@@ -348,20 +353,7 @@ def _link_names(facts: Sequence[HttpFact], by_owner: dict[tuple[str, str], list[
         confidence = LITERAL[1] if len(routes) == 1 else round(0.8 / len(routes), 4)
         for route in routes:
             by_owner.setdefault((use.repo, use.path), []).append(
-                Edge(
-                    source=use.node,
-                    target=route.node,
-                    type="http",
-                    weight=EDGE_WEIGHTS["http"],
-                    confidence=confidence,
-                    resolved=True,
-                    name=f"* url {use.pattern}",
-                    via="url-name",
-                    evidence_line=use.line,
-                    target_repo=route.repo,
-                    target_path=route.path,
-                    target_line=route.line,
-                )
+                _link(use, route, confidence, f"* url {use.pattern}", "url-name")
             )
 
 

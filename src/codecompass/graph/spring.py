@@ -71,6 +71,8 @@ _HTTP_METHOD_ARG = re.compile(r"HttpMethod\s*\.\s*(GET|POST|PUT|DELETE|PATCH)\b"
 _CONSTANT = re.compile(r"\b(?:String|val|var)\s+(\w+)\s*(?::\s*String\s*)?=\s*\"([^\"\n]*)\"")
 
 
+# what a file holding a route or a request has somewhere
+_HINTS = ("Mapping", "@Path", "Exchange", "exchange(", "uri(", "perform(", "For", "RequestEntity")
 _DIALECTS = {
     "java": Dialect(_JAVA, _CONSTANT, r"\b{name}\s*=(?!=)", lines_end=False),
     "kotlin": Dialect(_JAVA, _CONSTANT, r"\b{name}\s*(?::\s*String\s*)?=(?!=)", lines_end=True),
@@ -83,17 +85,7 @@ def spring_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[Http
     if ctx.language not in _LANGUAGES:
         return []
     text = resolver.file_text(ctx)
-    words = (
-        "Mapping",
-        "@Path",
-        "Exchange",
-        "exchange(",
-        "uri(",
-        "perform(",
-        "For",
-        "RequestEntity",
-    )
-    if not any(w in text for w in words):
+    if not any(word in text for word in _HINTS):
         return []
     source = _Source(ctx, text, _DIALECTS[ctx.language])
     return [*source.declared(), *source.fluent_calls(), *source.template_calls()]
