@@ -70,8 +70,11 @@ from typing import Any
 # declared by file paths (Next.js, SvelteKit, Nuxt), Laravel's and Rails's route tables,
 # ASP.NET routes and HttpClient calls, clients named as such. 17: a Ruby receiver holds
 # the class it is named after (`self`, `@family` → `Family`); Spring MVC and JAX-RS
-# routes, Java/Kotlin HTTP clients, Spring Cloud Gateway routes; Go's `String`/`Error`
-# not guessed.
+# routes, Java/Kotlin HTTP clients, Spring Cloud Gateway routes and context paths; Go
+# routers and clients; Django's route names, included lists and ORM managers; jQuery
+# and locust requests; classic scripts' globals; Kotlin declared types and imports;
+# C#'s `using static`; Java record accessors; Go's `String`/`Error` not guessed; an
+# argument followed into another file's body is evidenced at the call passing it.
 FACTS_VERSION = 17
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
