@@ -1450,3 +1450,80 @@ def test_a_kotlin_mapping_names_arguments_after_its_path(tmp_path: Path) -> None
          "pc/src/main/kotlin/pc/VetController.kt#VetController.showJsonVetList", "GET",
          "/v2/vets.json", 0.9, "literal"),
     }  # fmt: skip
+
+
+def test_rails_path_helpers_link_to_their_routes_actions(tmp_path: Path) -> None:
+    """maybe's tests request `get accounts_url` and its views `link_to …,
+    account_path(a)`: Rails's route helpers name the routes `config/routes.rb` declares,
+    and none was read, so `callers AccountsController#index` missed them."""
+    routes = (
+        "Rails.application.routes.draw do\n"
+        '  root "pages#dashboard"\n'
+        "  resources :accounts do\n"
+        "    member do\n      post :sync\n    end\n"
+        "    resources :entries, only: %i[index show]\n"
+        "  end\n"
+        "  resource :session, only: %i[new create] do\n    get :verify\n  end\n"
+        "  namespace :api do\n"
+        "    resources :tags, only: [:index]\n"
+        "  end\n"
+        '  get "changelog", to: "pages#changelog", as: :release_notes\n'
+        "end\n"
+    )
+    controllers = {
+        "app/controllers/pages_controller.rb": (
+            "class PagesController\n  def dashboard\n  end\n\n  def changelog\n  end\nend\n"
+        ),
+        "app/controllers/accounts_controller.rb": (
+            "class AccountsController\n  def index\n  end\n\n  def show\n  end\n\n"
+            "  def create\n    redirect_to account_path(@account)\n  end\n\n"
+            "  def sync\n  end\nend\n"
+        ),
+        "app/controllers/entries_controller.rb": (
+            "class EntriesController\n  def index\n  end\nend\n"
+        ),
+        "app/controllers/sessions_controller.rb": (
+            "class SessionsController\n  def new\n  end\n\n  def verify\n  end\nend\n"
+        ),
+        "app/controllers/api/tags_controller.rb": (
+            "module Api\n  class TagsController\n    def index\n    end\n  end\nend\n"
+        ),
+    }
+    test = (
+        "class AccountsControllerTest < ActionDispatch::IntegrationTest\n"
+        '  test "lists" do\n'
+        "    get accounts_url\n"
+        "    post sync_account_url(accounts(:one))\n"
+        "    get api_tags_path\n"
+        "  end\nend\n"
+    )
+    view = (
+        '<%= link_to "Entries", account_entries_path(@account) %>\n'
+        '<%= link_to "Sign in", new_session_path %>\n'
+        '<%= link_to "Home", root_path %>\n'
+        '<%= link_to "Notes", release_notes_path %>\n'
+        '<%= link_to "Verify", verify_session_path %>\n'
+    )
+    files = {
+        "config/routes.rb": routes,
+        **controllers,
+        "test/controllers/accounts_controller_test.rb": test,
+        "app/views/accounts/show.html.erb": view,
+    }
+    c = "r/app/controllers"
+    t = "r/test/controllers/accounts_controller_test.rb#AccountsControllerTest"
+    v = "r/app/views/accounts/show.html.erb"
+    found = {(s, tgt, m, p) for s, tgt, m, p, _, via in repo_links(tmp_path, "r", files)
+             if via == "url-name"}  # fmt: skip
+    assert found == {
+        (t, f"{c}/accounts_controller.rb#AccountsController.index", "GET", "url accounts"),
+        (t, f"{c}/accounts_controller.rb#AccountsController.sync", "POST", "url sync_account"),
+        (t, f"{c}/api/tags_controller.rb#Api.TagsController.index", "GET", "url api_tags"),
+        (f"{c}/accounts_controller.rb#AccountsController.create",
+         f"{c}/accounts_controller.rb#AccountsController.show", "GET", "url account"),
+        (v, f"{c}/entries_controller.rb#EntriesController.index", "GET", "url account_entries"),
+        (v, f"{c}/sessions_controller.rb#SessionsController.new", "GET", "url new_session"),
+        (v, f"{c}/pages_controller.rb#PagesController.dashboard", "GET", "url root"),
+        (v, f"{c}/pages_controller.rb#PagesController.changelog", "GET", "url release_notes"),
+        (v, f"{c}/sessions_controller.rb#SessionsController.verify", "GET", "url verify_session"),
+    }  # fmt: skip

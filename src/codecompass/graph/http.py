@@ -22,8 +22,9 @@ unknown-base    0.6         the client's URL starts with a value not read, or is
 unknown-prefix  0.5         a prefix above the route could not be read: the
                             route is matched with what is known below it, which
                             may end a longer call (two segments at least)
-url-name        0.9         a Django route's name used (`reverse`, `redirect`,
-                            `{% url %}`); split among up to 3 routes of one name
+url-name        0.9         a route's name used (Django's `reverse`, `redirect`,
+                            `{% url %}`; Rails's `account_path(a)`); split among up
+                            to 3 routes of one name (and method)
 ==============  ==========  ===================================================
 
 What is read where (``resolve.py``): a prefix or a client URL may be a string literal,
@@ -348,12 +349,17 @@ def _link_names(facts: Sequence[HttpFact], by_owner: dict[tuple[str, str], list[
             named.setdefault(fact.pattern, []).append(fact)
     for use in (f for f in facts if f.role == "by-name"):
         routes = named.get(use.pattern, [])
+        if use.method != "*":  # `post sync_account_url(…)`: the route of that method
+            routes = [r for r in routes if r.method in (use.method, "*")]
+        else:  # `link_to …, account_path(a)`: the one a browser gets, if any
+            routes = [r for r in routes if r.method in ("GET", "*")] or routes
         if not routes or len(routes) > 3:
             continue
         confidence = LITERAL[1] if len(routes) == 1 else round(0.8 / len(routes), 4)
         for route in routes:
+            method = use.method if use.method != "*" else route.method
             by_owner.setdefault((use.repo, use.path), []).append(
-                _link(use, route, confidence, f"* url {use.pattern}", "url-name")
+                _link(use, route, confidence, f"{method} url {use.pattern}", "url-name")
             )
 
 

@@ -51,7 +51,7 @@ from dataclasses import dataclass, replace
 
 from codecompass.graph.http import route_path
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
-from codecompass.indexing.inflection import camel, plural
+from codecompass.indexing.inflection import camel, plural, singular
 from codecompass.indexing.textscan import LineIndex, Syntax, mask, matching
 from codecompass.models import HttpFact, SymbolRecord
 
@@ -273,6 +273,10 @@ class _Scope:
     controller: str = ""  # the resource's controller, for `get :sync` inside it
     member: str = ""  # a resource's member path, for `post :x, on: :member`
     collection: str = ""  # its collection path
+    name: str = ""  # what route names go below (`api_v1`, `account` in its block)
+    member_name: str = ""  # a resource's one (`account`: `sync_account`)
+    collection_name: str = ""  # and many (`accounts`: `search_accounts`)
+    block: str = ""  # "member" or "collection" inside such a block
 
 
 def _rails_routes(resolver: Resolver, ctx: Ctx, text: str) -> list[HttpFact]:
@@ -292,7 +296,7 @@ def _rails_routes(resolver: Resolver, ctx: Ctx, text: str) -> list[HttpFact]:
         here = stack[-1]
         scope = _rails_line(word, _BLOCK.sub("", rest), here, number, found)
         if opens:
-            stack.append(scope or _Scope(here.path, here.module, here.controller))
+            stack.append(scope or _Scope(here.path, here.module, here.controller, name=here.name))
         elif _OPENS.match(line):
             stack.append(here)  # an `if … end` in the routes: nothing of its own
     return [
@@ -319,32 +323,45 @@ def _rails_line(
             member = f"{base}/{{}}" if many else base
             kept = _listed(options, "only")
             dropped = _listed(options, "except") or []
+            one = _name(here.name, options.get("as", name) if not many else singular(name))
+            every = _name(here.name, options.get("as", name)) if many else one
             for action, method, below, on_member in _RAILS_ACTIONS:
                 if not many and action == "index":
                     continue
                 if (kept is not None and action not in kept) or action in dropped:
                     continue
                 path = (member if on_member else base) + below
-                out.append(HttpFact("route", method, route_path("/" + path), line,
-                                    f"{controller}#{action}"))  # fmt: skip
+                node = f"{controller}#{action}"
+                out.append(HttpFact("route", method, route_path("/" + path), line, node))
+                named = one if on_member or not many else every
+                if action in ("new", "edit"):
+                    named = f"{action}_{one}"
+                out.append(HttpFact("named", method, named, line, node))
             nested = f"{base}/{{}}" if many else base
-            scope = _Scope(nested, here.module, controller, member, base)
+            # a singular resource's own verbs are its member's (`verify_mfa`)
+            block = "" if many else "member"
+            scope = _Scope(nested, here.module, controller, member, base, one, one, every, block)
         return scope if names else None
     if word == "namespace" and names:
         module = _join(here.module, names[0])
-        return _Scope(_join(here.path, options.get("path", names[0])), module)
+        path = _join(here.path, options.get("path", names[0]))
+        return _Scope(path, module, name=_name(here.name, options.get("as", names[0])))
     if word == "scope":
         path = names[0] if names and not rest.lstrip().startswith(("module", "path")) else ""
         path = options.get("path", path)
         module = _join(here.module, options.get("module", ""))
-        return _Scope(_join(here.path, path.strip("/")), module)
+        return _Scope(
+            _join(here.path, path.strip("/")), module, name=_name(here.name, options.get("as", ""))
+        )
     if word in ("member", "collection") and here.controller:
         path = here.member if word == "member" else here.collection
-        return _Scope(path, here.module, here.controller, here.member, here.collection)
+        return replace(here, path=path, block=word)
     if word == "root":
         target = options.get("to") or (names[0] if names else "")
         if "#" in target:
-            out.append(HttpFact("route", "GET", "/", line, _in_module(here.module, target)))
+            node = _in_module(here.module, target)
+            out.append(HttpFact("route", "GET", "/", line, node))
+            out.append(HttpFact("named", "GET", _name(here.name, "root"), line, node))
         return None
     if word in (*_RAILS_VERBS, "match") and names:
         methods = (
@@ -364,10 +381,25 @@ def _rails_line(
             target = _in_module(here.module, target)
         if "#" not in target:
             return None
+        block = here.block or (on if on in ("member", "collection") else "")
+        if "as" in options:
+            named = _name(here.name if not block else "", options["as"])
+        elif block:
+            owner = here.member_name if block == "member" else here.collection_name
+            named = f"{_name('', name)}_{owner}"
+        else:
+            named = _name(here.name, name)
         for method in methods:
-            out.append(HttpFact("route", method if method != "*" else "*",
-                                route_path("/" + path), line, target))  # fmt: skip
+            out.append(HttpFact("route", method, route_path("/" + path), line, target))
+            out.append(HttpFact("named", method, named, line, target))
     return None
+
+
+def _name(prefix: str, written: str) -> str:
+    """A route's name below `prefix`: `api` + `accounts` → `api_accounts`;
+    `changelog/latest` → `changelog_latest`."""
+    own = re.sub(r"\W+", "_", written.strip("/")).strip("_")
+    return "_".join(p for p in (prefix, own) if p)
 
 
 def _head(rest: str) -> str:
