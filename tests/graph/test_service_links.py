@@ -1527,3 +1527,49 @@ def test_rails_path_helpers_link_to_their_routes_actions(tmp_path: Path) -> None
         (v, f"{c}/pages_controller.rb#PagesController.changelog", "GET", "url release_notes"),
         (v, f"{c}/sessions_controller.rb#SessionsController.verify", "GET", "url verify_session"),
     }  # fmt: skip
+
+
+def test_rust_routes_and_reqwest_calls_link(tmp_path: Path) -> None:
+    """Rust services declared no route: actix-web's and rocket's `#[get("/users/{id}")]`
+    on a handler, axum's `Router::new().route("/orders/:id", get(show).delete(remove))`;
+    reqwest's `client.get(format!("{}/users/{}", base, id))` made no call."""
+    actix = (
+        "use actix_web::{get, post, web, HttpResponse};\n\n"
+        '#[get("/users/{id}")]\n'
+        "async fn show_user(path: web::Path<u32>) -> HttpResponse {\n"
+        "    HttpResponse::Ok().finish()\n}\n\n"
+        '#[post("/users")]\n'
+        "async fn create_user() -> HttpResponse {\n    HttpResponse::Ok().finish()\n}\n\n"
+        "pub fn config(cfg: &mut web::ServiceConfig) {\n"
+        '    cfg.service(web::resource("/users/{id}/avatar").route(web::get().to(avatar)));\n'
+        "}\n\n"
+        "async fn avatar() -> HttpResponse {\n    HttpResponse::Ok().finish()\n}\n\n"
+        '#[get("/items/<id>")]\n'  # rocket's parameters
+        "fn item(id: u32) -> String {\n    String::new()\n}\n"
+    )
+    axum = (
+        "use axum::{routing::{get, post}, Router};\n\n"
+        "pub fn app() -> Router {\n"
+        "    Router::new()\n"
+        '        .route("/orders/:id", get(show_order).delete(remove_order))\n'
+        '        .route("/orders", post(create_order))\n'
+        "}\n\n"
+        "async fn show_order() {}\n\nasync fn remove_order() {}\n\nasync fn create_order() {}\n"
+    )
+    client = (
+        "pub async fn fetch(client: &reqwest::Client, base: &str, id: u32) {\n"
+        '    client.get(format!("{}/users/{}", base, id)).send().await;\n'
+        '    client.delete(format!("http://orders/orders/{}", id)).send().await;\n'
+        '    reqwest::get("http://orders/orders").await;\n'
+        '    client.get(format!("{}/users/{}/avatar", base, id)).send().await;\n'
+        '    reqwest::get(format!("http://users/items/{}", id)).await;\n'
+        "}\n"
+    )
+    files = {"users/src/main.rs": actix, "orders/src/routes.rs": axum, "web/src/client.rs": client}
+    c = "r/web/src/client.rs#fetch"
+    assert repo_links(tmp_path, "r", files) == {
+        (c, "r/users/src/main.rs#show_user", "GET", "/users/{}", 0.6, "unknown-base"),
+        (c, "r/orders/src/routes.rs#remove_order", "DELETE", "/orders/{}", 0.8, "template"),
+        (c, "r/users/src/main.rs#avatar", "GET", "/users/{}/avatar", 0.6, "unknown-base"),
+        (c, "r/users/src/main.rs#item", "GET", "/items/{}", 0.8, "template"),
+    }  # fmt: skip

@@ -45,6 +45,7 @@ from codecompass.graph.resolve import Resolver
 from codecompass.graph.resolve_typed import TYPED_LANGUAGE_EDGES
 from codecompass.graph.route_tables import route_table_facts
 from codecompass.graph.rpc import link_rpc, rpc_facts
+from codecompass.graph.rust_http import rust_http_facts
 from codecompass.graph.spring import spring_facts
 from codecompass.graph.spring_config import spring_config_facts
 from codecompass.graph.url_tags import url_tag_facts
@@ -216,6 +217,7 @@ def link(
             spring_config_facts,
             url_tag_facts,
             go_http_facts,
+            rust_http_facts,
             requests_in_tests,
         ),
     )
