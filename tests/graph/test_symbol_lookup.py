@@ -418,3 +418,24 @@ def test_a_namespace_qualified_name_picks_the_folder_that_mirrors_it(tmp_path: P
     assert csharp[0] == (basket, 0.9)
     assert all(score < 0.9 for _, score in csharp[1:])
     assert chosen.root == basket.replace("Basket", "Catalog")
+
+
+def test_code_answers_a_name_before_its_interface_declarations(tmp_path: Path) -> None:
+    """online-boutique: `callers CartService.AddItem` was ambiguous between five
+    `.proto` copies and the C# implementation (listed last, the proto suggested); the
+    code is what one asks about, its rpc reachable from it."""
+    proto = 'syntax = "proto3";\n\nservice CartService {\n  rpc AddItem(Req) returns (Res);\n}\n'
+    files = {
+        "protos/demo.proto": proto,
+        "cart/protos/demo.proto": proto,
+        "cart/CartService.cs": (
+            "public class CartService : Cart.CartServiceBase\n{\n"
+            "    public override Task<Empty> AddItem(Req request, ServerCallContext context)"
+            " => null;\n}\n"
+        ),
+    }
+    write(tmp_path / "shop", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "shop", name="shop")
+        found = engine.callers("CartService.AddItem")
+    assert found.root == "shop/cart/CartService.cs#CartService.AddItem"

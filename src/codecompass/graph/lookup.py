@@ -225,13 +225,22 @@ def innermost(symbols: Sequence[SymbolRecord], line: int) -> SymbolRecord | None
     return min(around, key=lambda s: (s.end_line - s.start_line, -s.start_line), default=None)
 
 
+# Files that declare an interface others implement: a name they share with code is the
+# code's first.
+_INTERFACE_FILES = (".proto", ".thrift", ".graphql", ".gql", ".avdl", ".smithy")
+
+
 def choose(text: str, ranked: Sequence[Match]) -> Match | None:
     """The candidate `text` means, from candidates best first: the first, unless another
-    has its rank (then AmbiguousSymbolError lists them all). None when
-    there is none."""
+    has its rank (then AmbiguousSymbolError lists them all; but the one in code among
+    declarations in interface files is meant). None when there is none."""
     tied = _tied(ranked)
     if len(tied) <= 1:
         return tied[0] if tied else None
+    # the code, over declarations of it in interface files (an rpc's `.proto` copies)
+    code = [m for m in tied if not m.path.endswith(_INTERFACE_FILES)]
+    if len(code) == 1:
+        return code[0]
     raise ambiguous(text, tied, ranked)
 
 
