@@ -20,11 +20,19 @@
   (variable_declaration (identifier) @name)
   (setter (function_body))) @definition.function
 
-; `const val` (const is Kotlin's only property_modifier).
+; `const val` (const is Kotlin's only property_modifier): top level, or in an object or a
+; companion object (`companion object { const val REQUIRED = "required" }`).
 (source_file
   (property_declaration
     (modifiers (property_modifier))
     (variable_declaration (identifier) @name)) @definition.constant)
+
+([(companion_object (class_body (property_declaration
+    (modifiers (property_modifier))
+    (variable_declaration (identifier) @name)) @definition.constant))
+  (object_declaration (class_body (property_declaration
+    (modifiers (property_modifier))
+    (variable_declaration (identifier) @name)) @definition.constant))])
 
 ; Calls: the callee is the name or navigation before the arguments. A trailing lambda
 ; wraps a call in another call_expression, which is left out (its callee is a call).
