@@ -1563,11 +1563,44 @@ def test_rust_routes_and_reqwest_calls_link(tmp_path: Path) -> None:
         '    reqwest::get("http://orders/orders").await;\n'
         '    client.get(format!("{}/users/{}/avatar", base, id)).send().await;\n'
         '    reqwest::get(format!("http://users/items/{}", id)).await;\n'
-        "}\n"
+        '    let url = format!("{BASE}/orders/{id}");\n'
+        "    reqwest::Client::new().delete(&url).send().await;\n"
+        "}\n\n"
+        'const BASE: &str = "http://orders";\n'
     )
-    files = {"users/src/main.rs": actix, "orders/src/routes.rs": axum, "web/src/client.rs": client}
+    # actix's scopes hold their routes; a handler named by its module path
+    scoped = (
+        "pub fn routes(cfg: &mut web::ServiceConfig) {\n"
+        '    cfg.service(web::resource("/").to(index)).service(\n'
+        '        web::scope("/api")\n'
+        '            .service(web::resource("users").route(web::post().to_async(users::register)))\n'
+        '            .service(web::scope("/comments").route("", get().to(comments::list))),\n'
+        "    );\n}\n\n"
+        "async fn index() {}\n"
+    )
+    files = {
+        "users/src/main.rs": actix,
+        "orders/src/routes.rs": axum,
+        "web/src/client.rs": client,
+        "blog/src/app/mod.rs": scoped,
+        "blog/src/app/users.rs": "pub async fn register() {}\n\npub async fn list() {}\n",
+        "blog/src/app/comments.rs": "pub async fn list() {}\n",
+    }
     c = "r/web/src/client.rs#fetch"
-    assert repo_links(tmp_path, "r", files) == {
+    write(tmp_path / "r", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "r", name="r")
+        routes = {
+            (f.method, f.pattern, f.node)
+            for f in engine.backend.links.http_facts()
+            if f.role == "route" and f.path.startswith("blog/")
+        }
+    assert routes == {
+        ("*", "/", "r/blog/src/app/mod.rs#index"),
+        ("POST", "/api/users", "r/blog/src/app/users.rs#register"),
+        ("GET", "/api/comments", "r/blog/src/app/comments.rs#list"),
+    }
+    assert repo_links(tmp_path / "again", "r", files) == {
         (c, "r/users/src/main.rs#show_user", "GET", "/users/{}", 0.6, "unknown-base"),
         (c, "r/orders/src/routes.rs#remove_order", "DELETE", "/orders/{}", 0.8, "template"),
         (c, "r/users/src/main.rs#avatar", "GET", "/users/{}/avatar", 0.6, "unknown-base"),

@@ -13,7 +13,7 @@ original text:
 | constant of the file, or a local set before) |                               |
 | `"$base/owners"` (Kotlin)                    | as a concatenation            |
 | `fmt.Sprintf("%s/items/%d", base, id)`,      | `{base}/items/{}`             |
-| `String.format(…)`                           |                               |
+| `String.format(…)`, Rust's `format!(…)`      |                               |
 | `URI.create(…)`, `URI(…)`                    | what it is given              |
 
 `{base}` in front marks a value that was not read: the URL's base is unknown
@@ -35,7 +35,11 @@ _NAME = re.compile(r"(?:this\s*\.\s*)?(?:[A-Za-z_]\w*\s*\.\s*)*([A-Za-z_]\w*)")
 _KOTLIN_HOLE = re.compile(r"\$\{[^{}]*\}|\$([A-Za-z_]\w*)")
 _FORMAT_VERB = re.compile(r"%[-+# 0]*\d*(?:\.\d+)?[a-zA-Z]")
 _FORMATS = re.compile(r"(?:fmt\s*\.\s*Sprintf|String\s*\.\s*format)\s*\(")
-_WRAPPERS = re.compile(r"(?:URI\s*\.\s*create|URI|fmt\s*\.\s*Sprintf|String\s*\.\s*format)\s*\(")
+_WRAPPERS = re.compile(
+    r"(?:URI\s*\.\s*create|URI|fmt\s*\.\s*Sprintf|String\s*\.\s*format|format!)\s*\("
+)
+# a hole of Rust's `format!("{}/users/{id}")`, by name or position
+_RUST_HOLE = re.compile(r"\{(\w*)(?::[^{}]*)?\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +98,7 @@ class CodeText:
 
     def _piece(self, start: int, end: int, before: int) -> str | None:
         """One operand of a concatenation: a literal, a wrapper or format call, a name."""
-        piece = self.text[start:end].strip()
+        piece = self.text[start:end].strip().lstrip("&")  # Rust's `&url`
         if len(piece) >= 2 and piece[0] in self.dialect.quotes and piece[-1] == piece[0]:
             literal = piece[1:-1]
             return _KOTLIN_HOLE.sub(lambda m: self._hole(m, literal), literal)
@@ -103,7 +107,10 @@ class CodeText:
             value = self.expression(*arguments[0], before) if arguments else None
             if value is not None and _FORMATS.match(piece):
                 value = _FORMAT_VERB.sub("{}", value)  # `%s/items/%d`
-                value = "{base}" + value[2:] if value.startswith("{}") else value
+            elif value is not None and piece.startswith("format!"):
+                value = _RUST_HOLE.sub(lambda m: self.constants.get(m.group(1), "{}"), value)
+            if value is not None and value.startswith("{}"):
+                value = "{base}" + value[2:]
             return value
         name = _NAME.fullmatch(piece)
         if name is None:

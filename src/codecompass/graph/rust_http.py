@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from codecompass.graph.code_urls import CodeText, Dialect
-from codecompass.graph.http import call_fact, named_as, route_path
+from codecompass.graph.http import join_paths, named_as, route_path
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
 from codecompass.indexing.textscan import Syntax, matching
 from codecompass.models import HttpFact
@@ -39,13 +39,30 @@ _RESOURCE = re.compile(r"\bweb\s*::\s*resource\s*\(")
 _METHOD_ROUTER = re.compile(
     r"\b(get|post|put|delete|patch|head|options|any)\s*\(\s*([A-Za-z_][\w:]*)\s*\)"
 )
+# actix's `web::get().to(h)` (or `get().to_async(h)`)
 _ACTIX_TO = re.compile(
-    r"\bweb\s*::\s*(get|post|put|delete|patch|head)\s*\(\s*\)\s*\.\s*to\s*\(\s*([A-Za-z_][\w:]*)"
+    r"\b(get|post|put|delete|patch|head)\s*\(\s*\)\s*\.\s*to(?:_async)?\s*\(\s*([A-Za-z_][\w:]*)"
 )
-_CLIENT = re.compile(r"\b([A-Za-z_][\w.:]*)\s*(?:\.|::)\s*(get|post|put|delete|patch|head)\s*\(")
-_FORMAT = re.compile(r"\bformat!\s*\(")
+_SCOPE = re.compile(r"\bweb\s*::\s*scope\s*\(|\.\s*nest\s*\(")
+_LINK = re.compile(r"\s*\.\s*(\w+)\s*(?:::<[^<>]*>)?\s*\(")
+_HANDLER = re.compile(r"[A-Za-z_][\w:]*")
+_CLIENT = re.compile(
+    r"\b([A-Za-z_][\w.:]*(?:\(\s*\))?)\s*(?:\.|::)\s*(get|post|put|delete|patch|head)\s*\("
+)
 _ROUTE_METHOD = re.compile(r"\bmethod\s*=\s*\"([A-Za-z]+)\"")
 _ROCKET_PARAM = re.compile(r"<[^<>]+>")
+
+
+def _modules_shared(path: str, modules: list[str]) -> int:
+    """How many of `modules` (last first) a Rust file's module path ends with:
+    `src/app/features/comment/controllers.rs` and `comment::controllers` → 2."""
+    parts = path.removesuffix(".rs").removesuffix("/mod").split("/")
+    shared = 0
+    for written, part in zip(reversed(modules), reversed(parts), strict=False):
+        if written != part:
+            break
+        shared += 1
+    return shared
 
 
 def rust_http_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[HttpFact]:
@@ -86,82 +103,128 @@ class _RustSource(CodeText):
         return found
 
     def routers(self, resolver: Resolver) -> list[HttpFact]:
-        """axum's `.route("/x", get(a).post(b))`, actix's `web::resource("/x")
-        .route(web::get().to(a))`."""
+        """axum's `.route("/x", get(a).post(b))`; actix's `.route("/x", web::get()
+        .to(a))` and `web::resource("/x").route(web::get().to(a))` (or `.to(a)`: any
+        method), under the `web::scope("/api")` or axum `.nest("/api", …)` chains that
+        hold them."""
+        scopes = self._scopes()
         found: list[HttpFact] = []
         for m in _ROUTE_CALL.finditer(self.masked):
             arguments = self.arguments(m.end() - 1)
             if len(arguments) < 2:
                 continue
-            path = self.expression(*arguments[0])
-            if path is None or not path.startswith("/"):
+            path = self._path(arguments[0])
+            if path is None:
                 continue
-            written = self.masked[arguments[1][0] : arguments[-1][1]]
             line = self.lines.line(m.start())
-            for verb, handler in _METHOD_ROUTER.findall(written):
-                method = "*" if verb == "any" else verb.upper()
-                node = self._handler(resolver, handler.rpartition("::")[2], line)
-                found.append(HttpFact("route", method, route_path(path), line, node))
+            written = self.masked[arguments[1][0] : arguments[-1][1]]
+            handlers = [*_ACTIX_TO.findall(written), *_METHOD_ROUTER.findall(written)]
+            found += self._routes(resolver, handlers, path, scopes, m.start(), line)
         for m in _RESOURCE.finditer(self.masked):
             arguments = self.arguments(m.end() - 1)
-            path = self.expression(*arguments[0]) if arguments else None
-            close = matching(self.masked, m.end() - 1, "(", ")")
-            if path is None or close < 0:
+            path = self._path(arguments[0]) if arguments else None
+            if path is None:
                 continue
-            stop = self.masked.find(";", close)
-            statement = self.masked[close : stop if stop > 0 else len(self.masked)]
+            routed: list[tuple[str, str]] = []
+            for name, span in self._chain(matching(self.masked, m.end() - 1, "(", ")") + 1):
+                text = self.masked[span[0] : span[1]]
+                if name == "route":
+                    routed += _ACTIX_TO.findall(text)
+                elif name in ("to", "to_async") and _HANDLER.fullmatch(text.strip()):
+                    routed.append(("any", text.strip()))
             line = self.lines.line(m.start())
-            for verb, handler in _ACTIX_TO.findall(statement):
-                node = self._handler(resolver, handler.rpartition("::")[2], line)
-                found.append(HttpFact("route", verb.upper(), route_path(path), line, node))
+            found += self._routes(resolver, routed, path, scopes, m.start(), line)
         return found
 
-    def _handler(self, resolver: Resolver, name: str, line: int) -> str:
-        """The function `name`: the file's, else the repository's one of that name."""
+    def _routes(
+        self,
+        resolver: Resolver,
+        routed: list[tuple[str, str]],
+        path: str,
+        scopes: list[tuple[int, int, str]],
+        at: int,
+        line: int,
+    ) -> list[HttpFact]:
+        """A route for each (method, handler) of `path`, below the scopes around `at`."""
+        prefix = join_paths(*(p for start, end, p in scopes if start < at < end))
+        pattern = route_path(join_paths(prefix, path))
+        out: list[HttpFact] = []
+        for verb, handler in routed:
+            method = "*" if verb == "any" else verb.upper()
+            out.append(
+                HttpFact("route", method, pattern, line, self._handler(resolver, handler, line))
+            )
+        return out
+
+    def _path(self, span: tuple[int, int]) -> str | None:
+        """A route's path: an expression read, or `""` (the scope's own)."""
+        if self.text[span[0] : span[1]].strip() == '""':
+            return ""
+        return self.expression(*span)
+
+    def _scopes(self) -> list[tuple[int, int, str]]:
+        """(start, end, path) of each actix `web::scope("/api")` chain and each axum
+        `.nest("/api", …)` router written inline."""
+        out: list[tuple[int, int, str]] = []
+        for m in _SCOPE.finditer(self.masked):
+            arguments = self.arguments(m.end() - 1)
+            path = self.expression(*arguments[0]) if arguments else None
+            if path is None:
+                continue
+            if m.group(0).lstrip(".").lstrip().startswith("nest"):
+                if len(arguments) >= 2:
+                    out.append((arguments[1][0], arguments[1][1], path))
+                continue
+            close = matching(self.masked, m.end() - 1, "(", ")")
+            spans = [span for _, span in self._chain(close + 1)]
+            out.append((m.start(), spans[-1][1] if spans else close, path))
+        return out
+
+    def _chain(self, at: int) -> list[tuple[str, tuple[int, int]]]:
+        """The method calls chained from offset `at` (`.service(…).route(…)`): each name
+        and the span of its arguments."""
+        out: list[tuple[str, tuple[int, int]]] = []
+        while True:
+            link = _LINK.match(self.masked, at)
+            if link is None:
+                return out
+            close = matching(self.masked, link.end() - 1, "(", ")")
+            if close < 0:
+                return out
+            out.append((link.group(1), (link.end(), close)))
+            at = close + 1
+
+    def _handler(self, resolver: Resolver, written: str, line: int) -> str:
+        """The function a handler names: the file's, else the repository's of that name
+        whose module path ends as written (`comment::controllers::index`)."""
+        *modules, name = written.split("::")
         own = [s for s in self.ctx.symbols if s.name == name and s.kind in ("function", "method")]
-        if own:
+        if own and not modules:
             return own[0].id
         found = [
             s
             for s in resolver.index.by_name(name, self.ctx.repo)
             if s.kind in ("function", "method") and s.path.endswith(".rs")
         ]
+        if len(found) > 1 and modules:
+            ranked = sorted(found, key=lambda s: -_modules_shared(s.path, modules))
+            best = _modules_shared(ranked[0].path, modules)
+            found = [s for s in ranked if _modules_shared(s.path, modules) == best]
         return found[0].id if len(found) == 1 else self.ctx.source_id(line)
 
     def client_calls(self) -> list[HttpFact]:
-        """reqwest's `client.get(url)`, `reqwest::get(url)`."""
+        """reqwest's `client.get(url)`, `reqwest::Client::new().post(url)`,
+        `reqwest::get(url)`."""
         found: list[HttpFact] = []
         for m in _CLIENT.finditer(self.masked):
-            receiver = m.group(1)
-            if receiver != "reqwest" and not named_as(receiver.replace("::", "."), _WORDS):
+            receiver = m.group(1).replace("()", "")
+            if not receiver.startswith("reqwest") and not named_as(
+                receiver.replace("::", "."), _WORDS
+            ):
                 continue
-            arguments = self.arguments(m.end() - 1)
-            if len(arguments) != 1:
-                continue
-            start, end = arguments[0]
-            url = self._format(start, end) if _FORMAT.match(self.masked, start) else None
-            if url is None:
+            if len(self.arguments(m.end() - 1)) == 1:
                 found += self.call(m.group(2).upper(), m.end() - 1, m.start())
-            else:
-                line = self.lines.line(m.start())
-                found += self.fact(m.group(2).upper(), url, line)
         return found
-
-    def _format(self, start: int, end: int) -> str | None:
-        """`format!("{}/users/{}", base, id)`: `{base}/users/{}` (a leading value not
-        read is the base)."""
-        arguments = self.arguments(self.masked.index("(", start))
-        if not arguments:
-            return None
-        template = self.expression(*arguments[0])
-        if template is None:
-            return None
-        filled = re.sub(r"\{[^{}]*\}", "{}", template)
-        return "{base}" + filled[2:] if filled.startswith("{}") else filled
-
-    def fact(self, method: str, url: str, line: int) -> list[HttpFact]:
-        made = call_fact(method, url, line, self.ctx.source_id(line))
-        return [made] if made is not None else []
 
 
 _WORDS = frozenset({"client", "http", "reqwest"})
