@@ -1606,3 +1606,53 @@ def test_rust_routes_and_reqwest_calls_link(tmp_path: Path) -> None:
         (c, "r/users/src/main.rs#avatar", "GET", "/users/{}/avatar", 0.6, "unknown-base"),
         (c, "r/users/src/main.rs#item", "GET", "/items/{}", 0.8, "template"),
     }  # fmt: skip
+
+
+def test_rails_route_names_as_lobsters_writes_them(tmp_path: Path) -> None:
+    """lobsters: `:as => "user"` (the hash-rocket spelling) was not read (125 helper uses
+    missed), `resources :mails, as: "mod_mails"` lost its singular names, a path with
+    parameters got a name Rails does not give, forms' methods were not read, and
+    `@root_path`, `json[:comments_url]` and `Routes.user_url` were misread."""
+    routes = (
+        "Rails.application.routes.draw do\n"
+        '  get "/~:username" => "users#show", :as => "user"\n'
+        '  get "/page/:page" => "home#index"\n'
+        "  resources :invitations, only: [:index, :create]\n"
+        "  namespace :mod do\n"
+        '    resources :mails, as: "mod_mails", only: [:show]\n'
+        "  end\n"
+        "end\n"
+    )
+    files = {
+        "config/routes.rb": routes,
+        "app/controllers/users_controller.rb": "class UsersController\n  def show\n  end\nend\n",
+        "app/controllers/home_controller.rb": "class HomeController\n  def index\n  end\nend\n",
+        "app/controllers/invitations_controller.rb": (
+            "class InvitationsController\n  def index\n  end\n\n  def create\n  end\nend\n"
+        ),
+        "app/controllers/mod/mails_controller.rb": (
+            "module Mod\n  class MailsController\n    def show\n    end\n  end\nend\n"
+        ),
+        "app/views/users/show.html.erb": (
+            '<%= link_to "me", user_path(@user) %>\n'
+            "<%= form_with url: invitations_path, method: :post do |f| %><% end %>\n"
+            '<%= link_to "mail", mod_mod_mail_path(m) %>\n'
+            "<%= @root_path %>\n"
+        ),
+        "app/models/story.rb": (
+            "class Story\n  def as_json\n    json[:comments_url] = 1\n"
+            "    Routes.user_url(self.user)\n  end\nend\n"
+        ),
+    }
+    c = "r/app/controllers"
+    v = "r/app/views/users/show.html.erb"
+    found = {(s, t, m, p) for s, t, m, p, _, via in repo_links(tmp_path, "r", files)
+             if via == "url-name"}  # fmt: skip
+    assert found == {
+        (v, f"{c}/users_controller.rb#UsersController.show", "GET", "url user"),
+        (v, f"{c}/invitations_controller.rb#InvitationsController.create", "POST",
+         "url invitations"),
+        (v, f"{c}/mod/mails_controller.rb#Mod.MailsController.show", "GET", "url mod_mod_mail"),
+        ("r/app/models/story.rb#Story.as_json", f"{c}/users_controller.rb#UsersController.show",
+         "GET", "url user"),
+    }  # fmt: skip

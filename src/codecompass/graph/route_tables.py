@@ -258,7 +258,11 @@ _RAILS_ACTIONS = (  # (action, method, below the collection, on a member)
 _RAILS_VERBS = ("get", "post", "put", "patch", "delete")
 _RAILS_WORD = re.compile(r"""^\s*(?P<word>\w+)\b\s*(?P<rest>.*?)\s*$""")
 _RAILS_NAME = re.compile(r""":(\w+)|(['"])(.*?)\2""")
-_RAILS_OPTION = re.compile(r"""(\w+):\s*(?:(['"])(.*?)\2|:(\w+)|%i\[([^\]]*)\]|\[([^\]]*)\])""")
+# `as: :user`, or the older `:as => "user"`
+_RAILS_OPTION = re.compile(
+    r"""(?::(\w+)\s*=>\s*|\b(\w+):\s*)"""
+    r"""(?:(['"])(.*?)\3|:(\w+)|%i\[([^\]]*)\]|\[([^\]]*)\])"""
+)
 _RAILS_TARGET = re.compile(r"""=>\s*(['"])(\w[\w/]*#\w+)\1""")
 _BLOCK = re.compile(r"\bdo(\s*\|[^|]*\|)?\s*$")
 _OPENS = re.compile(r"^\s*(?:if|unless|case|begin|while|until|def|class|module)\b")
@@ -323,8 +327,9 @@ def _rails_line(
             member = f"{base}/{{}}" if many else base
             kept = _listed(options, "only")
             dropped = _listed(options, "except") or []
-            one = _name(here.name, options.get("as", name) if not many else singular(name))
-            every = _name(here.name, options.get("as", name)) if many else one
+            called = options.get("as", name)  # `resources :mails, as: "mod_mails"`
+            one = _name(here.name, singular(called) if many else called)
+            every = _name(here.name, called) if many else one
             for action, method, below, on_member in _RAILS_ACTIONS:
                 if not many and action == "index":
                     continue
@@ -384,6 +389,8 @@ def _rails_line(
         block = here.block or (on if on in ("member", "collection") else "")
         if "as" in options:
             named = _name(here.name if not block else "", options["as"])
+        elif any(c in name for c in ":*("):
+            named = ""  # a path with parameters: Rails names it only when told
         elif block:
             owner = here.member_name if block == "member" else here.collection_name
             named = f"{_name('', name)}_{owner}"
@@ -391,7 +398,8 @@ def _rails_line(
             named = _name(here.name, name)
         for method in methods:
             out.append(HttpFact("route", method, route_path("/" + path), line, target))
-            out.append(HttpFact("named", method, named, line, target))
+            if named:
+                out.append(HttpFact("named", method, named, line, target))
     return None
 
 
@@ -411,8 +419,8 @@ def _head(rest: str) -> str:
 def _options(rest: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for m in _RAILS_OPTION.finditer(rest):
-        value = m.group(3) or m.group(4) or m.group(5) or m.group(6) or ""
-        out[m.group(1)] = value
+        value = m.group(4) or m.group(5) or m.group(6) or m.group(7) or ""
+        out[m.group(1) or m.group(2)] = value
     return out
 
 

@@ -17,11 +17,16 @@ from codecompass.indexing.textscan import LineIndex
 from codecompass.models import HttpFact
 
 # `{% url 'name' %}`; django-hosts' `{% host_url 'name' host 'docs' %}`
-# a route helper, after a test's request verb if any; not a method of an object
+# a route helper, after a test's request verb if any; not a method of another object
+# (but `Routes.user_url`), an instance variable, a symbol, a string or a definition
 _RAILS_HELPER = re.compile(
     r"(?:\b(?P<verb>get|post|put|patch|delete|head)\s*\(?\s*)?"
-    r"(?<![.\w])(?P<name>[a-z]\w*?)_(?:path|url)\b(?!\s*[=:])"
+    r"(?:(?<=Routes\.)|(?<=url_helpers\.)|(?<![.\w@:'\"]))(?<!def )"
+    r"(?P<name>[a-z]\w*?)_(?:path|url)\b(?![\s'\"]*[=:])"
 )
+# what a form or a button on the helper's line sends: `method: :delete`, else POST
+_FORM_METHOD = re.compile(r"\bmethod:\s*:?['\"]?(\w+)")
+_FORM = re.compile(r"\b(?:form_with|form_for|form_tag|button_to)\b")
 # ActionView's asset helpers and common names that end so
 _NOT_ROUTES = frozenset(
     {"image", "asset", "javascript", "stylesheet", "font", "video", "audio", "file", "full"}
@@ -54,11 +59,28 @@ def _rails_helpers(text: str, ctx: Ctx) -> list[HttpFact]:
     if "_path" not in text and "_url" not in text:
         return []
     lines = LineIndex(text)
+    rows = text.split("\n")
     found: list[HttpFact] = []
     for m in _RAILS_HELPER.finditer(text):
-        if m.group("name") in _NOT_ROUTES:
+        line = lines.line(m.start("name"))
+        row = rows[line - 1]
+        if m.group("name") in _NOT_ROUTES or row.lstrip().startswith("#"):
             continue
         method = (m.group("verb") or "*").upper()
-        line = lines.line(m.start("name"))
+        if method == "*" and _FORM.search(row):  # its options may go on below
+            call = _statement(rows, line)
+            stated = _FORM_METHOD.search(call)
+            method = stated.group(1).upper() if stated else "POST"
         found.append(HttpFact("by-name", method, m.group("name"), line, ctx.source_id(line)))
     return found
+
+
+def _statement(rows: list[str], line: int) -> str:
+    """The line `line` and those continuing its call (up to 5): until one closes an ERB
+    tag or opens a block."""
+    taken: list[str] = []
+    for row in rows[line - 1 : line + 4]:
+        taken.append(row)
+        if "%>" in row or row.rstrip().endswith((" do", "|")):
+            break
+    return "\n".join(taken)
