@@ -531,3 +531,25 @@ def test_a_doc_link_names_the_type_of_its_own_package_first(tmp_path: Path) -> N
             1.0,
         ),
     }
+
+
+def test_a_rust_handlers_shared_state_is_its_type(tmp_path: Path) -> None:
+    """A realworld actix app: `state.di_container.article_usecase.create_article(…)` with
+    `state: web::Data<AppState>` was a call of `?actix_web.web.Data…` (and, by its
+    name, a generated client of the OpenAPI document's `CreateArticle`)."""
+    files = {
+        "src/state.rs": (
+            "pub struct AppState {\n    pub usecase: ArticleUsecase,\n}\n\n"
+            "pub struct ArticleUsecase;\n\n"
+            "impl ArticleUsecase {\n    pub fn create_article(&self) {}\n}\n"
+        ),
+        "src/controllers.rs": (
+            "use actix_web::web;\nuse crate::state::AppState;\n\n"
+            "pub async fn create(state: web::Data<AppState>) {\n"
+            "    state.usecase.create_article();\n}\n"
+        ),
+    }
+    found = repo_edges(tmp_path, "app", files, ("calls",))
+    assert {(s, t) for s, t, *_ in found} == {
+        ("app/src/controllers.rs#create", "app/src/state.rs#ArticleUsecase.create_article")
+    }

@@ -22,8 +22,11 @@ _SEQUENCES = frozenset(
 )
 _MAPS = frozenset({"HashMap", "BTreeMap", "IndexMap"})
 _OPTIONS = frozenset({"Option", "Result"})
+# Smart pointers, and the web frameworks' handles on shared state that deref to it
+# (actix's `web::Data<AppState>`, axum's `State<AppState>`, `Extension<T>`)
 _POINTERS = frozenset(
     {"Box", "Rc", "Arc", "RefCell", "Cell", "Mutex", "RwLock", "Cow", "Pin", "Weak"}
+    | {"Data", "State", "Extension"}
 )
 _WRAPS = frozenset({"Some", "Ok", "Err"})
 
