@@ -1573,7 +1573,8 @@ def test_rust_routes_and_reqwest_calls_link(tmp_path: Path) -> None:
         "pub fn routes(cfg: &mut web::ServiceConfig) {\n"
         '    cfg.service(web::resource("/").to(index)).service(\n'
         '        web::scope("/api")\n'
-        '            .service(web::resource("users").route(web::post().to_async(users::register)))\n'
+        '            .service(web::resource("users")\n'
+        "                .route(web::post().to_async(users::register)))\n"
         '            .service(web::scope("/comments").route("", get().to(comments::list))),\n'
         "    );\n}\n\n"
         "async fn index() {}\n"
