@@ -600,3 +600,27 @@ def test_callers_of_a_function_include_the_code_passing_it_as_a_value(tmp_path: 
     assert [(e.source, e.type, e.via, e.evidence_line) for e in found.edges] == [
         ("app/src/PetResource.java#PetResource.save", "references", "value", 4)
     ]
+
+
+def test_the_overview_names_the_routes_a_repository_serves(tmp_path: Path) -> None:
+    """spring-petclinic's overview showed DTO records first and no controller: the
+    routes a repository serves are its entry points, and the map now starts with them
+    (the files that serve most routes first, each with its routes)."""
+    app = (
+        "from flask import Blueprint\n\n"
+        "bp = Blueprint('items', __name__, url_prefix='/items')\n\n\n"
+        "@bp.get('/<int:item_id>')\ndef show(item_id):\n    return str(item_id)\n\n\n"
+        "@bp.post('/')\ndef create():\n    return ''\n"
+    )
+    health = (
+        "from flask import Flask\n\napp = Flask(__name__)\n\n\n"
+        "@app.get('/health')\ndef health():\n    return 'ok'\n"
+    )
+    files = {"shop/items.py": app, "shop/health.py": health, "shop/util.py": "def f():\n    pass\n"}
+    overview = _overview(tmp_path, files)
+    assert overview.text.split("\n")[1:5] == [
+        "## Serves 3 HTTP routes",
+        "shop/items.py: GET /items/{} show, POST /items create",
+        "shop/health.py: GET /health health",
+        "",
+    ]

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from codecompass.errors import Candidate, Hint, InputError, NotFoundError, OutOfRangeError
+from codecompass.graph.http import Mounts
 from codecompass.graph.lookup import (
     COMPLETE,
     MAX_CANDIDATES,
@@ -84,6 +85,8 @@ CODE_KINDS = frozenset(
 # base's constructor builds the base).
 DISPATCH_LEVELS = 3
 MAX_IMPLEMENTATIONS = 10  # of one interface method, shown in a walk to what a call runs
+MAX_SERVED_FILES = 8  # files of route handlers named in an overview
+MAX_SERVED_ROUTES = 6  # routes named for each
 CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__", "constructor", "init", "initialize", "new"})
 # A traversal leaves keyword and similarity edges out unless asked: they connect
 # everything to everything a little.
@@ -956,6 +959,9 @@ class GraphReader:
             f"code, {sections} document sections). Most important first (PageRank): code, "
             "then files of declarations alone, examples, tests and type stubs.\n"
         )[: budget_tokens * 4]
+        served = self._served(repo)
+        if served and estimate_tokens(text + served) <= budget_tokens // 2:
+            text += served
         ranked = sorted(
             by_file,
             key=lambda p: (
@@ -1008,6 +1014,37 @@ class GraphReader:
                 )
             )
         return Overview(repo=repo, text=text, tokens=estimate_tokens(text), files=shown)
+
+    def _served(self, repo: str) -> str:
+        """The HTTP routes the repository serves, its entry points: by the file of their
+        handler, most routes first (`MAX_SERVED_FILES` files, `MAX_SERVED_ROUTES` each),
+        each route as it is served (its routers' prefixes) with its handler's name."""
+        facts = self.backend.links.http_facts()
+        mounts = Mounts(facts)
+        by_file: dict[str, list[str]] = {}
+        for route in (f for f in facts if f.role == "route" and f.repo == repo):
+            where, _, handler = route.node.partition("#")
+            path = (
+                where[len(repo) + 1 :] if handler and where.startswith(repo + "/") else route.path
+            )
+            template = mounts.templates(route)[0][0]
+            method = "" if route.method == "*" else route.method + " "  # `*`: any method
+            shown = f"{method}{template} {handler.rpartition('.')[2]}".rstrip()
+            listed = by_file.setdefault(path, [])
+            if shown not in listed:
+                listed.append(shown)
+        if not by_file:
+            return ""
+        count = sum(len(v) for v in by_file.values())
+        lines = [f"## Serves {count} HTTP route{'s' * (count != 1)}"]
+        ranked = sorted(by_file.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        for path, routes in ranked[:MAX_SERVED_FILES]:
+            more = len(routes) - MAX_SERVED_ROUTES
+            tail = f" (+{more} more)" if more > 0 else ""
+            lines.append(f"{path}: {', '.join(routes[:MAX_SERVED_ROUTES])}{tail}")
+        if len(ranked) > MAX_SERVED_FILES:
+            lines.append(f"… {len(ranked) - MAX_SERVED_FILES} more files")
+        return "\n".join(lines) + "\n\n"
 
 
 def _dispatch_edge(method: SymbolRecord, declaration: SymbolRecord, confidence: float) -> Edge:
