@@ -15,6 +15,7 @@ from codecompass.cli import _languages
 from codecompass.engine import Engine
 from codecompass.indexing import treesitter
 from codecompass.indexing.chunk import ChunkLimits, chunk_file
+from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.languages import (
     CORE_LANGUAGES,
     EXTRA_LANGUAGES,
@@ -1220,3 +1221,17 @@ def test_banner_lines_are_not_doc_text() -> None:
     lua = "-- ==========\n-- Joins paths.\n-- ==========\nlocal function join(a, b) end\n"
     assert _symbol(parse(fortran, "fortran"), "m.get_real").doc == "Gets a real.\n\nMore."
     assert _symbol(parse(lua, "lua"), "join").doc == "Joins paths."
+
+
+def test_a_kotlin_call_after_a_unary_operator_keeps_its_receiver() -> None:
+    """spring-petclinic-kotlin: `if (!StringUtils.hasLength(name))` was read as a call of
+    `?.hasLength` (the grammar puts the `!` on the receiver)."""
+    text = (
+        "fun check(name: String?) {\n    if (!StringUtils.hasLength(name)) {}\n"
+        "    -Math.abs(1)\n}\n"
+    )
+    facts = extract_facts("A.kt", text, parse(text, "kotlin", "A.kt"))
+    assert [(r.kind, r.name, r.line) for r in facts.refs] == [
+        ("call", "StringUtils.hasLength", 2),
+        ("call", "Math.abs", 3),
+    ]

@@ -238,6 +238,11 @@ class KotlinRules(GrammarRules):
     def visible(self, ctx: FileContext, definition: Definition) -> bool:
         return not _has_private_modifier(ctx, definition.node)
 
+    def callee_text(self, ctx: FileContext, node: Node, name_node: Node | None) -> str:
+        # The grammar puts `!` in `!StringUtils.hasLength(name)` on the receiver: the
+        # call is `StringUtils.hasLength`, not `?.hasLength`.
+        return super().callee_text(ctx, node, name_node).lstrip("!-+~ ")
+
     def references(
         self, ctx: FileContext, kind: str, node: Node, name_node: Node | None
     ) -> Iterable[RefTuple]:
