@@ -553,3 +553,26 @@ def test_a_rust_handlers_shared_state_is_its_type(tmp_path: Path) -> None:
     assert {(s, t) for s, t, *_ in found} == {
         ("app/src/controllers.rs#create", "app/src/state.rs#ArticleUsecase.create_article")
     }
+
+
+def test_a_mockito_verification_calls_the_mocks_method(tmp_path: Path) -> None:
+    """piggymetrics: `verify(authClient, times(1)).createUser(user)` (after `import
+    static org.mockito.Mockito.*`) was a guess between the client's `createUser` and
+    another service's controller's."""
+    files = {
+        "src/AuthClient.java": "interface AuthClient {\n    void createUser(User u);\n}\n",
+        "src/UserController.java": (
+            "class UserController {\n    public void createUser(User u) { }\n}\n"
+        ),
+        "src/AccountServiceTest.java": (
+            "import static org.mockito.Mockito.*;\n\n"
+            "class AccountServiceTest {\n    private AuthClient authClient;\n\n"
+            "    void creates() {\n"
+            "        verify(authClient, times(1)).createUser(null);\n    }\n}\n"
+        ),
+    }
+    found = repo_edges(tmp_path, "app", files, ("calls",))
+    assert {(s, t, c) for s, t, _, c, _ in found if t.startswith("app/")} == {
+        ("app/src/AccountServiceTest.java#AccountServiceTest.creates",
+         "app/src/AuthClient.java#AuthClient.createUser", 0.8),
+    }  # fmt: skip

@@ -112,7 +112,7 @@ class JavaExtractor(TypedExtractor):
             head = self._chain(target) if target is not None else "?"
             return f"{head}.{self.text(field)}"
         if t == "method_invocation":
-            return self.callee(node) + "()"
+            return self._mocked(node) or self.callee(node) + "()"
         if t == "object_creation_expression":
             written = self.type_of(node.child_by_field_name("type"))
             return "?" if written.startswith(("[]", "?")) else written + "()"
@@ -125,6 +125,21 @@ class JavaExtractor(TypedExtractor):
         if t == "parenthesized_expression" and node.named_children:
             return self._chain(node.named_children[0])
         return "?"
+
+    def _mocked(self, node: Node) -> str | None:
+        """Mockito's `verify(mock, times(1))` and `spy(x)` give back the object they are
+        given: `verify(authClient).createUser(u)` calls `authClient.createUser`."""
+        target = node.child_by_field_name("object")
+        name = node.child_by_field_name("name")
+        if name is None or self.text(name) not in ("verify", "spy"):
+            return None
+        if target is not None and self.text(target) != "Mockito":
+            return None
+        arguments = node.child_by_field_name("arguments")
+        first = arguments.named_children[0] if arguments and arguments.named_children else None
+        if first is None or first.type not in ("identifier", "field_access"):
+            return None
+        return self._chain(first)
 
     def callee(self, node: Node) -> str:
         target = node.child_by_field_name("object")

@@ -105,7 +105,7 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # (`export const authOptions = {…}`). 38: Django's `include(check_urls)` of a list of
 # patterns names the list; jQuery's `$.ajax({url, type})` is a client call; Kotlin's
 # `const val` in an object or a companion object is a symbol; Rust's `web::Data<T>`,
-# `State<T>`, `Extension<T>` are their `T`.
+# `State<T>`, `Extension<T>` are their `T`; Mockito's `verify(mock)` is the mock.
 READER_VERSION = 38
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
@@ -118,7 +118,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     35: (".mdx",),
     36: _SCRIPTS,
     37: (".erb", ".jbuilder", ".prisma", *_SCRIPTS),
-    38: (".py", ".pyi", ".kt", ".kts", ".rs", *_SCRIPTS),
+    38: (".py", ".pyi", ".kt", ".kts", ".rs", ".java", *_SCRIPTS),
 }
 
 
