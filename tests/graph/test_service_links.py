@@ -1657,3 +1657,29 @@ def test_rails_route_names_as_lobsters_writes_them(tmp_path: Path) -> None:
         ("r/app/models/story.rb#Story.as_json", f"{c}/users_controller.rb#UsersController.show",
          "GET", "url user"),
     }  # fmt: skip
+
+
+def test_symfony_route_attributes_link(tmp_path: Path) -> None:
+    """Symfony controllers declare their routes with attributes (`#[Route('/blog/{slug}',
+    methods: ['GET'])]`, a class's `#[Route('/admin')]` prefixing its methods') or, in
+    older code, `@Route` annotations: PHP declared no route outside Laravel's tables."""
+    controller = (
+        "<?php\n\nnamespace App\\\\Controller;\n\n"
+        "#[Route('/blog')]\n"
+        "class BlogController extends AbstractController\n{\n"
+        "    #[Route('/{slug}', name: 'blog_post', methods: ['GET'])]\n"
+        "    public function show(string $slug): Response\n    {\n    }\n\n"
+        '    /**\n     * @Route("/{slug}/comment", methods={"POST"})\n     */\n'
+        "    public function comment(string $slug): Response\n    {\n    }\n}\n"
+    )
+    client = (
+        "export const post = (slug) => fetch(`/blog/${slug}`);\n"
+        "export const comment = (slug) => fetch(`/blog/${slug}/comment`, {method: 'POST'});\n"
+    )
+    files = {"src/Controller/BlogController.php": controller, "assets/blog.js": client}
+    c = "r/src/Controller/BlogController.php#BlogController"
+    assert repo_links(tmp_path, "r", files) == {
+        ("r/assets/blog.js#post", f"{c}.show", "GET", "/blog/{}", 0.8, "template"),
+        ("r/assets/blog.js#comment", f"{c}.comment", "POST", "/blog/{}/comment", 0.8,
+         "template"),
+    }  # fmt: skip

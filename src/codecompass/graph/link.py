@@ -48,6 +48,7 @@ from codecompass.graph.rpc import link_rpc, rpc_facts
 from codecompass.graph.rust_http import rust_http_facts
 from codecompass.graph.spring import spring_facts
 from codecompass.graph.spring_config import spring_config_facts
+from codecompass.graph.symfony import symfony_facts
 from codecompass.graph.url_tags import url_tag_facts
 from codecompass.indexing.extract import extract_facts
 from codecompass.indexing.facts import FACTS_VERSION
@@ -218,6 +219,7 @@ def link(
             url_tag_facts,
             go_http_facts,
             rust_http_facts,
+            symfony_facts,
             requests_in_tests,
         ),
     )
