@@ -1683,3 +1683,67 @@ def test_symfony_route_attributes_link(tmp_path: Path) -> None:
         ("r/assets/blog.js#comment", f"{c}.comment", "POST", "/blog/{}/comment", 0.8,
          "template"),
     }  # fmt: skip
+
+
+def test_thymeleaf_links_and_forms_link_to_spring_routes(tmp_path: Path) -> None:
+    """spring-petclinic's pages reach its controllers through Thymeleaf link expressions
+    (`th:href="@{/owners/new}"`, `@{__${owner.id}__/edit}` relative to the page, a form's
+    `th:action` sent by its `method`), and `links` listed none of them."""
+    controller = (
+        "package petclinic.owner;\n\n"
+        "@Controller\n"
+        "class OwnerController {\n"
+        '    @GetMapping("/owners/new")\n'
+        "    public String initCreationForm() {\n        return null;\n    }\n\n"
+        '    @PostMapping("/owners/new")\n'
+        "    public String processCreationForm() {\n        return null;\n    }\n\n"
+        '    @GetMapping("/owners")\n'
+        "    public String processFindForm() {\n        return null;\n    }\n\n"
+        '    @GetMapping("/owners/{ownerId}")\n'
+        "    public String showOwner() {\n        return null;\n    }\n\n"
+        '    @GetMapping("/owners/{ownerId}/edit")\n'
+        "    public String initUpdateOwnerForm() {\n        return null;\n    }\n}\n"
+    )
+    vets = (
+        "package petclinic.vet;\n\n@Controller\nclass VetController {\n"
+        '    @GetMapping("/vets.html")\n'
+        "    public String showVetList() {\n        return null;\n    }\n}\n"
+    )
+    find = (
+        '<html xmlns:th="https://www.thymeleaf.org">\n<body>\n'
+        '<form th:object="${owner}" th:action="@{/owners}" method="get"\n'
+        '      class="form-horizontal" id="search-owner-form">\n</form>\n'
+        '<a class="btn" th:href="@{/owners/new}" th:text="#{addOwner}">Add Owner</a>\n'
+        '<link th:href="@{/resources/css/petclinic.css}" rel="stylesheet">\n'
+        '<img th:src="@{/resources/images/pets.png}"/>\n'
+        '<!-- <a th:href="@{/owners/{id}/edit(id=${owner.id})}">old</a> -->\n'
+        '<a th:href="@{__${link}__}" th:title="${title}">menu</a>\n'
+        "</body>\n</html>\n"
+    )
+    details = (
+        '<html xmlns:th="https://www.thymeleaf.org">\n<body>\n'
+        '<a th:href="@{/owners/__${owner.id}__}" th:text="${owner.lastName}"></a>\n'
+        '<a th:href="@{__${owner.id}__/edit}" class="btn">Edit</a>\n'
+        '<form th:action="@{\'/owners/new\'}" method="POST"></form>\n'
+        '<a th:if="${page > 1}" th:href="@{\'/vets.html?page=__${i}__\'}">[[${i}]]</a>\n'
+        '<a th:href="@{/owners/{id}/edit(id=${owner.id})}">Edit</a>\n'
+        "</body>\n</html>\n"
+    )
+    t = "r/src/main/resources/templates/owners"
+    c = "r/src/main/java/petclinic/owner/OwnerController.java#OwnerController"
+    files = {
+        "src/main/java/petclinic/owner/OwnerController.java": controller,
+        "src/main/java/petclinic/vet/VetController.java": vets,
+        "src/main/resources/templates/owners/findOwners.html": find,
+        "src/main/resources/templates/owners/ownerDetails.html": details,
+    }
+    found = {(s, t, m, p) for s, t, m, p, *_ in repo_links(tmp_path, "r", files)}
+    assert found == {
+        (f"{t}/findOwners.html", f"{c}.processFindForm", "GET", "/owners"),
+        (f"{t}/findOwners.html", f"{c}.initCreationForm", "GET", "/owners/new"),
+        (f"{t}/ownerDetails.html", f"{c}.showOwner", "GET", "/owners/{}"),
+        (f"{t}/ownerDetails.html", f"{c}.initUpdateOwnerForm", "GET", "/owners/{}/edit"),
+        (f"{t}/ownerDetails.html", f"{c}.processCreationForm", "POST", "/owners/new"),
+        (f"{t}/ownerDetails.html", "r/src/main/java/petclinic/vet/VetController.java"
+         "#VetController.showVetList", "GET", "/vets.html"),
+    }  # fmt: skip

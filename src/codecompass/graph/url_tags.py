@@ -6,14 +6,17 @@ with that name, as it does Django's `reverse("front:hc-details")`):
 - Rails's route helpers in Ruby and its templates: `get accounts_url` (a test's request:
   its method), `redirect_to account_path(@account)`, `link_to "x", new_session_path`
   (the route of that name answering GET, when there is one).
+
+Thymeleaf's link expressions name a route by its path instead (`_thymeleaf_links`).
 """
 
 from __future__ import annotations
 
 import re
 
+from codecompass.graph.http import RELATIVE, call_fact, client_path
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
-from codecompass.indexing.textscan import LineIndex
+from codecompass.indexing.textscan import LineIndex, matching
 from codecompass.models import HttpFact
 
 # `{% url 'name' %}`; django-hosts' `{% host_url 'name' host 'docs' %}`
@@ -44,6 +47,8 @@ def url_tag_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[Htt
     if ctx.language in ("python", "javascript", "typescript"):
         return []
     text = resolver.file_text(ctx)
+    if "@{" in text and "th:" in text:
+        return _thymeleaf_links(text, ctx)
     if "{%" not in text or "url " not in text:
         return []
     lines = LineIndex(text)
@@ -84,3 +89,71 @@ def _statement(rows: list[str], line: int) -> str:
         if "%>" in row or row.rstrip().endswith((" do", "|")):
             break
     return "\n".join(taken)
+
+
+# a link's or a form's tag (a `>` in a quoted value, `${page > 1}`, does not end it) and
+# its Thymeleaf URL: `<a th:href="@{/owners/new}">`, `<form th:action="@{/owners}"
+# method="post">`; `<link th:href>` is a style sheet
+_TH_TAG = re.compile(r"""<(a|form)\b(?:[^>"']|"[^"]*"|'[^']*')*>""", re.I)
+_TH_URL = re.compile(r"""\bth:(?:href|action)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_TH_METHOD = re.compile(r"\b(?:th:)?method\s*=\s*['\"]\s*(\w+)", re.I)
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+# what stands for a value in a link: `__${owner.id}__`, `${i}`, `{ownerId}`
+_TH_VALUE = re.compile(r"__\$\{.*?\}__|\$\{[^{}]*\}|\{\w+\}")
+
+
+def _thymeleaf_links(text: str, ctx: Ctx) -> list[HttpFact]:
+    """Requests a Thymeleaf page makes through its links and forms: `th:href` on an
+    `<a>` (GET), `th:action` on a `<form>` (sent by its `method`, GET without one).
+    `@{/owners/{id}/edit(id=${owner.id})}`, `@{'/vets.html?page=' + ${i}}` and
+    `@{__${owner.id}__/edit}` (relative to the page: a path below an unread prefix) are
+    read; a URL with nothing literal in it (`@{__${link}__}`) is not."""
+    lines = LineIndex(text)
+    kept = _HTML_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    found: list[HttpFact] = []
+    for m in _TH_TAG.finditer(kept):
+        attribute = _TH_URL.search(m.group(0))
+        if attribute is None:
+            continue
+        url = _link_expression(attribute.group(1) or attribute.group(2))
+        if url is None:
+            continue
+        method = "GET"
+        if m.group(1).lower() == "form":
+            stated = _TH_METHOD.search(m.group(0))
+            method = stated.group(1).upper() if stated else "GET"
+        line = lines.line(m.start() + attribute.start())
+        source = ctx.source_id(line)
+        if url.startswith("/"):
+            fact = call_fact(method, url, line, source)
+        else:  # relative to the page: the end of a longer route
+            pattern = client_path("/" + url.replace("{v}", "{}"))
+            fact = HttpFact("call", method, pattern, line, source, router=RELATIVE)
+        if fact is not None:
+            found.append(fact)
+    return found
+
+
+def _link_expression(value: str) -> str | None:
+    """The URL of a Thymeleaf link expression, `{v}` where a value goes (no leading `/`
+    when relative to the page), or None: not one, or nothing literal in it."""
+    start = value.find("@{")
+    if start < 0:
+        return None
+    end = matching(value, start + 1)
+    if value[end] != "}":
+        return None
+    body = value[start + 2 : end].strip()
+    if body.startswith("'"):  # `'/owners?page=' + ${i}`: the quoted parts and the values
+        body = "".join(
+            part.strip().strip("'") if part.strip().startswith("'") else "{v}"
+            for part in body.split("+")
+        )
+    body = body.removeprefix("~")
+    open_params = body.find("(")
+    if open_params > 0:  # `(id=${owner.id})`: the parameters, not the path
+        body = body[:open_params]
+    url = _TH_VALUE.sub("{v}", body).split("?", 1)[0]
+    if url != "/" and not url.replace("{v}", "").strip("/"):
+        return None
+    return url

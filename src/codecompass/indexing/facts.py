@@ -74,8 +74,9 @@ from typing import Any
 # routers and clients; Django's route names, included lists and ORM managers; jQuery
 # and locust requests; classic scripts' globals; Kotlin declared types and imports;
 # C#'s `using static`; Java record accessors; Go's `String`/`Error` not guessed; an
-# argument followed into another file's body is evidenced at the call passing it.
-FACTS_VERSION = 17
+# argument followed into another file's body is evidenced at the call passing it. 18:
+# Thymeleaf pages' links and forms request routes.
+FACTS_VERSION = 18
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
