@@ -167,6 +167,45 @@ def test_django_managers_and_querysets_give_their_models_instances(tmp_path: Pat
     }
 
 
+def test_a_reverse_relation_gives_the_related_models_rows(tmp_path: Path) -> None:
+    """A model reaches the rows that point at it through `<model>_set`, Django's name for a
+    foreign key's reverse side (djangoproject.com: `hero.donation_set.create(…)`,
+    `self.securityissue_set.all()`); the name was an outside attribute of `Model`."""
+    models = (
+        "from django.db import models\n\n\n"
+        "class Hero(models.Model):\n"
+        "    def total(self):\n"
+        "        for issue in self.securityissue_set.all():\n"
+        "            issue.weigh()\n\n\n"
+        "class SecurityIssue(models.Model):\n"
+        "    hero = models.ForeignKey(Hero, on_delete=models.CASCADE)\n\n"
+        "    def weigh(self):\n        pass\n\n\n"
+        "class Donation(models.Model):\n"
+        "    hero = models.ForeignKey(Hero, on_delete=models.CASCADE)\n\n"
+        "    def receipt(self):\n        pass\n\n\n"
+        "class Plain:\n"
+        "    def run(self):\n        self.donation_set.first().receipt()\n"
+    )
+    views = (
+        "from fund.models import Hero\n\n\n"
+        "def thank(hero: Hero):\n"
+        "    hero.donation_set.create(amount=5).receipt()\n"
+        "    hero.donation_set.filter(amount=5).first().receipt()\n"
+        "    hero.payment_set.first().refund()\n"
+    )
+    files = {"fund/__init__.py": "", "fund/models.py": models, "fund/views.py": views}
+    found = repo_edges(tmp_path, "fund", files, ("calls",))
+    m = "fund/fund/models.py"
+    assert {(s, t, c, line) for s, t, _, c, line in found if t.startswith(m + "#")} == {
+        (f"{m}#Hero.total", f"{m}#SecurityIssue.weigh", 0.8, 7),
+        ("fund/fund/views.py#thank", f"{m}#Donation.receipt", 0.8, 5),
+        ("fund/fund/views.py#thank", f"{m}#Donation.receipt", 0.8, 6),
+        # `Plain` is no model: its `donation_set` is nothing Django made (the one
+        # `receipt` of the repository, guessed by name); `payment_set` names no model
+        (f"{m}#Plain.run", f"{m}#Donation.receipt", 0.4, 26),
+    }
+
+
 def test_a_custom_manager_keeps_its_methods_and_the_models_rows(tmp_path: Path) -> None:
     """djangoproject.com: 17 models declare `objects = SomeManager()` or
     `SomeQuerySet.as_manager()`; their `Model.objects.get(…)` gave nothing of the

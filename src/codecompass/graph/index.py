@@ -205,6 +205,18 @@ class SymbolIndex:
         self.deps.add(("name", name_key(repo, qualified.rsplit(".", 1)[-1])))
         return self._lookup("qualified", qualified, repo)
 
+    def by_folded_name(self, name: str, repo: str) -> list[SymbolRecord]:
+        """Symbols named `name` in any case (Django's `securityissue_set` is the reverse
+        side of `SecurityIssue`'s foreign keys). A symbol added later under a name not
+        yet known does not relink the file that asked."""
+        key = ("folded", name, repo)
+        found = self._named.get(key)
+        if found is None:
+            query = SymbolQuery(name_folded=name, repo=repo)
+            found = self._named[key] = self.backend.symbols.symbols(query)
+        self.deps.update(("name", name_key(repo, s.name)) for s in found)
+        return found
+
     def _lookup(self, column: str, value: str, repo: str | None) -> list[SymbolRecord]:
         key = (column, value, repo)
         found = self._named.get(key)

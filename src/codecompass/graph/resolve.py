@@ -1469,8 +1469,29 @@ class Resolver:
                 return UNKNOWN  # a generic container's method: its element type
             if name in DJANGO_MANAGERS and _django_model(outside):
                 return _rows_manager(cls, outside, name)  # `Check.objects`
+            if name.endswith("_set") and _django_model(outside):
+                related = self._related_model(cls, name.removesuffix("_set"))
+                if related is not None:  # `hero.donation_set`: the Donations of a Hero
+                    return _rows_manager(related, outside, name)
             return Value("ext", conf=CONF_SCOPE, via="external", name=f"{outside.name}.{name}")
         return UNKNOWN
+
+    def _related_model(self, model: SymbolRecord, folded: str) -> SymbolRecord | None:
+        """The repository's one Django model named `folded` in lower case (the reverse side
+        of its foreign keys, `<model>_set`), the one in `model`'s folder if several."""
+        found = [
+            s
+            for s in self.index.by_folded_name(folded, model.repo)
+            if s.kind == "class" and s.name.lower() == folded and self._is_django_model(s)
+        ]
+        if len(found) > 1:
+            folder = posixpath.dirname(model.path)
+            found = [s for s in found if posixpath.dirname(s.path) == folder]
+        return found[0] if len(found) == 1 else None
+
+    def _is_django_model(self, cls: SymbolRecord) -> bool:
+        outside = self.linearize(cls)[1]
+        return outside is not None and _django_model(outside)
 
     def own_member(self, cls: SymbolRecord, name: str, instance: bool, depth: int) -> Value | None:
         """An attribute a class defines itself: a member, a class-level binding, or an
