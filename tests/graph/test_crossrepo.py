@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codecompass.graph.http import client_path, paths_match, route_path
+from codecompass.graph.http import _match, client_path, paths_match, route_path
 from codecompass.models import EdgeQuery
 from tests.graph.helpers import add_fixture, edges, workspace
 from tests.peek import peek, vector_ids
@@ -80,3 +80,8 @@ def test_route_and_client_paths() -> None:
     assert paths_match("/users", "/users") == 0.9
     assert paths_match("/users/{}", "/orders/{}") == 0.0
     assert paths_match("/{}", "/anything") == 0.0
+    # a parameter's literal head counts as a literal segment, a bare `{}.{}` does not:
+    # `/api/entries/exists` fits its own route better than `/api/entries/{entry}.{_format}`
+    assert _match("/folders{}", "/folders7") == (1, 0, True)
+    assert _match("/api/entries/{}.{}", "/api/entries/exists") == (2, 0, True)
+    assert _match("/api/entries/exists", "/api/entries/exists") == (3, 0, False)

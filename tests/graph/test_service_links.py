@@ -1747,3 +1747,107 @@ def test_thymeleaf_links_and_forms_link_to_spring_routes(tmp_path: Path) -> None
         (f"{t}/ownerDetails.html", "r/src/main/java/petclinic/vet/VetController.java"
          "#VetController.showVetList", "GET", "/vets.html"),
     }  # fmt: skip
+
+
+def test_symfony_apps_as_written_link_routes_names_and_test_requests(tmp_path: Path) -> None:
+    """symfony/demo and wallabag: their routes were read, yet `links` listed none. Their
+    tests request `$client->request('GET', '/en/blog/')` under the `/{_locale}` prefix
+    `config/routes.yaml` gives the controllers; templates and controllers use routes by
+    name (`path('blog_post')`, `redirectToRoute('blog_index')`); attributes come as
+    `methods: 'POST'`, `[Request::METHOD_POST]`, `{page<\\d+>}`, `name:` first, in a group
+    after `IsGranted`, fully qualified, on an invokable class, or commented out."""
+    blog = (
+        "<?php\n\nnamespace App\\Controller;\n\n"
+        "#[Route('/blog', name: 'blog_')]\n"
+        "final class BlogController extends AbstractController\n{\n"
+        "    #[Route('/', name: 'index', methods: ['GET'])]\n"
+        "    public function index(): Response\n    {\n    }\n\n"
+        "    #[Route('/page/{page<\\d+>}', name: 'index_paginated', methods: ['GET'])]\n"
+        "    public function indexPaginated(int $page): Response\n    {\n    }\n\n"
+        "    #[Route('/posts/{slug}', methods: 'GET', name: 'post')]\n"
+        "    public function postShow(string $slug): Response\n    {\n    }\n\n"
+        "    // #[Route('/commented-out')]\n"
+        "    #[IsGranted('IS_AUTHENTICATED'), Route('/comment/{postSlug}/new', "
+        "methods: [Request::METHOD_POST], name: 'comment_new')]\n"
+        "    public function commentNew(): Response\n    {\n"
+        "        return $this->redirectToRoute('blog_index');\n    }\n\n"
+        "    #[Route(name: 'search', path: '/search')]\n"
+        "    public function search(): Response\n    {\n    }\n\n"
+        "    #[Route('/list/{page}', defaults: ['page' => 1])]\n"
+        "    public function list(int $page): Response\n    {\n    }\n\n"
+        "    public function feed(int $page = 1): Response\n    {\n    }\n}\n"
+    )
+    post = (
+        "<?php\n\nnamespace App\\Controller\\Admin;\n\n"
+        "#[Route('/admin/post', methods: ['GET'])]\n"
+        "class PostController\n{\n"
+        "    #[Route('/{id<\\d+>}/edit', name: 'admin_post_edit')]\n"
+        "    public function edit(int $id): Response\n    {\n    }\n\n"
+        "    #[\\Symfony\\Component\\Routing\\Attribute\\Route(path: ['en' => '/about-us', "
+        "'nl' => '/over-ons'])]\n"
+        "    public function about(): Response\n    {\n    }\n}\n"
+    )
+    health = (
+        "<?php\n\nnamespace App\\Controller\\Admin;\n\n"
+        "#[Route('/health', methods: ['GET'])]\n"
+        "class HealthController\n{\n"
+        "    public function __invoke(): Response\n    {\n    }\n}\n"
+    )
+    routes = (
+        "homepage:\n    path: /{_locale}\n"
+        "    controller: Symfony\\Bundle\\FrameworkBundle\\Controller\\TemplateController"
+        "::templateAction\n\n"
+        "controllers:\n    resource: routing.controllers\n    prefix: /{_locale}\n\n"
+        "feed:\n    path: /feed/{page}\n    methods: GET\n    defaults:\n"
+        "        _controller: 'App\\Controller\\BlogController::feed'\n        page: 1\n"
+    )
+    test = (
+        "<?php\n\nnamespace App\\Tests\\Controller;\n\n"
+        "final class BlogControllerTest extends WebTestCase\n{\n"
+        "    public function testPages(): void\n    {\n"
+        "        $client->request('GET', '/en/blog/');\n"
+        "        $client->request('GET', \"/en/blog/posts/{$post->getSlug()}\");\n"
+        "        $this->client->request(Request::METHOD_POST, '/en/blog/comment/x/new');\n"
+        "        $client->xmlHttpRequest('GET', '/en/blog/search');\n"
+        "        $client->request('GET', '/en/admin/post/' . $post->getId() . '/edit');\n"
+        "        $client->request('GET', '/en/blog/list');\n"
+        "        $client->request('GET', '/feed');\n"
+        "        $client->request('GET', '/en/health');\n"
+        "        $client->request('GET', '/nl/admin/post/over-ons');\n"
+        "    }\n}\n"
+    )
+    twig = (
+        "{% for post in posts %}\n"
+        "  <a href=\"{{ path('blog_post', {slug: post.slug}) }}\">{{ post.title }}</a>\n"
+        "  <a href=\"{{ url('admin_post_edit', {id: post.id}) }}\">edit</a>\n"
+        "{% endfor %}\n<a href=\"{{ path('homepage') }}\">home</a>\n"
+    )
+    files = {
+        "src/Controller/BlogController.php": blog,
+        "src/Controller/Admin/PostController.php": post,
+        "src/Controller/Admin/HealthController.php": health,
+        "config/routes.yaml": routes,
+        "tests/Controller/BlogControllerTest.php": test,
+        "templates/blog/index.html.twig": twig,
+    }
+    c = "r/src/Controller/BlogController.php#BlogController"
+    edit = "r/src/Controller/Admin/PostController.php#PostController.edit"
+    t = "r/tests/Controller/BlogControllerTest.php#BlogControllerTest.testPages"
+    tw = "r/templates/blog/index.html.twig"
+    found = {(s, t, m, p) for s, t, m, p, *_ in repo_links(tmp_path, "r", files)}
+    assert found == {
+        (t, f"{c}.index", "GET", "/{}/blog"),
+        (t, f"{c}.postShow", "GET", "/{}/blog/posts/{}"),
+        (t, f"{c}.commentNew", "POST", "/{}/blog/comment/{}/new"),
+        (t, f"{c}.search", "GET", "/{}/blog/search"),
+        (t, edit, "GET", "/{}/admin/post/{}/edit"),
+        (t, f"{c}.list", "GET", "/{}/blog/list"),
+        (t, f"{c}.feed", "GET", "/feed"),
+        (t, "r/src/Controller/Admin/HealthController.php#HealthController.__invoke", "GET",
+         "/{}/health"),
+        (t, "r/src/Controller/Admin/PostController.php#PostController.about", "GET",
+         "/{}/admin/post/over-ons"),
+        (tw, f"{c}.postShow", "GET", "url blog_post"),
+        (tw, edit, "GET", "url admin_post_edit"),
+        (f"{c}.commentNew", f"{c}.index", "GET", "url blog_index"),
+    }  # fmt: skip

@@ -194,7 +194,7 @@ def _fit(a: Sequence[str], b: Sequence[str]) -> tuple[int, int, bool] | None:
             if not (x.startswith(head_y) if "{}" in y else y.startswith(head_x)):
                 return None
             wild = True
-            literal += bool(head_x or head_y)
+            literal += bool(head_x if "{}" in x else head_y)  # `{}.{}` is no literal
         else:
             return None
     return (literal, aligned, wild) if literal else None

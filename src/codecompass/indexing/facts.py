@@ -75,8 +75,9 @@ from typing import Any
 # and locust requests; classic scripts' globals; Kotlin declared types and imports;
 # C#'s `using static`; Java record accessors; Go's `String`/`Error` not guessed; an
 # argument followed into another file's body is evidenced at the call passing it. 18:
-# Thymeleaf pages' links and forms request routes; a Django model's `<model>_set`.
-FACTS_VERSION = 18
+# Thymeleaf pages' links and forms request routes; a Django model's `<model>_set`. 19:
+# Symfony's routing configuration, route names and test requests.
+FACTS_VERSION = 19
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
