@@ -439,3 +439,26 @@ def test_code_answers_a_name_before_its_interface_declarations(tmp_path: Path) -
         engine.add_repo(tmp_path / "shop", name="shop")
         found = engine.callers("CartService.AddItem")
     assert found.root == "shop/cart/CartService.cs#CartService.AddItem"
+
+
+def test_copies_of_one_interface_declaration_answer_as_one(tmp_path: Path) -> None:
+    """online-boutique: `callers Charge` was ambiguous between four copies of
+    `demo.proto`'s `PaymentService.Charge` (each service keeps one), though any of them
+    stands for the one rpc; the copy nearest the root answers. Two different rpcs of one
+    name stay ambiguous."""
+    proto = 'syntax = "proto3";\n\nservice PaymentService {\n  rpc Charge(Req) returns (Res);\n}\n'
+    other = 'syntax = "proto3";\n\nservice Billing {\n  rpc Charge(Req) returns (Res);\n}\n'
+    files = {
+        "src/payment/proto/demo.proto": proto,
+        "protos/demo.proto": proto,
+        "src/ads/proto/demo.proto": proto + "// a copy that differs by a line\n",
+    }
+    write(tmp_path / "shop", files)
+    write(tmp_path / "bill", {"billing.proto": other})
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "shop", name="shop")
+        assert engine.callers("Charge").root == "shop/protos/demo.proto#PaymentService.Charge"
+        engine.add_repo(tmp_path / "bill", name="bill")
+        with pytest.raises(AmbiguousSymbolError) as raised:
+            engine.callers("Charge")
+    assert len(raised.value.candidates) == 4

@@ -54,6 +54,7 @@ A Python type stub's symbol, when chosen, is answered by the code it declares
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -233,7 +234,8 @@ _INTERFACE_FILES = (".proto", ".thrift", ".graphql", ".gql", ".avdl", ".smithy")
 def choose(text: str, ranked: Sequence[Match]) -> Match | None:
     """The candidate `text` means, from candidates best first: the first, unless another
     has its rank (then AmbiguousSymbolError lists them all; but the one in code among
-    declarations in interface files is meant). None when there is none."""
+    declarations in interface files is meant, and copies of one declaration are one).
+    None when there is none."""
     tied = _tied(ranked)
     if len(tied) <= 1:
         return tied[0] if tied else None
@@ -241,7 +243,17 @@ def choose(text: str, ranked: Sequence[Match]) -> Match | None:
     code = [m for m in tied if not m.path.endswith(_INTERFACE_FILES)]
     if len(code) == 1:
         return code[0]
+    if not code and len({_declared(m) for m in tied}) == 1:
+        # copies of one declaration (each service keeps its `demo.proto`): the one
+        # nearest the root stands for them all
+        return min(tied, key=lambda m: (m.path.count("/"), m.path))
     raise ambiguous(text, tied, ranked)
+
+
+def _declared(m: Match) -> tuple[str, str, str]:
+    """What a declaration in an interface file declares, wherever its copy lies."""
+    name = m.symbol.qualified_name if m.symbol is not None else ""
+    return (m.kind, name, posixpath.basename(m.path))
 
 
 def _tied(ranked: Sequence[Match]) -> list[Match]:
