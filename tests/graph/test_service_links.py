@@ -1799,7 +1799,12 @@ def test_symfony_apps_as_written_link_routes_names_and_test_requests(tmp_path: P
         "::templateAction\n\n"
         "controllers:\n    resource: routing.controllers\n    prefix: /{_locale}\n\n"
         "feed:\n    path: /feed/{page}\n    methods: GET\n    defaults:\n"
-        "        _controller: 'App\\Controller\\BlogController::feed'\n        page: 1\n"
+        "        _controller: 'App\\Controller\\BlogController::feed'\n        page: 1\n\n"
+        "dashboard:\n    path: /dashboard\n"
+        "    controller: App\\Action\\Admin\\DashboardAction\n"
+    )
+    action = "<?php\n\nnamespace App\\Action\\{};\n\nclass DashboardAction\n{{\n" + (
+        "    public function __invoke(): Response\n    {{\n    }}\n}}\n"
     )
     test = (
         "<?php\n\nnamespace App\\Tests\\Controller;\n\n"
@@ -1814,6 +1819,11 @@ def test_symfony_apps_as_written_link_routes_names_and_test_requests(tmp_path: P
         "        $client->request('GET', '/feed');\n"
         "        $client->request('GET', '/en/health');\n"
         "        $client->request('GET', '/nl/admin/post/over-ons');\n"
+        "        $this->asAdmin($admin->id)->get('/dashboard');\n"
+        "        $this->getContainer()->get('doctrine');\n"
+        "        $url = self::$container->get('router')\n"
+        "            ->generate('blog_post');\n"
+        "        $this->router->generate('blog_' . $kind);\n"
         "    }\n}\n"
     )
     twig = (
@@ -1829,6 +1839,8 @@ def test_symfony_apps_as_written_link_routes_names_and_test_requests(tmp_path: P
         "config/routes.yaml": routes,
         "tests/Controller/BlogControllerTest.php": test,
         "templates/blog/index.html.twig": twig,
+        "src/Action/Admin/DashboardAction.php": action.format("Admin"),
+        "src/Action/Speaker/DashboardAction.php": action.format("Speaker"),
     }
     c = "r/src/Controller/BlogController.php#BlogController"
     edit = "r/src/Controller/Admin/PostController.php#PostController.edit"
@@ -1847,7 +1859,12 @@ def test_symfony_apps_as_written_link_routes_names_and_test_requests(tmp_path: P
          "/{}/health"),
         (t, "r/src/Controller/Admin/PostController.php#PostController.about", "GET",
          "/{}/admin/post/over-ons"),
+        (t, "r/src/Action/Admin/DashboardAction.php#DashboardAction.__invoke", "GET",
+         "/dashboard"),
+        (t, f"{c}.postShow", "GET", "url blog_post"),
         (tw, f"{c}.postShow", "GET", "url blog_post"),
+        # a route without a handler in the repository: its declaration
+        (tw, "r/config/routes.yaml", "*", "url homepage"),
         (tw, edit, "GET", "url admin_post_edit"),
         (f"{c}.commentNew", f"{c}.index", "GET", "url blog_index"),
     }  # fmt: skip

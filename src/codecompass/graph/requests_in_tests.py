@@ -24,8 +24,12 @@ from codecompass.indexing.languages import is_test_path
 from codecompass.indexing.textscan import LineIndex
 from codecompass.models import HttpFact
 
+# `$this->get('api/songs')`; after a chain of the test's own helpers
+# (`$this->asAdmin($id)->get('/admin/talks')`), a path from the root only: a service
+# container's `->get('doctrine')` is no request
 _LARAVEL = re.compile(
-    r"\$this\s*->\s*(get|post|put|patch|delete)(?:Json|As)?\s*\(\s*(['\"])(?P<url>[^'\"\n]*)\2"
+    r"\$this\s*->\s*(?P<chain>(?:\w+\s*\((?:[^()]|\([^()]*\))*\)\s*->\s*)*)"
+    r"(get|post|put|patch|delete)(?:Json|As)?\s*\(\s*(['\"])(?P<url>[^'\"\n]*)\3"
 )
 _SYMFONY = re.compile(
     r"->\s*(?:request|jsonRequest|xmlHttpRequest)\s*\(\s*"
@@ -52,6 +56,8 @@ def requests_in_tests(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list
     lines = LineIndex(text)
     found: list[HttpFact] = []
     for m in (m for pattern in patterns for m in pattern.finditer(text)):
+        if m.re is _LARAVEL and m["chain"] and not m["url"].startswith("/"):
+            continue
         url = m["url"] + (_php_joined(text, m.end()) if ctx.language == "php" else "")
         url = _HOLE.sub("{}", url)
         # the test client requests the application itself: `api/songs` is `/api/songs`
@@ -59,8 +65,8 @@ def requests_in_tests(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list
         if not path:
             continue
         symfony = m.re is _SYMFONY
-        line = lines.line(m.start() if symfony else m.start(1))
-        verb = m["verb"] or m["constant"] if symfony else m.group(1)
+        line = lines.line(m.start() if symfony else m.start("url"))
+        verb = m["verb"] or m["constant"] if symfony else m.group(2 if m.re is _LARAVEL else 1)
         found.append(HttpFact("call", verb.upper(), path, line, ctx.source_id(line)))
     return found
 

@@ -44,12 +44,14 @@ _DEFAULT_KEY = re.compile(r"""(['"])(\w+)\1\s*(?:=>|=|:)""")
 _PLACEHOLDER = re.compile(r"\{(\w+)(?:<[^>]*>)?(\?[^{}]*)?\}")
 
 # uses of a route's name
+# (a name joined with more, `'app_' . $class . '_show'`, names no one route)
+_WHOLE_NAME = r"\s*\(\s*(['\"])([\w.-]+)\1(?!\s*[.~+])"
 _PHP_NAME_USE = re.compile(
-    r"(?:\bredirectToRoute|\bgenerateUrl|(?:[Rr]outer|[Gg]enerator)\s*->\s*generate)"
-    r"\s*\(\s*(['\"])([\w.-]+)\1"
+    r"(?:\bredirectToRoute|\bgenerateUrl"
+    r"|(?:[Rr]outer\w*|[Gg]enerator|\(\s*['\"]router['\"]\s*\))\s*->\s*generate)" + _WHOLE_NAME
 )
-_TWIG_NAME_USE = re.compile(r"\b(?:path|url)\s*\(\s*(['\"])([\w.-]+)\1")
-_JS_NAME_USE = re.compile(r"\bRouting\s*\.\s*generate\s*\(\s*(['\"])([\w.-]+)\1")
+_TWIG_NAME_USE = re.compile(r"\b(?:path|url)" + _WHOLE_NAME)
+_JS_NAME_USE = re.compile(r"\bRouting\s*\.\s*generate" + _WHOLE_NAME)
 
 _CONFIG = re.compile(r"(?:^|/)config/(?:routes(?:/[\w.-]+)?|routing(?:_\w+)?)\.ya?ml$")
 _CONTROLLERS_FOLDER = "src/Controller"  # what `routing.controllers` imports
@@ -98,20 +100,18 @@ def _controller_routes(text: str, ctx: Ctx) -> list[HttpFact]:
         methods = [s for s in ctx.symbols if s.parent == cls.qualified_name]
         invoked = [m for m in methods if m.name == "__invoke"]
         if own and len(invoked) == 1 and not _routes(text, lines, invoked[0]):
-            found += _facts(own, [_Route(0, [""], [])], invoked[0], router)
+            found += _facts(own, [_Route(0, [""], [])], invoked[0].id, router)
             continue
         for method in methods:
             routes = _routes(text, lines, method)
             defaulted = _defaulted_arguments(text, lines, method) if routes else set()
             for route in routes:
                 route.optional |= defaulted
-            found += _facts(routes, own or [_Route(0, [""], [])], method, router)
+            found += _facts(routes, own or [_Route(0, [""], [])], method.id, router)
     return found
 
 
-def _facts(
-    routes: list[_Route], prefixes: list[_Route], node: SymbolRecord, router: str
-) -> list[HttpFact]:
+def _facts(routes: list[_Route], prefixes: list[_Route], node: str, router: str) -> list[HttpFact]:
     """Each route under each class route: its paths (and the shorter ones its optional
     last parameter allows) for each method, and its name."""
     found: list[HttpFact] = []
@@ -123,12 +123,12 @@ def _facts(
                 for path in route.paths:
                     for pattern in _patterns(join_paths(base, path), optional):
                         found += [
-                            HttpFact("route", v, pattern, route.line, node.id, router=router)
+                            HttpFact("route", v, pattern, route.line, node, router=router)
                             for v in verbs
                         ]
             if route.name:
                 name = prefix.name + route.name
-                found += [HttpFact("named", v, name, route.line, node.id) for v in verbs]
+                found += [HttpFact("named", v, name, route.line, node) for v in verbs]
     return found
 
 
@@ -220,11 +220,15 @@ def _value_text(arguments: str, start: int) -> str:
 
 
 def _name_uses(text: str, pattern: re.Pattern[str], ctx: Ctx) -> list[HttpFact]:
+    """Uses of route names, once per name and line."""
     lines = LineIndex(text)
+    seen: set[tuple[int, str]] = set()
     found: list[HttpFact] = []
     for m in pattern.finditer(text):
-        line = lines.line(m.start())
-        found.append(HttpFact("by-name", "*", m.group(2), line, ctx.source_id(line)))
+        line = lines.line(m.start(2))
+        if (line, m.group(2)) not in seen:
+            seen.add((line, m.group(2)))
+            found.append(HttpFact("by-name", "*", m.group(2), line, ctx.source_id(line)))
     return found
 
 
@@ -254,9 +258,12 @@ def _config_facts(resolver: Resolver, ctx: Ctx) -> list[HttpFact]:
             defaults.get("_controller") if isinstance(defaults, dict) else None
         )
         paths = _values(block.get("path"))
-        node = _controller_method(resolver, ctx, target) if isinstance(target, str) else None
-        if node is None or not paths:
+        if not paths:
             continue
+        handler = _controller_method(resolver, ctx, target) if isinstance(target, str) else None
+        # no handler in the repository (`/logout`, a framework's controller): the route's
+        # declaration stands for it
+        node = handler.id if handler is not None else ctx.source_id(line)
         verbs = [v.upper() for v in _values(block.get("methods"))] or ["*"]
         optional = set(defaults) if isinstance(defaults, dict) else set()
         route = _Route(line, paths, verbs, name.strip("'\""), optional)
@@ -345,6 +352,18 @@ def _controller_method(resolver: Resolver, ctx: Ctx, target: str) -> SymbolRecor
     """The method a route's `controller` names: `App\\Controller\\X::feed`, or an
     invokable class's `__invoke` (`App\\Controller\\Health`)."""
     cls, _, method = target.replace("\\\\", "\\").partition("::")
-    short = cls.rpartition("\\")[2]
-    found = [s for s in resolver.index.by_name(method or "__invoke", ctx.repo) if s.parent == short]
+    parts = [p for p in cls.split("\\") if p]
+    found = [
+        s
+        for s in resolver.index.by_name(method or "__invoke", ctx.repo)
+        if parts and s.parent == parts[-1]
+    ]
+    # of classes of one name in several namespaces, the one whose path ends as its
+    # namespace does (`OpenCFP\Http\Action\DashboardAction` in
+    # `src/Http/Action/DashboardAction.php`)
+    for depth in range(1, len(parts)):
+        if len(found) <= 1:
+            break
+        tail = "/" + "/".join(parts[-depth - 1 :]) + ".php"
+        found = [s for s in found if ("/" + s.path).endswith(tail)] or found
     return found[0] if len(found) == 1 else None

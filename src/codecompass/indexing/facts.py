@@ -76,8 +76,9 @@ from typing import Any
 # C#'s `using static`; Java record accessors; Go's `String`/`Error` not guessed; an
 # argument followed into another file's body is evidenced at the call passing it. 18:
 # Thymeleaf pages' links and forms request routes; a Django model's `<model>_set`. 19:
-# Symfony's routing configuration, route names and test requests.
-FACTS_VERSION = 19
+# Symfony's routing configuration, route names and test requests. 20: a Symfony YAML
+# route's controller by its namespace, routes with no handler here, chained test requests.
+FACTS_VERSION = 20
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
