@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from codecompass.cli import _print_table, main, parse_location
+from codecompass.cli import _print_table, main
+from codecompass.engine import parse_location
 from tests.conftest import make_git_repo
 
 SERVICE = '''"""Orders service."""

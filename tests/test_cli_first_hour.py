@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from codecompass.cli import main, parse_location
+from codecompass.cli import main
+from codecompass.engine import parse_location
 from codecompass.errors import InputError
 from codecompass.mcp_config import CLIENTS as MCP_CLIENTS
 from tests.conftest import make_git_repo

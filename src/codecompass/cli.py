@@ -6,7 +6,6 @@ import contextlib
 import functools
 import json
 import os
-import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,7 +32,7 @@ from codecompass.cli_common import (
 )
 from codecompass.cli_links import links as links_command
 from codecompass.cli_memory import memory as memory_commands
-from codecompass.engine import Engine
+from codecompass.engine import Engine, parse_location
 from codecompass.errors import InputError
 from codecompass.graph.models import RPC_PREFIX
 from codecompass.indexing.pipeline import IndexStats
@@ -622,29 +621,6 @@ def open_(location: str, data_dir: Path | None, repo: str | None, as_json: bool)
     location = escape(f"{view.path}:{view.start_line}-{view.end_line}")
     console.print(f"[bold]{location}[/bold] of {view.total_lines}")
     click.echo(view.text)
-
-
-_RANGE = re.compile(r"(?P<start>\d+)(?:(?P<dash>-)(?P<end>\d+)?)?")
-_RANGE_LIKE = re.compile(r"[\d\s+-]+")
-
-
-def parse_location(location: str) -> tuple[str, int | None, int | None]:
-    """`a/b.py:10-20` → ("a/b.py", 10, 20); `a/b.py:10` → one line; `a/b.py:10-` → to
-    the end; `a/b.py` → whole. A tail that tries to be a range and is not one (`:-5`,
-    `:0`, `:1-2-3`) is an error rather than part of the file name."""
-    path, sep, tail = location.rpartition(":")
-    if not sep or not tail or not _RANGE_LIKE.fullmatch(tail):
-        return location, None, None
-    found = _RANGE.fullmatch(tail)
-    if found is None or int(found["start"]) < 1 or (found["end"] and int(found["end"]) < 1):
-        raise InputError(
-            f"Bad line range {tail!r} in {location!r}; use PATH:START, PATH:START-END or "
-            "PATH:START- with line numbers from 1."
-        )
-    start = int(found["start"])
-    if found["end"]:
-        return path, start, int(found["end"])
-    return path, start, None if found["dash"] else start
 
 
 @main.command(name="eval")

@@ -8,6 +8,7 @@ one embedder, both opened on first use; it never exposes a connection.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -212,6 +213,29 @@ def repository_folder(path: str | Path) -> Path:
             "folder of a checkout, or index a commit with `codecompass eval --git`."
         )
     return folder.resolve()
+
+
+_RANGE = re.compile(r"(?P<start>\d+)(?:(?P<dash>-)(?P<end>\d+)?)?")
+_RANGE_LIKE = re.compile(r"[\d\s+-]+")
+
+
+def parse_location(location: str) -> tuple[str, int | None, int | None]:
+    """`a/b.py:10-20` → ("a/b.py", 10, 20); `a/b.py:10` → one line; `a/b.py:10-` → to
+    the end; `a/b.py` → whole. A tail that tries to be a range and is not one (`:-5`,
+    `:0`, `:1-2-3`) is an error rather than part of the file name."""
+    path, sep, tail = location.rpartition(":")
+    if not sep or not tail or not _RANGE_LIKE.fullmatch(tail):
+        return location, None, None
+    found = _RANGE.fullmatch(tail)
+    if found is None or int(found["start"]) < 1 or (found["end"] and int(found["end"]) < 1):
+        raise InputError(
+            f"Bad line range {tail!r} in {location!r}; use PATH:START, PATH:START-END or "
+            "PATH:START- with line numbers from 1."
+        )
+    start = int(found["start"])
+    if found["end"]:
+        return path, start, int(found["end"])
+    return path, start, None if found["dash"] else start
 
 
 class Engine:
@@ -723,15 +747,14 @@ class Engine:
         lines = notebook_lines(rel, text) or file_lines(text)
         total = len(lines)
         start = 1 if start_line is None else start_line
-        end = min(total, start + OPEN_MAX_LINES - 1) if end_line is None else end_line
+        end = start + OPEN_MAX_LINES - 1 if end_line is None else end_line
         if start >= 1 and end < start:
             raise OutOfRangeError(
                 f"Line range {start}-{end} is reversed; swap them: {rel}:{end}-{start}."
             )
         if start < 1 or start > max(total, 1):
-            raise OutOfRangeError(
-                f"Line range {start}-{end} is out of bounds for {rel} (1-{total})."
-            )
+            asked = f"Line {start}" if end_line is None else f"Line range {start}-{end}"
+            raise OutOfRangeError(f"{asked} is out of bounds for {rel} (lines 1-{total}).")
         end = min(end, total)
         text = "\n".join(lines[start - 1 : end])
         return FileView(

@@ -51,7 +51,7 @@ from mcp_types import (
     ToolAnnotations,
 )
 from mcp_types.version import is_version_at_least
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp
@@ -59,7 +59,7 @@ from starlette.types import ASGIApp
 from codecompass.answer import Found, Gathered, build_prompt, finish
 from codecompass.answer import answer_locally as _answer_locally
 from codecompass.audit import CallRecord
-from codecompass.engine import Engine
+from codecompass.engine import Engine, parse_location
 from codecompass.errors import (
     CodeCompassError,
     NotIndexedError,
@@ -147,6 +147,8 @@ def _current_call(tool: str) -> CallRecord:
 
 
 class SearchFilters(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt filter must not pass unseen
+
     repo: str | None = Field(default=None, description="Repository name.")
     path_prefix: str | None = Field(default=None, description="Only paths starting with this.")
     language: str | None = Field(default=None, description="e.g. python, typescript.")
@@ -231,7 +233,10 @@ def _state(ctx: Context[Any, Any]) -> ServerState:
 
 
 # -- audit middleware ---------------------------------------------------------------
-_PYDANTIC_NOISE = re.compile(r"\s*\[type=[^\]]*\]|\n\s*For further information visit \S+")
+# pydantic's `[type=…, input_value=['a'], input_type=list]` and its link
+_PYDANTIC_NOISE = re.compile(
+    r"\s*\[type=[^\n]*?input_type=[\w.]+\]|\n\s*For further information visit \S+"
+)
 
 
 def _client_name(ctx: ServerRequestContext[Any, Any]) -> str | None:
@@ -316,7 +321,9 @@ def audit_middleware(state: ServerState, tools: dict[str, frozenset[str]]) -> An
                 message = f"Unknown tool {name!r}; available: {', '.join(sorted(tools))}."
             elif "validation error" in text:
                 code = "invalid_arguments"
-                message = _PYDANTIC_NOISE.sub("", text).replace("Error executing tool ", "")
+                message = _PYDANTIC_NOISE.sub("", text)
+                message = message.replace(f"Error executing tool {name}: ", "")
+                message = message.replace(f"{name}Arguments", name)  # the SDK's model
                 message += "\nFix the arguments to match the tool's input schema."
             else:
                 log.error("%s failed: %s", name, text)
@@ -576,10 +583,12 @@ async def search_code(
 
 
 async def open_file(
-    path: Annotated[str, Field(description="Repository-relative path, as search returns.")],
+    path: Annotated[
+        str, Field(description="Path as search returns it, `path:40-60`, or a node id.")
+    ],
     ctx: Context[ServerState, Any],
-    start_line: Annotated[int | None, Field(ge=1)] = None,
-    end_line: Annotated[int | None, Field(ge=1)] = None,
+    start_line: Annotated[int | None, Field(ge=1, description="1-based.")] = None,
+    end_line: Annotated[int | None, Field(ge=1, description="Inclusive.")] = None,
     repo: Repo = None,
 ) -> Annotated[CallToolResult, FileContent]:
     """Read a file or line range from disk (the source of truth). Size-capped."""
@@ -589,11 +598,13 @@ async def open_file(
     cap = state.settings.server
 
     def work(engine: Engine) -> FileContent:
-        start = start_line or 1
-        if end_line is not None and end_line < start:
-            raise OutOfRangeError(f"end_line {end_line} is before start_line {start}; swap them.")
-        last = end_line if end_line is not None else start + cap.open_max_lines - 1
-        view = engine.open_file(path, start, last, repo=repo)
+        where, start, asked = path, start_line, end_line
+        if start is None and asked is None:  # `app.py:40-60`, as search and ask print it
+            where, start, asked = parse_location(path)
+        if start is not None and asked is not None and asked < start:
+            raise OutOfRangeError(f"end_line {asked} is before start_line {start}; swap them.")
+        # no end: a page from the start, or a node id's symbol (`api/app.py#App.run`)
+        view = engine.open_file(where, start, asked, repo=repo)
         lines = view.text.split("\n")
         keep = lines[: cap.open_max_lines]
         text = "\n".join(keep)
@@ -601,7 +612,9 @@ async def open_file(
             text = text[: cap.open_max_chars].rsplit("\n", 1)[0]
             keep = text.split("\n")
         end = view.start_line + len(keep) - 1
-        truncated = end < view.total_lines and (end_line is None or end < end_line)
+        symbol = start is None and "#" in where  # shown whole, however long the file
+        more = asked is None and not symbol and view.end_line < view.total_lines
+        truncated = end < view.end_line or more
         return FileContent(
             repo=view.repo,
             path=view.path,

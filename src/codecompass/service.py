@@ -39,6 +39,11 @@ T = TypeVar("T")
 # Who is calling: LOCAL over stdio and unauthenticated loopback HTTP, ADMIN with the
 # server token, else the name of the principal whose token the request carried.
 LOCAL, ADMIN = "local", "admin"
+MCP_PATH = "/mcp"
+UNAUTHORIZED = (
+    "Missing or wrong bearer token; send 'Authorization: Bearer <token>' with your token."
+)
+JSONRPC_UNAUTHORIZED = -32001  # an implementation-defined server error
 PRINCIPAL_KEY = "codecompass_principal"  # where BearerTokenAuth leaves it in the ASGI scope
 
 
@@ -210,16 +215,17 @@ class BearerTokenAuth:
         public: Callable[[str], bool] = only_healthz,
     ) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode() if token else None
+        self.expected = token.encode() if token else None
         self.principals = principals
         self.public = public
 
     def principal(self, header: bytes) -> str | None:
-        if self.expected is not None and hmac.compare_digest(header, self.expected):
-            return ADMIN
         scheme, _, given = header.decode("latin-1").partition(" ")
-        if scheme.lower() != "bearer" or not given:
+        if scheme.lower() != "bearer" or not given:  # the scheme in any case (RFC 7235)
             return None
+        token = given.strip().encode("latin-1")
+        if self.expected is not None and hmac.compare_digest(token, self.expected):
+            return ADMIN
         found = authenticate(given.strip(), self.principals.principals())
         return found.name if found is not None else None
 
@@ -228,21 +234,28 @@ class BearerTokenAuth:
             given = next((v for k, v in scope.get("headers", []) if k == b"authorization"), b"")
             principal = self.principal(given)
             if principal is None:
-                response = JSONResponse(
-                    {
-                        "error": {
-                            "code": "unauthorized",
-                            "message": "Missing or wrong bearer token; send "
-                            "'Authorization: Bearer <token>' with your token.",
-                        }
-                    },
-                    status_code=401,
-                    headers={"WWW-Authenticate": 'Bearer realm="codecompass"'},
-                )
+                response = _unauthorized(scope.get("path", ""))
                 await response(scope, receive, send)
                 return
             scope.setdefault("state", {})[PRINCIPAL_KEY] = principal
         await self.app(scope, receive, send)
+
+
+def _unauthorized(path: str) -> JSONResponse:
+    """401: on the MCP endpoint a JSON-RPC error, which MCP clients show their user (a
+    body of another shape only gives them the status); elsewhere the web API's error."""
+    if path.startswith(MCP_PATH):
+        error = {
+            "code": JSONRPC_UNAUTHORIZED,
+            "message": UNAUTHORIZED,
+            "data": {"code": "unauthorized"},
+        }
+        body: dict[str, object] = {"jsonrpc": "2.0", "id": None, "error": error}
+    else:
+        body = {"error": {"code": "unauthorized", "message": UNAUTHORIZED}}
+    return JSONResponse(
+        body, status_code=401, headers={"WWW-Authenticate": 'Bearer realm="codecompass"'}
+    )
 
 
 def data_dir_for_serve(data_dir: Path | None) -> Path | None:

@@ -97,16 +97,41 @@ async def search_over_http(url: str, headers: dict[str, str]) -> Any:
         return found.structured_content, error_of(refused)["code"]
 
 
+async def denial_over_http(url: str, headers: dict[str, str]) -> str:
+    """What an MCP client tells its user when the server refuses its token."""
+    async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+        try:
+            async with Client(streamable_http_client(f"{url}/mcp", http_client=http)):
+                return "connected"
+        except Exception as error:  # the SDK's error, whatever its class
+            return " | ".join(_messages(error))
+
+
+def _messages(error: BaseException) -> list[str]:
+    """The messages of an error and, for a task group's, of the errors inside it."""
+    if isinstance(error, BaseExceptionGroup):
+        return [m for inner in error.exceptions for m in _messages(inner)]
+    return [str(error)]
+
+
 def test_http_with_a_bearer_token(shop: Shop) -> None:
     with http_server(shop.data, TOKEN) as url:
         found, refused = anyio.run(search_over_http, url, {"Authorization": f"Bearer {TOKEN}"})
         assert len(found["results"]) == 2 and refused == "access_denied"
+        # the scheme in any case (RFC 7235)
+        found, _ = anyio.run(search_over_http, url, {"Authorization": f"bearer {TOKEN}"})
+        assert len(found["results"]) == 2
+        # an MCP client shows why it was refused: the 401 carries a JSON-RPC error
+        told = anyio.run(denial_over_http, url, {"Authorization": "Bearer wrong-token-0123456789"})
+        assert "Missing or wrong bearer token" in told
         with httpx2.Client(timeout=30) as http:
             body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
             for headers in ({}, {"Authorization": "Bearer wrong-token-0123456789"}):
                 denied = http.post(f"{url}/mcp", json=body, headers=headers)
                 assert denied.status_code == 401
-                assert denied.json()["error"]["code"] == "unauthorized"
+                error = denied.json()["error"]
+                assert (denied.json()["jsonrpc"], error["code"]) == ("2.0", -32001)
+                assert error["data"] == {"code": "unauthorized"}
                 assert denied.headers["www-authenticate"].startswith("Bearer")
             assert http.get(f"{url}/metrics").status_code == 401
             assert http.get(f"{url}/healthz").json() == {"status": "ok"}

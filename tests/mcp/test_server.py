@@ -64,8 +64,8 @@ TOOLS = [
 # the `rerank` argument and result of search_code and ask_code (issue 18) about 215 and 45;
 # a graph result's `overloads` (the other overloads of its root) and `limits` (what it
 # cannot see) about 70 and 0.
-TOOL_LIST_TOKEN_BUDGET = 5600  # everything: names, descriptions, input and output schemas
-MODEL_FACING_TOKEN_BUDGET = 2150  # name + description + inputSchema (what most clients send)
+TOOL_LIST_TOKEN_BUDGET = 5650  # everything: names, descriptions, input and output schemas
+MODEL_FACING_TOKEN_BUDGET = 2175  # name + description + inputSchema (what most clients send)
 
 
 def state_for(shop: Shop, onnx: Embedder, **sections: Any) -> ServerState:
@@ -219,6 +219,8 @@ def test_error_paths_are_structured_and_say_what_to_fix(shop: Shop, onnx: Embedd
             ("ask_code", {"query": "x", "scope": ["nope"]}),
             ("no_such_tool", {}),
             ("search_code", {"query": "x", "k": 3}),
+            ("search_code", {"query": "x", "filters": {"path": "orders"}}),
+            ("search_code", {"query": ["a"]}),
         ],
     )
     codes = [error_of(r)["code"] for r in results]
@@ -233,9 +235,11 @@ def test_error_paths_are_structured_and_say_what_to_fix(shop: Shop, onnx: Embedd
         "unknown_repo",
         "unknown_tool",
         "invalid_arguments",
+        "invalid_arguments",
+        "invalid_arguments",
     ]
     messages = [error_of(r)["message"] for r in results]
-    assert "out of bounds for orders/service.py (1-23)" in messages[1]
+    assert "Line 999 is out of bounds for orders/service.py (lines 1-23)." in messages[1]
     assert "swap them" in messages[2]
     assert "top_k" in messages[5] and "Fix the arguments" in messages[5]
     assert "Unknown repository 'nope'; indexed: shop." in messages[7]
@@ -243,6 +247,13 @@ def test_error_paths_are_structured_and_say_what_to_fix(shop: Shop, onnx: Embedd
     assert messages[9] == (
         "search_code takes no argument 'k'; its arguments are: detail, filters, query, rerank, "
         "top_k."
+    )
+    # a misspelt filter is refused, not dropped; pydantic's internals are left out
+    assert messages[10].startswith("1 validation error for search_code\nfilters.path\n")
+    assert "Extra inputs are not permitted" in messages[10]
+    assert messages[11] == (
+        "1 validation error for search_code\nquery\n  Input should be a valid string\n"
+        "Fix the arguments to match the tool's input schema."
     )
     for result in results:
         block = result.content[0]
@@ -384,6 +395,31 @@ def test_open_file_is_capped(shop: Shop, onnx: Embedder) -> None:
     assert a is not None and (a["start_line"], a["end_line"], a["truncated"]) == (1, 5, True)
     assert a["next_start_line"] == 6 and a["content"] == "\n".join(SERVICE.split("\n")[:5])
     assert b is not None and (b["start_line"], b["end_line"], b["truncated"]) == (20, 23, False)
+
+
+def test_open_file_takes_locations_as_the_tools_print_them(shop: Shop, onnx: Embedder) -> None:
+    """An agent copies a node id from the graph tools (`shop/orders/service.py#OrderBook.
+    cancel`: that symbol's lines, not the file's first page) or a location from ask_code's
+    answer (`orders/service.py:16-18`); a start past the end names the file's length."""
+    node, located, past = call_all(
+        state_for(shop, onnx),
+        [
+            ("open_file", {"path": "shop/orders/service.py#OrderBook.cancel"}),
+            ("open_file", {"path": "orders/service.py:16-18"}),
+            ("open_file", {"path": "orders/service.py", "start_line": 100_000}),
+        ],
+    )
+    cancel = "\n".join(SERVICE.split("\n")[15:18])
+    for result in (node, located):
+        out = result.structured_content
+        assert out is not None and not result.is_error
+        assert (out["path"], out["start_line"], out["end_line"]) == ("orders/service.py", 16, 18)
+        assert (out["content"], out["truncated"], out["next_start_line"]) == (cancel, False, None)
+    assert error_of(past) == {
+        "code": "out_of_range",
+        "message": "Line 100000 is out of bounds for orders/service.py (lines 1-23).",
+        "tool": "open_file",
+    }
 
 
 def sampler(answer: str, calls: list[CreateMessageRequestParams]) -> Any:

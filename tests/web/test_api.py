@@ -61,7 +61,7 @@ def test_search_answers_hits_with_why_and_the_graph_behind_them(web: Running) ->
         ("/api/search?" + q(q="token", repo="nope"), "unknown_repo", 404, "authsvc"),
         ("/api/search", "invalid_argument", 400, "'q'"),
         ("/api/file?" + q(path="../../etc/passwd"), "access_denied", 403, ""),
-        ("/api/file?" + q(path="auth/tokens.py", start=30), "out_of_range", 400, "(1-20)"),
+        ("/api/file?" + q(path="auth/tokens.py", start=30), "out_of_range", 400, "(lines 1-20)"),
         ("/api/node?" + q(id="authsvc/auth/tokens.py#nothing"), "not_found", 404, "find_symbol"),
         ("/api/explore?" + q(id="verify_token", relation="cousins"), "invalid_argument", 400, ""),
         (
