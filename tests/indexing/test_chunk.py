@@ -180,3 +180,35 @@ def test_windows_of_an_elided_class_point_at_their_real_lines() -> None:
         assert lines[d.start_line - 1] == real[0]
         assert lines[d.end_line - 1] == real[-1]
     assert drafts[0].start_line == 1 and drafts[-1].end_line == len(lines) - 2
+
+
+def test_a_long_javascript_constant_is_its_own_chunk() -> None:
+    """excalidraw's `export const actionDuplicateSelection = register({…})` (100 lines of
+    handlers): cut into the module's anonymous windows, it had no symbol and the symbol
+    view never listed it. A short constant stays in the module chunk, and so does a long
+    Python one (a table of data)."""
+    table = [f"  key{i}: () => {i}," for i in range(10)]
+    lines = [
+        'import x from "x";', "", "const LIMIT = 3;", "",
+        "export const action = register({", *table, "});", "",
+        "function f() {", "}",
+    ]  # fmt: skip
+    symbols = [
+        Symbol("LIMIT", "LIMIT", "constant", 3, 3, 3, "const LIMIT = 3"),
+        Symbol("action", "action", "constant", 5, 16, 5, "export const action = register({"),
+        Symbol("f", "f", "function", 18, 19, 18, "function f()"),
+    ]
+
+    def chunks(language: str) -> list[tuple[str, str | None, int, int]]:
+        drafts = chunk_file(lines, ParsedFile(language, symbols), words, ChunkLimits())
+        return [
+            (d.kind, d.symbol.qualified_name if d.symbol else None, d.start_line, d.end_line)
+            for d in drafts
+        ]
+
+    assert chunks("typescript") == [
+        ("module", None, 1, 3),
+        ("constant", "action", 5, 16),
+        ("function", "f", 18, 19),
+    ]
+    assert chunks("python") == [("module", None, 1, 16), ("function", "f", 18, 19)]

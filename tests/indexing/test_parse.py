@@ -682,6 +682,40 @@ def test_typescript_function_fields_are_methods() -> None:
     ]
 
 
+def test_functions_made_by_a_call_are_functions() -> None:
+    """excalidraw: React components wrapped in `memo`/`forwardRef` and handlers wrapped in
+    `throttle` or `withBatchedUpdates` (18 of `App`'s, `App.onBlur`…) were no symbols, or
+    constants whose code no chunk named. A call given a function makes a function; as a
+    class field, a method. A call given no function stays what it was."""
+    source = (
+        "export const Menu = React.memo((props: Props) => {\n"
+        "  const inner = () => 1;\n"
+        "  return null;\n"
+        "});\n"
+        "export const Input = React.memo(forwardRef((props, ref) => null));\n"
+        "const save = throttle(function (x: number) {\n  return x;\n}, 100);\n"
+        "export const store = createStore(reducer);\n"
+        "export class App {\n"
+        "  private onBlur = withBatchedUpdates(() => {\n    this.x = 1;\n  });\n"
+        "  public onResize = throttle(() => {}, 50);\n"
+        "  private timer = setInterval(tick, 10);\n"
+        "}\n"
+    )
+    found = [
+        (s.qualified_name, s.kind, s.start_line, s.end_line) for s in parse(source, "tsx").symbols
+    ]
+    assert found == [
+        ("Menu", "function", 1, 4),
+        ("Menu.inner", "function", 2, 2),
+        ("Input", "function", 5, 5),
+        ("save", "function", 6, 8),
+        ("store", "constant", 9, 9),
+        ("App", "class", 10, 16),
+        ("App.onBlur", "method", 11, 13),
+        ("App.onResize", "method", 14, 14),
+    ]
+
+
 def test_call_names_reduce_complex_receivers() -> None:
     source = 'def f():\n    "-".join(x)\n    (a or b).c()\n    items[0].save()\n'
     names = [r.name for r in parse(source, "python").references]

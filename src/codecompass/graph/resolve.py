@@ -1400,11 +1400,12 @@ class Resolver:
         return UNKNOWN
 
     def own_constant(self, ctx: Ctx, ref: Ref, value: Value) -> Value:
-        """A call of a module-level constant the file defines as a symbol (`<DialogOverlay>`
-        beside `const DialogOverlay = React.forwardRef(…)`) calls that symbol, as a call
-        from another file does, not what made it."""
+        """A call of a module-level constant or function the file defines as a symbol
+        (`<DialogOverlay>` beside `const DialogOverlay = React.forwardRef(…)`) calls that
+        symbol, as a call from another file does, not what made it."""
         held = ctx.top.get(ref.name) if "." not in ref.name else None
-        if not held or held[-1].kind not in HELD_KINDS or value.kind == "sym":
+        # a function too: `const Button = forwardRef((props, ref) => …)` is one
+        if not held or held[-1].kind not in HELD_KINDS | {"function"} or value.kind == "sym":
             return value
         bound = _binding_of(ctx, ref.name, ref.scope)
         if bound is None or bound[0] != 0:

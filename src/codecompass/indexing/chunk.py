@@ -3,6 +3,8 @@
 - one chunk per function or method (a function nested in a function stays in its parent);
 - a class-like chunk holds its header, doc, fields and member signatures, with member
   bodies elided (they live in the members' own chunks);
+- in JavaScript and TypeScript, a top-level constant of more than `CONSTANT_CHUNK_LINES`
+  lines is one chunk;
 - a module chunk holds what no definition covers: imports and top-level statements;
 - a document section is one chunk (its own text, without its subsections);
 - any other text, or a file that failed to parse, is cut into line windows.
@@ -24,7 +26,15 @@ _CONTAINERS = frozenset({"class", "interface", "struct", "trait", "enum", "type"
 _CALLABLES = frozenset({"function", "method"})
 # Every kind a chunk can have: a definition, a file's top level ("module"), a heading's
 # section of a document, or plain text.
-CHUNK_KINDS = _CALLABLES | _CONTAINERS | {"section", "text"}
+CHUNK_KINDS = _CALLABLES | _CONTAINERS | {"constant", "section", "text"}
+# In JavaScript and TypeScript code is defined in constants (`export const action =
+# register({…})`, `export const Menu = styled.div`…`): one longer than this many lines is
+# a chunk of its own, named; a shorter one stays in the module chunk. Elsewhere a
+# module-level constant is a table of data, left in the module chunk (made chunks of their
+# own, rich's colour and theme tables re-cut its module windows: one golden question
+# fell from 1st to 2nd, none rose).
+CONSTANT_CHUNK_LINES = 10
+_CODE_IN_CONSTANTS = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})
 _DOCUMENT_LANGUAGES = frozenset({"markdown", "rst"})
 
 
@@ -60,11 +70,14 @@ def chunk_file(
     elif documents:
         drafts = _section_chunks(lines, parsed.symbols)
     else:
-        drafts = _code_chunks(lines, parsed.symbols)
+        drafts = _code_chunks(lines, parsed.symbols, parsed.language in _CODE_IN_CONSTANTS)
     return _split_oversized(drafts, count_tokens, limits)
 
 
-def _code_chunks(lines: Sequence[str], symbols: Sequence[Symbol]) -> list[ChunkDraft]:
+def _code_chunks(
+    lines: Sequence[str], symbols: Sequence[Symbol], constants: bool
+) -> list[ChunkDraft]:
+    """`constants`: long top-level constants are chunks of their own."""
     by_name = {s.qualified_name: s for s in symbols}
 
     def inside_callable(s: Symbol) -> bool:
@@ -87,10 +100,25 @@ def _code_chunks(lines: Sequence[str], symbols: Sequence[Symbol]) -> list[ChunkD
                 if m.parent == s.qualified_name and (m.kind in _CALLABLES or m.kind in _CONTAINERS)
             ]
             drafts.append(_container_chunk(lines, s, members))
-    top_level = [s for s in chunked if s.parent is None and s.kind in _CALLABLES | _CONTAINERS]
+        elif constants and _long_constant(s):
+            drafts.append(_span(lines, s, s.kind, s.start_line, s.end_line))
+    top_level = [
+        s
+        for s in chunked
+        if s.parent is None
+        and (s.kind in _CALLABLES | _CONTAINERS or (constants and _long_constant(s)))
+    ]
     drafts.extend(_module_chunk(lines, top_level))
     drafts.sort(key=lambda d: (d.start_line, -d.end_line))
     return drafts
+
+
+def _long_constant(s: Symbol) -> bool:
+    return (
+        s.kind == "constant"
+        and s.parent is None
+        and s.end_line - s.start_line + 1 > (CONSTANT_CHUNK_LINES)
+    )
 
 
 def _span(lines: Sequence[str], s: Symbol | None, kind: str, start: int, end: int) -> ChunkDraft:

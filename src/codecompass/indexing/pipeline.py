@@ -105,8 +105,11 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # (`export const authOptions = {…}`). 38: Django's `include(check_urls)` of a list of
 # patterns names the list; jQuery's `$.ajax({url, type})` is a client call; Kotlin's
 # `const val` in an object or a companion object is a symbol; Rust's `web::Data<T>`,
-# `State<T>`, `Extension<T>` are their `T`; Mockito's `verify(mock)` is the mock.
-READER_VERSION = 38
+# `State<T>`, `Extension<T>` are their `T`; Mockito's `verify(mock)` is the mock. 39: a
+# JS/TS top-level constant of more than 10 lines is a chunk of its own; a JS/TS function
+# made by a call (`memo((props) => …)`, `throttle(() => …)`) is a function, or a
+# method as a class field.
+READER_VERSION = 39
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -119,6 +122,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     36: _SCRIPTS,
     37: (".erb", ".jbuilder", ".prisma", *_SCRIPTS),
     38: (".py", ".pyi", ".kt", ".kts", ".rs", ".java", *_SCRIPTS),
+    39: _SCRIPTS,
 }
 
 

@@ -530,6 +530,7 @@ class EcmaRules(Rules):
             value = node.child_by_field_name("value")
             if value is None or (
                 value.type not in _FUNCTION_VALUES
+                and made_function(value) is None
                 and not _is_object(ctx, node)
                 and not _exported_product(ctx, node, name)
             ):
@@ -540,6 +541,8 @@ class EcmaRules(Rules):
         holder = _FUNCTION_HOLDERS.get(node.type)
         if holder is not None:
             value = node.child_by_field_name(holder)
+            if value is not None and value.type == "call_expression":
+                value = made_function(value)
             return value.child_by_field_name("body") if value is not None else None
         if node.type == "variable_declarator":
             value = node.child_by_field_name("value")
@@ -547,6 +550,9 @@ class EcmaRules(Rules):
                 return None
             if value.type in _FUNCTION_VALUES:
                 return value.child_by_field_name("body")
+            made = made_function(value)
+            if made is not None:
+                return made.child_by_field_name("body")
             return value if commonjs.holds_functions(value) else None
         return node.child_by_field_name("body")
 
@@ -643,6 +649,24 @@ _FUNCTION_HOLDERS = {
     "public_field_definition": "value",
 }
 _ASSIGNED_DEFINITIONS = frozenset({"assignment_expression", "method_definition", "pair"})
+
+
+def made_function(value: Node) -> Node | None:
+    """The function a call is given first, itself or in a call it is given first
+    (`memo((props) => …)`, `memo(forwardRef((props, ref) => …))`, `throttle(fn, 100)`):
+    what the call makes is that function, wrapped."""
+    for _ in range(2):
+        if value.type != "call_expression":
+            return None
+        arguments = value.child_by_field_name("arguments")
+        given = arguments.named_children if arguments is not None else []
+        if not given:
+            return None
+        first = given[0]
+        if first.type in _FUNCTION_VALUES:
+            return first
+        value = first
+    return None
 
 
 def _is_object(ctx: FileContext, declarator: Node) -> bool:

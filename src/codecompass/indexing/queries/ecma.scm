@@ -12,6 +12,19 @@
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 
+; A function made by a call, `React.memo((props) => …)`, `memo(forwardRef(…))`,
+; `throttle(function …, 100)`: a function (rules.py follows the call to its body).
+(variable_declarator
+  name: (identifier) @name
+  value: (call_expression
+    arguments: (arguments . [(arrow_function) (function_expression) (generator_function)]))) @definition.function
+
+(variable_declarator
+  name: (identifier) @name
+  value: (call_expression
+    arguments: (arguments . (call_expression
+      arguments: (arguments . [(arrow_function) (function_expression)]))))) @definition.function
+
 ; Objects holding functions are class-like; rules.py keeps an object literal with function
 ; members, and a module-level variable that receives functions (`res.json = function …`).
 ; These come before the constant patterns, which match the same declarators.
