@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
 import numpy as np
 
@@ -74,6 +74,7 @@ from codecompass.models import (
     FileRecord,
     RepoRecord,
     RunRecord,
+    SymbolKind,
     SymbolQuery,
     SymbolRecord,
 )
@@ -1145,6 +1146,9 @@ class Engine:
         self, name: str, *, kind: str | None = None, repo: str | None = None, limit: int = 20
     ) -> list[SymbolMatch]:
         """Symbols by id, qualified or simple name (exact first, then fuzzy), scored."""
+        kinds = get_args(SymbolKind)
+        if kind is not None and kind not in kinds:
+            raise InputError(f"Unknown kind {kind!r}; use one of: {', '.join(sorted(kinds))}.")
         return self.graph.find_symbol(name, kind=kind, repo=self._repo_name(repo), limit=limit)
 
     def dependencies(

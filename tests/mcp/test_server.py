@@ -221,6 +221,7 @@ def test_error_paths_are_structured_and_say_what_to_fix(shop: Shop, onnx: Embedd
             ("search_code", {"query": "x", "k": 3}),
             ("search_code", {"query": "x", "filters": {"path": "orders"}}),
             ("search_code", {"query": ["a"]}),
+            ("find_symbol", {"name": "OrderBook", "kind": "func"}),
         ],
     )
     codes = [error_of(r)["code"] for r in results]
@@ -237,6 +238,7 @@ def test_error_paths_are_structured_and_say_what_to_fix(shop: Shop, onnx: Embedd
         "invalid_arguments",
         "invalid_arguments",
         "invalid_arguments",
+        "invalid_argument",
     ]
     messages = [error_of(r)["message"] for r in results]
     assert "Line 999 is out of bounds for orders/service.py (lines 1-23)." in messages[1]
@@ -254,6 +256,10 @@ def test_error_paths_are_structured_and_say_what_to_fix(shop: Shop, onnx: Embedd
     assert messages[11] == (
         "1 validation error for search_code\nquery\n  Input should be a valid string\n"
         "Fix the arguments to match the tool's input schema."
+    )
+    assert messages[12] == (
+        "Unknown kind 'func'; use one of: class, constant, enum, function, interface, method, "
+        "module, section, struct, trait, type, variable."
     )
     for result in results:
         block = result.content[0]

@@ -100,7 +100,8 @@ def test_file_is_redacted_highlighted_and_linked(web: Running, site: Site) -> No
     assert len(data["html"]) == data["total_lines"] == 3
     status, data = web.get("/api/file?" + q(path="auth/tokens.py", line=18))
     assert data["html"][17].startswith('<span class="k">def</span>')
-    assert data["editor_url"] == f"vscode://file/{(site.repo / 'auth/tokens.py').as_posix()}:18"
+    # VS Code opens `vscode://file/home/…`, not `vscode://file//home/…`
+    assert data["editor_url"] == f"vscode://file{(site.repo / 'auth/tokens.py').as_posix()}:18"
     assert data["stale"] is False
 
 
@@ -281,7 +282,7 @@ def test_editor_links_are_quoted_and_bad_patterns_refused() -> None:
     from codecompass.web.app import check_editor, editor_url
 
     url = editor_url("vscode://file/{path}:{line}", Path("/src/my app/a#b.py"), 7, "r", "x")
-    assert url == "vscode://file//src/my%20app/a%23b.py:7"
+    assert url == "vscode://file/src/my%20app/a%23b.py:7"
     pattern = "idea://open?file={path}&line={line}"
     assert editor_url(pattern, Path("/a.py"), 3, "r", "a.py") == "idea://open?file=/a.py&line=3"
     with pytest.raises(ConfigError, match=r"\{path\}, \{line\}, \{repo\} and \{rel\}"):

@@ -81,7 +81,7 @@ def test_search_then_click_shows_the_code(page: Any, web: Running, site: Site) -
     assert hit_lines == list(range(second["start_line"], second["end_line"] + 1))
     assert page.locator("#code .line.hit .k").count() >= 1  # highlighted keywords
     link = page.get_attribute("#open-editor", "href")
-    assert link == f"vscode://file/{(site.repo / second['path']).as_posix()}:{second['start_line']}"
+    assert link == f"vscode://file{(site.repo / second['path']).as_posix()}:{second['start_line']}"
 
 
 def test_graph_renders_the_subgraph_of_the_results(page: Any, web: Running) -> None:
@@ -518,3 +518,46 @@ def test_every_ranking_feature_has_words_and_its_own_colour_in_the_score_bar() -
     # Parts of one bar are told apart by colour alone.
     shades = re.findall(r"\w+: \"(#[0-9a-f]{6})\"", colours[1])
     assert len(shades) == len(set(shades)) == len(re.findall(r"\w+: \"", colours[1]))
+
+
+def test_a_failed_open_leaves_no_other_files_lines(page: Any, web: Running) -> None:
+    """A result whose file is gone (deleted since indexing) kept the last file's lines,
+    banner and editor link under the new title."""
+    expected = api_search(web)["results"]
+    search(page, web)
+    page.locator("#results li[role=option]").nth(0).click()
+    page.wait_for_selector("#code-view[data-loaded]")
+    page.evaluate("([repo]) => openCode(repo, 'gone/away.py', 3, 5)", [expected[0]["repo"]])
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.locator("#code .line").count() == 0
+    assert page.get_attribute("#code-view", "data-loaded") is None
+    assert page.is_hidden("#open-editor")
+    assert page.inner_text("#error") == (
+        f"not_found: {expected[0]['repo']}/gone/away.py is no longer where the index saw it "
+        "(deleted or moved); run codecompass index to refresh."
+    )
+    page.goto(web.url + "/#/status")  # the error belonged to the search page
+    page.wait_for_function("document.title === 'Status · Code Compass'")
+    assert page.is_hidden("#error")
+
+
+def test_the_explorer_never_walks_another_symbol_than_the_one_named(
+    page: Any, web: Running
+) -> None:
+    """`NoSuchThing` walked `NoSuchOption`, the one close match, under its own name."""
+    page.goto(web.url + "/#/explore")
+    page.wait_for_selector("body[data-ready]")
+    page.fill("#x-symbol", "verify_tokn")
+    page.click("#explore-form button[type=submit]")
+    page.wait_for_selector("#x-matches li")
+    assert page.inner_text("#x-status") == "No symbol named verify_tokn; did you mean:"
+    assert "verify_token" in page.inner_text("#x-matches")
+    assert page.locator("#x-tree [role=treeitem]").count() == 0
+
+
+def test_slash_from_another_page_focuses_the_query(page: Any, web: Running) -> None:
+    page.goto(web.url + "/#/status")
+    page.wait_for_selector("body[data-ready]")
+    page.locator("body").press("/")
+    assert page.evaluate("document.activeElement.id") == "q"
+    assert page.is_visible("#page-search") and page.title() == "Search · Code Compass"

@@ -13,6 +13,7 @@ fragment (`#token=…`, never sent to the server) and sends it with each call.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -110,10 +111,16 @@ class Params:
 
 def editor_url(pattern: str, path: Path, line: int, repo: str, rel: str) -> str:
     """The "open in editor" link: the [ui] editor pattern with the file's absolute path,
-    line, repository and relative path filled in (paths URL-quoted)."""
-    return pattern.format(
+    line, repository and relative path filled in (paths URL-quoted). An absolute POSIX
+    path after `scheme://file/` loses its leading slash: VS Code (1.84 on) opens
+    `vscode://file/home/me/x.py:3`, not `vscode://file//home/me/x.py:3`."""
+    url = pattern.format(
         path=quote(path.as_posix(), safe="/:"), line=line, repo=quote(repo), rel=quote(rel)
     )
+    return _FILE_URL_DOUBLE_SLASH.sub(r"\1/", url, count=1)
+
+
+_FILE_URL_DOUBLE_SLASH = re.compile(r"^([A-Za-z][\w+.-]*://file)//")
 
 
 def check_editor(pattern: str) -> None:

@@ -78,7 +78,7 @@ async function api(path, params = {}) {
   const data = await response.json();
   if (!response.ok) {
     const err = data.error || { code: String(response.status), message: response.statusText };
-    throw new Error(`${err.code}: ${err.message}`);
+    throw Object.assign(new Error(`${err.code}: ${err.message}`), { code: err.code });
   }
   return data;
 }
@@ -96,6 +96,9 @@ const PAGES = ["search", "graph", "explore", "links", "status"];
 function route() {
   const name = (location.hash.match(/^#\/(\w+)/) || [])[1];
   const page = PAGES.includes(name) ? name : "search";
+  if (page !== state.page) showError(null);  // an error belongs to the page it came from
+  state.page = page;
+  document.title = `${page[0].toUpperCase()}${page.slice(1)} · Code Compass`;
   for (const p of PAGES) $(`#page-${p}`).hidden = p !== page;
   document.querySelectorAll(".top nav a").forEach((a) => {
     if (a.dataset.page === page) a.setAttribute("aria-current", "page");
@@ -280,17 +283,30 @@ async function openCode(repo, path, start, end) {
     if (first) code.scrollTop = first.offsetTop - code.offsetTop - 40;
     $("#code-view").dataset.loaded = `${repo}/${path}:${start}`;
   } catch (error) {
-    showError(error);
+    // Leave no other file's lines under this title.
+    $("#code").replaceChildren();
+    $("#open-editor").hidden = true;
+    $("#code-stale").hidden = true;
+    delete $("#code-view").dataset.loaded;
+    showError(error.code === "not_found"
+      ? new Error(`not_found: ${repo}/${path} is no longer where the index saw it (deleted or moved); run codecompass index to refresh.`)
+      : error);
   }
+}
+
+function focusQuery() {
+  // The search page is shown first: a hidden box takes no focus.
+  if (location.hash !== "#/search") history.replaceState(null, "", "#/search");
+  route();
+  $("#q").focus();
+  $("#q").select();
 }
 
 function onKey(event) {
   const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName);
   if (event.key === "/" && !typing) {
     event.preventDefault();
-    location.hash = "#/search";
-    $("#q").focus();
-    $("#q").select();
+    focusQuery();
     return;
   }
   if ($("#page-search").hidden) return;
@@ -512,13 +528,16 @@ async function explore(event) {
     // only exact match; else the reader chooses.
     const named = matches.filter((m) => m.id === name || m.qualified_name === name);
     const exact = matches.filter((m) => m.exact);
-    const pick = named.length === 1 ? named[0] : exact.length === 1 ? exact[0] : matches.length === 1 ? matches[0] : null;
+    const pick = named.length === 1 ? named[0] : exact.length === 1 ? exact[0] : null;
     if (pick) return exploreNode(pick.id);
     // The overloads of one method (one name in one file): the server walks them together.
     const oneMethod = (ms) => ms.length > 1 && ms.every((m) => m.repo === ms[0].repo && m.path === ms[0].path && m.qualified_name === ms[0].qualified_name);
     if (oneMethod(named) || (!named.length && oneMethod(exact))) return exploreNode(name);
     if (!matches.length) { $("#x-status").textContent = `No symbol named ${name}.`; return; }
-    $("#x-status").textContent = `${matches.length} symbols match; choose one:`;
+    // Close names only: say so, and let the reader choose (never walk another symbol).
+    $("#x-status").textContent = exact.length || named.length
+      ? `${matches.length} symbols match; choose one:`
+      : `No symbol named ${name}; did you mean:`;
     matchesBox.replaceChildren(...matches.map((m) => el("li", {}, el("button", {
       type: "button", text: `${m.qualified_name} — ${m.repo}/${m.path}:${m.start_line}`, onclick: () => exploreNode(m.id) }))));
     matchesBox.hidden = false;
@@ -708,6 +727,7 @@ async function start() {
   takeToken();
   document.addEventListener("keydown", onKey);
   window.addEventListener("hashchange", route);
+  $(".skip").addEventListener("click", (event) => { event.preventDefault(); focusQuery(); });
   $("#search-form").addEventListener("submit", search);
   $("#explore-form").addEventListener("submit", explore);
   $("#links-form").addEventListener("submit", (event) => event.preventDefault());
