@@ -74,8 +74,10 @@ def test_errors_say_what_to_fix(repo: Path, tmp_path: Path) -> None:
         git_log(repo, "a.py", rev_range="nope-branch")
     with pytest.raises(InputError, match="max must be between 1 and 200"):
         git_log(repo, "a.py", limit=0)
-    with pytest.raises(OutOfRangeError, match="out of bounds"):
+    with pytest.raises(OutOfRangeError, match=r"out of bounds for a\.py \(lines 1-3\)"):
         git_blame(repo, "a.py", 5, 6, total_lines=3)
+    with pytest.raises(OutOfRangeError, match=r"^Line range 3-2 is reversed; swap them: 2-3\.$"):
+        git_blame(repo, "a.py", 3, 2, total_lines=3)
     (tmp_path / "plain").mkdir()
     with pytest.raises(NotFoundError, match="not a git repository"):
         git_log(tmp_path / "plain", "")

@@ -81,9 +81,11 @@ def git_log(root: Path, rel: str, *, rev_range: str | None = None, limit: int = 
 
 def git_blame(root: Path, rel: str, start: int, end: int, total_lines: int) -> list[BlameHunk]:
     """Who last changed lines `start`..`end` of `rel` (committed state plus local edits)."""
-    if start < 1 or end < start or start > total_lines:
+    if start >= 1 and end < start:
+        raise OutOfRangeError(f"Line range {start}-{end} is reversed; swap them: {end}-{start}.")
+    if start < 1 or start > total_lines:
         raise OutOfRangeError(
-            f"Line range {start}-{end} is out of bounds for {rel} (1-{total_lines})."
+            f"Line range {start}-{end} is out of bounds for {rel} (lines 1-{total_lines})."
         )
     end = min(end, total_lines)
     if end - start + 1 > MAX_BLAME_LINES:

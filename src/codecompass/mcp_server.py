@@ -1125,8 +1125,14 @@ def memory_tools() -> list[Tool]:
 def add_memory_context(server: MCPServer[ServerState], state: ServerState) -> None:
     """The session-start context as a resource and as a prompt."""
 
-    async def context_text() -> str:
-        return await state.run(lambda engine: engine.memory.context().text)
+    async def context_text() -> tuple[str, str | None]:
+        """The context, redacted as every tool result is, or why there is none (no index
+        yet: the error's message, not the SDK's bare "Error reading resource")."""
+        try:
+            text = await state.run(lambda engine: engine.memory.context().text)
+        except CodeCompassError as exc:
+            return "", exc.for_mcp()
+        return str(redact_all(text)), None
 
     @server.resource(
         CONTEXT_URI,
@@ -1135,14 +1141,19 @@ def add_memory_context(server: MCPServer[ServerState], state: ServerState) -> No
         mime_type="text/markdown",
     )
     async def memory_resource() -> str:
-        return await context_text() or "## Project Memory\n(nothing remembered yet)\n"
+        text, error = await context_text()
+        if error is not None:
+            return f"## Project Memory\n(unavailable: {error})\n"
+        return text or "## Project Memory\n(nothing remembered yet)\n"
 
     @server.prompt(
         name="project_memory",
         description="Load what earlier sessions recorded about this project.",
     )
     async def memory_prompt() -> str:
-        text = await context_text()
+        text, error = await context_text()
+        if error is not None:
+            return f"Code Compass cannot read its project memory: {error}"
         if not text:
             return "Code Compass has no project memory yet; use memory_remember to add some."
         return text + "\nKeep these in mind; check them with memory_recall when relevant."

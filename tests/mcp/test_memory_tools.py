@@ -355,6 +355,33 @@ def test_context_resource_and_prompt(data: Path, onnx: Embedder) -> None:
     assert [m["access_count"] for m in memories_in(data, onnx)] == [0, 0]
 
 
+def test_the_context_is_redacted_and_says_why_it_is_missing(
+    data: Path, onnx: Embedder, tmp_path: Path
+) -> None:
+    """The resource and the prompt showed an example key that memory_list redacts, and
+    without an index they failed with the SDK's bare "Error reading resource"."""
+
+    async def read(client: Client) -> tuple[str, str]:
+        resource = await client.read_resource("codecompass://memory/context")
+        prompt = await client.get_prompt("project_memory")
+        content = prompt.messages[0].content
+        assert isinstance(content, TextContent)
+        return getattr(resource.contents[0], "text", ""), content.text
+
+    state = state_of(data, onnx)
+    note = "The CI uses the documented example key AKIAIOSFODNN7EXAMPLE in its fixtures."
+    ok(call_all(state, [("memory_remember", {"content": note, "type": "context"})])[0])
+    resource, prompt = run_client(state, read)
+    assert "AKIAIOSFODNN7EXAMPLE" not in resource + prompt
+    assert "[REDACTED:aws_access_key_id]" in resource
+    empty = tmp_path / "no-index"
+    empty.mkdir()
+    resource, prompt = run_client(ServerState(settings_for(empty), embedder=onnx), read)
+    assert resource.startswith("## Project Memory\n(unavailable: ")
+    assert "codecompass index" in resource
+    assert prompt.startswith("Code Compass cannot read its project memory: ")
+
+
 def test_the_context_resource_is_fresh_within_one_session(data: Path, onnx: Embedder) -> None:
     async def body(client: Client) -> tuple[str, str]:
         before = await client.read_resource("codecompass://memory/context")
