@@ -561,3 +561,26 @@ def test_slash_from_another_page_focuses_the_query(page: Any, web: Running) -> N
     page.locator("body").press("/")
     assert page.evaluate("document.activeElement.id") == "q"
     assert page.is_visible("#page-search") and page.title() == "Search · Code Compass"
+
+
+def test_a_phone_wide_page_stacks_its_panes(browser: Any, linked: Running) -> None:
+    """At 390 px the Status page was 842 px wide (its tables), the Links page 443, and
+    search and code, graph and details stood side by side, the code title one character
+    a line."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        search(page, linked)
+        results, code = (page.locator(s).bounding_box() for s in ("#results", "#code-view"))
+        assert results is not None and code is not None
+        assert code["y"] >= results["y"] + results["height"]  # below, not beside
+        assert code["width"] >= 300
+        for route in ("search", "graph", "explore", "links", "status"):
+            page.goto(f"{linked.url}/#/{route}")
+            page.wait_for_selector("body[data-ready]")
+            if route in ("links", "status"):
+                page.wait_for_selector(f"#page-{route} table:not([hidden]) tbody tr")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 390, (route, width)
+    finally:
+        context.close()
