@@ -687,6 +687,13 @@ class Engine:
         """The names of the repositories this engine may see."""
         return [r.id for r in self._repos()]
 
+    def indexed_languages(self) -> list[str]:
+        """The languages of the indexed files of the repositories this engine may see."""
+        seen = set(self.repo_names())
+        return sorted(
+            {f.language for (repo, _), f in self.backend.files.files().items() if repo in seen}
+        )
+
     def indexing_now(self) -> list[str]:
         """The repositories of this index a live index run is writing now: until it ends,
         missing vectors are being computed, not lost."""

@@ -92,6 +92,13 @@ def test_a_misspelt_symbol_offers_candidates(web: Running) -> None:
     assert first["score"] < 0.9  # offered, not chosen
 
 
+def test_the_language_filter_offers_the_indexed_languages(web: Running) -> None:
+    """It offered all 48 languages the reader knows; on a Python index "go" found
+    nothing."""
+    status, data = web.get("/api/config")
+    assert status == 200 and data["languages"] == ["python", "sql"]
+
+
 def test_file_is_redacted_highlighted_and_linked(web: Running, site: Site) -> None:
     status, data = web.get("/api/file?" + q(path="config/settings.py"))
     assert status == 200

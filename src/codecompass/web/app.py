@@ -36,7 +36,6 @@ from codecompass.engine import Engine
 from codecompass.errors import CodeCompassError, ConfigError, InputError
 from codecompass.graph.models import EDGE_TYPES, LINK_VIAS
 from codecompass.indexing.chunk import CHUNK_KINDS
-from codecompass.indexing.languages import LANGUAGES
 from codecompass.models import ChunkFilter
 from codecompass.schemas import FileContent
 from codecompass.service import (
@@ -196,7 +195,7 @@ class WebApp:
             ui = self.settings.ui
             return {
                 "repos": engine.repo_names(),
-                "languages": sorted(LANGUAGES),
+                "languages": engine.indexed_languages(),
                 "kinds": sorted(CHUNK_KINDS),
                 "edge_types": list(EDGE_TYPES),
                 "link_vias": list(LINK_VIAS),
