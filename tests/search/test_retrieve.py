@@ -1070,3 +1070,25 @@ def test_copies_of_a_file_are_one_result(tmp_path: Path) -> None:
     assert "cart/health.py" in {h.path for h in found.hits}
     symbols = [s for s in found.symbols if s.path.endswith(".proto")]
     assert len({s.symbol for s in symbols}) == len(symbols)
+
+
+def test_the_english_message_catalog_ranks_as_documentation(tmp_path: Path) -> None:
+    """excalidraw's `locales/en.json` (UI strings) led two of 25 questions about code:
+    it is kept (each message once), weighed as text for people, and its keys are no
+    symbols of the symbol view. A JSON file outside a catalog folder is code."""
+    repo = make_git_repo(
+        tmp_path / "p",
+        {
+            "src/export.ts": "export function exportToFile(scene: Scene) {\n"
+            "  return saveScene(scene);\n}\n",
+            "locales/en.json": '{"exportToFile": "Export the drawing to a file"}\n',
+            "config/app.json": '{"exportToFile": true}\n',
+        },
+    )
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    with eng:
+        eng.index(root)
+        found = eng.retrieve("export to file", eng.search_options(k=10))
+    doc = {h.path: "doc" in h.why["features"] for h in found.hits}
+    assert doc == {"src/export.ts": False, "locales/en.json": True, "config/app.json": False}
+    assert "locales/en.json" not in {s.path for s in found.symbols}

@@ -453,6 +453,21 @@ def locale_catalog(path: str) -> bool:
     TOML file below a catalog folder, named for the language or in a folder so named
     (`public/intl/messages/de-DE.json`, `locales/fr/common.json`). umami's 50 catalogs
     were 45,382 of its 47,470 symbols; the English one stays, each message once."""
+    return _catalog_of(path, _language)
+
+
+def english_catalog(path: str) -> bool:
+    """The English message catalog (`locales/en.json`, `locales/en-US/common.json`):
+    indexed, each message once, but text for people, ranked as documentation
+    (excalidraw's `en.json` led two of 25 questions about code)."""
+    return _catalog_of(path, _english)
+
+
+def _english(tag: str) -> bool:
+    return _LANGUAGE_TAG.fullmatch(tag) is not None and tag[:2].lower() == "en"
+
+
+def _catalog_of(path: str, language: Callable[[str], bool]) -> bool:
     parts = path.split("/")
     stem, dot, extension = parts[-1].rpartition(".")
     if not dot or extension.lower() not in _CATALOG_EXTENSIONS:
@@ -460,7 +475,7 @@ def locale_catalog(path: str) -> bool:
     folders = [p.lower() for p in parts[:-1]]
     for index, folder in enumerate(folders):
         if folder in _CATALOG_FOLDERS:
-            return any(_language(tag) for tag in [*parts[index + 1 : -1], stem])
+            return any(language(tag) for tag in [*parts[index + 1 : -1], stem])
     return False
 
 

@@ -19,8 +19,9 @@
 | `freshness`  | how recently the chunk's file changed (half-life `freshness_days`)        |
 | `test`       | 1 for test code (`tests/`, `test_*.py`, `*.spec.ts`, …): weighed negative |
 | `stub`       | 1 for a type stub (`x.pyi`) whose module (`x.py`) is indexed: negative    |
-| `doc`        | 1 for documentation and plain text (Markdown, reST, text windows) and for |
-|              | Jupyter notebooks, a repository's tutorials and worked examples           |
+| `doc`        | 1 for documentation and plain text (Markdown, reST, text windows), for    |
+|              | Jupyter notebooks, a repository's tutorials and worked examples, and for  |
+|              | an application's English message catalog (`locales/en.json`)             |
 | `short`      | 1 for a function, method or class of at most 3 lines (an accessor, a      |
 |              | `pass` class), or a module chunk of nothing but imports, package and      |
 |              | namespace lines: rarely what a question is about, weighed negative        |
@@ -39,6 +40,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from codecompass.decoding import is_notebook_path
+from codecompass.indexing.discover import english_catalog
 
 K = TypeVar("K", bound=Hashable)
 
@@ -252,4 +254,5 @@ _DOC_LANGUAGES = frozenset({"markdown", "rst", "text"})
 
 
 def is_documentation(language: str, path: str) -> bool:
-    return language in _DOC_LANGUAGES or is_notebook_path(path)
+    """Text for people: documents, notebooks, the English message catalog."""
+    return language in _DOC_LANGUAGES or is_notebook_path(path) or english_catalog(path)
