@@ -468,9 +468,12 @@ def _english(tag: str) -> bool:
 
 
 def _catalog_of(path: str, language: Callable[[str], bool]) -> bool:
+    # the extension first: search asks this of every candidate, nearly all code
+    if path.rpartition(".")[2].lower() not in _CATALOG_EXTENSIONS:
+        return False
     parts = path.split("/")
     stem, dot, extension = parts[-1].rpartition(".")
-    if not dot or extension.lower() not in _CATALOG_EXTENSIONS:
+    if not dot:
         return False
     folders = [p.lower() for p in parts[:-1]]
     for index, folder in enumerate(folders):
