@@ -98,7 +98,7 @@ def test_filters_that_cannot_match_are_errors_listing_the_valid_values(two_repos
     assert code == 1
     assert "Unknown language 'cobol'; use one of: bash, c, cmake, cpp, csharp, css," in err
     code, _, err = run("search", "charge", "--data-dir", data, "--kind", "func")
-    assert code == 1 and "Unknown kind 'func'; use one of: class, enum, function," in err
+    assert code == 1 and "Unknown kind 'func'; use one of: class, constant, enum, function," in err
     code, _, err = run("search", "charge", "--data-dir", data, "--repo", "nope")
     assert code == 1 and "Unknown repository 'nope'; indexed: shop, utils." in err
 
