@@ -95,6 +95,7 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
     ],
     "go": [
         ("MaxKeys", "constant", 9, 10),
+        ("ErrFull", "variable", 12, 13),
         ("Store", "struct", 15, 19),
         ("Getter", "interface", 21, 24),
         ("Getter.Get", "method", 23, 23),
@@ -469,7 +470,7 @@ EXPECTED_REFERENCES: dict[str, set[tuple[str, str, int, str | None]]] = {
 SOME_REFERENCES: dict[str, set[tuple[str, str, int, str | None]]] = {
     "go": {
         ("import", "sync", 6, None),
-        ("call", "errors.New", 13, None),
+        ("call", "errors.New", 13, "ErrFull"),  # in the variable's initializer
         ("call", "s.mu.Lock", 35, "Store.Get"),
     },
     "java": {
@@ -1083,4 +1084,70 @@ def test_markdown_titles_are_words_not_markup() -> None:
         "chi > Docs and more",
         "chi > (untitled)",
         "chi > a < b",
+    ]
+
+
+def test_java_enum_constant_bodies_and_field_anonymous_classes_name_their_methods() -> None:
+    """jsoup: the 70 `read` methods of `TokeniserState`'s constants were all
+    `TokeniserState.read` (one slot in the symbol view, told apart by line only), and an
+    anonymous class's `run` in a field's initializer was the outer class's `run`."""
+    source = (
+        "enum TokeniserState {\n"
+        "    Data {\n"
+        "        void read(Tokeniser t, CharacterReader r) {\n"
+        "            r.advance();\n"
+        "        }\n"
+        "    },\n"
+        "    BogusComment {\n"
+        "        void read(Tokeniser t, CharacterReader r) {}\n"
+        "    },\n"
+        "    Plain;\n"
+        "    abstract void read(Tokeniser t, CharacterReader r);\n"
+        "}\n"
+        "class Registry {\n"
+        "    final Runnable ticker = new Runnable() {\n"
+        "        public void run() {}\n"
+        "    };\n"
+        "    void run() {}\n"
+        "}\n"
+    )
+    found = [(s.qualified_name, s.kind, s.start_line) for s in parse(source, "java").symbols]
+    assert found == [
+        ("TokeniserState", "enum", 1),
+        ("TokeniserState.Data", "class", 2),
+        ("TokeniserState.Data.read", "method", 3),
+        ("TokeniserState.BogusComment", "class", 7),
+        ("TokeniserState.BogusComment.read", "method", 8),
+        ("TokeniserState.read", "method", 11),
+        ("Registry", "class", 13),
+        ("Registry.ticker.run", "method", 15),
+        ("Registry.run", "method", 17),
+    ]
+
+
+def test_go_package_level_variables_are_symbols() -> None:
+    """caddy: 161 package-level `var`s (`directiveOrder`, `errNoUpstream`, a pool with a
+    `New` func) were no symbols: `symbol directiveOrder` found nothing. A variable set to
+    a function literal is a function; a function's own locals are not symbols."""
+    source = (
+        "package mini\n\n"
+        "var handler = func(w http.ResponseWriter, r *http.Request) {\n"
+        "\tw.WriteHeader(200)\n"
+        "}\n\n"
+        "var (\n"
+        "\tnormalize = func(s string) string { return s }\n"
+        "\tDefaultTimeout = 30 * time.Second\n"
+        ")\n\n"
+        'var errNoUpstream = errors.New("no upstream")\n\n'
+        "func run() {\n\tvar local = 1\n\t_ = local\n}\n"
+    )
+    found = [
+        (s.qualified_name, s.kind, s.start_line, s.end_line) for s in parse(source, "go").symbols
+    ]
+    assert found == [
+        ("handler", "function", 3, 5),
+        ("normalize", "function", 8, 8),
+        ("DefaultTimeout", "variable", 9, 9),
+        ("errNoUpstream", "variable", 12, 12),
+        ("run", "function", 14, 17),
     ]

@@ -183,9 +183,9 @@ def test_a_reader_change_about_some_files_reads_only_those_again(
     """Version 33 changed how `.txt` files are read: an index of version 32 reads its
     `.txt` files again, not its code (SymPy took 211 s to read all of it again)."""
     notes = "Release notes\n=============\n\nFixes\n-----\n\nA fix.\n"
-    # Go: no reader change since 32 is about its files (38 re-reads Python)
-    util = "package app\n\nfunc Slug(s string) string {\n\treturn s\n}\n"
-    repo = make_git_repo(tmp_path / "proj", {"app/util.go": util, "docs/notes.txt": notes})
+    # Ruby: no reader change since 32 is about its files (38 re-reads Python, 40 Go)
+    util = "module App\n  def self.slug(s)\n    s\n  end\nend\n"
+    repo = make_git_repo(tmp_path / "proj", {"app/util.rb": util, "docs/notes.txt": notes})
     with open_engine(repo, tmp_path, TinyEmbedder()) as engine:
         with monkeypatch.context() as patch:
             patch.setattr(pipeline, "READER_VERSION", 32)
@@ -196,7 +196,7 @@ def test_a_reader_change_about_some_files_reads_only_those_again(
         stats = engine.index(repo)
         assert (stats.upgraded, stats.changed, stats.unchanged) == (1, 0, 1)
         versions = peek(engine, "SELECT path, reader_version FROM files ORDER BY path")
-        assert versions == [("app/util.go", 32), ("docs/notes.txt", pipeline.READER_VERSION)]
+        assert versions == [("app/util.rb", 32), ("docs/notes.txt", pipeline.READER_VERSION)]
         hits = [(h.path, h.symbol) for h in engine.search("Fixes", k=3)]
         assert ("docs/notes.txt", "Release notes > Fixes") in hits
         assert engine.status()["repos"][0]["files_to_read_again"] == 0

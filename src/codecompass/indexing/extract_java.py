@@ -168,7 +168,16 @@ class JavaExtractor(TypedExtractor):
             facts = self.facts.classes.get(owner)
             if facts is not None and constant:
                 facts.attrs.setdefault(constant, []).append((scope, f"type:{owner}"))
-            self.visit_children(node, scope, owner)
+            body = node.child_by_field_name("body")
+            if body is not None and constant:
+                # a constant with a body is a subclass of its enum: its methods are its own
+                # (`TokeniserState.BogusComment.read` overrides `TokeniserState.read`)
+                qualified = join(owner, constant)
+                inner, own = self.open_class(qualified, scope, node)
+                own.bases.append(owner.rsplit(".", 1)[-1])
+                self.visit_children(body, inner, qualified)
+            else:
+                self.visit_children(node, scope, owner)
         elif t == "local_variable_declaration":
             self.local(node, scope, owner)
         elif t == "enhanced_for_statement":

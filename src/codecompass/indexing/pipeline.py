@@ -108,8 +108,10 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # `State<T>`, `Extension<T>` are their `T`; Mockito's `verify(mock)` is the mock. 39: a
 # JS/TS top-level constant of more than 10 lines is a chunk of its own; a JS/TS function
 # made by a call (`memo((props) => …)`, `throttle(() => …)`) is a function, or a
-# method as a class field.
-READER_VERSION = 39
+# method as a class field. 40: a Java enum constant with a body is a class holding its
+# methods; a field set to an anonymous class names that class's methods; Go's
+# package-level variables are symbols (a function literal's a function).
+READER_VERSION = 40
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -123,6 +125,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     37: (".erb", ".jbuilder", ".prisma", *_SCRIPTS),
     38: (".py", ".pyi", ".kt", ".kts", ".rs", ".java", *_SCRIPTS),
     39: _SCRIPTS,
+    40: (".java", ".go"),
 }
 
 

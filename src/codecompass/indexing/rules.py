@@ -780,7 +780,7 @@ def _first_string_argument(ctx: FileContext, call: Node) -> str | None:
 
 
 class GoRules(Rules):
-    wrappers = {"type_declaration": True, "const_declaration": True}
+    wrappers = {"type_declaration": True, "const_declaration": True, "var_declaration": True}
 
     def name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
         parts = super().name_parts(ctx, node, name_node)

@@ -19,6 +19,26 @@
   (const_declaration
     (const_spec name: (identifier) @name) @definition.constant))
 
+; Package-level variables (a function literal's is a function), one spec or a block.
+(source_file
+  (var_declaration
+    (var_spec
+      name: (identifier) @name
+      value: (expression_list . (func_literal))) @definition.function))
+
+(source_file
+  (var_declaration
+    (var_spec_list
+      (var_spec
+        name: (identifier) @name
+        value: (expression_list . (func_literal))) @definition.function)))
+
+(source_file
+  (var_declaration (var_spec name: (identifier) @name) @definition.variable))
+
+(source_file
+  (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))
+
 (call_expression function: (_) @name) @reference.call
 
 (import_spec path: (_) @name) @reference.import

@@ -26,3 +26,13 @@
 (super_interfaces (type_list (_) @reference.inherit))
 
 (extends_interfaces (type_list (_) @reference.inherit))
+
+; An enum constant with a body is a class of its own: its methods are its
+; (`TokeniserState.BogusComment.read`, not one of 70 `TokeniserState.read`s).
+(enum_constant name: (identifier) @name body: (class_body)) @definition.class
+
+; A field set to an anonymous class names that class's methods (`Registry.ticker.run`).
+(field_declaration
+  declarator: (variable_declarator
+    name: (identifier) @name
+    value: (object_creation_expression (class_body)))) @scope.field
