@@ -317,3 +317,11 @@ def test_a_template_or_stylesheet_path_is_a_path() -> None:
     parsed = parse_query("the form in app/views/accounts/_form.html.erb and app.css")
     assert parsed.paths == ["app/views/accounts/_form.html.erb", "app.css"]
     assert parsed.dotted == []
+
+
+def test_short_double_quoted_strings_keep_the_later_ones_paired() -> None:
+    """jsoup's report `addProtocols("a", "href", "#") keeps <a href="#top">` was read
+    as the strings `href` and `) keeps <a href=`: a string under three characters was
+    skipped, and its closing quote opened the next. An apostrophe still opens none."""
+    q = parse_query("""addProtocols("a", "href", "#") keeps <a href="#top"> and user's 'name'""")
+    assert q.quoted == ["href", "#top", "name"]

@@ -103,7 +103,11 @@ _HYPHENATED = re.compile(
 )
 _PSEUDO_FILE = re.compile(r"<[^<>]*>")
 _PATH_LIKE = re.compile(r"[/\\][^/\\]*\.\w+$")  # the last slash: linear
-_QUOTED = re.compile(r"\"([^\"\n]{3,200})\"|'([^'\n]{3,200})'")
+# Double quotes pair from any length (`"a", "href", "#"` stay three strings, not
+# `", "`); single quotes need three characters inside, so an apostrophe (`user's 'x'`)
+# starts no string.
+_QUOTED = re.compile(r"\"([^\"\n]{0,200})\"|'([^'\n]{3,200})'")
+MIN_QUOTED = 3
 _ERROR = re.compile(
     r"^[^\S\n]*((?:[\w.]*(?:Error|Exception|Warning|Exit|Interrupt))|error|Error|FATAL|fatal)"
     r"\s*:\s*(\S(?:.*\S)?)\s*$",
@@ -361,7 +365,9 @@ def parse_query(text: str) -> ParsedQuery:
         _add(identifiers, m.group(1))
 
     for m in _QUOTED.finditer(text):
-        _add(quoted, (m.group(1) or m.group(2) or "").strip())
+        value = (m.group(1) or m.group(2) or "").strip()
+        if len(value) >= MIN_QUOTED:
+            _add(quoted, value)
     for value in [*(span.strip() for span in inline), *quoted]:
         if _is_literal(value):
             _add(literals, value)
