@@ -1270,6 +1270,9 @@ class Engine:
             if rpcs:
                 options["types"].append("serves")
         result = graph.traverse(node, repo=repo, overloads=overloads, **options)
+        also = graph.also_named(start, [node, *overloads], repo=self._repo_name(repo))
+        if also:
+            result.limits.append(also)
         return self._fresh(result, graph)
 
     def _declared_rpcs(self, node: str) -> list[str]:

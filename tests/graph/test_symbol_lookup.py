@@ -462,3 +462,23 @@ def test_copies_of_one_interface_declaration_answer_as_one(tmp_path: Path) -> No
         with pytest.raises(AmbiguousSymbolError) as raised:
             engine.callers("Charge")
     assert len(raised.value.candidates) == 4
+
+
+def test_a_name_that_also_names_members_says_so(tmp_path: Path) -> None:
+    """requests: `callers get` walked `api.py#get` (the one top-level `get`, read
+    completely) and said nothing of `Session.get` and `RequestsCookieJar.get`, which the
+    name also reads (an agent asking about them got another function's callers)."""
+    files = {
+        "api.py": "def get(url):\n    return url\n\n\ndef fetch():\n    return get('x')\n",
+        "sessions.py": "class Session:\n    def get(self, url):\n        return url\n",
+    }
+    write(tmp_path / "web", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "web", name="web")
+        found = engine.callers("get")
+        named = engine.callers("api.get")
+    assert found.root == "web/api.py#get"
+    assert found.limits == [
+        "'get' also names web/sessions.py#Session.get; pass its id to walk it instead."
+    ]
+    assert named.limits == []

@@ -69,6 +69,7 @@ DEFAULT_LIMIT = 200
 # quadratic in the length) or a storage pattern too long.
 MAX_SYMBOL_CHARS = 2000
 MAX_CLOSE = 5  # names offered when a symbol argument names nothing
+MAX_ALSO_NAMED = 3  # other readings of a name named beside the one walked
 # What declares without running. A file of these alone (with an interface's members) is
 # often referenced by every file (TypeScript's `types/options.ts`, a `version.rb`), so its
 # PageRank leads; the overview shows the code that does the work before it.
@@ -518,6 +519,28 @@ class GraphReader:
         and name or line). Several equally good candidates raise AmbiguousSymbolError
         listing them; none raises NotFoundError offering the closest names."""
         return self._resolve(symbol, repo, with_overloads=False)[0]
+
+    def also_named(self, symbol: str, chosen: Sequence[str], *, repo: str | None = None) -> str:
+        """A note naming the other symbols a name reads nearly as well as the one chosen
+        (`get`: the top-level function, read completely, and `Session.get`, a member of
+        that name), or "" when there are none."""
+        text = _symbol_text(symbol)
+        if not text or "#" in text or "/" in text:
+            return ""
+        others = [
+            m.id
+            for m in self.lookup(text, repo=repo)
+            if m.score >= SIMPLE_NAME and m.id not in chosen and m.kind != "file"
+        ]
+        if not others:
+            return ""
+        shown = ", ".join(others[:MAX_ALSO_NAMED])
+        more = f" and {len(others) - MAX_ALSO_NAMED} more" if len(others) > MAX_ALSO_NAMED else ""
+        one = len(others) == 1
+        return (
+            f"{text!r} also names {shown}{more}; pass {'its id' if one else 'an id'} to walk "
+            f"{'it' if one else 'one of them'} instead."
+        )
 
     def resolve_nodes(self, symbol: str, *, repo: str | None = None) -> list[str]:
         """As `resolve_node`, but the overloads of one method (`lookup.overload_group`) are all
