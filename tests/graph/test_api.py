@@ -624,3 +624,65 @@ def test_the_overview_names_the_routes_a_repository_serves(tmp_path: Path) -> No
         "shop/health.py: GET /health health",
         "",
     ]
+
+
+def test_a_call_of_an_abstract_method_runs_its_overrides(tmp_path: Path) -> None:
+    """jsoup: `callers` of an enum constant's `read` found none (the calls reach the
+    enum's abstract `read`), and a walk to what `op.apply(…)` runs stopped at the
+    abstract method. A constant with a body extends its enum; an abstract method's
+    overrides are what a call of it runs, as an interface's implementations are."""
+    files = {
+        "src/Op.java": (
+            "enum Op {\n"
+            "    PLUS {\n        int apply(int a, int b) {\n            return a + b;\n"
+            "        }\n    },\n"
+            "    MINUS {\n        int apply(int a, int b) {\n            return a - b;\n"
+            "        }\n    },\n"
+            "    ZERO;\n\n"
+            "    abstract int apply(int a, int b);\n\n"
+            "    static int run(Op op) {\n        return op.apply(1, 2);\n    }\n}\n"
+        ),
+        "src/Base.java": (
+            "class Base {\n    void step() {}\n}\n\n"
+            "class Child extends Base {\n    void step() {}\n}\n\n"
+            "class User {\n    void go(Base b) {\n        b.step();\n    }\n}\n"
+        ),
+        "src/Shade.kt": (
+            "enum class Shade {\n"
+            "    DARK {\n        override fun tone() = 1\n    },\n"
+            "    LIGHT;\n\n"
+            "    open fun tone(): Int = 0\n}\n\n"
+            "fun paint(shade: Shade): Int {\n    return shade.tone()\n}\n"
+        ),
+    }
+    write(tmp_path / "ops", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "ops", name="ops")
+        plus = engine.callers("Op.PLUS.apply")
+        runs = engine.dependencies("Op.run")
+        goes = engine.dependencies("User.go")
+        dark = engine.callers("Shade.DARK.tone")
+
+    def shown(result: GraphResult) -> list[tuple[str, str, str, float, str]]:
+        return [
+            (e.source.split("#")[1], e.target.split("#")[1], e.type, e.confidence, e.via)
+            for e in result.edges
+        ]
+
+    assert shown(plus) == [
+        ("Op.PLUS.apply", "Op.apply", "implements", 1.0, "dispatch"),
+        ("Op.run", "Op.apply", "calls", 0.8, "member"),
+    ]
+    assert shown(runs) == [
+        ("Op.run", "Op.apply", "calls", 0.8, "member"),
+        ("Op.MINUS.apply", "Op.apply", "implements", 1.0, "dispatch"),
+        ("Op.PLUS.apply", "Op.apply", "implements", 1.0, "dispatch"),
+    ]
+    assert shown(dark) == [
+        ("Shade.DARK.tone", "Shade.tone", "implements", 0.7, "dispatch"),
+        ("paint", "Shade.tone", "calls", 0.7, "member"),
+    ]
+    # A base method with a body runs itself: its overrides do not join a walk out.
+    assert [e for e in shown(goes) if e[2] == "calls" or e[4] == "dispatch"] == [
+        ("User.go", "Base.step", "calls", 0.8, "member")
+    ]

@@ -762,8 +762,9 @@ class GraphReader:
         return found
 
     def _implementations(self, ids: Sequence[str]) -> tuple[list[Edge], list[str]]:
-        """For each method of an interface or trait among `ids`, `implements` edges (via
-        `dispatch`) from the methods of that name in the types implementing it, up to
+        """For each abstract method among `ids` (or an interface's or trait's),
+        `implements` edges (via `dispatch`) from the methods of that name in the types
+        implementing or extending its type, up to
         `DISPATCH_LEVELS` down, at most `MAX_IMPLEMENTATIONS` each (code before tests
         and examples); and a note for each declaration that has more."""
         methods = [
@@ -781,7 +782,9 @@ class GraphReader:
         notes: list[str] = []
         for method in methods:
             owner = owners.get(f"{method.repo}/{method.path}#{method.parent}")
-            if owner is None or owner.kind not in ("interface", "trait"):
+            if owner is None or (
+                owner.kind not in ("interface", "trait") and not _abstract(method)
+            ):
                 continue
             below: list[tuple[SymbolRecord, float]] = []  # implementations, confidence
             level, seen = {owner.id: 1.0}, {owner.id}
@@ -1068,6 +1071,12 @@ class GraphReader:
         if len(ranked) > MAX_SERVED_FILES:
             lines.append(f"… {len(ranked) - MAX_SERVED_FILES} more files")
         return "\n".join(lines) + "\n\n"
+
+
+def _abstract(method: SymbolRecord) -> bool:
+    """Whether `method` is declared `abstract` (Java, Kotlin, C#, TypeScript, PHP, Scala):
+    a call of it runs an override."""
+    return "abstract" in method.signature.partition("(")[0].split()
 
 
 def _dispatch_edge(method: SymbolRecord, declaration: SymbolRecord, confidence: float) -> Edge:

@@ -2063,6 +2063,8 @@ class Resolver:
         # the class's own file first: a class of that name in another namespace (PHP's
         # `Subsonic\SongResource` beside `Resources\SongResource`) is another class
         nested = [s for s in nested if s.path == cls.path] or nested
+        # the class's own method, not a nested class's override (an enum entry's)
+        nested = [s for s in nested if s.qualified_name == f"{owner}.{name}"] or nested
         if nested:
             return finish(nested[:MAX_CANDIDATES], _split(len(nested)), "member")
         bases = self._bases(cls)

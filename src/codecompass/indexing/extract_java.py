@@ -174,7 +174,9 @@ class JavaExtractor(TypedExtractor):
                 # (`TokeniserState.BogusComment.read` overrides `TokeniserState.read`)
                 qualified = join(owner, constant)
                 inner, own = self.open_class(qualified, scope, node)
-                own.bases.append(owner.rsplit(".", 1)[-1])
+                enum = owner.rsplit(".", 1)[-1]
+                own.bases.append(enum)
+                self.ref("inherit", enum, node, inner)
                 self.visit_children(body, inner, qualified)
             else:
                 self.visit_children(node, scope, owner)

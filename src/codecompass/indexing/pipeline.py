@@ -110,8 +110,10 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # made by a call (`memo((props) => …)`, `throttle(() => …)`) is a function, or a
 # method as a class field. 40: a Java enum constant with a body is a class holding its
 # methods; a field set to an anonymous class names that class's methods; Go's
-# package-level variables are symbols (a function literal's a function).
-READER_VERSION = 40
+# package-level variables are symbols (a function literal's a function). 41: a Java
+# enum constant with a body extends its enum; a Kotlin enum entry with a body is a class
+# extending its enum.
+READER_VERSION = 41
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -126,6 +128,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     38: (".py", ".pyi", ".kt", ".kts", ".rs", ".java", *_SCRIPTS),
     39: _SCRIPTS,
     40: (".java", ".go"),
+    41: (".java", ".kt", ".kts"),
 }
 
 

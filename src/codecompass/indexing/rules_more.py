@@ -249,6 +249,12 @@ class KotlinRules(GrammarRules):
         parent = node.parent
         if kind == "call" and parent is not None and parent.type == "explicit_delegation":
             return  # `: Repository by store {…}` reads the body as a lambda passed to `store`
+        if kind == "inherit" and parent is not None and parent.type == "enum_entry":
+            enum = parent.parent.parent if parent.parent is not None else None
+            name = enum.child_by_field_name("name") if enum is not None else None
+            if name is not None:
+                yield "inherit", ctx.text(name), node.start_point.row
+            return
         yield from super().references(ctx, kind, node, name_node)
 
 

@@ -7,6 +7,12 @@
 
 (companion_object) @definition.class
 
+; An enum entry with a body is a subclass of its enum holding its overrides
+; (rules_more.py names the enum as its base).
+(enum_entry (identifier) @name (class_body)) @definition.class
+
+(enum_entry (identifier) @reference.inherit (class_body))
+
 (function_declaration name: (_) @name) @definition.function
 
 (type_alias type: (identifier) @name) @definition.type
