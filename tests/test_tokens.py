@@ -18,6 +18,17 @@ def test_acronyms_and_digits() -> None:
     assert code_tokens("__init__") == ["init"]
 
 
+def test_a_plural_acronym_is_one_part() -> None:
+    """`getURLs` split into `get ur ls`, so it never met "urls" or `getUrls`."""
+    assert split_identifier("getURLs") == ["get", "urls"]
+    assert split_identifier("APIsList") == ["apis", "list"]
+    assert split_identifier("xForwardedForIPs") == ["x", "forwarded", "for", "ips"]
+    assert code_tokens("URLs") == ["urls"]
+    # An `s` starting a word stays that word's: `IOstream`, `HTTPServer`.
+    assert split_identifier("IOstream") == ["i", "ostream"]
+    assert split_identifier("HTTPServer") == ["http", "server"]
+
+
 def test_paths_split_into_segments() -> None:
     assert code_tokens("src/codecompass/hashing.py") == ["src", "codecompass", "hashing", "py"]
 

@@ -2,7 +2,7 @@
 
 Identifiers are kept whole *and* split on snake_case, camelCase and digit boundaries,
 so `verifyToken`, `verify_token` and "verify token" all meet: `parseHTTPResponse2` →
-`parsehttpresponse2 parse http response 2`.
+`parsehttpresponse2 parse http response 2`, `getURLs` → `geturls get urls`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import re
 from functools import lru_cache
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# A plural acronym is one part (`getURLs` → get urls), unless its `s` starts a word.
+_CAMEL = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 MAX_TOKEN_CHARS = 64
 
 

@@ -112,8 +112,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # methods; a field set to an anonymous class names that class's methods; Go's
 # package-level variables are symbols (a function literal's a function). 41: a Java
 # enum constant with a body extends its enum; a Kotlin enum entry with a body is a class
-# extending its enum.
-READER_VERSION = 41
+# extending its enum. 42: a plural acronym in an identifier is one part (`getURLs` →
+# `get urls`, not `get ur ls`): every file's lexical rows.
+READER_VERSION = 42
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
