@@ -342,6 +342,27 @@ def test_methods_must_agree_and_the_most_specific_route_wins() -> None:
     ]
 
 
+def test_a_call_below_an_unknown_base_may_end_a_longer_route() -> None:
+    """`axios.get(config.apiUrl + '/recipes/' + id)`: the base is often the origin and
+    `/api`. Such a call was matched only to routes of its own length, so it reached none
+    of `/api/...`; it now ends a longer route as a relative URL does, the route with the
+    fewest segments in front winning."""
+    facts = [
+        fact("route", "GET", "/api/recipes/{}", "recipes#get"),
+        fact("route", "GET", "/api/admin/recipes/{}", "admin#get"),
+        fact("route", "DELETE", "/api/recipes/{}", "recipes#delete"),
+        fact("route", "GET", "/api/users/{}/favorites", "users#favorites"),
+        fact("call", "GET", "/recipes/{}", "web#recipe", router="?"),
+        fact("call", "GET", "/{}/favorites", "web#favorites", router="?"),
+        fact("call", "GET", "/recipes/{}", "web#absolute"),
+    ]
+    edges = [e for rows in link_http(facts).values() for e in rows]
+    assert sorted((e.source, e.target, e.confidence, e.via, e.name) for e in edges) == [
+        ("web#favorites", "users#favorites", 0.6, "unknown-base", "GET /api/users/{}/favorites"),
+        ("web#recipe", "recipes#get", 0.6, "unknown-base", "GET /api/recipes/{}"),
+    ]
+
+
 def test_nestjs_controllers_serve_the_routes_their_decorators_declare(tmp_path: Path) -> None:
     """`@Controller('users')` with `@Get(':id')` and `@Post()` declared no route: NestJS
     was no route framework here, so a web client's calls linked to nothing."""
@@ -1040,6 +1061,56 @@ def test_jquery_requests_are_client_calls(tmp_path: Path) -> None:
         (f"{js}#preview", "hc/server.js", "GET", "/checks/validate_schedule", 0.6,
          "unknown-base"),
         (f"{js}#pause", "hc/server.js", "POST", "/checks/{}/pause", 0.8, "template"),
+    }  # fmt: skip
+
+
+def test_a_url_built_from_this_reads_what_the_constructor_set(tmp_path: Path) -> None:
+    """OpenCFP's `Talk` scripts set `this.baseUrl = '/admin/talks/'` (and the reviewer's
+    `'/reviewer/talks/'`) and request `this.baseUrl + this.id + '/rate'`: the base was
+    not read, so each `rate` reached both RateActions. A class's constructor or field
+    counts the same; a member set to two different strings is not read."""
+    server = (
+        "const express = require('express');\nconst app = express();\n"
+        "app.post('/admin/talks/:id/rate', function adminRate(req, res) {});\n"
+        "app.post('/reviewer/talks/:id/rate', function reviewerRate(req, res) {});\n"
+        "app.get('/api/users/:id', function user(req, res) {});\n"
+    )
+    admin = (
+        "function Talk(id) {\n  this.id = id;\n  this.baseUrl = '/admin/talks/';\n}\n\n"
+        "Talk.prototype.rate = function (rating) {\n"
+        "  var url = this.baseUrl + this.id + '/rate';\n"
+        '  $.ajax({type: "POST", url: url, data: {rating: rating}});\n'
+        "};\n"
+    )
+    reviewer = admin.replace("/admin/", "/reviewer/")
+    client = (
+        "import axios from 'axios';\n\n"
+        "export class Users {\n  base = '/api/users/';\n\n"
+        "  one(id: string) {\n    return axios.get(this.base + id);\n  }\n}\n\n"
+        "export class Either {\n  constructor(admin: boolean) {\n"
+        "    this.base = '/admin/talks/';\n"
+        "    if (!admin) {\n      this.base = '/reviewer/talks/';\n    }\n  }\n\n"
+        "  rate(id: string) {\n    return axios.post(this.base + id + '/rate');\n  }\n}\n"
+    )
+    files = {
+        "server.js": server,
+        "js/admin/talk.js": admin,
+        "js/reviewer/talk.js": reviewer,
+        "src/users.ts": client,
+    }
+    found = repo_links(tmp_path, "cfp", files)
+    assert found == {
+        ("cfp/js/admin/talk.js#Talk.rate", "cfp/server.js", "POST", "/admin/talks/{}/rate",
+         0.8, "template"),
+        ("cfp/js/reviewer/talk.js#Talk.rate", "cfp/server.js", "POST",
+         "/reviewer/talks/{}/rate", 0.8, "template"),
+        ("cfp/src/users.ts#Users.one", "cfp/server.js", "GET", "/api/users/{}", 0.8,
+         "template"),
+        # two bases: below an unknown one, either route fits
+        ("cfp/src/users.ts#Either.rate", "cfp/server.js", "POST", "/admin/talks/{}/rate",
+         0.6, "unknown-base"),
+        ("cfp/src/users.ts#Either.rate", "cfp/server.js", "POST", "/reviewer/talks/{}/rate",
+         0.6, "unknown-base"),
     }  # fmt: skip
 
 

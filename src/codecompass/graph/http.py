@@ -275,8 +275,9 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
         wanted = _segments(join_paths(own, call.pattern) if own else call.pattern)
         length = len(wanted)
         # Below a client's base, a route may have more segments in front (`/api`):
-        # `favorites/toggle` is `/api/favorites/toggle`, `data` is `/api/data`.
-        tail = call.router == RELATIVE
+        # `favorites/toggle` is `/api/favorites/toggle`, `data` is `/api/data`; so may a
+        # URL after a base not read (`config.apiUrl + '/recipes/' + id`).
+        tail = call.router in (RELATIVE, UNKNOWN)
         lengths = range(length, longest + 1) if tail else [length]
         # Below a prefix not read, a route may end a longer call (`/items/7/price` of
         # `@Path(Paths.ITEMS)` + `{id}/price`): two segments at least.

@@ -2741,17 +2741,19 @@ class Resolver:
         self, ctx: Ctx, owner: str, name: str, scope: int, depth: int
     ) -> str | None:
         """`settings.PREFIX` where `settings = Settings()` at a module's top level (here or
-        imported) and `Settings` declares `PREFIX = "/api"` in its body: that string,
-        unless the attribute may hold another (set on `settings` or on instances, passed
-        to the constructor, bound twice in the class, a method of that name; set on
-        any object by a file of the instance's repository)."""
+        imported) and `Settings` declares `PREFIX = "/api"` in its body: that string, or
+        the one the constructor is given (`Settings(PREFIX="/staging")`), unless the
+        attribute may hold another (set on `settings` or on instances, given as
+        `**options`, bound twice in the class, a method of that name; set on any object
+        by a file of the instance's repository)."""
         found = _binding_of(ctx, owner, scope) if depth <= MAX_DEPTH else None
         if found is None:
             return None
         where, value = found
         bindings = ctx.facts.scopes[where].bindings
-        if {f"{owner}.{name}", f"{owner}({name})", f"{owner}(**)"} & bindings.keys():
+        if {f"{owner}.{name}", f"{owner}(**)"} & bindings.keys():
             return None
+        given = bindings.get(f"{owner}({name})")
         kind, _, rest = value.partition(":")
         if kind == "from":
             spec, _, imported = rest.rpartition(":")
@@ -2768,6 +2770,8 @@ class Resolver:
             return None
         if name in self.index.assigned_attributes(ctx.repo):
             return None
+        if given is not None:
+            return self.string_value(ctx, given[0][1], where, depth + 1)
         return self.class_string(cls.sym, name)
 
     def class_string(self, cls: SymbolRecord, name: str) -> str | None:

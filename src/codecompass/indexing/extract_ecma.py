@@ -69,6 +69,9 @@ class EcmaExtractor:
         # Generic parameters (`<T>`) declared anywhere in the file: never a reference.
         self.type_params: set[str] = set()
         self.shapes = commonjs.ModuleShapes(set(), set())
+        # What a constructor function sets on `this` (`this.baseUrl = '/admin/talks/'` in
+        # `function Talk`), by the function's name: a class's members are in its attrs.
+        self.this_values: dict[str, dict[str, list[str]]] = {}
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -188,6 +191,8 @@ class EcmaExtractor:
         if node.type == "identifier":
             found = self.lookup_local(self.text(node), scope)
             return found[4:] if found is not None and found.startswith("str:") else None
+        if node.type == "member_expression":  # this.baseUrl
+            return self.member_string(node, scope)
         if node.type == "binary_expression":  # BASE + '/users/' + id
             operator = node.child_by_field_name("operator")
             left = node.child_by_field_name("left")
@@ -226,6 +231,24 @@ class EcmaExtractor:
             elif child.type == "escape_sequence":
                 out.append(self.text(child))
         return "".join(out)[:300]
+
+    def member_string(self, node: Node, scope: int) -> str | None:
+        """The string `this.name` holds when its class (or constructor function) sets it
+        to one string only, else None."""
+        obj = node.child_by_field_name("object")
+        prop = node.child_by_field_name("property")
+        if obj is None or prop is None or obj.type != "this":
+            return None
+        owner = self.lookup_local("this", scope)
+        if owner is None or not owner.startswith("self:"):
+            return None
+        cls = self.facts.classes.get(owner[5:])
+        if cls is not None:
+            values = {value for _, value in cls.attrs.get(self.text(prop), [])}
+        else:
+            values = set(self.this_values.get(owner[5:], {}).get(self.text(prop), []))
+        value = values.pop() if len(values) == 1 else ""
+        return value[4:] if value.startswith("str:") else None
 
     def lookup_local(self, name: str, scope: int) -> str | None:
         index = scope
@@ -692,10 +715,12 @@ class EcmaExtractor:
         name = self.text(prop)
         if target == "this":
             owner = self.lookup_local("this", scope)
-            if owner is not None and owner.startswith("self:"):
-                cls = self.facts.classes.get(owner[5:])
-                if cls is not None:
-                    cls.attrs.setdefault(name, []).append((scope, self.value_of(right, scope)))
+            cls = self.facts.classes.get(owner[5:]) if owner and owner.startswith("self:") else None
+            if cls is not None:
+                cls.attrs.setdefault(name, []).append((scope, self.value_of(right, scope)))
+            elif owner is None and self.facts.scopes[scope].kind == "function":
+                values = self.this_values.setdefault(self.facts.scopes[scope].name, {})
+                values.setdefault(name, []).append(self.value_of(right, scope))
         elif scope == 0 and target == "module" and name == "exports":
             value = self.value_of(right, scope)
             self.facts.exports["default"] = value

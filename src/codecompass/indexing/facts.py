@@ -79,8 +79,9 @@ from typing import Any
 # Symfony's routing configuration, route names and test requests. 20: a Symfony YAML
 # route's controller by its namespace, routes with no handler here, chained test requests.
 # 21: a call on a class (Kotlin) reaches the class's own method before a nested class's
-# override of it (an enum entry's).
-FACTS_VERSION = 21
+# override of it (an enum entry's). 22: a URL after a base not read may end a longer
+# route; `settings.PREFIX` of `settings = Settings(PREFIX="/v2")` is the string given.
+FACTS_VERSION = 22
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their

@@ -113,8 +113,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # package-level variables are symbols (a function literal's a function). 41: a Java
 # enum constant with a body extends its enum; a Kotlin enum entry with a body is a class
 # extending its enum. 42: a plural acronym in an identifier is one part (`getURLs` →
-# `get urls`, not `get ur ls`): every file's lexical rows.
-READER_VERSION = 42
+# `get urls`, not `get ur ls`): every file's lexical rows. 43: a JS/TS URL reads
+# `this.baseUrl` when its class or constructor function sets it to one string.
+READER_VERSION = 43
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -130,6 +131,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     39: _SCRIPTS,
     40: (".java", ".go"),
     41: (".java", ".kt", ".kts"),
+    43: _SCRIPTS,
 }
 
 
