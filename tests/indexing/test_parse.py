@@ -691,7 +691,9 @@ def test_functions_made_by_a_call_are_functions() -> None:
     source = (
         "export const Menu = React.memo((props: Props) => {\n"
         "  const inner = () => 1;\n"
-        "  return null;\n"
+        # inside a function, a call's product is a value (mealie: `usePasswordStrength`'s
+        # calls were all its `computed`s', and `deps usePasswordStrength` found none)
+        "  const score = computed(() => inner());\n"
         "});\n"
         "export const Input = React.memo(forwardRef((props, ref) => null));\n"
         "const save = throttle(function (x: number) {\n  return x;\n}, 100);\n"

@@ -114,8 +114,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # enum constant with a body extends its enum; a Kotlin enum entry with a body is a class
 # extending its enum. 42: a plural acronym in an identifier is one part (`getURLs` →
 # `get urls`, not `get ur ls`): every file's lexical rows. 43: a JS/TS URL reads
-# `this.baseUrl` when its class or constructor function sets it to one string.
-READER_VERSION = 43
+# `this.baseUrl` when its class or constructor function sets it to one string. 44: inside
+# a function, a call given a function makes a value (`const score = computed(() => …)`).
+READER_VERSION = 44
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -132,6 +133,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     40: (".java", ".go"),
     41: (".java", ".kt", ".kts"),
     43: _SCRIPTS,
+    44: _SCRIPTS,
 }
 
 

@@ -530,7 +530,7 @@ class EcmaRules(Rules):
             value = node.child_by_field_name("value")
             if value is None or (
                 value.type not in _FUNCTION_VALUES
-                and made_function(value) is None
+                and (made_function(value) is None or _in_function(node))
                 and not _is_object(ctx, node)
                 and not _exported_product(ctx, node, name)
             ):
@@ -667,6 +667,21 @@ def made_function(value: Node) -> Node | None:
             return first
         value = first
     return None
+
+
+def _in_function(node: Node) -> bool:
+    """Whether `node` is inside a function's body: a Vue composable's
+    `const score = computed(() => …)` is a value the function makes, not a function."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type in _FUNCTION_VALUES or parent.type in (
+            "function_declaration",
+            "generator_function_declaration",
+            "method_definition",
+        ):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _is_object(ctx: FileContext, declarator: Node) -> bool:
