@@ -686,3 +686,45 @@ def test_a_call_of_an_abstract_method_runs_its_overrides(tmp_path: Path) -> None
     assert [e for e in shown(goes) if e[2] == "calls" or e[4] == "dispatch"] == [
         ("User.go", "Base.step", "calls", 0.8, "member")
     ]
+
+
+def test_a_generic_base_is_its_class_and_super_is_no_caller_of_the_override(
+    tmp_path: Path,
+) -> None:
+    """mealie: `class CredentialsProvider(AuthProvider[CredentialsRequest])` extended
+    `?AuthProvider[]`, so `callers CredentialsProvider.authenticate` missed `get_token`,
+    which calls it through `AuthProvider`. `LDAPProvider.authenticate` calling
+    `super().authenticate()` was listed among its own callers."""
+    source = (
+        "from typing import Generic, TypeVar\n\n"
+        "T = TypeVar('T')\n\n\n"
+        "class AuthProvider(Generic[T]):\n"
+        "    def authenticate(self) -> str:\n        raise NotImplementedError\n\n\n"
+        "class CredentialsProvider(AuthProvider[str]):\n"
+        "    def authenticate(self) -> str:\n        return 'ok'\n\n\n"
+        "class LDAPProvider(CredentialsProvider):\n"
+        "    def authenticate(self) -> str:\n        return super().authenticate()\n\n\n"
+        "def get_token(provider: AuthProvider[str]) -> str:\n"
+        "    return provider.authenticate()\n"
+    )
+    write(tmp_path / "auth", {"auth/providers.py": source})
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "auth", name="auth")
+        credentials = engine.callers("CredentialsProvider.authenticate")
+        ldap = engine.callers("LDAPProvider.authenticate")
+
+    def shown(result: GraphResult) -> list[tuple[str, str, str, str]]:
+        return [
+            (e.source.split("#")[1], e.target.split("#")[1], e.type, e.via) for e in result.edges
+        ]
+
+    assert shown(credentials) == [
+        ("CredentialsProvider.authenticate", "AuthProvider.authenticate", "implements", "dispatch"),
+        ("LDAPProvider.authenticate", "CredentialsProvider.authenticate", "calls", "super"),
+        ("get_token", "AuthProvider.authenticate", "calls", "member"),
+    ]
+    assert shown(ldap) == [
+        ("LDAPProvider.authenticate", "CredentialsProvider.authenticate", "implements", "dispatch"),
+        ("LDAPProvider.authenticate", "AuthProvider.authenticate", "implements", "dispatch"),
+        ("get_token", "AuthProvider.authenticate", "calls", "member"),
+    ]

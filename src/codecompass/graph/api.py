@@ -642,6 +642,7 @@ class GraphReader:
         climb = direction in ("in", "both") and "calls" in edge_types
         descend = direction in ("out", "both") and "calls" in edge_types
         notes: list[str] = []
+        joined: dict[str, str] = {}  # a method the walk joined → the method it joined from
 
         def join(extra: list[Edge], level: list[str]) -> bool:
             """Add dispatch edges whose other end is new to `level`; False when full."""
@@ -658,6 +659,7 @@ class GraphReader:
                 if len(parent) >= limit:
                     return False
                 parent[new] = known
+                joined[new] = known
                 level.append(new)
                 edges.append(edge)
             return True
@@ -693,6 +695,8 @@ class GraphReader:
             for edge, other in found:
                 if edge.via == "argument" and (edge.source, edge.target, edge.type) in direct:
                     continue
+                if edge.type == "calls" and joined.get(edge.target) == edge.source:
+                    continue  # `super().save()` in the override: no call of the override
                 if not self.access.allows_node(other):
                     continue  # never shown, never walked through
                 if repo is not None:

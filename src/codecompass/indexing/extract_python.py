@@ -441,7 +441,9 @@ class PythonExtractor:
                 if value is not None:
                     self.visit(value, scope)
                 continue
-            chain = self.chain(arg)
+            # `AuthProvider[CredentialsRequest]` extends `AuthProvider`
+            generic = arg.child_by_field_name("value") if arg.type == "subscript" else None
+            chain = self.chain(generic or arg)
             if chain is not None and chain != "?":
                 facts.bases.append(chain)
                 self.ref("inherit", chain, _line(arg), scope)

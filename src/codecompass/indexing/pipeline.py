@@ -116,7 +116,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # `get urls`, not `get ur ls`): every file's lexical rows. 43: a JS/TS URL reads
 # `this.baseUrl` when its class or constructor function sets it to one string. 44: inside
 # a function, a call given a function makes a value (`const score = computed(() => …)`).
-READER_VERSION = 44
+# 45: a Python class extending a subscripted generic (`AuthProvider[Request]`) extends
+# the generic's class.
+READER_VERSION = 45
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -134,6 +136,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     41: (".java", ".kt", ".kts"),
     43: _SCRIPTS,
     44: _SCRIPTS,
+    45: (".py", ".pyi"),
 }
 
 
