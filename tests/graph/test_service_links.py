@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codecompass.engine import Engine
-from codecompass.graph.http import Mounts, client_path, link_http, route_path
+from codecompass.graph.http import Mounts, call_fact, client_path, link_http, route_path
 from codecompass.models import EdgeQuery, HttpFact
 from tests.graph.helpers import add_fixture, recall, workspace, write
 
@@ -360,6 +360,26 @@ def test_a_call_below_an_unknown_base_may_end_a_longer_route() -> None:
     assert sorted((e.source, e.target, e.confidence, e.via, e.name) for e in edges) == [
         ("web#favorites", "users#favorites", 0.6, "unknown-base", "GET /api/users/{}/favorites"),
         ("web#recipe", "recipes#get", 0.6, "unknown-base", "GET /api/recipes/{}"),
+    ]
+
+
+def test_a_word_after_an_unread_base_starts_a_relative_url() -> None:
+    """Ombi's Angular services request `${this.url}tv/pending` below a base ending with a
+    slash: the segment `{}tv` fitted any segment, so the call reached `movie/pending`
+    too, and `${this.url}Movie/` fitted no route at all."""
+    facts = [
+        fact("route", "GET", "/api/v1/request/tv/pending", "requests#tv"),
+        fact("route", "GET", "/api/v1/request/movie/pending", "requests#movie"),
+        fact("route", "POST", "/api/v1/request/movie", "requests#add"),
+    ]
+    pending = call_fact("GET", "{}tv/pending", 3, "web#pending")
+    add = call_fact("POST", "{}Movie/", 4, "web#add")
+    assert pending is not None and add is not None
+    assert (pending.pattern, pending.router, add.pattern) == ("/tv/pending", "?/", "/Movie")
+    edges = [e for rows in link_http([*facts, pending, add]).values() for e in rows]
+    assert sorted((e.source, e.target, e.name) for e in edges) == [
+        ("web#add", "requests#add", "POST /api/v1/request/movie"),
+        ("web#pending", "requests#tv", "GET /api/v1/request/tv/pending"),
     ]
 
 

@@ -82,6 +82,7 @@ PACKAGE = "@"
 # Templates one route may be served at (a router mounted in several places).
 MAX_TEMPLATES = 16
 
+_WORD_START = re.compile(r"[A-Za-z0-9_]")
 _FLASK_PARAM = re.compile(r"<(?:[^:<>]+:)?[^<>]+>")
 _BRACE_PARAM = re.compile(r"\{[^{}]*\}")
 _COLON_PARAM = re.compile(r"(?<=/):[A-Za-z_]\w*\??")
@@ -139,10 +140,14 @@ def call_fact(method: str, url: str, line: int, source: str) -> HttpFact | None:
     a URL with no leading `/` is relative to the client's base address, one starting
     with a value not read (`{baseUrl}/x`) has an unknown base."""
     url = url.split("?", 1)[0]
-    if url.startswith("{") and not url.startswith("{}") and "}" in url:
+    if url.startswith("{") and "}" in url:
         rest = url.partition("}")[2]
-        # `{baseUrl}items/{id}`: the base ends with a slash, what follows is relative
-        url = rest if rest and not rest.startswith("/") else "{}" + rest
+        # `{baseUrl}items/{id}`, Angular's `${this.url}tv/pending`: the base ends with a
+        # slash, what follows is relative (not a segment `{}tv` that fits any)
+        if _WORD_START.match(rest):
+            url = rest
+        elif not url.startswith("{}"):
+            url = "{}" + rest
     pattern = client_path(url if url.startswith(("/", "http", "{")) else "/" + url)
     if not pattern:
         return None
