@@ -341,3 +341,26 @@ def test_classic_scripts_call_each_others_top_level_functions(tmp_path: Path) ->
         ("hc/static/js/details.js", "hc/static/js/timer.js#DateFormatter", 0.5),
         ("hc/static/js/details.js", "hc/static/js/timer.js#DateFormatter.format", 0.5),
     }
+
+
+def test_an_angular_field_set_by_inject_holds_the_service(tmp_path: Path) -> None:
+    """Ombi: `private searchService = inject(SearchV2Service)` made
+    `this.searchService.popularMoviesByPage()` a call of `?@angular/core.inject…`."""
+    files = {
+        "app/search.service.ts": (
+            "export class SearchV2Service {\n  popular(page: number) {\n    return page;\n  }\n}\n"
+        ),
+        "app/carousel.component.ts": (
+            "import { inject } from '@angular/core';\n"
+            "import { SearchV2Service } from './search.service';\n\n"
+            "export class CarouselComponent {\n"
+            "  private searchService = inject(SearchV2Service);\n"
+            "  private other = inject<SearchV2Service>(TOKEN);\n\n"
+            "  load() {\n"
+            "    this.searchService.popular(1);\n"
+            "    this.other.popular(2);\n  }\n}\n"
+        ),
+    }
+    found = {e for e in repo_edges(tmp_path, "ng", files, ("calls",)) if "load" in e[0]}
+    popular = "ng/app/search.service.ts#SearchV2Service.popular"
+    assert {(e[1], e[4]) for e in found} == {(popular, 9), (popular, 10)}

@@ -577,6 +577,68 @@ def test_a_client_named_as_one_calls_the_routes(tmp_path: Path) -> None:
     }  # fmt: skip
 
 
+def test_requests_and_supertest_are_clients(tmp_path: Path) -> None:
+    """mealie's API classes call `this.requests.post(…)` and Express apps test their
+    routes with supertest's `request(app).get(…)`: neither was named as a client. A
+    `requests` map's `get(id)` holds no path, so it is no call."""
+    server = (
+        "const express = require('express');\nconst app = express();\n"
+        "app.get('/api/users', function list(req, res) {});\n"
+        "app.post('/api/users', function create(req, res) {});\n"
+        "module.exports = app;\n"
+    )
+    client = (
+        "export class UsersApi {\n"
+        "  constructor(private requests: ApiRequestInstance) {}\n"
+        "  create() {\n    return this.requests.post('/api/users', {});\n  }\n"
+        "  pending(id: string) {\n    return this.requests.get(id);\n  }\n}\n"
+    )
+    test = (
+        "const request = require('supertest');\nconst app = require('../server');\n\n"
+        "test('lists', async () => {\n  await request(app).get('/api/users');\n});\n"
+    )
+    files = {"server.js": server, "web/users.ts": client, "test/users.test.js": test}
+    found = {(s, t, m, c) for s, t, m, _, c, _ in repo_links(tmp_path, "app", files)}
+    assert found == {
+        ("app/web/users.ts#UsersApi.create", "app/server.js", "POST", 0.9),
+        ("app/test/users.test.js", "app/server.js", "GET", 0.9),
+    }
+
+
+def test_a_test_client_given_an_imported_constant_requests_its_path(tmp_path: Path) -> None:
+    """mealie's tests request `api_client.post(api_routes.recipes, json=…)` 248 times,
+    with `recipes = "/api/recipes"` in a module of their own: only a concatenation
+    (`api_routes.recipes + "/abc"`) was read. `self.key` is nobody's path."""
+    app = (
+        "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n"
+        '@app.post("/api/recipes")\ndef create_one():\n    pass\n\n\n'
+        '@app.get("/api/recipes/{slug}")\ndef get_one(slug: str):\n    pass\n'
+    )
+    routes = 'recipes = "/api/recipes"\n'
+    test = (
+        "from fastapi.testclient import TestClient\n\n"
+        "from app.main import app\nfrom tests.utils import api_routes\n\n"
+        "client = TestClient(app)\n\n\n"
+        "def test_create():\n    client.post(api_routes.recipes, json={})\n\n\n"
+        "def test_get():\n    client.get(api_routes.recipes + '/abc')\n"
+    )
+    files = {
+        "app/__init__.py": "",
+        "app/main.py": app,
+        "tests/__init__.py": "",
+        "tests/utils/__init__.py": "",
+        "tests/utils/api_routes.py": routes,
+        "tests/test_recipes.py": test,
+    }
+    found = {(s, t, m, p) for s, t, m, p, _, _ in repo_links(tmp_path, "meal", files)}
+    assert found == {
+        ("meal/tests/test_recipes.py#test_create", "meal/app/main.py#create_one", "POST",
+         "/api/recipes"),
+        ("meal/tests/test_recipes.py#test_get", "meal/app/main.py#get_one", "GET",
+         "/api/recipes/{}"),
+    }  # fmt: skip
+
+
 def test_laravel_route_tables_link_their_controllers(tmp_path: Path) -> None:
     """koel's `routes/api.base.php` declares 204 routes (`Route::post('favorites/toggle',
     [FavoriteController::class, 'toggle'])` in `Route::prefix('api')->group(…)`), and its
@@ -781,6 +843,58 @@ def test_aspnet_routes_and_http_clients_link(tmp_path: Path) -> None:
         (f"{web}.Brands", f"{catalog}.GetItemById", "GET", "/api/catalog/catalogbrands", 0.6,
          "unknown-base"),
     }  # fmt: skip
+
+
+def test_aspnet_route_attributes_of_its_own_and_of_a_base_controller(tmp_path: Path) -> None:
+    """Ombi routes 39 of its 40 controllers with `[ApiV1]`, a `RouteAttribute` whose
+    constructor passes `base("api/v1/[controller]")`, or inherits `[ApiV2]` from
+    `V2Controller`: every action was read at the root (`POST /`), so a login reached 9
+    controllers. The action's evidence is its verb attribute, not its doc comment."""
+    attributes = (
+        "namespace Ombi.Attributes\n{\n"
+        "    public class ApiV1Attribute : RouteAttribute\n    {\n"
+        '        protected const string ApiBase = "api/v1/[controller]";\n\n'
+        "        public ApiV1Attribute() : base(ApiBase)\n        {\n        }\n    }\n\n"
+        "    public class ApiV2Attribute : RouteAttribute\n    {\n"
+        '        public ApiV2Attribute() : base("api/v2/[controller]") { }\n    }\n}\n'
+    )
+    token = (
+        "namespace Ombi.Controllers\n{\n"
+        "    [ApiV1]\n    [ApiController]\n"
+        "    public class TokenController : ControllerBase\n    {\n"
+        "        /// <summary>\n        /// Signs a user in.\n        /// </summary>\n"
+        "        [HttpPost]\n"
+        "        public IActionResult GetToken() => Ok();\n    }\n}\n"
+    )
+    v2 = (
+        "namespace Ombi.Controllers.V2\n{\n"
+        "    [ApiV2]\n    public class V2Controller : ControllerBase\n    {\n    }\n\n"
+        "    public class SearchController : V2Controller\n    {\n"
+        '        [HttpPost("multi/{searchTerm}")]\n'
+        "        public IActionResult MultiSearch(string searchTerm) => Ok();\n    }\n}\n"
+    )
+    client = (
+        "namespace Ombi.Client\n{\n"
+        "    public class Api(HttpClient httpClient)\n    {\n"
+        '        public Task Login() => httpClient.PostAsync("/api/v1/token", null);\n\n'
+        '        public Task Search() => httpClient.PostAsync("/api/v2/search/multi/x", null);\n'
+        "    }\n}\n"
+    )
+    files = {
+        "src/Ombi/Attributes/ApiAttributes.cs": attributes,
+        "src/Ombi/Controllers/V1/TokenController.cs": token,
+        "src/Ombi/Controllers/V2/SearchController.cs": v2,
+        "src/Ombi.Client/Api.cs": client,
+    }
+    write(tmp_path / "ombi", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "ombi", name="ombi")
+        rows = http_links(engine)
+    found = {(s.rpartition("#")[2], t.rpartition("#")[2], p, line) for s, t, _, p, *_, line in rows}
+    assert found == {
+        ("Api.Login", "TokenController.GetToken", "/api/v1/token", 10),
+        ("Api.Search", "SearchController.MultiSearch", "/api/v2/search/multi/{}", 10),
+    }
 
 
 def test_laravel_and_rails_tests_request_their_routes(tmp_path: Path) -> None:
@@ -1131,6 +1245,35 @@ def test_a_url_built_from_this_reads_what_the_constructor_set(tmp_path: Path) ->
          0.6, "unknown-base"),
         ("cfp/src/users.ts#Either.rate", "cfp/server.js", "POST", "/reviewer/talks/{}/rate",
          0.6, "unknown-base"),
+    }  # fmt: skip
+
+
+def test_an_angular_service_requests_below_the_path_it_gives_its_base(tmp_path: Path) -> None:
+    """Ombi's services pass their path to a helper base (`super(http, "/api/v1/Lidarr",
+    href)`), which keeps it in `this.url`; `${this.url}/enabled/` was read as `{}/enabled`,
+    reaching Lidarr's, Radarr's and Sonarr's `enabled` alike."""
+    server = (
+        "const express = require('express');\nconst app = express();\n"
+        "app.get('/api/v1/lidarr/enabled', function lidarr(req, res) {});\n"
+        "app.get('/api/v1/radarr/enabled', function radarr(req, res) {});\n"
+    )
+    helper = (
+        "export class ServiceHelpers {\n"
+        "  constructor(protected http: HttpClient, protected url: string, href: string) {\n"
+        "    this.url = href + this.url;\n  }\n}\n"
+    )
+    service = (
+        "import { ServiceHelpers } from './helpers';\n\n"
+        "export class LidarrService extends ServiceHelpers {\n"
+        "  constructor(http: HttpClient, href: string) {\n"
+        '    super(http, "/api/v1/Lidarr", href);\n  }\n\n'
+        "  public enabled() {\n    return this.http.get<boolean>(`${this.url}/enabled/`);\n  }\n}\n"
+    )
+    files = {"server.js": server, "app/helpers.ts": helper, "app/lidarr.service.ts": service}
+    found = repo_links(tmp_path, "ombi", files)
+    assert found == {
+        ("ombi/app/lidarr.service.ts#LidarrService.enabled", "ombi/server.js", "GET",
+         "/api/v1/lidarr/enabled", 0.6, "unknown-base"),
     }  # fmt: skip
 
 

@@ -10,6 +10,8 @@ bracket-matching scanner (`textscan`) for comments and strings:
 |                                                             | → `GetItemById`             |
 | `[Route("api/[controller]")]` on `OrdersController`,        | `GET /api/orders/{}` →      |
 | `[HttpGet("{id}")]` on `GetOrder`                           | `OrdersController.GetOrder` |
+| `[ApiV1]` (`ApiV1Attribute : RouteAttribute`, passing       | the same, below `api/v1/…`  |
+| `base("api/v1/[controller]")`), or on a base controller     |                             |
 | `httpClient.GetFromJsonAsync<T>($"{baseUrl}items/{id}")`    | a client call `GET …` (on a |
 |                                                             | receiver named `…http…` or  |
 |                                                             | `…client…`)                 |
@@ -51,6 +53,13 @@ _VERB_ATTRIBUTE = re.compile(r"\[\s*Http(Get|Post|Put|Patch|Delete)\s*(?:\(\s*@?
 _NAMED = re.compile(r"\{([A-Za-z_]\w*)(?:[^{}]*)\}")
 
 
+# An attribute on a declaration: `[ApiV1]`, `[Route("x")]`, `[Authorize, ApiV2]`.
+_ATTRIBUTE_NAME = re.compile(r"[\[,]\s*([A-Za-z_][\w.]*)\s*(?=[\](,])")
+# A `RouteAttribute` subclass's constructor: `: base("api/v1/[controller]")` or a constant.
+_BASE_TEMPLATE = re.compile(r":\s*base\s*\(\s*(?:@?\"([^\"]*)\"|([A-Za-z_]\w*))\s*\)")
+_BASE_LEVELS = 3
+
+
 def aspnet_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[HttpFact]:
     """The routes and client calls of one C# file (see the module docstring)."""
     if ctx.language != "csharp":
@@ -62,7 +71,7 @@ def aspnet_facts(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[Http
     lines = LineIndex(text)
     return [
         *_minimal_routes(ctx, text, masked, lines),
-        *_controller_routes(ctx, text),
+        *_controller_routes(resolver, ctx, text),
         *_client_calls(ctx, text, masked, lines),
     ]
 
@@ -93,17 +102,17 @@ def _minimal_routes(ctx: Ctx, text: str, masked: str, lines: LineIndex) -> list[
     return found
 
 
-def _controller_routes(ctx: Ctx, text: str) -> list[HttpFact]:
-    """Attribute routing: `[Route]` on a controller, `[HttpGet("…")]` on its actions."""
+def _controller_routes(resolver: Resolver, ctx: Ctx, text: str) -> list[HttpFact]:
+    """Attribute routing: `[Route]` on a controller (or a `RouteAttribute` of the
+    repository's, or on a base controller), `[HttpGet("…")]` on its actions."""
     rows = text.split("\n")
     found: list[HttpFact] = []
     for cls in (s for s in ctx.symbols if s.kind == "class"):
-        head = _attributes(rows, cls)
-        base = _ROUTE_ATTRIBUTE.search(head)
-        if base is None and not cls.name.endswith("Controller"):
+        template = _class_route(resolver, ctx, cls, rows, 0)
+        if template is None and not cls.name.endswith("Controller"):
             continue
         name = cls.name.removesuffix("Controller").lower()
-        prefix = base.group(1).replace("[controller]", name) if base else ""
+        prefix = template.replace("[controller]", name) if template else ""
         for method in (s for s in ctx.symbols if s.parent == cls.qualified_name):
             attributes = _attributes(rows, method)
             own = _ROUTE_ATTRIBUTE.search(attributes)
@@ -121,8 +130,67 @@ def _controller_routes(ctx: Ctx, text: str) -> list[HttpFact]:
                     else join_paths(prefix, written)
                 )
                 pattern = route_path("/" + path.replace("[controller]", name))
-                found.append(HttpFact("route", verb, pattern, method.start_line, method.id))
+                line = method.start_line + _verb_row(attributes)
+                found.append(HttpFact("route", verb, pattern, line, method.id))
     return found
+
+
+def _verb_row(attributes: str) -> int:
+    """The row, from a declaration's first, of its first routing attribute (a doc comment
+    may come first)."""
+    for row, text in enumerate(attributes.split("\n")):
+        if _VERB_ATTRIBUTE.search(text) or _ROUTE_ATTRIBUTE.search(text):
+            return row
+    return 0
+
+
+def _class_route(
+    resolver: Resolver, ctx: Ctx, cls: SymbolRecord, rows: list[str], level: int
+) -> str | None:
+    """The route template a class declares: its `[Route("…")]`, an attribute of the
+    repository that derives from `RouteAttribute` (`[ApiV1]`), else its base class's,
+    which controllers inherit (ASP.NET's `RouteAttribute` is inherited)."""
+    head = _attributes(rows, cls)
+    own = _ROUTE_ATTRIBUTE.search(head)
+    if own is not None:
+        return own.group(1)
+    for attribute in _ATTRIBUTE_NAME.finditer(head):
+        name = attribute.group(1).rpartition(".")[2]
+        if name in ("Route", "RouteAttribute") or name.startswith("Http"):
+            continue
+        for written in (name + "Attribute", name):
+            for declared in resolver.index.by_name(written, ctx.repo):
+                template = _route_attribute_template(resolver, declared)
+                if template is not None:
+                    return template
+    if level >= _BASE_LEVELS:
+        return None
+    for base_name in resolver.bases(cls):
+        for base in resolver.index.by_name(base_name, ctx.repo):
+            where = resolver.ctx(base.repo, base.path) if base.kind == "class" else None
+            if where is None or base.id == cls.id:
+                continue
+            base_rows = resolver.file_text(where).split("\n")
+            template = _class_route(resolver, where, base, base_rows, level + 1)
+            if template is not None:
+                return template
+    return None
+
+
+def _route_attribute_template(resolver: Resolver, declared: SymbolRecord) -> str | None:
+    """The template a `RouteAttribute` subclass passes its base constructor."""
+    where = resolver.ctx(declared.repo, declared.path) if declared.kind == "class" else None
+    if where is None or "RouteAttribute" not in resolver.bases(declared):
+        return None
+    rows = resolver.file_text(where).split("\n")
+    body = "\n".join(rows[declared.start_line - 1 : declared.end_line])
+    found = _BASE_TEMPLATE.search(body)
+    if found is None:
+        return None
+    if found.group(1) is not None:
+        return found.group(1)
+    constants = {m.group(1): m.group(2) for m in _CONSTANT.finditer(body)}
+    return constants.get(found.group(2))
 
 
 def _attributes(rows: list[str], symbol: SymbolRecord) -> str:

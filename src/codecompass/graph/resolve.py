@@ -202,7 +202,11 @@ SERVER_ROOTS = frozenset(
     {"express", "hono", "koa", "@koa/router", "koa-router", "fastify", "elysia", "h3"}
 )
 # Words naming an object as an HTTP client (a wrapper module, an injected HttpClient).
-HTTP_CLIENT_WORDS = frozenset({"http", "https", "api", "client", "axios", "fetcher", "ky"})
+# `requests` and `request` too: mealie's `this.requests.post(…)`, supertest's
+# `request(app).get(…)` (a header read, `ctx.request.get("host")`, holds no path).
+HTTP_CLIENT_WORDS = frozenset(
+    {"http", "https", "api", "client", "axios", "fetcher", "ky", "requests", "request"}
+)
 ROUTE_ROOTS = frozenset({"flask", "fastapi", "starlette", "django", "express"})
 # Calls that mount a router on another: FastAPI, Flask, Express.
 MOUNT_VERBS = frozenset({"include_router", "register_blueprint", "use"})
@@ -1988,7 +1992,7 @@ class Resolver:
         file writes them), then its subclasses' overrides (`@import` may hold an
         `AccountImport`); any other name is a column, an association or a method from
         outside the repository, not a guess among other classes' methods."""
-        bases = self._bases(cls)
+        bases = self.bases(cls)
         found = [
             s
             for s in self.index.by_name(name, ctx.repo)
@@ -2010,7 +2014,7 @@ class Resolver:
             for s in self.index.symbols(member.repo, member.path)
             if s.qualified_name == member.parent and s.kind in TYPE_KINDS
         ]
-        return self._bases(owner[0]) if owner else set()
+        return self.bases(owner[0]) if owner else set()
 
     def _class_written(self, ctx: Ctx, receiver: list[str], scope: str) -> SymbolRecord | None:
         """The class of the repository a call's receiver names (`Repo.find_by`,
@@ -2067,7 +2071,7 @@ class Resolver:
         nested = [s for s in nested if s.qualified_name == f"{owner}.{name}"] or nested
         if nested:
             return finish(nested[:MAX_CANDIDATES], _split(len(nested)), "member")
-        bases = self._bases(cls)
+        bases = self.bases(cls)
         inherited = [
             s for s in found if s.qualified_name.rpartition(".")[0].rsplit(".", 1)[-1] in bases
         ]
@@ -2078,7 +2082,7 @@ class Resolver:
             self._to_sym(source, cls, "references", CONF_NEAR, ref, "receiver"),
         ]
 
-    def _bases(self, cls: SymbolRecord) -> set[str]:
+    def bases(self, cls: SymbolRecord) -> set[str]:
         """The simple names of the classes `cls` extends, as its file writes them (those
         of classes nested in it too)."""
         facts = self.index.facts(cls.repo, cls.path)

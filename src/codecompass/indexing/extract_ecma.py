@@ -72,6 +72,9 @@ class EcmaExtractor:
         # What a constructor function sets on `this` (`this.baseUrl = '/admin/talks/'` in
         # `function Talk`), by the function's name: a class's members are in its attrs.
         self.this_values: dict[str, dict[str, list[str]]] = {}
+        # The one path a class's constructor hands its base (Angular's `super(http,
+        # "/api/v1/Request/", href)`), which the base keeps in a member of its own.
+        self.super_paths: dict[str, list[str]] = {}
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -152,6 +155,9 @@ class EcmaExtractor:
                 return f"from:{spec}:{self.text(prop)}"
         if t in ("as_expression", "satisfies_expression") and node.named_children:
             return self.value_of(node.named_children[0], scope)
+        injected = _injected(self, node) if t == "call_expression" else None
+        if injected is not None:
+            return f"type:{injected}"
         if t == "assignment_expression":  # `a = b = v`
             return self.value_of(node.child_by_field_name("right"), scope)
         if t in (
@@ -225,7 +231,7 @@ class EcmaExtractor:
             elif child.type == "template_substitution":
                 inner = child.named_children[0] if child.named_children else None
                 known = None
-                if inner is not None and inner.type == "identifier":
+                if inner is not None and inner.type in ("identifier", "member_expression"):
                     known = self.string_pattern(inner, scope)
                 out.append(known if known is not None else "{}")
             elif child.type == "escape_sequence":
@@ -247,6 +253,10 @@ class EcmaExtractor:
             values = {value for _, value in cls.attrs.get(self.text(prop), [])}
         else:
             values = set(self.this_values.get(owner[5:], {}).get(self.text(prop), []))
+        if not values and cls is not None and len(self.super_paths.get(owner[5:], [])) == 1:
+            # a member the class never sets, below the one path it gave its base: the
+            # base may put its own prefix first (an app's base href)
+            return "{}" + self.super_paths[owner[5:]][0]
         value = values.pop() if len(values) == 1 else ""
         return value[4:] if value.startswith("str:") else None
 
@@ -823,6 +833,8 @@ class EcmaExtractor:
     def call(self, node: Node, scope: int) -> None:
         func = node.child_by_field_name("function") or node.child_by_field_name("constructor")
         args = node.child_by_field_name("arguments")
+        if func is not None and func.type == "super" and args is not None:
+            self.super_call(args, scope)
         chain = self.chain(func)
         if chain is not None and chain not in ("require", "import", "?"):
             prop = func.child_by_field_name("property") if func is not None else None
@@ -846,6 +858,20 @@ class EcmaExtractor:
             self.ref("import", spec, _line(node), scope)
         for child in node.named_children:
             self.visit(child, scope)
+
+    def super_call(self, args: Node, scope: int) -> None:
+        """Record the paths (string literals holding a `/`) a constructor hands its base."""
+        owner = self.lookup_local("this", scope)
+        if owner is None or not owner.startswith("self:"):
+            return
+        paths = [
+            text
+            for arg in args.named_children
+            if arg.type == "string"
+            and (text := self.string_pattern(arg, scope)) is not None
+            and "/" in text
+        ]
+        self.super_paths.setdefault(owner[5:], []).extend(paths)
 
     def nest_path(self, args: Node | None, scope: int) -> str:
         """The first argument of a NestJS decorator or `setGlobalPrefix` when it is a
@@ -1009,6 +1035,21 @@ def _identifiers(node: Node) -> list[Node]:
     for child in node.named_children:
         found.extend(_identifiers(child))
     return found
+
+
+def _injected(extractor: EcmaExtractor, call: Node) -> str | None:
+    """The service Angular's `inject(SearchV2Service)` (or `inject<T>(token)`) gives."""
+    func = call.child_by_field_name("function")
+    if func is None or extractor.text(func) != "inject":
+        return None
+    written = call.child_by_field_name("type_arguments")
+    if written is not None and written.named_children:
+        return extractor.type_chain(written.named_children[0])
+    args = call.child_by_field_name("arguments")
+    first = args.named_children[0] if args is not None and args.named_children else None
+    if first is None or first.type not in ("identifier", "member_expression"):
+        return None
+    return extractor.chain(first)
 
 
 def _is_url(extractor: EcmaExtractor, node: Node) -> bool:

@@ -810,7 +810,8 @@ class PythonExtractor:
             line = _line(named or func or node)
             event = chain.rpartition(".")[2] in EVENT_CALLS
             values = self.argument_values(args_node, scope, event)
-            args = self.call_args(args_node, scope, chain.rpartition(".")[2] in URL_NAME_CALLS)
+            verb = chain.rpartition(".")[2]
+            args = self.call_args(args_node, scope, verb in URL_NAME_CALLS, verb in _HTTP_WORDS)
             self.ref("call", chain, line, scope, args, values)
             self.container_update(chain, args_node, scope, line)
             prefix = self.dispatch_prefix(args_node, scope) if chain == "getattr" else None
@@ -919,12 +920,16 @@ class PythonExtractor:
             elif method not in ("update", "extend"):
                 self.bind_value(f"{head}[]", item, owner, line)
 
-    def call_args(self, args: Node | None, scope: int, by_name: bool = False) -> list[str] | None:
+    def call_args(
+        self, args: Node | None, scope: int, by_name: bool = False, verb: bool = False
+    ) -> list[str] | None:
         """String arguments that may name a URL or an HTTP method: the first two
         positional ones, `url=`, `method=`, then the last positional argument when it is
         a name (a route's view: Django's `path("users/", views.users)`), then `name=`
         (a Django route's). With `by_name` (`reverse("hc-details")`), a first string
-        argument is kept whatever it holds."""
+        argument is kept whatever it holds; with `verb` (`client.post(…)`), a first
+        argument that is a dotted name, as `{=C}` (`api_routes.recipes`: resolution may
+        read the string it holds)."""
         if args is None or args.type != "argument_list":
             return None
         positional: list[str] = []
@@ -950,6 +955,10 @@ class PythonExtractor:
                 keywords[self.text(key)] = self.string_pattern(value, scope, True) or ""
             elif len(positional) < 2 and arg.type not in ("list_splat", "dictionary_splat"):
                 text = self.string_pattern(arg, scope, True)
+                if text is None and verb and not positional and arg.type == "attribute":
+                    named = self.named_part(arg)
+                    if named is not None and not named.startswith(("{=self.", "{=cls.")):
+                        text = named
                 # `@router.get("")`, Django's `path("", view)`: the root of the router
                 root = text == "" and not positional and arg.type == "string"
                 positional.append("/" if root else text or "")
@@ -958,6 +967,8 @@ class PythonExtractor:
         out = [*positional, keywords["url"], method, handler, keywords["name"]]
         if positional[0] and (by_name or (handler and keywords["name"])):
             return out  # `reverse("hc-index")`; `path("contact.vcf", view, name="…")`
+        if verb and positional[0].startswith("{="):
+            return out  # `client.post(api_routes.recipes)`
         if not any(looks_like_url_argument(v) for v in out[:4] if v) and not handler.startswith(
             "include:"
         ):

@@ -81,7 +81,10 @@ from typing import Any
 # 21: a call on a class (Kotlin) reaches the class's own method before a nested class's
 # override of it (an enum entry's). 22: a URL after a base not read may end a longer
 # route; `settings.PREFIX` of `settings = Settings(PREFIX="/v2")` is the string given.
-FACTS_VERSION = 22
+# 23: a word right after an unread base starts a relative URL (`${this.url}tv/pending`);
+# ASP.NET route attributes of the repository's own (`[ApiV1]`) and of base controllers.
+# 24: objects named `requests` or `request` are HTTP clients (supertest's `request(app)`).
+FACTS_VERSION = 24
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their

@@ -117,8 +117,11 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # `this.baseUrl` when its class or constructor function sets it to one string. 44: inside
 # a function, a call given a function makes a value (`const score = computed(() => …)`).
 # 45: a Python class extending a subscripted generic (`AuthProvider[Request]`) extends
-# the generic's class.
-READER_VERSION = 45
+# the generic's class. 46: a JS/TS template literal reads `${this.url}`; a member a class
+# never sets is read below the one path its constructor gives `super(…)` (Angular). 47: a
+# field set by Angular's `inject(Service)` holds a `Service`; a Python HTTP call's first
+# argument may be a dotted name (`client.post(api_routes.recipes)`).
+READER_VERSION = 47
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -137,6 +140,8 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     43: _SCRIPTS,
     44: _SCRIPTS,
     45: (".py", ".pyi"),
+    46: _SCRIPTS,
+    47: (".py", ".pyi", *_SCRIPTS),
 }
 
 
