@@ -101,6 +101,15 @@ def test_filters_that_cannot_match_are_errors_listing_the_valid_values(two_repos
     assert code == 1 and "Unknown kind 'func'; use one of: class, constant, enum, function," in err
     code, _, err = run("search", "charge", "--data-dir", data, "--repo", "nope")
     assert code == 1 and "Unknown repository 'nope'; indexed: shop, utils." in err
+    # mealie: `--path nosuchdir/` printed "No results." and exited 0
+    code, _, err = run("search", "charge", "--data-dir", data, "--path", "src/billing")
+    assert code == 1
+    assert (
+        "No indexed file's path starts with 'src/billing'; paths are relative to their "
+        "repository's root, which holds: README.md, billing/, money.py, tests/." in err
+    )
+    code, _, err = run("search", "charge", "--data-dir", data, "--repo", "utils", "--path", "b")
+    assert code == 1 and "which holds: money.py." in err
 
 
 def test_filter_values_are_normalized(two_repos: Path) -> None:

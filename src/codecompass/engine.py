@@ -725,6 +725,15 @@ class Engine:
                 path_prefix = path_prefix[2:]
             if path_prefix in (".", ""):
                 path_prefix = None
+        if path_prefix:
+            paths = [p for _, p in self.backend.files.paths(repo)]
+            if not any(p.startswith(path_prefix) for p in paths):
+                tops = sorted({p.split("/", 1)[0] + ("/" if "/" in p else "") for p in paths})
+                shown = ", ".join(tops[:12]) + (", …" if len(tops) > 12 else "")
+                raise InputError(
+                    f"No indexed file's path starts with {where.path_prefix!r}; paths are "
+                    f"relative to their repository's root, which holds: {shown or 'nothing'}."
+                )
         return replace(where, language=language, kind=kind, repo=repo, path_prefix=path_prefix)
 
     def _repo_name(self, repo: str | None) -> str | None:

@@ -511,7 +511,7 @@ def test_ask_code_extractive_answer_and_no_evidence(shop: Shop, onnx: Embedder) 
         state_for(shop, onnx),
         [
             ("ask_code", {"query": "How is an order cancelled?", "top_k": 8}),
-            ("ask_code", {"query": "How is an order cancelled?", "path_prefix": "nowhere/"}),
+            ("ask_code", {"query": "How is an order cancelled?", "language": "go"}),
         ],
     )
     out = extractive.structured_content
