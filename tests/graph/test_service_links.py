@@ -639,6 +639,35 @@ def test_a_test_client_given_an_imported_constant_requests_its_path(tmp_path: Pa
     }  # fmt: skip
 
 
+def test_a_routes_object_of_the_file_names_the_paths(tmp_path: Path) -> None:
+    """mealie's API classes request `this.requests.post(routes.shoppingListIdAddRecipe(a,
+    b))` with `routes` an object of template literals and functions returning them: none
+    of its 119 API-client calls was linked."""
+    server = (
+        "const express = require('express');\nconst app = express();\n"
+        "app.get('/api/lists', function lists(req, res) {});\n"
+        "app.post('/api/lists/:id/recipe/:recipeId', function addRecipe(req, res) {});\n"
+    )
+    client = (
+        'const prefix = "/api";\n\n'
+        "const routes = {\n"
+        "  lists: `${prefix}/lists`,\n"
+        "  listRecipe: (id: string, recipeId: string) =>\n"
+        "    `${prefix}/lists/${id}/recipe/${recipeId}`,\n"
+        "};\n\n"
+        "export class ListsApi {\n"
+        "  constructor(private requests: ApiRequestInstance) {}\n"
+        "  all() {\n    return this.requests.get(routes.lists);\n  }\n"
+        "  addRecipe(id: string, recipeId: string) {\n"
+        "    return this.requests.post(routes.listRecipe(id, recipeId), {});\n  }\n}\n"
+    )
+    found = repo_links(tmp_path, "meal", {"server.js": server, "web/lists.ts": client})
+    assert {(s, m, p, c) for s, _, m, p, c, _ in found} == {
+        ("meal/web/lists.ts#ListsApi.all", "GET", "/api/lists", 0.9),
+        ("meal/web/lists.ts#ListsApi.addRecipe", "POST", "/api/lists/{}/recipe/{}", 0.8),
+    }
+
+
 def test_laravel_route_tables_link_their_controllers(tmp_path: Path) -> None:
     """koel's `routes/api.base.php` declares 204 routes (`Route::post('favorites/toggle',
     [FavoriteController::class, 'toggle'])` in `Route::prefix('api')->group(…)`), and its

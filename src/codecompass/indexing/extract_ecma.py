@@ -75,6 +75,9 @@ class EcmaExtractor:
         # The one path a class's constructor hands its base (Angular's `super(http,
         # "/api/v1/Request/", href)`), which the base keeps in a member of its own.
         self.super_paths: dict[str, list[str]] = {}
+        # The paths an object literal of the file holds, by its name and key: mealie's
+        # `const routes = { recipes: `${prefix}/recipes`, recipe: (id) => `…/${id}` }`.
+        self.object_paths: dict[str, dict[str, str]] = {}
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -197,8 +200,13 @@ class EcmaExtractor:
         if node.type == "identifier":
             found = self.lookup_local(self.text(node), scope)
             return found[4:] if found is not None and found.startswith("str:") else None
-        if node.type == "member_expression":  # this.baseUrl
+        if node.type == "member_expression":  # this.baseUrl, routes.recipes
             return self.member_string(node, scope)
+        func = node.child_by_field_name("function") if node.type == "call_expression" else None
+        if func is not None and func.type == "member_expression":  # routes.recipe(id)
+            held = self.member_string(func, scope)
+            if held is not None:
+                return held
         if node.type == "binary_expression":  # BASE + '/users/' + id
             operator = node.child_by_field_name("operator")
             left = node.child_by_field_name("left")
@@ -238,11 +246,34 @@ class EcmaExtractor:
                 out.append(self.text(child))
         return "".join(out)[:300]
 
+    def record_object_paths(self, name: str, value: Node, scope: int) -> None:
+        """The paths an object literal holds (`{ recipes: `${prefix}/recipes` }`), also
+        as functions of its values (`recipe: (id) => `${prefix}/recipes/${id}``)."""
+        while value.type in ("as_expression", "satisfies_expression") and value.named_children:
+            value = value.named_children[0]
+        if value.type != "object":
+            return
+        paths: dict[str, str] = {}
+        for pair in value.named_children:
+            key = pair.child_by_field_name("key") if pair.type == "pair" else None
+            held = pair.child_by_field_name("value") if pair.type == "pair" else None
+            if key is None or held is None:
+                continue
+            if held.type == "arrow_function":
+                held = held.child_by_field_name("body") or held
+            pattern = self.string_pattern(held, scope) if held.type != "arrow_function" else None
+            if pattern is not None and "/" in pattern:
+                paths[self.text(key).strip("'\"")] = pattern
+        if paths:
+            self.object_paths[name] = paths
+
     def member_string(self, node: Node, scope: int) -> str | None:
         """The string `this.name` holds when its class (or constructor function) sets it
         to one string only, else None."""
         obj = node.child_by_field_name("object")
         prop = node.child_by_field_name("property")
+        if obj is not None and prop is not None and obj.type == "identifier":
+            return self.object_paths.get(self.text(obj), {}).get(self.text(prop))
         if obj is None or prop is None or obj.type != "this":
             return None
         owner = self.lookup_local("this", scope)
@@ -617,6 +648,8 @@ class EcmaExtractor:
             return
         line = _line(node)
         s = self.facts.scopes[scope]
+        if name.type == "identifier" and value is not None:
+            self.record_object_paths(self.text(name), value, scope)
         if (
             name.type == "identifier"
             and value is not None

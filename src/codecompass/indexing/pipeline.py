@@ -120,8 +120,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # the generic's class. 46: a JS/TS template literal reads `${this.url}`; a member a class
 # never sets is read below the one path its constructor gives `super(…)` (Angular). 47: a
 # field set by Angular's `inject(Service)` holds a `Service`; a Python HTTP call's first
-# argument may be a dotted name (`client.post(api_routes.recipes)`).
-READER_VERSION = 47
+# argument may be a dotted name (`client.post(api_routes.recipes)`). 48: a JS/TS URL may
+# be a path an object literal of the file holds (`routes.recipes`, `routes.recipe(id)`).
+READER_VERSION = 48
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -142,6 +143,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     45: (".py", ".pyi"),
     46: _SCRIPTS,
     47: (".py", ".pyi", *_SCRIPTS),
+    48: _SCRIPTS,
 }
 
 
