@@ -576,3 +576,22 @@ def test_a_mockito_verification_calls_the_mocks_method(tmp_path: Path) -> None:
         ("app/src/AccountServiceTest.java#AccountServiceTest.creates",
          "app/src/AuthClient.java#AuthClient.createUser", 0.8),
     }  # fmt: skip
+
+
+def test_a_property_with_a_body_read_as_a_receiver_is_its_type(tmp_path: Path) -> None:
+    """Ombi: `IMovieRequestRepository MovieRepository => RequestService.MovieRequestService;`
+    is a method symbol (it runs code), so `MovieRepository.Update(r)` was a guess by name
+    (105 such call sites in its core); an auto-property's calls were typed."""
+    source = (
+        "namespace App\n{\n"
+        "    public interface IMovieRepo\n    {\n        void Update(int id);\n    }\n\n"
+        "    public class Service\n    {\n        public IMovieRepo Movies { get; set; }\n    }\n\n"
+        "    public abstract class BaseEngine\n    {\n"
+        "        protected Service RequestService { get; }\n"
+        "        protected IMovieRepo MovieRepository => RequestService.Movies;\n\n"
+        "        public void Save(int id)\n        {\n"
+        "            MovieRepository.Update(id);\n        }\n    }\n}\n"
+    )
+    found = repo_edges(tmp_path, "app", {"A.cs": source}, ("calls",))
+    save = {(e[1], e[3], e[4]) for e in found if e[0].endswith("#BaseEngine.Save")}
+    assert save == {("app/A.cs#IMovieRepo.Update", 0.8, 20)}

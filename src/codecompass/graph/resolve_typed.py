@@ -362,7 +362,9 @@ class TypedResolver:
         if head in ("", "?"):
             value = UNKNOWN
         else:
-            found = self.lookup(ctx, head, scope, line, depth, types=False)
+            # `MovieRepository.Update(…)`: a property with a body, read, not called
+            field = not ops.startswith("()") and (len(segments) > 1 or not called)
+            found = self.lookup(ctx, head, scope, line, depth, types=False, field=field)
             value = found if found is not None else TVal("unbound", conf=0.0, name=head)
         value = self.apply_ops(value, ops, depth)
         last = len(segments) - 1
@@ -450,9 +452,19 @@ class TypedResolver:
 
     # -- names ---------------------------------------------------------------------------
     def lookup(
-        self, ctx: Ctx, name: str, scope: int, line: int, depth: int, *, types: bool
+        self,
+        ctx: Ctx,
+        name: str,
+        scope: int,
+        line: int,
+        depth: int,
+        *,
+        types: bool,
+        field: bool = False,
     ) -> TVal | None:
-        """A name as the language scopes it; None when nothing binds it."""
+        """A name as the language scopes it; None when nothing binds it. `field`: the name
+        is not called, so a class's field (or property) of that name comes before a
+        method."""
         if depth > MAX_DEPTH:
             return UNKNOWN
         scopes = ctx.facts.scopes
@@ -475,7 +487,7 @@ class TypedResolver:
             if s.kind == "class" and self.class_members_in_scope:
                 cls = ctx.symbol(s.name, s.line)
                 if cls is not None and cls.kind in TYPE_SYMBOLS:
-                    member = self.member(cls, name, depth + 1, frozenset())
+                    member = self.member(cls, name, depth + 1, frozenset(), field=field)
                     if member is not None and member.kind == "ext":
                         inherited = inherited or member
                     elif member is not None and (not types or member.kind == "type"):
