@@ -111,7 +111,8 @@ def test_extractive_answer_shows_the_whole_signature_and_the_doc_above_it() -> N
 def test_an_answer_names_the_signature_of_a_later_window(tmp_path: Path) -> None:
     """A window from the middle of a long function starts mid-body (rich's
     `_calculate_column_widths` showed as "widths,"): the answer gives the function's
-    signature and doc from the index."""
+    signature and doc from the index, and the function's lines, which the cited ones do
+    not hold (Ombi: `SendToRadarr` cited at 233-243 with its signature of line 136)."""
     body = "".join(f"    step_{n} = compute_{n}(step_{n - 1})\n" for n in range(1, 200))
     source = (
         "def build_columns(\n    table,\n    console,\n) -> list:\n"
@@ -126,7 +127,7 @@ def test_an_answer_names_the_signature_of_a_later_window(tmp_path: Path) -> None
     assert evidence.symbol == "build_columns" and evidence.start_line > 1
     assert "zebra_width" in evidence.snippet and "def build_columns" not in evidence.snippet
     assert result.answer.splitlines()[2] == (
-        f"- `build_columns` (function) in shop/layout.py:{evidence.start_line}-"
+        f"- `build_columns` (function of lines 1-207) in shop/layout.py:{evidence.start_line}-"
         f"{evidence.end_line}: def build_columns(table, console) -> list"
         " — Measure every column. [1]"
     )

@@ -177,6 +177,10 @@ def extractive_answer(gathered: Gathered) -> str:
     for e in gathered.evidences:
         what = f"`{e.symbol}` ({e.kind})" if e.symbol else f"a {e.kind} passage"
         definition = gathered.definitions.get(e.n)
+        if definition is not None and not e.start_line <= definition.start_line <= e.end_line:
+            # a later window of a long body: its signature is not in the cited lines
+            span = f"lines {definition.start_line}-{definition.end_line}"
+            what = f"`{e.symbol}` ({e.kind} of {span})"
         gist = _definition_gist(definition) if definition else _gist(e.snippet)
         tail = f": {gist}" if gist else ""
         lines.append(f"- {what} in {e.location}{tail} [{e.n}]")
