@@ -597,11 +597,19 @@ def test_requests_and_supertest_are_clients(tmp_path: Path) -> None:
         "const request = require('supertest');\nconst app = require('../server');\n\n"
         "test('lists', async () => {\n  await request(app).get('/api/users');\n});\n"
     )
-    files = {"server.js": server, "web/users.ts": client, "test/users.test.js": test}
+    # Cypress's `cy.request({url})` sends a GET (Ombi's had reached a POST route)
+    cypress = "it('lists', () => {\n  cy.request({ url: '/api/users' });\n});\n"
+    files = {
+        "server.js": server,
+        "web/users.ts": client,
+        "test/users.test.js": test,
+        "cypress/e2e/users.cy.js": cypress,
+    }
     found = {(s, t, m, c) for s, t, m, _, c, _ in repo_links(tmp_path, "app", files)}
     assert found == {
         ("app/web/users.ts#UsersApi.create", "app/server.js", "POST", 0.9),
         ("app/test/users.test.js", "app/server.js", "GET", 0.9),
+        ("app/cypress/e2e/users.cy.js", "app/server.js", "GET", 0.9),
     }
 
 

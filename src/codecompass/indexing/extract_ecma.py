@@ -978,7 +978,9 @@ class EcmaExtractor:
             # jQuery's `$.ajax` requests whatever its `url` (`base + "/x/"`), by `type`
             if url.startswith(("/", "http")) or (jquery and "/" in url):
                 method = found.get("method") or (found.get("type", "") if jquery else "")
-                return ["", "", url, method or ("GET" if chain == "axios" else ""), ""]
+                # axios and Cypress's `cy.request` send a GET when no method is given
+                default = "GET" if chain in ("axios", "cy.request") else ""
+                return ["", "", url, method or default, ""]
         return None
 
     def mount_args(self, args: Node | None, scope: int) -> list[str] | None:

@@ -122,7 +122,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # field set by Angular's `inject(Service)` holds a `Service`; a Python HTTP call's first
 # argument may be a dotted name (`client.post(api_routes.recipes)`). 48: a JS/TS URL may
 # be a path an object literal of the file holds (`routes.recipes`, `routes.recipe(id)`).
-READER_VERSION = 48
+# 49: Cypress's `cy.request({url})` without a method is a GET.
+READER_VERSION = 49
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -144,6 +145,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     46: _SCRIPTS,
     47: (".py", ".pyi", *_SCRIPTS),
     48: _SCRIPTS,
+    49: _SCRIPTS,
 }
 
 
