@@ -698,6 +698,9 @@ def test_functions_made_by_a_call_are_functions() -> None:
         "export const Input = React.memo(forwardRef((props, ref) => null));\n"
         "const save = throttle(function (x: number) {\n  return x;\n}, 100);\n"
         "export const store = createStore(reducer);\n"
+        # a list's method or a reactive value given a function makes a value
+        "export const names = users.map((u) => u.name);\n"
+        "const total = computed(() => 1);\n"
         "export class App {\n"
         "  private onBlur = withBatchedUpdates(() => {\n    this.x = 1;\n  });\n"
         "  public onResize = throttle(() => {}, 50);\n"
@@ -713,9 +716,10 @@ def test_functions_made_by_a_call_are_functions() -> None:
         ("Input", "function", 5, 5),
         ("save", "function", 6, 8),
         ("store", "constant", 9, 9),
-        ("App", "class", 10, 16),
-        ("App.onBlur", "method", 11, 13),
-        ("App.onResize", "method", 14, 14),
+        ("names", "constant", 10, 10),
+        ("App", "class", 12, 18),
+        ("App.onBlur", "method", 13, 15),
+        ("App.onResize", "method", 16, 16),
     ]
 
 

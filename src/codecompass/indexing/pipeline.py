@@ -122,8 +122,10 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # field set by Angular's `inject(Service)` holds a `Service`; a Python HTTP call's first
 # argument may be a dotted name (`client.post(api_routes.recipes)`). 48: a JS/TS URL may
 # be a path an object literal of the file holds (`routes.recipes`, `routes.recipe(id)`).
-# 49: Cypress's `cy.request({url})` without a method is a GET.
-READER_VERSION = 49
+# 49: Cypress's `cy.request({url})` without a method is a GET. 50: a call of a list's or a
+# promise's method, a reactive value or a timer given a function makes a value, not a
+# function (`names = users.map((u) => u.name)`, `computed(() => …)`).
+READER_VERSION = 50
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -146,6 +148,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     47: (".py", ".pyi", *_SCRIPTS),
     48: _SCRIPTS,
     49: _SCRIPTS,
+    50: _SCRIPTS,
 }
 
 

@@ -494,6 +494,17 @@ class EcmaRules(Rules):
     def accept(self, ctx: FileContext, kind: str, node: Node) -> SymbolKind | None:
         if node.type == "variable_declarator" and kind == "class":
             return "class" if _is_object(ctx, node) else None
+        declared = node.type == "variable_declarator" and kind == "function"
+        field = node.type in ("public_field_definition", "field_definition") and kind == "method"
+        value = node.child_by_field_name("value") if declared or field else None
+        # `users.map((u) => u.name)`, a local `computed(() => …)`: a value (a constant if
+        # anything), not a function
+        if (
+            value is not None
+            and value.type == "call_expression"
+            and (made_function(value) is None or (declared and _in_function(node)))
+        ):
+            return None
         if node.type == "assignment_expression":
             left = node.child_by_field_name("left")
             found = commonjs.assigned_name(ctx.data, left) if left is not None else None
@@ -651,12 +662,31 @@ _FUNCTION_HOLDERS = {
 _ASSIGNED_DEFINITIONS = frozenset({"assignment_expression", "method_definition", "pair"})
 
 
+# Calls given a function that make a value, not a wrapped function: a list's or a
+# promise's methods (`users.map((u) => u.name)`), reactive values (Vue's `computed`,
+# React's `useMemo`) and timers.
+_VALUE_MAKERS = frozenset(
+    {"map", "filter", "reduce", "reduceRight", "flatMap", "forEach", "find", "findIndex"}
+    | {"findLast", "findLastIndex", "some", "every", "sort", "then", "catch", "finally"}
+    | {"computed", "useMemo", "ref", "shallowRef", "reactive", "watch", "watchEffect"}
+    | {"useState", "useReducer", "useEffect", "useLayoutEffect", "createMemo"}
+    | {"createEffect", "createSignal", "derived", "readable", "writable", "autorun"}
+    | {"reaction", "effect", "signal", "setTimeout", "setInterval", "requestAnimationFrame"}
+)
+
+
 def made_function(value: Node) -> Node | None:
     """The function a call is given first, itself or in a call it is given first
     (`memo((props) => …)`, `memo(forwardRef((props, ref) => …))`, `throttle(fn, 100)`):
-    what the call makes is that function, wrapped."""
+    what the call makes is that function, wrapped; not what a value maker makes
+    (`users.map((u) => u.name)`, `computed(() => …)`)."""
     for _ in range(2):
         if value.type != "call_expression":
+            return None
+        callee = value.child_by_field_name("function")
+        if callee is not None and callee.type == "member_expression":
+            callee = callee.child_by_field_name("property")
+        if callee is not None and (callee.text or b"").decode("utf-8", "replace") in _VALUE_MAKERS:
             return None
         arguments = value.child_by_field_name("arguments")
         given = arguments.named_children if arguments is not None else []
