@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from codecompass.cli import _print_table, main
+from codecompass.cli import _print_table, explain_lines, main
 from codecompass.engine import parse_location
 from tests.conftest import make_git_repo
 
@@ -117,6 +117,12 @@ def test_human_output_explains(indexed: tuple[Path, Path]) -> None:
     why = json.loads(as_json)["results"][0]["why"]
     assert why["file_share"] > 0
     assert f"score: chunk {why['chunk_score']:.4f} + file share {why['file_share']:.4f}" in out
+    # a first hit raised to the best score says by how much (Ombi: 1.0442 + 1.9027 ≠ 3.0560)
+    raised = {"chunk_score": 1.0442, "file_share": 1.9027, "first_as_best_chunk": True}
+    assert explain_lines(raised | {"raised_by": 0.1091})[1] == (
+        "score: chunk 1.0442 + file share 1.9027 + 0.1091 to the list's best, first as the "
+        "best chunk of all"
+    )
 
 
 def test_status(indexed: tuple[Path, Path]) -> None:

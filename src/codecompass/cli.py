@@ -510,7 +510,10 @@ def explain_lines(why: dict[str, Any]) -> list[str]:
     ]
     lines = ["why: " + (", ".join(parts) or "no feature fired")]
     if why.get("file_share"):
-        first = "; first as the best chunk of all" if why.get("first_as_best_chunk") else ""
+        first = ""
+        if why.get("first_as_best_chunk"):
+            raised = why.get("raised_by", 0.0)
+            first = f" + {raised:.4f} to the list's best, first as the best chunk of all"
         lines.append(
             f"score: chunk {why['chunk_score']:.4f} + file share {why['file_share']:.4f}{first}"
         )

@@ -365,6 +365,9 @@ def test_the_best_chunk_leads_the_hits_and_the_evidence(tmp_path: Path) -> None:
     first = hits[0].why
     assert first["chunk_score"] + first["file_share"] < hits[1].score
     assert first["first_as_best_chunk"] and "first_as_best_chunk" not in hits[1].why
+    # Ombi: `--explain` gave "score 3.0560" as "chunk 1.0442 + file share 1.9027"
+    raised = first["chunk_score"] + first["file_share"] + first["raised_by"]
+    assert raised == pytest.approx(hits[0].score, abs=1e-5) and first["raised_by"] > 0
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert [h.symbol for h in evidence] == order
 

@@ -111,8 +111,8 @@ def hits(
             "matched_terms": [t for t in ctx.idf if t in present][:20],
             **_score_parts(cand.score, own, share),
         }
-        if value > own + share + 1e-9:
-            why["first_as_best_chunk"] = True  # its score raised to the best total
+        if value > own + share + 1e-9:  # its score raised to the best total
+            why |= {"first_as_best_chunk": True, "raised_by": round(value - own - share, 6)}
         # Each retriever's own rank and score, as in the first search version.
         for source, feature in (("dense", "cosine"), ("lexical", "bm25")):
             if source in cand.sources:
