@@ -229,9 +229,10 @@ def test_components_scripts_are_read_and_sveltekit_lib_is_src_lib(tmp_path: Path
         (page, "app/src/lib/api.js", "imports", 1.0, 3),
         (page, "app/src/lib/api.js#get", "imports", 1.0, 3),
         (f"{page}#+page.refresh", "app/src/lib/api.js#get", "calls", 1.0, 6),
-        # The template's `<Nav />`; an event handler's expression is not read. Svelte's
+        # The template's `<Nav />` and its handler `on:click={refresh}`. Svelte's
         # `$props()` and Vue's `defineProps()` are the compiler's: no edge.
         (f"{page}#+page", "app/src/routes/Nav.svelte#Nav", "calls", 1.0, 11),
+        (f"{page}#+page", f"{page}#+page.refresh", "calls", 1.0, 12),
         (card, "app/src/composables/useFetch.ts", "imports", 1.0, 10),
         (card, "app/src/composables/useFetch.ts#useFetch", "imports", 1.0, 10),
         (card, "app/src/components/CardBadge.vue", "imports", 1.0, 11),
@@ -364,3 +365,80 @@ def test_an_angular_field_set_by_inject_holds_the_service(tmp_path: Path) -> Non
     found = {e for e in repo_edges(tmp_path, "ng", files, ("calls",)) if "load" in e[0]}
     popular = "ng/app/search.service.ts#SearchV2Service.popular"
     assert {(e[1], e[4]) for e in found} == {(popular, 9), (popular, 10)}
+
+
+def test_a_components_template_calls_its_handlers(tmp_path: Path) -> None:
+    """mealie: `callers parseIngredientText` missed the template's `{{ … }}` calls, and a
+    component's `@click="handleImageDrop($event)"` reached nothing: the template's calls
+    were not read. A name no script binds (`count++`, `$emit`) makes no call."""
+    files = {
+        "src/util.ts": "export function format(n: number): string {\n  return String(n);\n}\n",
+        "src/Setup.vue": (
+            "<template>\n"
+            '  <button @click="save(item)" :disabled="!isValid()">Save</button>\n'
+            '  <button v-on:click.prevent="remove">Remove</button>\n'
+            '  <span>{{ format(total) }} {{ $emit("x") }}</span>\n'
+            "</template>\n\n"
+            '<script setup lang="ts">\n'
+            'import { format } from "./util";\n\n'
+            "function save(item: number) {\n  return item;\n}\n"
+            "const remove = () => save(1);\n"
+            "const isValid = () => true;\n"
+            "</script>\n"
+        ),
+        "src/Comp.vue": (
+            '<template>\n  <button @click="handleDrop($event)">x</button>\n</template>\n'
+            '<script lang="ts">\nimport { defineComponent } from "vue";\n'
+            "export default defineComponent({\n  setup() {\n"
+            "    function handleDrop(e: Event) {\n      return e;\n    }\n"
+            "    return { handleDrop };\n  },\n});\n</script>\n"
+        ),
+    }
+    found = {
+        (e[0].rpartition("#")[2], e[1].rpartition("#")[2], e[4])
+        for e in repo_edges(tmp_path, "ui", files, ("calls",))
+        if e[0].endswith(("#Setup", "#Comp")) and e[4] < 5
+    }
+    assert found == {
+        ("Setup", "Setup.save", 2),
+        ("Setup", "Setup.isValid", 2),
+        ("Setup", "Setup.remove", 3),
+        ("Setup", "format", 4),
+        ("Comp", "Comp.handleDrop", 2),
+    }
+
+
+def test_an_angular_template_calls_its_components_methods(tmp_path: Path) -> None:
+    """Ombi: "what happens when I click the request button on a movie's page" never got
+    from `(click)="request()"` in `movie-details.component.html` to the component's
+    `request`: a template's calls were not read. A name the component does not define
+    (`$any`, a pipe) and a commented-out binding make no call."""
+    files = {
+        "app/movie-details.component.ts": (
+            "import { Component } from '@angular/core';\n\n"
+            "@Component({\n  selector: 'movie-details',\n"
+            "  templateUrl: './movie-details.component.html',\n})\n"
+            "export class MovieDetailsComponent {\n"
+            "  request() {\n    return 1;\n  }\n\n"
+            "  canRequest(user: string) {\n    return !!user;\n  }\n\n"
+            "  title() {\n    return 'x';\n  }\n}\n"
+        ),
+        "app/movie-details.component.html": (
+            "<h1>{{ title() }}</h1>\n"
+            '<button (click)="request()" [disabled]="!canRequest(user)">Request</button>\n'
+            '<div *ngIf="canRequest(user)">{{ $any(x) }}</div>\n'
+            '<!-- <button (click)="title()">old</button> -->\n'
+        ),
+        "app/other.html": '<button (click)="request()">x</button>\n',
+    }
+    found = {
+        (e[0].rpartition("/")[2], e[1].rpartition("#")[2], e[4])
+        for e in repo_edges(tmp_path, "ng", files, ("calls",))
+        if ".html" in e[0]
+    }
+    assert found == {
+        ("movie-details.component.html", "MovieDetailsComponent.title", 1),
+        ("movie-details.component.html", "MovieDetailsComponent.request", 2),
+        ("movie-details.component.html", "MovieDetailsComponent.canRequest", 2),
+        ("movie-details.component.html", "MovieDetailsComponent.canRequest", 3),
+    }

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from codecompass.decoding import decode_text
+from codecompass.graph.angular import angular_template_calls
 from codecompass.graph.aspnet import aspnet_facts
 from codecompass.graph.events import event_edges, event_update, relink_events
 from codecompass.graph.file_routes import file_route_facts
@@ -221,6 +222,7 @@ def link(
             rust_http_facts,
             symfony_facts,
             requests_in_tests,
+            angular_template_calls,
         ),
     )
     with _Clock(stats, "resolve"):

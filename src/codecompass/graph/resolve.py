@@ -510,19 +510,28 @@ class Resolver:
         for ref in ctx.facts.refs:
             if ref.kind == "dispatch":
                 continue  # read by `dispatch_edges`, for the classes that inherit it
+            # A component template's call (`@click="save"`) resolves as its scripts' calls
+            # do, kept only when it reaches a definition, via `template`: search does not
+            # expand through these (a component's handlers are wiring, not what it does).
+            template = ref.kind == "template"
+            read = replace(ref, kind="call") if template else ref
             try:
-                if ref.kind in ("doc", "link"):
-                    rows = self.doc_edges(ctx, ref)
-                elif ref.kind == "file":
-                    rows = self.file_link(ctx, ref)
+                if read.kind in ("doc", "link"):
+                    rows = self.doc_edges(ctx, read)
+                elif read.kind == "file":
+                    rows = self.file_link(ctx, read)
                 elif ctx.language in self.languages:
-                    rows = self.languages[ctx.language](self, ctx, ref)
+                    rows = self.languages[ctx.language](self, ctx, read)
                 elif deep:
-                    rows = self.deep_edges(ctx, ref, out)
+                    rows = self.deep_edges(ctx, read, out)
                 else:
-                    rows = self.generic_edges(ctx, ref)
+                    rows = self.generic_edges(ctx, read)
             except RecursionError:
                 rows = []
+            if template:
+                rows = [row for row in rows if row.resolved]
+                for row in rows:
+                    row.via = "template-call"
             out.sites.append((ref, rows))
             out.edges.extend(rows)
         if ctx.language == "python":

@@ -28,7 +28,7 @@ from codecompass.indexing.idl import protobuf_endpoints
 from codecompass.indexing.languages import TREE_SITTER_LANGUAGES, language_for_path
 from codecompass.indexing.openapi import operation_endpoints, read_document
 from codecompass.indexing.parse import parse
-from codecompass.indexing.sfc import component_name, component_tags, script_code
+from codecompass.indexing.sfc import component_name, component_tags, script_code, template_calls
 from codecompass.models import ParsedFile
 
 ECMA_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
@@ -166,6 +166,13 @@ def _component_facts(path: str, text: str) -> FileFacts:
     for name, line, kebab in component_tags(text):
         if not kebab or name in bound:
             facts.refs.append(Ref("call", name, line, 0))
+    # The functions its template calls (`@click="save(item)"`), from the scope binding
+    # them: a `<script setup>`'s top level, or `setup()`'s locals handed to the template.
+    for name, line in template_calls(text):
+        head = name.split(".")[0]
+        scope = next((i for i, s in enumerate(facts.scopes) if head in s.bindings), None)
+        if scope is not None:
+            facts.refs.append(Ref("template", name, line, scope))
     return facts
 
 

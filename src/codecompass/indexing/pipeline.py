@@ -124,8 +124,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # be a path an object literal of the file holds (`routes.recipes`, `routes.recipe(id)`).
 # 49: Cypress's `cy.request({url})` without a method is a GET. 50: a call of a list's or a
 # promise's method, a reactive value or a timer given a function makes a value, not a
-# function (`names = users.map((u) => u.name)`, `computed(() => …)`).
-READER_VERSION = 50
+# function (`names = users.map((u) => u.name)`, `computed(() => …)`). 51: a Vue or
+# Svelte template's handlers and bound expressions call the functions its scripts bind.
+READER_VERSION = 51
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -149,6 +150,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     48: _SCRIPTS,
     49: _SCRIPTS,
     50: _SCRIPTS,
+    51: (".vue", ".svelte"),
 }
 
 

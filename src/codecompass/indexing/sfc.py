@@ -18,7 +18,7 @@ from codecompass.hashing import file_lines
 from codecompass.indexing.textscan import LineIndex
 from codecompass.models import ParsedFile, Symbol
 
-__all__ = ["component_name", "component_tags", "parse_component", "script_code"]
+__all__ = ["component_name", "component_tags", "parse_component", "script_code", "template_calls"]
 
 _SCRIPT = re.compile(r"<script\b(?P<attributes>[^>]*)>(?P<body>.*?)</script\s*>", re.S | re.I)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -28,6 +28,17 @@ _STYLE = re.compile(r"<style\b[^>]*>.*?</style\s*>", re.S | re.I)
 _PASCAL_TAG = re.compile(r"<([A-Z]\w*(?:\.[A-Za-z_]\w*)*)(?=[\s/>])")
 _KEBAB_TAG = re.compile(r"<([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?=[\s/>])")
 _LANG = re.compile(r"""\blang\s*=\s*["']?(\w+)""", re.I)
+# An event handler (Vue's `@click="save(item)"`, `v-on:submit.prevent="submit"`,
+# Svelte's `on:click={save}`) or a bound expression (`:disabled="isValid()"`,
+# `v-if="canEdit()"`, `{{ format(total) }}`): the calls a template makes.
+_HANDLER = re.compile(
+    r"""(?:\s@|\sv-on:)[\w.:-]+\s*=\s*"\s*([A-Za-z_$][\w$.]*)\s*(?:\(|")"""
+    r"""|\son:[\w.|-]+\s*=\s*\{\s*([A-Za-z_$][\w$]*)\s*[(}]"""
+)
+_BOUND = re.compile(
+    r"""(?:\s(?::|v-bind:|v-if=|v-else-if=|v-show=)[^"]*"([^"]*)"|\{\{(.*?)\}\})""", re.S
+)
+_CALLED = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\(")
 _SCRIPT_LANGUAGES = {
     "ts": "typescript",
     "typescript": "typescript",
@@ -138,3 +149,21 @@ def component_tags(text: str) -> list[tuple[str, int, bool]]:
                 name = "".join(part.capitalize() for part in name.split("-"))
             found.append((name, lines.line(m.start()), kebab))
     return sorted(found, key=lambda tag: tag[1])
+
+
+def template_calls(text: str) -> list[tuple[str, int]]:
+    """The functions a component's template calls, outside scripts, styles and comments:
+    (name, line) for each event handler named (`@click="save"`, `@click="save(item)"`)
+    and each call in a bound expression (`:disabled="isValid()"`, `{{ format(x) }}`)."""
+    template = _COMMENT.sub(lambda m: _blank(m.group()), text)
+    template = _SCRIPT.sub(lambda m: _blank(m.group()), template)
+    template = _STYLE.sub(lambda m: _blank(m.group()), template)
+    lines = LineIndex(template)
+    found: list[tuple[str, int]] = []
+    for m in _HANDLER.finditer(template):
+        found.append((m[1] or m[2], lines.line(m.start())))
+    for m in _BOUND.finditer(template):
+        start = m.start(1) if m[1] is not None else m.start(2)
+        for call in _CALLED.finditer(m[1] if m[1] is not None else m[2]):
+            found.append((call[1], lines.line(start + call.start())))
+    return sorted(set(found), key=lambda call: (call[1], call[0]))

@@ -63,7 +63,12 @@ def expand(
         if not frontier:
             break
         found: dict[str, Reached] = {}
-        edges = graph.neighbors(frontier, edge_types, max_in=HUB_IN_EDGES)
+        # a template's calls are a component's wiring: no evidence of what it does
+        edges = [
+            e
+            for e in graph.neighbors(frontier, edge_types, max_in=HUB_IN_EDGES)
+            if e.via != "template-call"
+        ]
         followed.extend(edges)
         for edge in edges:
             strength = max(0.0, min(1.0, edge.weight * edge.confidence))
