@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 from codecompass.graph.index import SymbolIndex
+from codecompass.models import SymbolQuery
 from tests.graph.helpers import FIXTURES, Edge, edges, repo_edges, workspace, write
 
 C = "cjs"
@@ -441,4 +442,45 @@ def test_an_angular_template_calls_its_components_methods(tmp_path: Path) -> Non
         ("movie-details.component.html", "MovieDetailsComponent.request", 2),
         ("movie-details.component.html", "MovieDetailsComponent.canRequest", 2),
         ("movie-details.component.html", "MovieDetailsComponent.canRequest", 3),
+    }
+
+
+def test_an_options_api_components_methods_are_its_own(tmp_path: Path) -> None:
+    """A Vue 2 component (`export default { methods: { save() {} } }`) had no symbol but
+    itself: `symbol save` found nothing, and the template's `@click="save(item)"` reached
+    nothing. Its methods, computed values, watchers and hooks are `Opts.save`, …; a
+    watcher of a dotted path (`"user.name"()`) is no name of its own."""
+    files = {
+        "src/util.ts": "export function format(n: number): string {\n  return String(n);\n}\n",
+        "src/Opts.vue": (
+            "<template>\n"
+            '  <button @click="save(item)" :disabled="!isValid()">Save</button>\n'
+            "</template>\n\n"
+            '<script>\nimport { format } from "./util";\n\n'
+            "export default {\n"
+            '  name: "Opts",\n'
+            "  computed: {\n    total() {\n      return format(1);\n    },\n  },\n"
+            "  methods: {\n    save(item) {\n      return item;\n    },\n"
+            "    isValid: function () {\n      return true;\n    },\n  },\n"
+            '  watch: {\n    "user.name"() {},\n  },\n'
+            "  mounted() {\n    this.save(2);\n  },\n};\n</script>\n"
+        ),
+    }
+    write(tmp_path / "ui", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "ui", name="ui")
+        symbols = engine.backend.symbols.symbols(SymbolQuery(files=[("ui", "src/Opts.vue")]))
+        found = edges(engine, ("calls",))
+    assert sorted((s.start_line, s.qualified_name, s.kind) for s in symbols)[1:] == [
+        (11, "Opts.total", "method"),
+        (16, "Opts.save", "method"),
+        (19, "Opts.isValid", "method"),
+        (26, "Opts.mounted", "method"),
+    ]
+    opts = "ui/src/Opts.vue"
+    assert {(e[0], e[1], e[4]) for e in found if e[0].startswith(opts)} == {
+        (f"{opts}#Opts", f"{opts}#Opts.save", 2),
+        (f"{opts}#Opts", f"{opts}#Opts.isValid", 2),
+        (f"{opts}#Opts.total", "ui/src/util.ts#format", 12),
+        (f"{opts}#Opts.mounted", "?this.save", 27),  # `this` in an option is not read
     }

@@ -28,8 +28,14 @@ from codecompass.indexing.idl import protobuf_endpoints
 from codecompass.indexing.languages import TREE_SITTER_LANGUAGES, language_for_path
 from codecompass.indexing.openapi import operation_endpoints, read_document
 from codecompass.indexing.parse import parse
-from codecompass.indexing.sfc import component_name, component_tags, script_code, template_calls
-from codecompass.models import ParsedFile
+from codecompass.indexing.sfc import (
+    component_name,
+    component_tags,
+    options_methods,
+    script_code,
+    template_calls,
+)
+from codecompass.models import ParsedFile, Symbol
 
 ECMA_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 # Go, Java, C# and Rust: packages, imports and declared types (extract_typed.py).
@@ -148,8 +154,10 @@ def _component_facts(path: str, text: str) -> FileFacts:
     """A Vue or Svelte component's facts: its scripts read as one JavaScript (or
     TypeScript) module, their definitions nested under the component as its symbols are.
     The facts are in the script's language, so the component resolves as a script does.
-    Of the template, the components it uses are read (not its expressions)."""
+    Of the template, the components it uses and the functions it calls are read."""
     found = script_code(text)
+    name = component_name(path)
+    options: list[Symbol] = []
     if found is None:
         facts = _with_module_scope(FileFacts("javascript"))
     else:
@@ -158,21 +166,32 @@ def _component_facts(path: str, text: str) -> FileFacts:
         if parsed.tree is None:
             return FileFacts(language)
         data = code.encode("utf-8", "surrogatepass")
-        facts = EcmaExtractor(data, language, module=component_name(path)).run(parsed.tree)
+        facts = EcmaExtractor(data, language, module=name).run(parsed.tree)
+        options = options_methods(parsed.tree, name)
+    # An Options API component's methods, as its template sees them (`save` is
+    # `Card.save`), in a scope of their own: the scripts' code does not see them so.
+    members = len(facts.scopes)
+    if options:
+        facts.scopes.append(Scope(name, "function", 0, 1))
+        for method in options:
+            facts.scopes[members].bind(
+                method.name, method.start_line, f"def:{method.qualified_name}"
+            )
     # What importing the file gives is the component (`import Nav from './Nav.svelte'`).
-    facts.exports.setdefault("default", f"def:{component_name(path)}")
+    facts.exports.setdefault("default", f"def:{name}")
     # A component the template uses is called by this one, as JSX's `<Nav />` is.
     bound = facts.scopes[0].bindings
-    for name, line, kebab in component_tags(text):
-        if not kebab or name in bound:
-            facts.refs.append(Ref("call", name, line, 0))
+    for tag, line, kebab in component_tags(text):
+        if not kebab or tag in bound:
+            facts.refs.append(Ref("call", tag, line, 0))
     # The functions its template calls (`@click="save(item)"`), from the scope binding
     # them: a `<script setup>`'s top level, or `setup()`'s locals handed to the template.
-    for name, line in template_calls(text):
-        head = name.split(".")[0]
-        scope = next((i for i, s in enumerate(facts.scopes) if head in s.bindings), None)
+    order = [members, *range(members)] if options else range(len(facts.scopes))
+    for called, line in template_calls(text):
+        head = called.split(".")[0]
+        scope = next((i for i in order if head in facts.scopes[i].bindings), None)
         if scope is not None:
-            facts.refs.append(Ref("template", name, line, scope))
+            facts.refs.append(Ref("template", called, line, scope))
     return facts
 
 

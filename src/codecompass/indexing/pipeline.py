@@ -126,7 +126,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # promise's method, a reactive value or a timer given a function makes a value, not a
 # function (`names = users.map((u) => u.name)`, `computed(() => …)`). 51: a Vue or
 # Svelte template's handlers and bound expressions call the functions its scripts bind.
-READER_VERSION = 51
+# 52: an Options API Vue component's methods, computed values, watchers and hooks are
+# its methods (`Card.save`).
+READER_VERSION = 52
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -151,6 +153,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     49: _SCRIPTS,
     50: _SCRIPTS,
     51: (".vue", ".svelte"),
+    52: (".vue",),
 }
 
 

@@ -13,12 +13,23 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from codecompass.hashing import file_lines
 from codecompass.indexing.textscan import LineIndex
 from codecompass.models import ParsedFile, Symbol
 
-__all__ = ["component_name", "component_tags", "parse_component", "script_code", "template_calls"]
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+__all__ = [
+    "component_name",
+    "component_tags",
+    "options_methods",
+    "parse_component",
+    "script_code",
+    "template_calls",
+]
 
 _SCRIPT = re.compile(r"<script\b(?P<attributes>[^>]*)>(?P<body>.*?)</script\s*>", re.S | re.I)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -73,7 +84,107 @@ def parse_component(text: str, path: str, parse_script: ParseScript) -> list[Sym
         if parsed.error is not None:
             continue
         symbols.extend(_nested(s, name, offset) for s in parsed.symbols)
+        if parsed.tree is not None:
+            named = {s.qualified_name for s in symbols}
+            symbols.extend(
+                replace(
+                    s,
+                    start_line=s.start_line + offset,
+                    end_line=s.end_line + offset,
+                    header_end_line=s.header_end_line + offset,
+                )
+                for s in options_methods(parsed.tree, name)
+                if s.qualified_name not in named
+            )
     return sorted(symbols, key=lambda s: (s.start_line, -s.end_line))
+
+
+# The options of a Vue component whose entries are its methods (`methods: { save() {} }`).
+_OPTION_GROUPS = frozenset({"methods", "computed", "watch"})
+# A component's options that are functions of its own: Vue's lifecycle hooks and `data`
+# (`setup`'s functions are symbols already, named in the component).
+_OPTION_HOOKS = frozenset(
+    {"data", "beforeCreate", "created", "beforeMount", "mounted", "beforeUpdate", "updated"}
+    | {"activated", "deactivated", "beforeUnmount", "unmounted", "beforeDestroy", "destroyed"}
+    | {"errorCaptured", "serverPrefetch", "asyncData", "fetch", "head", "validate"}
+)
+_FUNCTION_VALUES = frozenset({"function_expression", "arrow_function", "function"})
+
+
+def options_methods(tree: Node, component: str) -> list[Symbol]:
+    """The methods of an Options API component (`export default { methods: { save() {}
+    }, computed: {…}, watch: {…}, mounted() {} }`, also through `defineComponent({…})`
+    or `Vue.extend({…})`) as the component's methods (`Card.save`): the template and
+    `this.save()` call them by that name. Lines are the script's."""
+    options = _default_options(tree)
+    if options is None:
+        return []
+    found: list[Symbol] = []
+    for entry in options.named_children:
+        key = _entry_name(entry)
+        if key in _OPTION_HOOKS and _entry_function(entry) is not None:
+            found.append(_option_symbol(entry, key, component))
+        elif key in _OPTION_GROUPS and entry.type == "pair":
+            group = entry.child_by_field_name("value")
+            for member in (
+                group.named_children if group is not None and group.type == "object" else []
+            ):
+                name = _entry_name(member)
+                if name and "." not in name and _entry_function(member) is not None:
+                    found.append(_option_symbol(member, name, component))
+    return found
+
+
+def _default_options(tree: Node) -> Node | None:
+    """The object a module's `export default` gives, directly or through a call."""
+    for statement in tree.named_children:
+        if statement.type != "export_statement":
+            continue
+        value = statement.child_by_field_name("value")
+        if value is not None and value.type == "call_expression":
+            arguments = value.child_by_field_name("arguments")
+            objects = (
+                [a for a in arguments.named_children if a.type == "object"] if arguments else []
+            )
+            value = objects[0] if objects else None
+        if value is not None and value.type == "object":
+            return value
+    return None
+
+
+def _entry_name(entry: Node) -> str:
+    key = entry.child_by_field_name("key") if entry.type == "pair" else None
+    if entry.type == "method_definition":
+        key = entry.child_by_field_name("name")
+    text = key.text.decode("utf-8", "replace") if key is not None and key.text else ""
+    return text.strip("'\"")
+
+
+def _entry_function(entry: Node) -> Node | None:
+    if entry.type == "method_definition":
+        return entry
+    value = entry.child_by_field_name("value") if entry.type == "pair" else None
+    return value if value is not None and value.type in _FUNCTION_VALUES else None
+
+
+def _option_symbol(entry: Node, name: str, component: str) -> Symbol:
+    function = _entry_function(entry) or entry
+    body = function.child_by_field_name("body")
+    head_end = body.start_point.row if body is not None else entry.end_point.row
+    source = entry.text.decode("utf-8", "replace") if entry.text else name
+    head = (
+        source.split("{", 1)[0] if body is not None and body.type == "statement_block" else source
+    )
+    return Symbol(
+        name=name,
+        qualified_name=f"{component}.{name}",
+        kind="method",
+        start_line=entry.start_point.row + 1,
+        end_line=entry.end_point.row + 1,
+        header_end_line=head_end + 1,
+        signature=" ".join(head.split())[:200],
+        parent=component,
+    )
 
 
 def _nested(found: Symbol, component: str, offset: int) -> Symbol:
