@@ -447,9 +447,10 @@ def test_an_angular_template_calls_its_components_methods(tmp_path: Path) -> Non
 
 def test_an_options_api_components_methods_are_its_own(tmp_path: Path) -> None:
     """A Vue 2 component (`export default { methods: { save() {} } }`) had no symbol but
-    itself: `symbol save` found nothing, and the template's `@click="save(item)"` reached
-    nothing. Its methods, computed values, watchers and hooks are `Opts.save`, …; a
-    watcher of a dotted path (`"user.name"()`) is no name of its own."""
+    itself: `symbol save` found nothing, and neither the template's `@click="save(item)"`
+    nor `this.save(2)` reached anything. Its methods, computed values, watchers and hooks
+    are `Opts.save`, …, `this` in them the component; a watcher of a dotted path
+    (`"user.name"()`) is no name of its own."""
     files = {
         "src/util.ts": "export function format(n: number): string {\n  return String(n);\n}\n",
         "src/Opts.vue": (
@@ -482,5 +483,5 @@ def test_an_options_api_components_methods_are_its_own(tmp_path: Path) -> None:
         (f"{opts}#Opts", f"{opts}#Opts.save", 2),
         (f"{opts}#Opts", f"{opts}#Opts.isValid", 2),
         (f"{opts}#Opts.total", "ui/src/util.ts#format", 12),
-        (f"{opts}#Opts.mounted", "?this.save", 27),  # `this` in an option is not read
+        (f"{opts}#Opts.mounted", f"{opts}#Opts.save", 27),  # `this` is the component
     }

@@ -29,6 +29,7 @@ from codecompass.indexing.facts import (
     Ref,
     Scope,
 )
+from codecompass.indexing.sfc import OPTION_GROUPS, OPTION_HOOKS, option_name
 from codecompass.indexing.treesitter import Node
 
 MAX_CHAIN = 200
@@ -395,7 +396,7 @@ class EcmaExtractor:
                     if name_node is not None
                     else "expr:?"
                 )
-            else:
+            elif not self.component_options(value, line):
                 self.visit(value, scope)
                 self.facts.exports["default"] = self.value_of(value, scope)
             return
@@ -706,6 +707,58 @@ class EcmaExtractor:
         else:
             for ident in _identifiers(name):
                 s.bind(self.text(ident), line, "expr:?")
+
+    def component_options(self, value: Node, line: int) -> bool:
+        """A Vue component's options (`export default { methods: { save() {} } }`, also
+        through `defineComponent({…})`), read as the component's class: its methods,
+        computed values, watchers and hooks are its members, `this` inside them the
+        component (`this.save()` is `Card.save`). False when `value` is no such object
+        or the file is no component."""
+        component = self.facts.scopes[0].name
+        if value.type == "call_expression":
+            args = value.child_by_field_name("arguments")
+            objects = [a for a in args.named_children if a.type == "object"] if args else []
+            if objects:
+                func = value.child_by_field_name("function")
+                if func is not None:
+                    self.visit(func, 0)
+                value = objects[0]
+        if not component or value.type != "object":
+            return False
+        index = len(self.facts.scopes)
+        self.facts.scopes.append(Scope(component, "class", 0, line))
+        self.facts.classes[component] = ClassFacts(index)
+        for entry in value.named_children:
+            key = entry.child_by_field_name("key") if entry.type == "pair" else None
+            group = entry.child_by_field_name("value") if entry.type == "pair" else None
+            grouped = key is not None and self.text(key) in OPTION_GROUPS
+            if grouped and group is not None and group.type == "object":
+                for member in group.named_children:
+                    self.option_member(member, index, component)
+            elif option_name(entry) in OPTION_HOOKS:
+                self.option_member(entry, index, component)
+            else:  # `props`, `setup()` (whose functions the template gets by name)
+                self.visit(entry, 0)
+        self.facts.exports["default"] = f"def:{component}"
+        return True
+
+    def option_member(self, member: Node, index: int, component: str) -> None:
+        """One option: a method of the component, or a value visited as code."""
+        if member.type == "method_definition":
+            self.function(member, index, None, owner=component)
+            return
+        value = member.child_by_field_name("value") if member.type == "pair" else None
+        name = option_name(member)
+        if (
+            name
+            and "." not in name
+            and value is not None
+            and value.type in commonjs.FUNCTION_VALUES
+        ):
+            arrow = value.type == "arrow_function"  # its `this` is not the component
+            self.function(value, index, name, None if arrow else component)
+        else:
+            self.visit(member, 0)
 
     def object_class(self, name: str, scope: int, line: int) -> str:
         """Class facts for an object bound to `name`; `name` holds its only instance."""

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 __all__ = [
     "component_name",
     "component_tags",
+    "OPTION_GROUPS",
+    "OPTION_HOOKS",
+    "option_name",
     "options_methods",
     "parse_component",
     "script_code",
@@ -100,10 +103,10 @@ def parse_component(text: str, path: str, parse_script: ParseScript) -> list[Sym
 
 
 # The options of a Vue component whose entries are its methods (`methods: { save() {} }`).
-_OPTION_GROUPS = frozenset({"methods", "computed", "watch"})
+OPTION_GROUPS = frozenset({"methods", "computed", "watch"})
 # A component's options that are functions of its own: Vue's lifecycle hooks and `data`
 # (`setup`'s functions are symbols already, named in the component).
-_OPTION_HOOKS = frozenset(
+OPTION_HOOKS = frozenset(
     {"data", "beforeCreate", "created", "beforeMount", "mounted", "beforeUpdate", "updated"}
     | {"activated", "deactivated", "beforeUnmount", "unmounted", "beforeDestroy", "destroyed"}
     | {"errorCaptured", "serverPrefetch", "asyncData", "fetch", "head", "validate"}
@@ -121,15 +124,15 @@ def options_methods(tree: Node, component: str) -> list[Symbol]:
         return []
     found: list[Symbol] = []
     for entry in options.named_children:
-        key = _entry_name(entry)
-        if key in _OPTION_HOOKS and _entry_function(entry) is not None:
+        key = option_name(entry)
+        if key in OPTION_HOOKS and _entry_function(entry) is not None:
             found.append(_option_symbol(entry, key, component))
-        elif key in _OPTION_GROUPS and entry.type == "pair":
+        elif key in OPTION_GROUPS and entry.type == "pair":
             group = entry.child_by_field_name("value")
             for member in (
                 group.named_children if group is not None and group.type == "object" else []
             ):
-                name = _entry_name(member)
+                name = option_name(member)
                 if name and "." not in name and _entry_function(member) is not None:
                     found.append(_option_symbol(member, name, component))
     return found
@@ -152,7 +155,7 @@ def _default_options(tree: Node) -> Node | None:
     return None
 
 
-def _entry_name(entry: Node) -> str:
+def option_name(entry: Node) -> str:
     key = entry.child_by_field_name("key") if entry.type == "pair" else None
     if entry.type == "method_definition":
         key = entry.child_by_field_name("name")
