@@ -285,6 +285,30 @@ def test_the_overview_shows_code_before_files_of_types_alone(tmp_path: Path) -> 
     assert [f.path for f in overview.files] == ["src/client.ts", "src/index.ts", "src/types.ts"]
 
 
+def test_a_class_of_properties_alone_is_a_file_of_declarations(tmp_path: Path) -> None:
+    """Ombi's map led with `Settings`, `IRequestModel.ts` and `OmbiUser`, classes of
+    properties every file names, never an engine that does the work. A property with a
+    body (`bool IsError => …`) reads as a method without parameters: no code either."""
+    files = {
+        "src/Settings.cs": (
+            "public class Settings\n{\n    public int Id { get; set; }\n"
+            "    public bool IsError => Id < 0;\n}\n"
+        ),
+        "src/Engine.cs": (
+            "public class Engine\n{\n    public Settings Load()\n    {\n"
+            "        return new Settings();\n    }\n}\n"
+        ),
+        "src/Other.cs": (
+            "public class Other\n{\n    public Settings Read()\n    {\n"
+            "        return new Settings();\n    }\n}\n"
+        ),
+    }
+    overview = _overview(tmp_path, files)
+    importance = {f.path: f.importance for f in overview.files}
+    assert importance["src/Settings.cs"] == 1.0  # the most referenced
+    assert [f.path for f in overview.files][-1] == "src/Settings.cs"
+
+
 def test_an_interface_with_its_methods_is_a_file_of_types_alone(tmp_path: Path) -> None:
     """Slim's and MediatR's overviews listed only interface files (a C# or PHP interface's
     methods are signatures) until their budget ran out."""
@@ -338,10 +362,11 @@ def test_the_overview_shows_the_project_before_its_examples(tmp_path: Path) -> N
     assert [f.path for f in overview.files] == [
         "pkg/mediator.py",
         "pkg/version.py",
-        "examples/messages.py",
+        # a class without methods holds data alone (Ombi's map led with its `Settings`)
         "examples/echo.py",
         "examples/ping.py",
         "examples/stream.py",
+        "examples/messages.py",
         "tests/test_mediator.py",
     ]
 

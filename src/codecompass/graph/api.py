@@ -987,7 +987,8 @@ class GraphReader:
         text = (
             f"# {repo}: {len(files)} files, {len(every_symbol)} symbols ({len(symbols)} in "
             f"code, {sections} document sections). Most important first (PageRank): code, "
-            "then files of declarations alone, examples, tests and type stubs.\n"
+            "then files of declarations alone (data classes too), examples, tests and type "
+            "stubs.\n"
         )[: budget_tokens * 4]
         served = self._served(repo)
         if served and estimate_tokens(text + served) <= budget_tokens // 2:
@@ -1142,9 +1143,20 @@ def _most_important_names(
 
 def _declarations_alone(symbols: list[SymbolRecord]) -> bool:
     """Whether a file only declares: types, interfaces and their members (a C# or PHP
-    interface's methods are signatures), constants, namespaces (Ruby's `version.rb`)."""
+    interface's methods are signatures), constants, namespaces (Ruby's `version.rb`),
+    classes holding data alone (no method but properties: Ombi's `Settings`, `OmbiUser`)."""
     interfaces = {s.qualified_name for s in symbols if s.kind == "interface"}
-    return all(s.kind in DECLARATION_KINDS or s.parent in interfaces for s in symbols)
+    # a property with a body (C#'s `bool IsError => …`) is a method with no parameters
+    with_code = {
+        s.parent for s in symbols if s.kind in ("method", "function") and "(" in s.signature
+    }
+    return all(
+        s.kind in DECLARATION_KINDS
+        or s.parent in interfaces
+        or (s.kind == "class" and s.qualified_name not in with_code)
+        or (s.kind == "method" and s.parent not in with_code and "(" not in s.signature)
+        for s in symbols
+    )
 
 
 def _relative(scores: dict[str, float], files: set[str]) -> dict[str, float]:
