@@ -330,19 +330,33 @@ def link_http(facts: Sequence[HttpFact]) -> dict[tuple[str, str], list[Edge]]:
 
 def _link(call: HttpFact, route: HttpFact, confidence: float, name: str, via: str) -> Edge:
     """The `http` edge from a call (or a use of a route's name) to a route's handler."""
+    return fact_edge("http", call.node, route.node, name, confidence, via, call.line, route)
+
+
+def fact_edge(
+    kind: str,
+    source: str,
+    target: str,
+    name: str,
+    confidence: float,
+    via: str,
+    line: int,
+    other: HttpFact,
+) -> Edge:
+    """A resolved edge between services, evidenced at `line` and at `other`'s place."""
     return Edge(
-        source=call.node,
-        target=route.node,
-        type="http",
-        weight=EDGE_WEIGHTS["http"],
+        source=source,
+        target=target,
+        type=kind,
+        weight=EDGE_WEIGHTS[kind],
         confidence=confidence,
         resolved=True,
-        name=name,
         via=via,
-        evidence_line=call.line,
-        target_repo=route.repo,
-        target_path=route.path,
-        target_line=route.line,
+        name=name,
+        evidence_line=line,
+        target_repo=other.repo,
+        target_path=other.path,
+        target_line=other.line,
     )
 
 

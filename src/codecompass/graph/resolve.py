@@ -2348,14 +2348,21 @@ class Resolver:
         """A type as a Kotlin file writes it: imported, of the file's package (its
         folder), else the repository's one class of that name."""
         short = written.rsplit(".", 1)[-1]
-        imported = self.kotlin_imported(ctx, short)
+        return self._type_named(ctx, short, self.kotlin_imported(ctx, short), nearby=True)
+
+    def _type_named(
+        self, ctx: Ctx, short: str, imported: SymbolRecord | bool | None, *, nearby: bool
+    ) -> SymbolRecord | bool | None:
+        """The type a file names `short`: the definition its import binds (False for one
+        from outside the repository), else the repository's one type of that name (with
+        `nearby`, of the file's folder first)."""
         if isinstance(imported, SymbolRecord):
             return imported if imported.kind in TYPE_KINDS else None
         if imported is False:
             return False
         named = [s for s in self.index.by_name(short, ctx.repo) if s.kind in TYPE_KINDS]
         folder = posixpath.dirname(ctx.path)
-        near = [s for s in named if posixpath.dirname(s.path) == folder]
+        near = [s for s in named if nearby and posixpath.dirname(s.path) == folder]
         chosen = near or named
         return chosen[0] if len(chosen) == 1 else None
 
@@ -2391,13 +2398,7 @@ class Resolver:
         if not written:
             return None
         short = written.rsplit("\\", 1)[-1]
-        used = self.php_imported(ctx, short)
-        if isinstance(used, SymbolRecord):
-            return used if used.kind in TYPE_KINDS else None
-        if used is False:
-            return False
-        named = [s for s in self.index.by_name(short, ctx.repo) if s.kind in TYPE_KINDS]
-        return named[0] if len(named) == 1 else None
+        return self._type_named(ctx, short, self.php_imported(ctx, short), nearby=False)
 
     def file_text(self, ctx: Ctx) -> str:
         """The file's text as the work tree holds it ("" when it cannot be read): for

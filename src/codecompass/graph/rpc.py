@@ -63,7 +63,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from codecompass.graph.models import EDGE_WEIGHTS, RPC_PREFIX
+from codecompass.graph.http import fact_edge
+from codecompass.graph.models import RPC_PREFIX
 from codecompass.graph.resolve import Ctx, FileResolution, Resolver
 from codecompass.graph.resolve_typed import typed_instance
 from codecompass.indexing.extract import DEEP_LANGUAGES, ECMA_LANGUAGES
@@ -424,7 +425,7 @@ def link_rpc(
         servers.setdefault(full, []).append((fact, confidence, via))
         where = declared.declaration(full, fact.repo)
         by_owner.setdefault((fact.repo, fact.path), []).append(
-            _edge("serves", node, rpc_id(full), full, confidence, via, fact.line, where)
+            fact_edge("serves", node, rpc_id(full), full, confidence, via, fact.line, where)
         )
     seen: set[tuple[str, str, int]] = set()
     for fact in (f for f in facts if f.role == "stub"):
@@ -434,14 +435,14 @@ def link_rpc(
                     continue
                 seen.add((fact.node, target, fact.line))
                 by_owner.setdefault((fact.repo, fact.path), []).append(
-                    _edge("rpc", fact.node, target, full, conf, how, fact.line, other)
+                    fact_edge("rpc", fact.node, target, full, conf, how, fact.line, other)
                 )
             if not any(s.node != fact.node for s, _, _ in servers.get(full, [])):
                 where = declared.declaration(full, fact.repo)
                 if (fact.node, rpc_id(full), fact.line) not in seen:
                     seen.add((fact.node, rpc_id(full), fact.line))
                     by_owner.setdefault((fact.repo, fact.path), []).append(
-                        _edge(
+                        fact_edge(
                             "rpc", fact.node, rpc_id(full), full, confidence, via, fact.line, where
                         )
                     )
@@ -462,32 +463,6 @@ def _clients(
         for server, c, v in servers.get(full, [])
         if server.node != stub.node
     ]
-
-
-def _edge(
-    kind: str,
-    source: str,
-    target: str,
-    name: str,
-    confidence: float,
-    via: str,
-    line: int,
-    other: HttpFact,
-) -> Edge:
-    return Edge(
-        source=source,
-        target=target,
-        type=kind,
-        weight=EDGE_WEIGHTS[kind],
-        confidence=confidence,
-        resolved=True,
-        via=via,
-        name=name,
-        evidence_line=line,
-        target_repo=other.repo,
-        target_path=other.path,
-        target_line=other.line,
-    )
 
 
 def _rank(fact: HttpFact, confidence: float, via: str) -> tuple[float, int, str, str, int]:
