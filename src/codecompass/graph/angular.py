@@ -16,16 +16,15 @@ import re
 
 from codecompass.graph.resolve import CONF_SCOPE, Ctx, FileResolution, Resolver
 from codecompass.indexing.facts import Ref
+from codecompass.indexing.sfc import blank_comments, called_names
 from codecompass.indexing.textscan import LineIndex
 from codecompass.models import HttpFact
 
 _TEMPLATE_URL = re.compile(r"""\btemplateUrl\s*:\s*['"`]([^'"`]+)['"`]""")
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
 # `(click)="…"`, `[disabled]="…"`, `[(ngModel)]="…"`, `*ngIf="…"`, `{{ … }}`
 _BOUND = re.compile(
     r"""\s(?:\([\w.:-]+\)|\[\(?[\w.:-]+\)?\]|\*ng\w+)\s*=\s*"([^"]*)"|\{\{(.*?)\}\}""", re.S
 )
-_CALLED = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\(")
 
 
 def angular_template_calls(resolver: Resolver, ctx: Ctx, out: FileResolution) -> list[HttpFact]:
@@ -52,12 +51,12 @@ def angular_template_calls(resolver: Resolver, ctx: Ctx, out: FileResolution) ->
         for s in component.symbols
         if s.parent == owner and s.kind in ("method", "function")
     }
-    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), resolver.file_text(ctx))
+    text = blank_comments(resolver.file_text(ctx))
     lines = LineIndex(text)
     seen: set[tuple[str, int]] = set()
     for bound in _BOUND.finditer(text):
         group = 1 if bound[1] is not None else 2
-        for call in _CALLED.finditer(bound[group]):
+        for call in called_names(bound[group]):
             method = methods.get(call[1])
             at = lines.line(bound.start(group) + call.start())
             if method is None or (method.id, at) in seen:

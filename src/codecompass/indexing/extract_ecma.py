@@ -29,7 +29,7 @@ from codecompass.indexing.facts import (
     Ref,
     Scope,
 )
-from codecompass.indexing.sfc import OPTION_GROUPS, OPTION_HOOKS, option_name
+from codecompass.indexing.sfc import option_entries, options_object
 from codecompass.indexing.treesitter import Node
 
 MAX_CHAIN = 200
@@ -261,16 +261,17 @@ class EcmaExtractor:
             if key is None or held is None:
                 continue
             if held.type == "arrow_function":
-                held = held.child_by_field_name("body") or held
-            pattern = self.string_pattern(held, scope) if held.type != "arrow_function" else None
+                held = held.child_by_field_name("body")
+            pattern = self.string_pattern(held, scope) if held is not None else None
             if pattern is not None and "/" in pattern:
                 paths[self.text(key).strip("'\"")] = pattern
         if paths:
             self.object_paths[name] = paths
 
     def member_string(self, node: Node, scope: int) -> str | None:
-        """The string `this.name` holds when its class (or constructor function) sets it
-        to one string only, else None."""
+        """The string a member holds, else None: `routes.recipes` of an object literal of
+        the file; `this.name` when its class (or constructor function) sets it to one
+        string only, or, never set, below the one path its constructor hands `super`."""
         obj = node.child_by_field_name("object")
         prop = node.child_by_field_name("property")
         if obj is not None and prop is not None and obj.type == "identifier":
@@ -715,50 +716,26 @@ class EcmaExtractor:
         component (`this.save()` is `Card.save`). False when `value` is no such object
         or the file is no component."""
         component = self.facts.scopes[0].name
-        if value.type == "call_expression":
-            args = value.child_by_field_name("arguments")
-            objects = [a for a in args.named_children if a.type == "object"] if args else []
-            if objects:
-                func = value.child_by_field_name("function")
-                if func is not None:
-                    self.visit(func, 0)
-                value = objects[0]
-        if not component or value.type != "object":
+        options = options_object(value) if component else None
+        if options is None:
             return False
+        func = value.child_by_field_name("function") if value is not options else None
+        if func is not None:
+            self.visit(func, 0)
         index = len(self.facts.scopes)
         self.facts.scopes.append(Scope(component, "class", 0, line))
         self.facts.classes[component] = ClassFacts(index)
-        for entry in value.named_children:
-            key = entry.child_by_field_name("key") if entry.type == "pair" else None
-            group = entry.child_by_field_name("value") if entry.type == "pair" else None
-            grouped = key is not None and self.text(key) in OPTION_GROUPS
-            if grouped and group is not None and group.type == "object":
-                for member in group.named_children:
-                    self.option_member(member, index, component)
-            elif option_name(entry) in OPTION_HOOKS:
-                self.option_member(entry, index, component)
-            else:  # `props`, `setup()` (whose functions the template gets by name)
+        for entry, name in option_entries(options):
+            held = entry.child_by_field_name("value") if entry.type == "pair" else None
+            if name is None:
                 self.visit(entry, 0)
+            elif entry.type == "method_definition":
+                self.function(entry, index, None, owner=component)
+            elif held is not None:
+                arrow = held.type == "arrow_function"  # its `this` is not the component
+                self.function(held, index, name, None if arrow else component)
         self.facts.exports["default"] = f"def:{component}"
         return True
-
-    def option_member(self, member: Node, index: int, component: str) -> None:
-        """One option: a method of the component, or a value visited as code."""
-        if member.type == "method_definition":
-            self.function(member, index, None, owner=component)
-            return
-        value = member.child_by_field_name("value") if member.type == "pair" else None
-        name = option_name(member)
-        if (
-            name
-            and "." not in name
-            and value is not None
-            and value.type in commonjs.FUNCTION_VALUES
-        ):
-            arrow = value.type == "arrow_function"  # its `this` is not the component
-            self.function(value, index, name, None if arrow else component)
-        else:
-            self.visit(member, 0)
 
     def object_class(self, name: str, scope: int, line: int) -> str:
         """Class facts for an object bound to `name`; `name` holds its only instance."""

@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from codecompass.hashing import file_lines
+from codecompass.indexing.commonjs import FUNCTION_VALUES
 from codecompass.indexing.textscan import LineIndex
 from codecompass.models import ParsedFile, Symbol
 
@@ -25,10 +26,11 @@ if TYPE_CHECKING:
 __all__ = [
     "component_name",
     "component_tags",
-    "OPTION_GROUPS",
-    "OPTION_HOOKS",
-    "option_name",
+    "blank_comments",
+    "called_names",
+    "option_entries",
     "options_methods",
+    "options_object",
     "parse_component",
     "script_code",
     "template_calls",
@@ -111,7 +113,6 @@ OPTION_HOOKS = frozenset(
     | {"activated", "deactivated", "beforeUnmount", "unmounted", "beforeDestroy", "destroyed"}
     | {"errorCaptured", "serverPrefetch", "asyncData", "fetch", "head", "validate"}
 )
-_FUNCTION_VALUES = frozenset({"function_expression", "arrow_function", "function"})
 
 
 def options_methods(tree: Node, component: str) -> list[Symbol]:
@@ -119,40 +120,44 @@ def options_methods(tree: Node, component: str) -> list[Symbol]:
     }, computed: {…}, watch: {…}, mounted() {} }`, also through `defineComponent({…})`
     or `Vue.extend({…})`) as the component's methods (`Card.save`): the template and
     `this.save()` call them by that name. Lines are the script's."""
-    options = _default_options(tree)
-    if options is None:
-        return []
-    found: list[Symbol] = []
-    for entry in options.named_children:
-        key = option_name(entry)
-        if key in OPTION_HOOKS and _entry_function(entry) is not None:
-            found.append(_option_symbol(entry, key, component))
-        elif key in OPTION_GROUPS and entry.type == "pair":
-            group = entry.child_by_field_name("value")
-            for member in (
-                group.named_children if group is not None and group.type == "object" else []
-            ):
-                name = option_name(member)
-                if name and "." not in name and _entry_function(member) is not None:
-                    found.append(_option_symbol(member, name, component))
-    return found
-
-
-def _default_options(tree: Node) -> Node | None:
-    """The object a module's `export default` gives, directly or through a call."""
     for statement in tree.named_children:
-        if statement.type != "export_statement":
-            continue
         value = statement.child_by_field_name("value")
-        if value is not None and value.type == "call_expression":
-            arguments = value.child_by_field_name("arguments")
-            objects = (
-                [a for a in arguments.named_children if a.type == "object"] if arguments else []
-            )
-            value = objects[0] if objects else None
-        if value is not None and value.type == "object":
-            return value
-    return None
+        if statement.type == "export_statement" and value is not None:
+            options = options_object(value)
+            if options is not None:
+                return [
+                    _option_symbol(entry, name, component)
+                    for entry, name in option_entries(options)
+                    if name is not None
+                ]
+    return []
+
+
+def options_object(value: Node) -> Node | None:
+    """The options object `export default` gives: `value` itself, or the object a call
+    is given (`defineComponent({…})`)."""
+    if value.type == "call_expression":
+        arguments = value.child_by_field_name("arguments")
+        objects = [a for a in arguments.named_children if a.type == "object"] if arguments else []
+        return objects[0] if objects else None
+    return value if value.type == "object" else None
+
+
+def option_entries(options: Node) -> Iterator[tuple[Node, str | None]]:
+    """Each entry of a component's options (those of `methods`, `computed` and `watch` in
+    their place), with the name of the component's method it defines, else None (`props`,
+    `setup()`, whose functions the template gets by name, a watcher of a dotted path)."""
+    for entry in options.named_children:
+        name = option_name(entry)
+        group = entry.child_by_field_name("value") if entry.type == "pair" else None
+        if name in OPTION_GROUPS and group is not None and group.type == "object":
+            for member in group.named_children:
+                own = option_name(member)
+                method = own and "." not in own and _entry_function(member) is not None
+                yield member, own if method else None
+        else:
+            hook = name in OPTION_HOOKS and _entry_function(entry) is not None
+            yield entry, name if hook else None
 
 
 def option_name(entry: Node) -> str:
@@ -167,7 +172,7 @@ def _entry_function(entry: Node) -> Node | None:
     if entry.type == "method_definition":
         return entry
     value = entry.child_by_field_name("value") if entry.type == "pair" else None
-    return value if value is not None and value.type in _FUNCTION_VALUES else None
+    return value if value is not None and value.type in FUNCTION_VALUES else None
 
 
 def _option_symbol(entry: Node, name: str, component: str) -> Symbol:
@@ -235,7 +240,7 @@ def script_code(text: str) -> tuple[str, str] | None:
 def _scripts(text: str) -> Iterator[re.Match[str]]:
     """The `<script>` blocks outside comments. Comments are blanked (not removed) so
     offsets and line numbers stay put."""
-    return _SCRIPT.finditer(_COMMENT.sub(lambda m: _blank(m.group()), text))
+    return _SCRIPT.finditer(blank_comments(text))
 
 
 def _script_language(block: re.Match[str]) -> str:
@@ -247,13 +252,28 @@ def _blank(text: str) -> str:
     return re.sub(r"[^\n]", " ", text)
 
 
+def blank_comments(markup: str) -> str:
+    """`markup` with its `<!-- … -->` comments blanked (lines kept)."""
+    return _COMMENT.sub(lambda m: _blank(m.group()), markup)
+
+
+def called_names(expression: str) -> Iterator[re.Match[str]]:
+    """The names called in a template's expression (`save` and `isValid` of
+    `save(item) && isValid()`), as matches (group 1) at their offsets."""
+    return _CALLED.finditer(expression)
+
+
+def _template(text: str) -> str:
+    """A component's template: its text with comments, scripts and styles blanked."""
+    template = _SCRIPT.sub(lambda m: _blank(m.group()), blank_comments(text))
+    return _STYLE.sub(lambda m: _blank(m.group()), template)
+
+
 def component_tags(text: str) -> list[tuple[str, int, bool]]:
     """The components a template uses, outside scripts, styles and comments: (name as
     the script binds it, line, whether the tag was kebab-case and so counts only when
     that name is bound). `<vp-badge>` is `VpBadge`."""
-    template = _COMMENT.sub(lambda m: _blank(m.group()), text)
-    template = _SCRIPT.sub(lambda m: _blank(m.group()), template)
-    template = _STYLE.sub(lambda m: _blank(m.group()), template)
+    template = _template(text)
     lines = LineIndex(template)
     found: list[tuple[str, int, bool]] = []
     for pattern, kebab in ((_PASCAL_TAG, False), (_KEBAB_TAG, True)):
@@ -269,15 +289,13 @@ def template_calls(text: str) -> list[tuple[str, int]]:
     """The functions a component's template calls, outside scripts, styles and comments:
     (name, line) for each event handler named (`@click="save"`, `@click="save(item)"`)
     and each call in a bound expression (`:disabled="isValid()"`, `{{ format(x) }}`)."""
-    template = _COMMENT.sub(lambda m: _blank(m.group()), text)
-    template = _SCRIPT.sub(lambda m: _blank(m.group()), template)
-    template = _STYLE.sub(lambda m: _blank(m.group()), template)
+    template = _template(text)
     lines = LineIndex(template)
     found: list[tuple[str, int]] = []
     for m in _HANDLER.finditer(template):
         found.append((m[1] or m[2], lines.line(m.start())))
     for m in _BOUND.finditer(template):
         start = m.start(1) if m[1] is not None else m.start(2)
-        for call in _CALLED.finditer(m[1] if m[1] is not None else m[2]):
+        for call in called_names(m[1] if m[1] is not None else m[2]):
             found.append((call[1], lines.line(start + call.start())))
     return sorted(set(found), key=lambda call: (call[1], call[0]))
