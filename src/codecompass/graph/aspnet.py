@@ -154,6 +154,8 @@ def _class_route(
     own = _ROUTE_ATTRIBUTE.search(head)
     if own is not None:
         return own.group(1)
+    if not cls.name.endswith("Controller"):
+        return None  # an entity or a DTO: its attributes and bases are not looked up
     for attribute in _ATTRIBUTE_NAME.finditer(head):
         name = attribute.group(1).rpartition(".")[2]
         if name in ("Route", "RouteAttribute") or name.startswith("Http"):
