@@ -258,6 +258,23 @@ def _principal_of(ctx: ServerRequestContext[Any, Any]) -> str:
     return LOCAL
 
 
+# Renamed so that every tool says a line range and a count the same way (`start_line`,
+# `end_line`, `limit`); clients written for the old names keep working.
+RENAMED_ARGUMENTS = {
+    "git_blame": {"start": "start_line", "end": "end_line"},
+    "git_log": {"max": "limit"},
+}
+
+
+def _rename_old_arguments(tool: str, params: Any) -> None:
+    arguments = params.get("arguments") if isinstance(params, dict) else None
+    if not isinstance(arguments, dict):
+        return
+    for old, new in RENAMED_ARGUMENTS.get(tool, {}).items():
+        if old in arguments and new not in arguments:
+            arguments[new] = arguments.pop(old)
+
+
 def _unknown_arguments(params: Any, allowed: frozenset[str]) -> list[str]:
     arguments = params.get("arguments") if isinstance(params, dict) else None
     return sorted(set(arguments) - allowed) if isinstance(arguments, dict) else []
@@ -279,6 +296,7 @@ def audit_middleware(state: ServerState, tools: dict[str, frozenset[str]]) -> An
         rec = CallRecord(
             tool=name, client=_client_name(ctx), principal=principal, transport=state.transport
         )
+        _rename_old_arguments(name, ctx.params)
         unknown = _unknown_arguments(ctx.params, tools.get(name, frozenset()))
         if name in tools and unknown:
             message = (
@@ -350,6 +368,8 @@ def compact_schema(schema: Any, *, output: bool = False) -> Any:
     drops `required`, `default`s and `additionalProperties` (every field is always present;
     nullable ones say so in their type) and the models' docstrings (written for readers of
     the code)."""
+    if isinstance(schema, dict) and "$defs" in schema:
+        schema = _inline_single_refs(schema)
     if isinstance(schema, list):
         return [compact_schema(item, output=output) for item in schema]
     if not isinstance(schema, dict):
@@ -377,10 +397,39 @@ def compact_schema(schema: Any, *, output: bool = False) -> Any:
     return out
 
 
-Repo = Annotated[str | None, Field(description="Repository name (needed when several).")]
+def _inline_single_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with each definition referred to once (and not by itself) written in its
+    place."""
+    defs: dict[str, Any] = schema["$defs"]
+    text = json.dumps(schema)
+    once = {
+        name
+        for name, sub in defs.items()
+        if text.count(f'"#/$defs/{name}"') == 1 and f'"#/$defs/{name}"' not in json.dumps(sub)
+    }
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, list):
+            return [inline(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref", "")
+        if ref.startswith("#/$defs/") and ref[8:] in once:
+            return inline(defs[ref[8:]])
+        return {key: inline(value) for key, value in node.items() if key != "$defs"}
+
+    out: dict[str, Any] = inline(schema)
+    kept = {name: inline(sub) for name, sub in defs.items() if name not in once}
+    return {**out, "$defs": kept} if kept else out
+
+
+Repo = Annotated[str | None, Field(description="Repository, if several.")]
 SymbolArg = Annotated[str, Field(description="Name, module.func, path:line or node id.")]
-Depth = Annotated[int, Field(ge=1, le=MAX_DEPTH)]
-MinConfidence = Annotated[float, Field(ge=0.0, le=1.0)]
+Depth = Annotated[int, Field(ge=1, le=MAX_DEPTH, description="Hops to follow.")]
+MinConfidence = Annotated[
+    float, Field(ge=0.0, le=1.0, description="Drop edges less certain than this.")
+]
+Limit = Annotated[int, Field(ge=1, le=100, description="Most results to return.")]
 EdgeTypes = Annotated[
     list[str] | None, Field(description="Edge types, e.g. calls, imports, extends.")
 ]
@@ -547,8 +596,10 @@ async def search_code(
     searched: Annotated[_Searched, Resolve(run_search)],
     sampled: Annotated[CreateMessageResult | _Sampled | None, Resolve(search_rerank)],
     ctx: Context[ServerState, Any],
-    filters: SearchFilters | None = None,
-    top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K)] = 10,
+    filters: Annotated[
+        SearchFilters | None, Field(description="Narrow to a repo, path, language or kind.")
+    ] = None,
+    top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, description="Hits to return.")] = 10,
     detail: Annotated[
         Literal["compact", "preview", "full"] | None,
         Field(description="Snippet size (default preview)."),
@@ -634,7 +685,7 @@ async def find_symbol(
     ctx: Context[ServerState, Any],
     kind: Annotated[str | None, Field(description="e.g. class, function, method.")] = None,
     repo: Repo = None,
-    limit: Annotated[int, Field(ge=1, le=100)] = 20,
+    limit: Limit = 20,
 ) -> Annotated[CallToolResult, SymbolMatches]:
     """Find definitions by name: exact matches first, then close ones."""
     rec = _current_call("find_symbol")
@@ -691,9 +742,13 @@ async def traverse_graph(
     ctx: Context[ServerState, Any],
     depth: Depth = 2,
     types: EdgeTypes = None,
-    direction: Literal["out", "in", "both"] = "out",
+    direction: Annotated[
+        Literal["out", "in", "both"], Field(description="out: what it uses; in: its users.")
+    ] = "out",
     repo: Repo = None,
-    limit: Annotated[int, Field(ge=1, le=MAX_GRAPH_NODES)] = MAX_GRAPH_NODES,
+    limit: Annotated[
+        int, Field(ge=1, le=MAX_GRAPH_NODES, description="Most nodes to return.")
+    ] = MAX_GRAPH_NODES,
 ) -> Annotated[CallToolResult, GraphResult]:
     """Walk the code graph from a node (breadth-first), returning nodes, edges, paths."""
     rec = _current_call("traverse_graph")
@@ -711,7 +766,9 @@ async def traverse_graph(
 async def repo_overview(
     ctx: Context[ServerState, Any],
     repo: Repo = None,
-    budget_tokens: Annotated[int, Field(ge=200, le=8000)] = 2000,
+    budget_tokens: Annotated[
+        int, Field(ge=200, le=8000, description="Size of the map (characters / 4).")
+    ] = 2000,
 ) -> Annotated[CallToolResult, Overview]:
     """A map of a repository: main modules and symbols, within a token budget."""
     rec = _current_call("repo_overview")
@@ -824,9 +881,9 @@ async def ask_code(
         list[str] | None, Field(description="Repositories to search (default all).")
     ] = None,
     top_k: Annotated[int, Field(ge=1, le=20, description="Evidences to consider.")] = 8,
-    path_prefix: str | None = None,
-    language: str | None = None,
-    min_score: Annotated[float, Field(ge=0.0)] = 0.0,
+    path_prefix: Annotated[str | None, Field(description="Only paths starting with this.")] = None,
+    language: Annotated[str | None, Field(description="e.g. python, typescript.")] = None,
+    min_score: Annotated[float, Field(ge=0.0, description="Drop evidence scored lower.")] = 0.0,
     rerank: RerankArg = None,
 ) -> Annotated[CallToolResult, AskResult]:
     """Answer a question about the code; every claim cites an evidence [n]."""
@@ -888,15 +945,15 @@ async def git_log(
     range: Annotated[
         str | None, Field(description="Revision range, e.g. HEAD~20..HEAD or v1.0..main.")
     ] = None,
-    max: Annotated[int, Field(ge=1, le=100)] = 20,
+    limit: Limit = 20,
     repo: Repo = None,
 ) -> Annotated[CallToolResult, GitLogResult]:
     """Commits that touched a path, newest first (read-only git log)."""
     rec = _current_call("git_log")
-    rec.filters = {"path": path, "range": range, "max": max, "repo": repo}
+    rec.filters = {"path": path, "range": range, "limit": limit, "repo": repo}
 
     def work(engine: Engine) -> GitLogResult:
-        commits = engine.git_log(path, repo=repo, rev_range=range, limit=max)
+        commits = engine.git_log(path, repo=repo, rev_range=range, limit=limit)
         confined = engine.confine(path, repo=repo, allow_dir=True)
         return GitLogResult(repo=confined.repo, path=confined.rel or ".", commits=commits)
 
@@ -905,17 +962,17 @@ async def git_log(
 
 async def git_blame(
     path: Annotated[str, Field(description="Repository-relative file path.")],
-    start: Annotated[int, Field(ge=1)],
-    end: Annotated[int, Field(ge=1)],
+    start_line: Annotated[int, Field(ge=1, description="1-based.")],
+    end_line: Annotated[int, Field(ge=1, description="Inclusive.")],
     ctx: Context[ServerState, Any],
     repo: Repo = None,
 ) -> Annotated[CallToolResult, GitBlameResult]:
-    """Who last changed lines start..end of a file, grouped by commit."""
+    """Who last changed lines start_line..end_line of a file, grouped by commit."""
     rec = _current_call("git_blame")
-    rec.filters = {"path": path, "start": start, "end": end, "repo": repo}
+    rec.filters = {"path": path, "start": start_line, "end": end_line, "repo": repo}
 
     def work(engine: Engine) -> GitBlameResult:
-        hunks = engine.git_blame(path, start, end, repo=repo)
+        hunks = engine.git_blame(path, start_line, end_line, repo=repo)
         confined = engine.confine(path, repo=repo)
         return GitBlameResult(repo=confined.repo, path=confined.rel, hunks=hunks)
 
@@ -960,7 +1017,14 @@ def _tools() -> list[Tool]:
 # -- project memory (docs/memory.md) ---------------------------------------------------
 CONTEXT_URI = "codecompass://memory/context"
 MemoryTypeArg = Literal["decision", "pattern", "error", "spec", "context"]
-Strings = Annotated[list[str] | None, Field(max_length=50)]
+Labels = Annotated[list[str] | None, Field(max_length=50, description="Short labels, e.g. db.")]
+HasTags = Annotated[
+    list[str] | None, Field(max_length=50, description="Only memories with all these tags.")
+]
+About = Annotated[
+    list[str] | None,
+    Field(max_length=50, description="Only memories about these symbols or files."),
+]
 
 
 class MemoryList(BaseModel):
@@ -975,7 +1039,7 @@ async def memory_remember(
     content: Annotated[str, Field(description="One durable fact, in a sentence or two.")],
     ctx: Context[ServerState, Any],
     type: Annotated[MemoryTypeArg, Field(description="What kind of fact it is.")] = "context",
-    tags: Strings = None,
+    tags: Labels = None,
     symbols: Annotated[
         list[str] | None,
         Field(
@@ -999,14 +1063,17 @@ async def memory_recall(
     query: Annotated[str, Field(description="What you want to know; empty for the most salient.")],
     ctx: Context[ServerState, Any],
     types: Annotated[list[MemoryTypeArg] | None, Field(description="Only these types.")] = None,
-    tags: Strings = None,
-    symbols: Annotated[
-        list[str] | None, Field(description="Only memories about these symbols or files.")
-    ] = None,
+    tags: HasTags = None,
+    symbols: About = None,
     since: Annotated[str | None, Field(description="ISO date: written or used since.")] = None,
-    limit: Annotated[int, Field(ge=1, le=100)] = 20,
-    budget_tokens: Annotated[int, Field(ge=50, le=16000)] | None = None,
-    detail: Literal["compact", "full", "context"] = "compact",
+    limit: Limit = 20,
+    budget_tokens: Annotated[
+        int | None, Field(ge=50, le=16000, description="Fit results in this (characters / 4).")
+    ] = None,
+    detail: Annotated[
+        Literal["compact", "full", "context"],
+        Field(description="compact: a line each; full: all fields; context: Markdown."),
+    ] = "compact",
 ) -> Annotated[CallToolResult, RecallResult]:
     """Project memories about a question, best first, within a token budget."""
     rec = _current_call("memory_recall")
@@ -1031,9 +1098,9 @@ async def memory_recall(
 async def memory_list(
     ctx: Context[ServerState, Any],
     types: Annotated[list[MemoryTypeArg] | None, Field(description="Only these types.")] = None,
-    tags: Strings = None,
-    symbols: Strings = None,
-    limit: Annotated[int, Field(ge=1, le=500)] = 50,
+    tags: HasTags = None,
+    symbols: About = None,
+    limit: Annotated[int, Field(ge=1, le=500, description="Most memories to return.")] = 50,
 ) -> Annotated[CallToolResult, MemoryList]:
     """Memories newest first, with ids and the code they are about (dangling: gone)."""
     rec = _current_call("memory_list")
@@ -1081,7 +1148,7 @@ async def memory_capture(
     ],
     sampled: Annotated[CreateMessageResult | _Sampled | None, Resolve(capture_sample)],
     ctx: Context[ServerState, Any],
-    dry_run: bool = False,
+    dry_run: Annotated[bool, Field(description="Show what would be kept; write nothing.")] = False,
 ) -> Annotated[CallToolResult, CaptureResult]:
     """Keep the durable facts of a finished session's transcript as memories."""
     rec = _current_call("memory_capture")

@@ -41,8 +41,8 @@ def test_every_tool_and_every_refusal_over_stdio(shop: Shop) -> None:
         ("search_code", {"query": "cancel an open order", "top_k": 3}),
         ("open_file", {"path": "orders/checkout.py", "start_line": 1, "end_line": 1}),
         ("ask_code", {"query": "How is an order cancelled?", "top_k": 3}),
-        ("git_log", {"path": "orders", "max": 5}),
-        ("git_blame", {"path": "orders/service.py", "start": 1, "end": 2}),
+        ("git_log", {"path": "orders", "limit": 5}),
+        ("git_blame", {"path": "orders/service.py", "start_line": 1, "end_line": 2}),
         ("index_status", {}),
     ]
     graph_calls: list[tuple[str, dict[str, Any]]] = [
