@@ -198,6 +198,55 @@ def test_symbol_explorer_shows_callers_as_tree_and_graph(page: Any, web: Running
     assert page.get_attribute("#x-cy", "data-nodes") == str(len(names))
 
 
+def test_keyboard_reaches_every_graph_node(page: Any, web: Running) -> None:
+    """The canvas cannot take the focus: its nodes are also a list of buttons, search hits
+    first, and a button shows the node's details as a click on the canvas does."""
+    graph = api_search(web)["graph"]
+    search(page, web)
+    show_graph(page)
+    buttons = page.locator("#graph-nodes button.node")
+    assert buttons.count() == len(graph["nodes"])
+    assert page.inner_text("#graph-list-summary") == f"The {len(graph['nodes'])} nodes as a list"
+    roles = [b.split(" · ")[-1] for b in buttons.all_text_contents()]
+    seeds = sum(1 for n in graph["nodes"] if n["role"] == "seed")
+    assert roles[:seeds] == ["search hit"] * seeds and "search hit" not in roles[seeds:]
+    page.click("#graph-list summary")
+    target = "authsvc/api/handlers.py#Handler.authorize"
+    page.focus(f"#graph-nodes button[data-node='{target}']")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"#details[data-node='{target}']")
+    assert page.locator("#details h2").inner_text() == "Handler.authorize"
+    selected = page.evaluate("window.codecompassGraph.$(':selected').map(n => n.id())")
+    assert selected == [target]
+
+
+def test_keyboard_walks_the_explorer_tree_and_opens_the_code(page: Any, web: Running) -> None:
+    explore(page, web.url, "verify_token", "callers", 2)
+    items = page.locator("#x-tree [role=treeitem]")
+    names = page.locator("#x-tree [role=treeitem] > span > strong").all_inner_texts()
+    assert [items.nth(i).get_attribute("tabindex") for i in range(items.count())] == [
+        "0"
+    ] + ["-1"] * (len(names) - 1)
+    focused = "document.activeElement.querySelector(':scope > span > strong').textContent"
+    page.focus("#x-tree [role=treeitem]")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate(focused) == names[1] == "Handler.authorize"
+    page.keyboard.press("ArrowLeft")  # an open branch closes: its callers leave the walk
+    page.keyboard.press("ArrowLeft")  # a closed one steps out to its parent
+    assert page.evaluate(focused) == "verify_token"
+    page.keyboard.press("End")
+    assert page.evaluate(focused) == "Handler.authorize"  # its callers are hidden
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(focused) == names[2]
+    selected = page.evaluate("window.codecompassExplorer.$(':selected').map(n => n.id())")
+    assert selected == [page.evaluate("document.activeElement.dataset.node")]
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#code-view[data-loaded^='authsvc/api/handlers.py:']")
+    assert page.evaluate("location.hash") == "#/search"
+
+
 def test_symbol_explorer_roots_every_overload(page: Any, web: Running) -> None:
     explore(page, web.url, "describe", "callers", 1)
     roots = page.locator("#x-tree > ul > [role=treeitem] > span > strong").all_inner_texts()

@@ -55,6 +55,7 @@ const state = {
   hiddenTypes: new Set(["keyword", "similar"]),
   cy: null,
   xcy: null,
+  explored: new Map(),  // the explorer's nodes by id
   linksAsked: 0,
 };
 
@@ -448,11 +449,25 @@ function renderGraph() {
   $("#graph-info").textContent = g.nodes.size
     ? `${groups.length} ${level === "symbols" ? "nodes" : level} · ${edges.length} edges shown (${g.nodes.size} nodes, ${g.edges.size} edges loaded). Click a node for its details and to expand it.`
     : "Run a search: its results and the edges that brought them appear here.";
+  renderNodeList(groups);
   const cap = $("#cap-message");
   cap.hidden = !g.capped;
   cap.textContent = g.capped
     ? `The graph reached its limit of ${state.config.max_nodes.toLocaleString()} nodes / ${state.config.max_edges.toLocaleString()} edges; some nodes or edges were left out. Filter by edge type or collapse to files or folders.`
     : "";
+}
+
+/* The canvas as a list of buttons, for the keyboard and screen readers: search hits
+   first, then the nodes the graph brought, then those on the way. */
+function renderNodeList(groups) {
+  const order = { seed: 0, brought: 1, path: 2 };
+  const sorted = [...groups].sort((a, b) => order[a.role] - order[b.role] || a.label.localeCompare(b.label));
+  const role = { seed: "search hit", brought: "brought by the graph", path: "on the way" };
+  $("#graph-list-summary").textContent = `The ${plural(sorted.length, "node", "nodes")} as a list`;
+  $("#graph-nodes").replaceChildren(...sorted.map((g) => el("li", {}, el("button", {
+    type: "button", class: "node", "data-node": g.id, text: `${g.label} · ${role[g.role] || role.path}`,
+    onclick: () => { state.cy.$(":selected").unselect(); state.cy.getElementById(g.id).select(); showDetails(g.id); },
+  }))));
 }
 
 async function showDetails(id) {
@@ -572,13 +587,17 @@ async function exploreNode(id) {
     const label = el("span", {}, el("strong", { text: n.name }), ` ${n.kind}`,
       n.path ? el("span", { class: "muted", text: ` ${n.path}:${n.start_line}` }) : null,
       e ? el("span", { class: "edge", text: ` ${e.type} ${e.confidence.toFixed(2)}${e.evidence_line ? ` @${e.evidence_line}` : ""}` }) : null);
-    const li = el("li", { role: "treeitem", "aria-expanded": children.has(id) ? "true" : null }, label);
+    const li = el("li", { role: "treeitem", tabindex: "-1", "data-node": id, "aria-expanded": children.has(id) ? "true" : null }, label);
+    li.addEventListener("click", (event) => { event.stopPropagation(); focusTreeItem(li); });
+    li.addEventListener("dblclick", (event) => { event.stopPropagation(); openTreeItem(li); });
     if (children.has(id)) li.append(el("ul", { role: "group" }, ...children.get(id).map((c) => item(c, id))));
     return li;
   };
   // The overloads of the root's method are walked with it: each is a root of its own.
   const roots = [data.root, ...(data.overloads || [])];
+  state.explored = names;
   $("#x-tree").replaceChildren(el("ul", { role: "tree", "aria-label": `${relation} of ${data.root}` }, ...roots.map((r) => item(r, null))));
+  $("#x-tree [role=treeitem]").tabIndex = 0;
   const notes = (data.limits || []).map((limit) => ` Note: ${limit}.`).join("");
   $("#x-status").textContent = `${relation} of ${names.get(data.root)?.name || data.root}: ${data.nodes.length - roots.length} node(s) within depth ${depth}${data.truncated ? " (truncated)" : ""}.${notes}`;
   const elements = [
@@ -587,6 +606,10 @@ async function exploreNode(id) {
   ];
   if (!state.xcy) {
     state.xcy = cytoscape({ container: $("#x-cy"), style: graphStyle() });
+    state.xcy.on("tap", "node", (event) => {
+      const li = $("#x-tree").querySelector(`[data-node="${CSS.escape(event.target.id())}"]`);
+      if (li) focusTreeItem(li);
+    });
     window.codecompassExplorer = state.xcy;
   }
   state.xcy.batch(() => { state.xcy.elements().remove(); state.xcy.add(elements); });
@@ -594,6 +617,47 @@ async function exploreNode(id) {
   state.xcy.layout({ name: "breadthfirst", directed: true, roots, spacingFactor: 1.1 }).run();
   state.xcy.fit(undefined, 30);
   $("#x-cy").dataset.nodes = String(data.nodes.length);
+}
+
+/* The tree's keys (the ARIA tree pattern): ↑ ↓ Home End move, → opens a branch or steps
+   into it, ← closes it or steps out to the parent, Enter opens the code at the node. */
+function treeKeys(event) {
+  const items = [...$("#x-tree").querySelectorAll("[role=treeitem]")].filter((li) => li.offsetParent !== null);
+  const at = items.indexOf(document.activeElement);
+  if (at < 0) return;
+  const li = items[at];
+  const expanded = li.getAttribute("aria-expanded");
+  let next = null;
+  if (event.key === "ArrowDown") next = items[at + 1];
+  else if (event.key === "ArrowUp") next = items[at - 1];
+  else if (event.key === "Home") next = items[0];
+  else if (event.key === "End") next = items[items.length - 1];
+  else if (event.key === "ArrowRight") { if (expanded === "false") setTreeBranch(li, true); else if (expanded === "true") next = items[at + 1]; }
+  else if (event.key === "ArrowLeft") { if (expanded === "true") setTreeBranch(li, false); else next = li.parentElement.closest("[role=treeitem]"); }
+  else if (event.key === "Enter") openTreeItem(li);
+  else return;
+  event.preventDefault();
+  if (next) focusTreeItem(next);
+}
+
+function setTreeBranch(li, open) {
+  li.setAttribute("aria-expanded", String(open));
+  li.querySelector(":scope > ul").hidden = !open;
+}
+
+function focusTreeItem(li) {
+  for (const other of $("#x-tree").querySelectorAll("[role=treeitem]")) other.tabIndex = -1;
+  li.tabIndex = 0;
+  li.focus();
+  state.xcy.$(":selected").unselect();
+  state.xcy.getElementById(li.dataset.node).select();
+}
+
+function openTreeItem(li) {
+  const node = state.explored.get(li.dataset.node);
+  if (!node || !node.path) return;
+  location.hash = "#/search";
+  openCode(node.repo, node.path, node.start_line || 1, node.end_line || node.start_line || 1);
 }
 
 /* -- links between services ------------------------------------------------------------ */
@@ -730,6 +794,7 @@ async function start() {
   $(".skip").addEventListener("click", (event) => { event.preventDefault(); focusQuery(); });
   $("#search-form").addEventListener("submit", search);
   $("#explore-form").addEventListener("submit", explore);
+  $("#x-tree").addEventListener("keydown", treeKeys);
   $("#links-form").addEventListener("submit", (event) => event.preventDefault());
   for (const select of ["#l-via", "#l-repo"]) $(select).addEventListener("change", () => loadLinks().catch(showError));
   $("#min-conf").addEventListener("input", () => { $("#min-conf-out").textContent = Number($("#min-conf").value).toFixed(2); renderGraph(); });
