@@ -196,6 +196,14 @@ def test_symbol_explorer_shows_callers_as_tree_and_graph(page: Any, web: Running
     assert "Handler.authorize" in names
     assert {"get_user", "AdminHandler.delete_user"} <= set(names)
     assert page.get_attribute("#x-cy", "data-nodes") == str(len(names))
+    # One row per hop from the root (callers point at it: a directed layout had put
+    # them all in one row).
+    rows = page.evaluate(
+        "names => names.map(n => Math.round(window.codecompassExplorer.nodes()"
+        ".filter(x => x.data('label') === n)[0].position().y))",
+        ["verify_token", "Handler.authorize", "get_user"],
+    )
+    assert rows[0] < rows[1] < rows[2], rows
 
 
 def test_keyboard_reaches_every_graph_node(page: Any, web: Running) -> None:

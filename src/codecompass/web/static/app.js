@@ -614,7 +614,8 @@ async function exploreNode(id) {
   }
   state.xcy.batch(() => { state.xcy.elements().remove(); state.xcy.add(elements); });
   state.xcy.resize();
-  state.xcy.layout({ name: "breadthfirst", directed: true, roots, spacingFactor: 1.1 }).run();
+  // Undirected: callers point at the root, and a directed walk from it would put them all in one row.
+  state.xcy.layout({ name: "breadthfirst", directed: false, roots, spacingFactor: 1.1 }).run();
   state.xcy.fit(undefined, 30);
   $("#x-cy").dataset.nodes = String(data.nodes.length);
 }
