@@ -98,6 +98,26 @@ def test_graph_renders_the_subgraph_of_the_results(page: Any, web: Running) -> N
     assert "seed" in roles
 
 
+def test_the_detail_filter_sizes_the_snippets_in_the_list(page: Any, web: Running) -> None:
+    search(page, web)
+    for detail in ("compact", "full"):
+        status, data = web.get(
+            "/api/search?" + urllib.parse.urlencode({"q": QUERY, "detail": detail})
+        )
+        assert status == 200
+        searched = page.get_attribute("body", "data-searched")
+        page.select_option("#f-detail", detail)  # a filter's change searches again
+        page.wait_for_function("s => document.body.dataset.searched !== s", arg=searched)
+        shown = page.locator("#results li[role=option] .snippet").all_text_contents()
+        assert shown == [hit["snippet"] for hit in data["results"] if hit["snippet"]]
+        assert len(shown) == len(data["results"])
+    compact, full = (
+        web.get("/api/search?" + urllib.parse.urlencode({"q": QUERY, "detail": d}))[1]["results"][0]
+        for d in ("compact", "full")
+    )
+    assert len(compact["snippet"]) < len(full["snippet"])
+
+
 def click_node(page: Any, node_id: str) -> None:
     """A real mouse click on the node where the canvas drew it."""
     x, y = page.evaluate(
@@ -232,9 +252,9 @@ def test_keyboard_walks_the_explorer_tree_and_opens_the_code(page: Any, web: Run
     explore(page, web.url, "verify_token", "callers", 2)
     items = page.locator("#x-tree [role=treeitem]")
     names = page.locator("#x-tree [role=treeitem] > span > strong").all_inner_texts()
-    assert [items.nth(i).get_attribute("tabindex") for i in range(items.count())] == [
-        "0"
-    ] + ["-1"] * (len(names) - 1)
+    assert [items.nth(i).get_attribute("tabindex") for i in range(items.count())] == ["0"] + [
+        "-1"
+    ] * (len(names) - 1)
     focused = "document.activeElement.querySelector(':scope > span > strong').textContent"
     page.focus("#x-tree [role=treeitem]")
     page.keyboard.press("ArrowDown")

@@ -221,6 +221,7 @@ function renderResults() {
       el("span", { class: "loc", text: location_(hit) }),
       hit.symbol ? el("span", { class: "sym", text: hit.symbol }) : null,
       stale ? el("span", { class: "badge", text: "changed on disk" }) : null,
+      hit.snippet ? el("pre", { class: "snippet", text: hit.snippet }) : null,
       whyBar(hit),
       el("div", { class: "why", text: whyWords(hit) }),
     );
@@ -794,6 +795,7 @@ async function start() {
   window.addEventListener("hashchange", route);
   $(".skip").addEventListener("click", (event) => { event.preventDefault(); focusQuery(); });
   $("#search-form").addEventListener("submit", search);
+  for (const filter of ["#f-repo", "#f-language", "#f-kind", "#f-detail"]) $(filter).addEventListener("change", () => search());
   $("#explore-form").addEventListener("submit", explore);
   $("#x-tree").addEventListener("keydown", treeKeys);
   $("#links-form").addEventListener("submit", (event) => event.preventDefault());
