@@ -43,6 +43,15 @@ GO: set[Edge] = {
     # A function passed as a value.
     (f"{G}/main.go#main", f"{G}/main.go#show", "references", 1.0, 22),
     (f"{G}/main.go#main", f"{G}/store/store.go#Each", "calls", 0.9, 22),
+    # The repository's types a declaration or a literal names: a result, a parameter, a
+    # composite literal, a declared variable (not the receiver's in its own methods, nor
+    # `sync.Mutex` from outside the repository).
+    (f"{G}/store/store.go#New", f"{G}/store/store.go#Store", "references", 1.0, 17),
+    (f"{G}/store/store.go#New", f"{G}/store/store.go#Store", "references", 1.0, 18),
+    (f"{G}/store/store.go#Lookup", f"{G}/store/store.go#Getter", "references", 1.0, 32),
+    (f"{G}/store/store.go#Each", f"{G}/store/store.go#Store", "references", 1.0, 37),
+    (f"{G}/main.go#main", f"{G}/store/cache.go#Cache", "references", 0.9, 17),
+    (f"{G}/main.go#main", f"{G}/store/store.go#Getter", "references", 0.9, 20),
     # Outside the repository: never the repository's store.New.
     (f"{G}/main.go#main", "?store.New", "calls", 1.0, 23),
     (f"{G}/main.go#main", "?things", "calls", 0.0, 24),

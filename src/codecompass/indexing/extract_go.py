@@ -18,6 +18,28 @@ _VERSION = re.compile(r"^v\d+$")
 # kept (`Ref.values`) for `graph/rpc.py` to find the implementing type.
 _REGISTER = re.compile(r"(?:^|\.)Register\w+Server$")
 _FUNCTIONS = frozenset({"function_declaration", "method_declaration"})
+# The predeclared types: named everywhere, never the repository's.
+_PREDECLARED = frozenset(
+    {
+        *("any", "bool", "byte", "comparable", "complex64", "complex128", "error", "rune"),
+        *("float32", "float64", "int", "int8", "int16", "int32", "int64", "string"),
+        *("uint", "uint8", "uint16", "uint32", "uint64", "uintptr"),
+    }
+)
+# Type expressions whose named children are the types they are made of.
+_TYPE_WRAPPERS = frozenset(
+    {
+        "pointer_type",
+        "parenthesized_type",
+        "slice_type",
+        "array_type",
+        "implicit_length_array_type",
+        "map_type",
+        "channel_type",
+        "type_arguments",
+        "type_elem",
+    }
+)
 
 
 def import_name(path: str) -> str:
@@ -72,6 +94,36 @@ class GoExtractor(TypedExtractor):
             names = parameter.children_by_field_name("name")
             types += [self.type_of(parameter.child_by_field_name("type"))] * max(1, len(names))
         return ",".join(types)
+
+    def type_refs(self, node: Node | None, scope: int, own: str = "") -> None:
+        """A `type` reference for each type a declared type names, its type arguments too
+        (`map[string]*Server`): who uses a type, not only who calls it. None for `own`,
+        the receiver's type in its own methods."""
+        if node is None:
+            return
+        t = node.type
+        if t in ("type_identifier", "qualified_type"):
+            name = self.type_of(node)
+            if name != own and name not in _PREDECLARED:
+                self.ref("type", name, node, scope)
+        elif t == "generic_type":
+            self.type_refs(node.child_by_field_name("type"), scope, own)
+            self.type_refs(node.child_by_field_name("type_arguments"), scope, own)
+        elif t in _TYPE_WRAPPERS:
+            for child in node.named_children:
+                self.type_refs(child, scope, own)
+
+    def signature_refs(self, node: Node, scope: int, own: str = "") -> None:
+        """The types a function's (or an interface method's) parameters and results name."""
+        for field in ("parameters", "result"):
+            part = node.child_by_field_name(field)
+            if part is None:
+                continue
+            if part.type != "parameter_list":
+                self.type_refs(part, scope, own)
+                continue
+            for parameter in part.named_children:
+                self.type_refs(parameter.child_by_field_name("type"), scope, own)
 
     # -- chains ---------------------------------------------------------------------------
     def _chain(self, node: Node) -> str:
@@ -154,6 +206,9 @@ class GoExtractor(TypedExtractor):
             self.range_clause(node, scope)
         elif t == "call_expression":
             self.call(node, scope)
+        elif t == "composite_literal":
+            self.type_refs(node.child_by_field_name("type"), scope)
+            self.visit_children(node, scope)
         elif t == "keyed_element":
             values = node.named_children
             if len(values) == 2:
@@ -203,12 +258,14 @@ class GoExtractor(TypedExtractor):
                         facts.attrs.setdefault(self.text(field_name), []).append(
                             (class_scope, f"type:{type_string}")
                         )
+                    self.type_refs(field.child_by_field_name("type"), class_scope, name)
         elif body.type == "interface_type":
             for element in body.named_children:
                 if element.type == "method_elem":
                     method = self.text(element.child_by_field_name("name"))
                     returns = self.results(element.child_by_field_name("result"))
                     self.open_function(f"{name}.{method}", class_scope, element, returns)
+                    self.signature_refs(element, class_scope, name)
                 elif element.type == "type_elem" and len(element.named_children) == 1:
                     type_string = self.type_of(element.named_children[0])
                     facts.bases.append(type_string)
@@ -240,6 +297,7 @@ class GoExtractor(TypedExtractor):
         self.type_parameters(node.child_by_field_name("type_parameters"), inner)
         self.parameters(receiver, inner)
         self.parameters(node.child_by_field_name("parameters"), inner)
+        self.signature_refs(node, inner, receiver_type)
         result = node.child_by_field_name("result")
         if result is not None and result.type == "parameter_list":
             self.parameters(result, inner)
@@ -267,6 +325,7 @@ class GoExtractor(TypedExtractor):
         values = value.named_children if value is not None else []
         declared_type = self.type_of(declared) if declared else ""
         self.bind_all(node, names, values, declared_type, scope)
+        self.type_refs(declared, scope)
         if value is not None:
             for item in values:
                 self.value_ref(self.chain(item), item, scope)

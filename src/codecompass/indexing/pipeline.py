@@ -128,7 +128,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # Svelte template's handlers and bound expressions call the functions its scripts bind.
 # 52: an Options API Vue component's methods, computed values, watchers and hooks are
 # its methods (`Card.save`). 53: `this` inside a Vue component's option is the component.
-READER_VERSION = 53
+# 54: a Go declaration or composite literal naming a type of the repository references it.
+READER_VERSION = 54
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -155,6 +156,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     51: (".vue", ".svelte"),
     52: (".vue",),
     53: (".vue",),
+    54: (".go",),
 }
 
 
