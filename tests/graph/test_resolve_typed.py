@@ -170,6 +170,15 @@ CSHARP: set[Edge] = {
 }
 
 RUST: set[Edge] = {
+    # The repository's types a declaration names: a field's, a parameter's, a result's,
+    # through references, slices, `Box<dyn …>` and `Option<&…>`.
+    (f"{R}/store.rs#Store", f"{R}/geometry.rs#Circle", "references", 0.9, 4),
+    (f"{R}/store.rs#Store.add", f"{R}/geometry.rs#Circle", "references", 0.9, 13),
+    (f"{R}/store.rs#Store.first", f"{R}/geometry.rs#Circle", "references", 0.9, 17),
+    (f"{R}/store.rs#Store.all", f"{R}/geometry.rs#Circle", "references", 0.9, 21),
+    (f"{R}/lib.rs#total", f"{R}/geometry.rs#Shape", "references", 0.9, 7),
+    (f"{R}/lib.rs#wrap", f"{R}/geometry.rs#Circle", "references", 0.9, 35),
+    (f"{R}/geometry.rs#area_of", f"{R}/geometry.rs#Shape", "references", 1.0, 25),
     # `impl Shape for Circle`.
     (f"{R}/geometry.rs#Circle", f"{R}/geometry.rs#Shape", "implements", 1.0, 19),
     (f"{R}/geometry.rs#Shape.describe", "?String.from", "calls", 1.0, 5),
@@ -299,6 +308,38 @@ def test_a_crate_of_the_same_workspace_is_resolved_not_external(tmp_path: Path) 
         (f"{lib}#direct", "rg/crates/searcher/src/searcher.rs#Searcher.search", "calls", 0.8, 10),
         # Through `grep`'s `pub extern crate grep_searcher as searcher`.
         (f"{lib}#facade", "rg/crates/searcher/src/searcher.rs#Searcher.search", "calls", 0.8, 14),
+        # The parameters' types (read through the crate and through the facade).
+        (f"{lib}#direct", "rg/crates/searcher/src/searcher.rs#Searcher", "references", 0.9, 8),
+        (f"{lib}#facade", "rg/crates/searcher/src/searcher.rs#Searcher", "references", 0.9, 13),
+    }
+
+
+def test_rust_code_naming_a_type_references_it(tmp_path: Path) -> None:
+    """`callers` of a Rust struct had listed only the traits' impls, never the code using
+    it: a struct literal, a `let` with a type, a tuple struct's and an enum variant's
+    fields. `Self` is the type's own."""
+    files = {
+        "Cargo.toml": '[package]\nname = "app"\n',
+        "src/config.rs": (
+            "pub struct Config {\n    pub name: String,\n}\n\n"
+            "impl Config {\n    pub fn new() -> Self {\n        Self { name: String::new() }\n"
+            "    }\n}\n"
+        ),
+        "src/lib.rs": (
+            "mod config;\nuse crate::config::Config;\n\n"
+            "pub struct Shared(Config);\n\n"
+            "pub enum Event {\n    Loaded { config: Config },\n    Saved(Config),\n}\n\n"
+            "pub fn load() -> bool {\n    let c: Config = Config { name: String::new() };\n"
+            "    c.name.is_empty()\n}\n"
+        ),
+    }
+    found = {e for e in repo_edges(tmp_path, "app", files) if e[2] == "references"}
+    config = "app/src/config.rs#Config"
+    assert found == {
+        ("app/src/lib.rs#Shared", config, "references", 0.9, 4),
+        ("app/src/lib.rs#Event", config, "references", 0.9, 7),
+        ("app/src/lib.rs#Event", config, "references", 0.9, 8),
+        ("app/src/lib.rs#load", config, "references", 0.9, 12),  # the type and the literal
     }
 
 

@@ -29,6 +29,21 @@ _POINTERS = frozenset(
     | {"Data", "State", "Extension"}
 )
 _WRAPS = frozenset({"Some", "Ok", "Err"})
+# Type expressions whose named children are the types they are made of.
+_TYPE_WRAPPERS = frozenset(
+    {
+        "type_arguments",
+        "reference_type",
+        "pointer_type",
+        "array_type",
+        "slice_type",
+        "tuple_type",
+        "dynamic_type",
+        "abstract_type",
+        "bounded_type",
+        "ordered_field_declaration_list",
+    }
+)
 
 
 class RustExtractor(TypedExtractor):
@@ -79,6 +94,23 @@ class RustExtractor(TypedExtractor):
         if t == "bounded_type" and node.named_children:
             return self.type_of(node.named_children[0])
         return "?"
+
+    def type_refs(self, node: Node | None, scope: int) -> None:
+        """A `type` reference for each type a declared type names, its type arguments too
+        (`Vec<Recipe>`, `&dyn Shape`): who uses a type, not only who calls it."""
+        if node is None:
+            return
+        t = node.type
+        if t == "type_identifier" and self.text(node) != "Self":
+            self.ref("type", self.text(node), node, scope)
+        elif t == "scoped_type_identifier":
+            self.ref("type", self.type_of(node), node, scope)
+        elif t == "generic_type":
+            self.type_refs(node.child_by_field_name("type"), scope)
+            self.type_refs(node.child_by_field_name("type_arguments"), scope)
+        elif t in _TYPE_WRAPPERS:
+            for child in node.named_children:
+                self.type_refs(child, scope)
 
     def path(self, node: Node) -> str:
         """A path as a dotted chain: `crate::a::B` → `crate.a.B`, `self::x` → `x`."""
@@ -172,6 +204,9 @@ class RustExtractor(TypedExtractor):
             self.visit_children(node, inner, prefix)
         elif t == "call_expression":
             self.call(node, scope, prefix)
+        elif t == "struct_expression":
+            self.type_refs(node.child_by_field_name("name"), scope)
+            self.visit_children(node, scope, prefix)
         else:
             self.visit_children(node, scope, prefix)
 
@@ -232,6 +267,14 @@ class RustExtractor(TypedExtractor):
                     field_name = self.text(field.child_by_field_name("name"))
                     written = self.type_of(field.child_by_field_name("type"))
                     facts.attrs.setdefault(field_name, []).append((inner, f"type:{written}"))
+                    self.type_refs(field.child_by_field_name("type"), inner)
+        elif body is not None and body.type == "ordered_field_declaration_list":
+            self.type_refs(body, inner)  # a tuple struct's `struct Meters(Length);`
+        elif body is not None and body.type == "enum_variant_list":
+            for variant in body.named_children:
+                fields = variant.child_by_field_name("body")
+                for field in fields.named_children if fields is not None else []:
+                    self.type_refs(field.child_by_field_name("type") or field, inner)
 
     def trait(self, node: Node, scope: int, prefix: str) -> None:
         name = self.text(node.child_by_field_name("name"))
@@ -295,7 +338,11 @@ class RustExtractor(TypedExtractor):
         qualified = join(prefix, name)
         inner = self.open_function(qualified, scope, node, self.type_of(returns) if returns else "")
         self.type_parameters(node, inner)
-        self.parameters(node.child_by_field_name("parameters"), inner)
+        parameters = node.child_by_field_name("parameters")
+        self.parameters(parameters, inner)
+        for parameter in parameters.named_children if parameters is not None else []:
+            self.type_refs(parameter.child_by_field_name("type"), inner)
+        self.type_refs(returns, inner)
         body = node.child_by_field_name("body")
         if body is not None:
             self.visit_children(body, inner, qualified)
@@ -321,6 +368,7 @@ class RustExtractor(TypedExtractor):
         value = node.child_by_field_name("value")
         if pattern is not None and pattern.type == "mut_pattern" and pattern.named_children:
             pattern = pattern.named_children[0]
+        self.type_refs(declared, scope)
         if pattern is not None and pattern.type == "identifier":
             bound = f"type:{self.type_of(declared)}" if declared else self.value_of(value)
             self.bind_after(scope, self.text(pattern), node, bound)

@@ -129,7 +129,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 52: an Options API Vue component's methods, computed values, watchers and hooks are
 # its methods (`Card.save`). 53: `this` inside a Vue component's option is the component.
 # 54: a Go declaration or composite literal naming a type of the repository references it.
-READER_VERSION = 54
+# 55: so does a Rust one (a field's, parameter's, result's, `let`'s type, a struct literal).
+READER_VERSION = 55
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -157,6 +158,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     52: (".vue",),
     53: (".vue",),
     54: (".go",),
+    55: (".rs",),
 }
 
 
