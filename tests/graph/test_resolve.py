@@ -1041,6 +1041,32 @@ def test_a_ruby_call_without_a_receiver_reaches_only_what_self_can(tmp_path: Pat
     }
 
 
+def test_a_ruby_constant_from_outside_is_never_a_guess_by_name(tmp_path: Path) -> None:
+    """Jekyll: `File.join(…)` went to its `PathManager.join` (129 wrong callers),
+    `SafeYAML.load` and `Marshal.load` to `Cache#load`. A capitalised receiver the
+    repository defines no class or module of is the language's or a gem's."""
+    files = {
+        "lib/app/cache.rb": "module App\n  class Cache\n    def load(path)\n    end\n  end\nend\n",
+        "lib/app/paths.rb": (
+            "module App\n  module Paths\n    def self.join(a)\n    end\n  end\nend\n"
+        ),
+        "lib/app/reader.rb": (
+            "module App\n  class Reader\n    def read(text)\n      YAML.load(text)\n"
+            "      File.join(text)\n      Paths.join(text)\n      cache.load(text)\n"
+            "    end\n  end\nend\n"
+        ),
+    }
+    found = repo_edges(tmp_path, "r", files, ("calls",))
+    read = "r/lib/app/reader.rb#App.Reader.read"
+    assert {(e[1], e[3], e[4]) for e in found if e[0] == read} == {
+        ("?YAML.load", 0.7, 4),
+        ("?File.join", 0.7, 5),
+        ("r/lib/app/paths.rb#App.Paths.join", 0.7, 6),
+        # a lowercase receiver of unknown class: still a guess by name
+        ("r/lib/app/cache.rb#App.Cache.load", 0.5, 7),
+    }
+
+
 def test_a_ruby_receiver_named_like_a_class_holds_one(tmp_path: Path) -> None:
     """maybe: `family.currency` and, in `Family`, `self.currency` (a column) went to
     `BalanceSheet#currency`, the one method so named (12 of the 15 wrong guesses in an

@@ -217,6 +217,9 @@ _PYTHON = Syntax(line_comments=("#",), quotes=('"""', "'''", '"', "'"))
 _LIST_ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=\s*\[", re.M)
 # a Ruby local, instance variable or method name: `family`, `plaid_account`
 _RUBY_LOCAL = re.compile(r"[a-z][a-z0-9_]*")
+# Languages whose capitalised receivers are constants (classes, modules), never locals.
+_CONSTANT_RECEIVERS = frozenset({"ruby", "elixir", "crystal"})
+_NAMESPACE_KINDS = TYPE_KINDS | {"module", "namespace"}
 _PLAIN_CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _SEGMENT = re.compile(r"^([^()\[\]]*)((?:\(\)|\[[^\[\]]*\])*)$")
 _OP = re.compile(r"\(\)|\[([^\[\]]*)\]")
@@ -1929,6 +1932,17 @@ class Resolver:
                 # `Set.new`, `repo.issues.new`: an instance made by a class from outside,
                 # not a call of some method `new` (Rails controllers all have one).
                 return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
+            if (
+                ctx.language in _CONSTANT_RECEIVERS
+                and receiver[0][:1].isupper()
+                and not any(
+                    s.kind in _NAMESPACE_KINDS for s in self.index.by_name(receiver[-1], ctx.repo)
+                )
+            ):
+                # `File.join`, `YAML.load`, `Enum.map`: a constant the repository does not
+                # define is the language's or a library's, and so is its method; Jekyll's
+                # `File.join`s had gone to its `PathManager.join` (129 such guesses).
+                return [_unresolved(source, ref.name, edge_type, CONF_NEAR, ref, "external")]
         if edge_type == "calls" and name in OBJECT_METHODS.get(ctx.language, ()):
             return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
         classes = {s.qualified_name for s in found if s.kind in TYPE_KINDS}
