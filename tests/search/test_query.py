@@ -272,7 +272,7 @@ def test_message_phrases_are_runs_of_an_error_messages_words() -> None:
         "KeyError: no such key",  # three words: whole
         "TypeError: bad input",  # two words: too few to place
     ]
-    assert message_phrases(errors) == [
+    assert message_phrases([e.partition(": ")[2] for e in errors]) == [
         "Velocity of point Q",
         "of point Q has",
         "point Q has not",
@@ -281,7 +281,10 @@ def test_message_phrases_are_runs_of_an_error_messages_words() -> None:
         "no such key",
     ]
     assert parse_query(TRACEBACK).errors == ['ValueError: bad value for "limit"']
-    assert message_phrases(parse_query(TRACEBACK).errors) == ['bad value for "limit"']
+    assert message_phrases(parse_query(TRACEBACK).messages) == ['bad value for "limit"']
+    quoted = parse_query('tmux says "can\'t find session" and "no such"')
+    assert quoted.quoted_messages == ["can't find session"]  # "no such": two words
+    assert message_phrases(quoted.messages) == ["can't find session"]
 
 
 @pytest.mark.parametrize(

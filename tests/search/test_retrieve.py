@@ -537,6 +537,33 @@ def test_the_code_raising_a_quoted_error_gets_message(tmp_path: Path) -> None:
     assert (top.symbol, top.why["features"]["message"]["contribution"]) == ("Point.vel", 0.5)
 
 
+def test_a_quoted_message_brings_and_marks_the_code_printing_it(tmp_path: Path) -> None:
+    """tmux prints `can't find session: work` with no `error:` before it. Quoted, the
+    message's own words (`can`, `t`: a stop word and a letter the query's terms leave
+    out) bring the chunks holding them, and the one printing the phrase gets `message`;
+    a quote of two words is too short to place anything."""
+    files = {
+        "cmd-find.c": (
+            "int cmd_find_target(struct item *item, const char *target)\n{\n"
+            "\tif (lookup(target) == NULL) {\n"
+            '\t\tcmdq_error(item, "can\'t find session: %s", target);\n'
+            "\t\treturn (-1);\n\t}\n\treturn (0);\n}\n"
+        ),
+        "session.c": (
+            "struct session *session_find(const char *name)\n{\n"
+            "\t/* find a session by its name */\n\treturn (lookup(name));\n}\n"
+        ),
+    }
+    with _indexed(tmp_path, files) as eng:
+        quoted = eng.retrieve('"can\'t find session"', eng.search_options(k=5, collect=True))
+        short = eng.retrieve('"find session"', eng.search_options(k=5, collect=True))
+    assert quoted.candidates is not None and short.candidates is not None
+    marked = {c["symbol"] for c in quoted.candidates if c["features"].get("message")}
+    assert marked == {"cmd_find_target"}
+    assert quoted.hits[0].symbol == "cmd_find_target"
+    assert not any(c["features"].get("message") for c in short.candidates)
+
+
 def test_a_private_member_is_named_without_its_hash(tmp_path: Path) -> None:
     """`this.#retry()` and `Client.retry` name the JavaScript private method `#retry`,
     as `retry` names the module function: the `name` feature marks them alike."""

@@ -21,6 +21,7 @@ from codecompass.search.context import Candidate, SearchContext, Tested
 from codecompass.search.expand import expand, personalized_rank
 from codecompass.search.features import fill
 from codecompass.search.query import module_path_candidates, query_windows
+from codecompass.tokens import code_tokens
 
 # Long queries (issues, tracebacks) keep their rarest terms for BM25: a term in a tenth
 # of all chunks adds little to the ranking but most of the lexical index's cost.
@@ -38,6 +39,7 @@ FILE_CHUNKS = 200  # chunks of one best file brought in by file expansion
 # Chunks of one symbol brought in by graph expansion, from its start. A generated
 # function of thousands of chunks (sympy's Rubi rules) would otherwise bring them all.
 SYMBOL_CHUNKS = 50
+QUOTED_CHUNKS = 20  # chunks a quoted message brings by the BM25 of its own words
 # The best test files (ranked as if they were code) that vouch for the files they test;
 # a test name shared by more code files than TESTED_TIES at the same depth names none.
 TESTED_FILES = 2
@@ -107,6 +109,18 @@ def lexical_top(ctx: SearchContext, pool: int) -> list[tuple[str, float]]:
         return []
     ctx.lexical = ctx.sources.lexical.match(terms, ctx.options.where)
     return ctx.lexical.top(pool)
+
+
+def add_quoted(ctx: SearchContext) -> None:
+    """The chunks best matching each quoted message's own words, stop words and all: the
+    query's terms leave out `can` and `t` of "can't find session", and what is left
+    (`find`, `session`) is in hundreds of tmux's chunks. The message feature then marks
+    those holding the phrase."""
+    for message in ctx.parsed.quoted_messages:
+        terms = list(dict.fromkeys(code_tokens(message)))
+        top = ctx.sources.lexical.match(terms, ctx.options.where).top(QUOTED_CHUNKS)
+        for rank, (cid, _) in enumerate(top, 1):
+            ctx.add(cid, "quoted", rank)
 
 
 def add_lexical(ctx: SearchContext, top: list[tuple[str, float]]) -> None:

@@ -46,9 +46,9 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
     message, literal, test, stub, doc, short, freshness)."""
     weights, options, chunks = ctx.weights, ctx.options, ctx.chunks
     names = ctx.query_names
-    errors = ctx.parsed.errors if weights.message or options.collect else []
+    messages = ctx.parsed.messages if weights.message or options.collect else []
     literals = ctx.parsed.literals if weights.literal or options.collect else []
-    phrases, literal_pattern = _query_matchers(tuple(errors), tuple(literals))
+    phrases, literal_pattern = _query_matchers(tuple(messages), tuple(literals))
     stubs = _implemented_stubs(ctx, cands) if weights.stub or options.collect else set()
     short = _short_symbols(ctx, cands) if weights.short or options.collect else set()
     for cid, cand in cands.items():
@@ -149,7 +149,7 @@ _SPACE = re.compile(r"\s+")
 
 @lru_cache(maxsize=4)
 def _query_matchers(
-    errors: tuple[str, ...], literals: tuple[str, ...]
+    messages: tuple[str, ...], literals: tuple[str, ...]
 ) -> tuple[_Phrases, re.Pattern[str] | None]:
     """What finds the query's error messages and literals in a chunk, made once per query
     (`fill` runs for every batch of candidates a search adds)."""
@@ -157,7 +157,7 @@ def _query_matchers(
     literal_pattern = (
         re.compile("([\"'])(?:" + "|".join(map(re.escape, literals)) + ")\\1") if literals else None
     )
-    return _Phrases(message_phrases(list(errors))), literal_pattern
+    return _Phrases(message_phrases(list(messages))), literal_pattern
 
 
 class _Phrases:

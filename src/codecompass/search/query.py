@@ -152,6 +152,18 @@ class ParsedQuery:
     wants_tests: bool = False  # a short question asking for tests (`asks_for_tests`)
 
     @property
+    def quoted_messages(self) -> list[str]:
+        """Quoted phrases of MESSAGE_WORDS words or more: a message the program prints,
+        pasted as it appears (`"can't find session"`), with no `Error:` before it."""
+        return [q for q in self.quoted if len(q.split()) >= MESSAGE_WORDS]
+
+    @property
+    def messages(self) -> list[str]:
+        """The texts of the error messages and the quoted messages, to find where the
+        code holds them."""
+        return [e.partition(": ")[2] for e in self.errors] + self.quoted_messages
+
+    @property
     def names(self) -> list[str]:
         """Identifiers and the last part of each dotted name, deduplicated in order."""
         seen: dict[str, None] = {}
@@ -405,19 +417,20 @@ def asks_for_tests(text: str) -> bool:
 
 
 MESSAGE_RUN = 4  # words of an error message in a row that identify where it is raised
+MESSAGE_WORDS = 3  # the fewest words of a message that place it
 
 
-def message_phrases(errors: list[str]) -> list[str]:
-    """Runs of MESSAGE_RUN words of each error message (its type left out), to find the
-    code that raises it. A message is mostly a template filled in (`Velocity of point Q
-    has not been defined in ReferenceFrame A` from `'Velocity of point %s has not been
-    defined in ReferenceFrame %s'`), so any run in a row identifies it; a shorter
-    message of three words or more counts whole."""
+def message_phrases(messages: list[str]) -> list[str]:
+    """Runs of MESSAGE_RUN words of each message, to find the code that raises or prints
+    it. A message is mostly a template filled in (`Velocity of point Q has not been
+    defined in ReferenceFrame A` from `'Velocity of point %s has not been defined in
+    ReferenceFrame %s'`), so any run in a row identifies it; a shorter message of
+    MESSAGE_WORDS words or more counts whole."""
     phrases: dict[str, None] = {}
-    for error in errors:
-        words = error.partition(": ")[2].split()
+    for message in messages:
+        words = message.split()
         if len(words) < MESSAGE_RUN:
-            if len(words) >= 3:
+            if len(words) >= MESSAGE_WORDS:
                 _add(phrases, " ".join(words))
             continue
         for start in range(len(words) - MESSAGE_RUN + 1):

@@ -168,6 +168,7 @@ def _retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sea
         candidates.add_dense(ctx, *dense.result())
     if mode != "dense":
         candidates.add_lexical(ctx, lexical)
+        candidates.add_quoted(ctx)
     lap("dense+lexical")
     hybrid = mode in ("hybrid", "hybrid+graph")
     if hybrid:
