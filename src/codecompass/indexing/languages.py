@@ -403,7 +403,8 @@ def language_for_file(path: str, text: str) -> str:
     return _INTERPRETERS.get(versioned.group(1) if versioned else interpreter, language)
 
 
-_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
+# `regress`: tmux's, PostgreSQL's and the BSDs' regression suites.
+_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "regress"})
 
 
 def is_test_folder(name: str) -> bool:
