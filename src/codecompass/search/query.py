@@ -154,7 +154,12 @@ class ParsedQuery:
     @property
     def quoted_messages(self) -> list[str]:
         """Quoted phrases of MESSAGE_WORDS words or more: a message the program prints,
-        pasted as it appears (`"can't find session"`), with no `Error:` before it."""
+        pasted as it appears (`"can't find session"`), with no `Error:` before it. Not in
+        a traceback or beside an error line, whose messages say where they come from: a
+        quote inside one (`Sympify of expression 'could not parse …'`) had put the
+        parser's file above the printer a SymPy issue was about."""
+        if self.frames or self.errors:
+            return []
         return [q for q in self.quoted if len(q.split()) >= MESSAGE_WORDS]
 
     @property
