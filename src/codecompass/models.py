@@ -21,7 +21,7 @@ SymbolKind = Literal[
     "variable",
     "section",
 ]
-ReferenceKind = Literal["call", "import", "inherit", "type"]
+ReferenceKind = Literal["call", "import", "inherit", "type", "value"]  # value: a function named
 Detail = Literal["compact", "preview", "full"]
 
 

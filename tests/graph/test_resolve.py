@@ -1041,6 +1041,36 @@ def test_a_ruby_call_without_a_receiver_reaches_only_what_self_can(tmp_path: Pat
     }
 
 
+def test_a_c_function_named_as_a_value_is_referenced(tmp_path: Path) -> None:
+    """tmux reaches its 61 `cmd_*_exec` only through command tables (`.exec = …`) and
+    hands callbacks on (`event_set(…, server_accept, …)`): 26% of its functions had no
+    caller. A name in a value's place naming a function is a `references` edge (the
+    file's own static one first); a variable's name makes none."""
+    files = {
+        "cmd.h": "struct entry { const char *name; int (*exec)(int); };\n",
+        "cmd-hello.c": (
+            '#include "cmd.h"\n\n'
+            "static int\ncmd_hello_exec(int n)\n{\n\treturn (n);\n}\n\n"
+            "const struct entry cmd_hello_entry = {\n"
+            '\t.name = "hello",\n\t.exec = cmd_hello_exec\n};\n'
+        ),
+        "server.c": (
+            "static void\nserver_accept(int fd)\n{\n}\n\n"
+            "static void (*handlers[])(int) = { server_accept };\n\n"
+            "void\nserver_start(int fd, int count)\n{\n"
+            "\tevent_set(fd, count, server_accept);\n"
+            "\tvoid (*cb)(int) = &server_accept;\n}\n"
+        ),
+    }
+    found = repo_edges(tmp_path, "t", files, ("references",))
+    assert {(e[0], e[1], e[3], e[4]) for e in found} == {
+        ("t/cmd-hello.c", "t/cmd-hello.c#cmd_hello_exec", 0.7, 11),
+        ("t/server.c", "t/server.c#server_accept", 0.7, 6),
+        ("t/server.c#server_start", "t/server.c#server_accept", 0.7, 11),
+        ("t/server.c#server_start", "t/server.c#server_accept", 0.7, 12),
+    }
+
+
 def test_a_ruby_constant_from_outside_is_never_a_guess_by_name(tmp_path: Path) -> None:
     """Jekyll: `File.join(…)` went to its `PathManager.join` (129 wrong callers),
     `SafeYAML.load` and `Marshal.load` to `Cache#load`. A capitalised receiver the

@@ -334,3 +334,35 @@ didFinishCollectingMetrics:(NSURLSessionTaskMetrics *)metrics AF_API_AVAILABLE(i
         ("AFURLSessionManager.URLSession", "method", 3, 7),
         ("AFURLSessionManager.dataTasks", "method", 9, 11),
     ]
+
+
+# tmux's shape: a lowercase attribute macro between a declaration's type and its name.
+# Unblanked, 7 functions were named `printflike` and one parse error covered tmux.h's
+# lines 2627-4270.
+PRINTFLIKE_C = """\
+#define printflike(a, b) __attribute__ ((format (printf, a, b)))
+
+void printflike(1, 2) log_debug(const char *, ...);
+
+static void printflike(1, 0)
+log_vwrite(const char *msg, va_list ap)
+{
+	(void)msg;
+}
+
+void
+log_debug(const char *msg, ...)
+{
+	log_vwrite(msg, NULL);
+}
+"""
+
+
+def test_a_lowercase_attribute_macro_before_the_name() -> None:
+    assert [s for s in _symbols(PRINTFLIKE_C, "c") if s[1] == "function"] == [
+        ("printflike", "function", 1, 1),  # the macro's own definition
+        ("log_vwrite", "function", 5, 9),
+        ("log_debug", "function", 11, 15),
+    ]
+    calls = {(r.name, r.scope) for r in parse(PRINTFLIKE_C, "c").references if r.kind == "call"}
+    assert calls == {("log_vwrite", "log_debug")}

@@ -1790,6 +1790,8 @@ class Resolver:
             and not any(s.name == name for s in ctx.symbols)
         ):
             return []  # the language's own, not code of the repository
+        if ref.kind == "value":
+            return self._function_value(ctx, source, name, ref)
         if ref.kind in ("inherit", "implement", "type"):
             # a Ruby class includes modules (`include Syncable`, a Rails concern)
             kinds = TYPE_KINDS | {"module"} if ctx.language == "ruby" else TYPE_KINDS
@@ -1958,6 +1960,27 @@ class Resolver:
         if 1 < len(found) <= MAX_CANDIDATES:
             return finish(found, min(CONF_AMBIGUOUS, 0.8 / len(found)), "name")
         return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
+
+    def _function_value(self, ctx: Ctx, source: str, name: str, ref: Ref) -> list[Edge]:
+        """A function named as a value: C's `.exec = cmd_new_session_exec`, a callback
+        handed on (`event_set(&ev, fd, EV_READ, server_accept, NULL)`). A `references`
+        edge to the repository's function so named (the file's own first: a static
+        one); none when no function is (the name is a variable's). tmux's 61
+        `cmd_*_exec`, reached only through their command tables, had no caller."""
+        found = [
+            s
+            for s in self.index.by_name(name, ctx.repo)
+            if s.kind == "function" and s.id != source and _callable_from(ctx, s)
+        ]
+        own = [s for s in found if s.path == ctx.path]
+        found = own or found
+        if len(found) == 1:
+            conf = CONF_NEAR if own else CONF_UNIQUE
+        elif 1 < len(found) <= MAX_CANDIDATES:
+            conf = min(CONF_AMBIGUOUS, 0.8 / len(found))
+        else:
+            return []
+        return [self._to_sym(source, s, "references", conf, ref, "value") for s in found]
 
     def _ruby_self_methods(
         self, ctx: Ctx, within: SymbolRecord | None, found: list[SymbolRecord]

@@ -98,6 +98,14 @@ _CANDIDATES = re.compile(
     # ``, FMT_ENABLE_IF(…)>`` closing a template parameter list.
     + rb"|(?P<constraint>,\s*"
     + _MACRO
+    + rb"\s*\()"
+    # A call between a declaration's type and its name, in any case: tmux's
+    # ``void printflike(1, 2) log_debug(const char *, ...);`` (two calls side by side are
+    # no expression).
+    + rb"|(?<=[\w*][ \t])(?P<between>"
+    + _WORD
+    + rb"[ \t]*\([^()\n]+\))(?=\s+\**\s*(?![A-Z0-9_]+\b)"
+    + _WORD
     + rb"\s*\()",
     re.DOTALL,
 )
@@ -158,7 +166,15 @@ def without_attribute_macros(data: bytes) -> bytes:
     spans: list[tuple[int, int]] = []
     for match in _CANDIDATES.finditer(data):
         group = match.lastgroup
-        if group in ("marker", "condition", "initializer", "alone", "qualifier", "label"):
+        if group in (
+            "marker",
+            "condition",
+            "initializer",
+            "alone",
+            "qualifier",
+            "label",
+            "between",
+        ):
             spans.append(match.span(group))
         elif group == "leading":
             end = _after_arguments(data, match.end())

@@ -130,7 +130,10 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # its methods (`Card.save`). 53: `this` inside a Vue component's option is the component.
 # 54: a Go declaration or composite literal naming a type of the repository references it.
 # 55: so does a Rust one (a field's, parameter's, result's, `let`'s type, a struct literal).
-READER_VERSION = 55
+# 56: C-family: a lowercase attribute macro between a declaration's type and its name is
+# blanked (tmux's `void printflike(1, 2) log_debug(…)`); a name in a value's place (`.exec =
+# cmd_new_session_exec`, a callback handed on) is a value reference.
+READER_VERSION = 56
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -159,6 +162,8 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     53: (".vue",),
     54: (".go",),
     55: (".rs",),
+    56: (".c", ".h", ".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp")
+    + (".inl", ".inc", ".src", ".m", ".mm"),
 }
 
 

@@ -316,6 +316,8 @@ class Rules:
                 yield "import", name, node.start_point.row
         elif kind == "type" and name_node is not None:
             yield "type", normalize_name(ctx.text(name_node)), node.start_point.row
+        elif kind == "value" and name_node is not None:  # a function named as a value
+            yield "value", ctx.text(name_node), name_node.start_point.row
 
     def callee_text(self, ctx: FileContext, node: Node, name_node: Node | None) -> str:
         if name_node is not None:

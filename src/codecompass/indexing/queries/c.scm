@@ -16,4 +16,14 @@
 
 (call_expression function: (_) @name) @reference.call
 
+; A name used as a value: a function pointer in a table (`.exec = cmd_new_session_exec`), a
+; callback handed on, `&fn`. The graph keeps those naming a function of the repository.
+(initializer_pair value: (identifier) @name) @reference.value
+(initializer_list (identifier) @name) @reference.value
+(init_declarator value: (identifier) @name) @reference.value
+(assignment_expression right: (identifier) @name) @reference.value
+(argument_list (identifier) @name) @reference.value
+(pointer_expression argument: (identifier) @name) @reference.value
+(return_statement (identifier) @name) @reference.value
+
 (preproc_include path: (_) @name) @reference.import
