@@ -133,7 +133,53 @@ def test_modes_and_caps(engine: Engine) -> None:
         "verify token secret compare refresh", engine.search_options(k=10, max_per_file=1)
     ).hits
     paths = [h.path for h in capped]
-    assert len(paths) == len(set(paths))
+    # One per file while other files have results; then the rest of k, from files shown.
+    repeat = next((i for i, p in enumerate(paths) if p in paths[:i]), len(paths))
+    assert repeat >= 2 and len(set(paths[:repeat])) == repeat
+    assert set(paths[repeat:]) <= set(paths[:repeat])
+
+
+def test_a_class_and_its_methods_are_not_copies_and_k_wins_over_the_file_cap(
+    tmp_path: Path,
+) -> None:
+    """Scrapy: a method of half its class's lines was dropped as a copy of the class's
+    chunk (which shows it as a header and `...`), and the method with the bug in the
+    first file could not be reached at `-k 200` past `max_per_file`."""
+    queue = (
+        "class SlotQueue:\n"
+        "    def __init__(self):\n        self.slots = {}\n\n"
+        "    def pop(self):\n        return self.pick_slot()\n\n"
+        "    def pick_slot(self):\n"
+        "        # the least loaded slot; ties rotate between the slots\n"
+        "        loads = sorted(self.slots.items(), key=lambda kv: kv[1])\n"
+        "        best = loads[0][1]\n"
+        "        tied = [slot for slot, load in loads if load == best]\n"
+        "        self.turn = (getattr(self, 'turn', -1) + 1) % len(tied)\n"
+        "        return tied[self.turn]\n"
+        "        # the slot queue rotates\n"
+        "        # between tied slots\n\n"
+        "    def close(self):\n        self.slots.clear()\n\n"
+        "    def peek(self):\n        return None\n"
+    )
+    files = {"pqueue.py": queue, "other.py": "def unrelated():\n    return 1\n"}
+    with _indexed(tmp_path, files) as eng:
+        found = eng.retrieve(
+            "SlotQueue picks the same slot when slots are tied",
+            eng.search_options(k=20, max_per_file=3),
+        ).hits
+    symbols = [h.symbol for h in found if h.path == "pqueue.py"]
+    # All of the file, past the cap of 3, once other.py has had its place.
+    assert sorted(symbols) == sorted(
+        [
+            "SlotQueue",
+            "SlotQueue.__init__",
+            "SlotQueue.pop",
+            "SlotQueue.pick_slot",
+            "SlotQueue.close",
+            "SlotQueue.peek",
+        ]
+    )
+    assert [h.path for h in found].index("other.py") <= 3
 
 
 def test_score_is_the_weighted_sum_of_features() -> None:

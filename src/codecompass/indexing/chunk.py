@@ -22,11 +22,11 @@ from codecompass.models import ParsedFile, Symbol
 TokenCounter = Callable[[Sequence[str]], list[int]]
 
 ELISION = "..."
-_CONTAINERS = frozenset({"class", "interface", "struct", "trait", "enum", "type", "module"})
+CONTAINER_KINDS = frozenset({"class", "interface", "struct", "trait", "enum", "type", "module"})
 _CALLABLES = frozenset({"function", "method"})
 # Every kind a chunk can have: a definition, a file's top level ("module"), a heading's
 # section of a document, or plain text.
-CHUNK_KINDS = _CALLABLES | _CONTAINERS | {"constant", "section", "text"}
+CHUNK_KINDS = _CALLABLES | CONTAINER_KINDS | {"constant", "section", "text"}
 # In JavaScript and TypeScript code is defined in constants (`export const action =
 # register({…})`, `export const Menu = styled.div`…`): one longer than this many lines is
 # a chunk of its own, named; a shorter one stays in the module chunk. Elsewhere a
@@ -93,11 +93,11 @@ def _code_chunks(
     for s in chunked:
         if s.kind in _CALLABLES:
             drafts.append(_span(lines, s, s.kind, s.start_line, s.end_line))
-        elif s.kind in _CONTAINERS:
+        elif s.kind in CONTAINER_KINDS:
             members = [
                 m
                 for m in chunked
-                if m.parent == s.qualified_name and (m.kind in _CALLABLES or m.kind in _CONTAINERS)
+                if m.parent == s.qualified_name and m.kind in _CALLABLES | CONTAINER_KINDS
             ]
             drafts.append(_container_chunk(lines, s, members))
         elif constants and _long_constant(s):
@@ -106,7 +106,7 @@ def _code_chunks(
         s
         for s in chunked
         if s.parent is None
-        and (s.kind in _CALLABLES | _CONTAINERS or (constants and _long_constant(s)))
+        and (s.kind in _CALLABLES | CONTAINER_KINDS or (constants and _long_constant(s)))
     ]
     drafts.extend(_module_chunk(lines, top_level))
     drafts.sort(key=lambda d: (d.start_line, -d.end_line))

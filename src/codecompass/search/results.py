@@ -7,6 +7,7 @@ import posixpath
 from collections.abc import Sequence
 from typing import Any
 
+from codecompass.indexing.chunk import CONTAINER_KINDS
 from codecompass.models import ChunkRecord, SymbolQuery
 from codecompass.schemas import FileHit, Hit, SymbolHit
 from codecompass.search.context import SearchContext
@@ -70,10 +71,12 @@ def hits(
     ctx: SearchContext, ranking: Sequence[tuple[str, float]], values: SymbolValues
 ) -> list[Hit]:
     """The first `k` of `ranking` (candidate, hit score), windows of one symbol and
-    overlapping ranges once, at most `max_per_file` from a file, explained."""
+    overlapping ranges once, at most `max_per_file` from a file while other files have
+    results, explained."""
     options, chunks, cands = ctx.options, ctx.chunks, ctx.cands
     score_of = dict(ranking)
     kept: list[ChunkRecord] = []
+    held: list[ChunkRecord] = []  # past a file's `max_per_file`, in rank order
     per_file: dict[tuple[str, str], int] = {}
     copies = Copies()
     for cid, _ in ranking:
@@ -83,14 +86,22 @@ def hits(
             continue
         if chunk.symbol and copies.seen(chunk, copied_symbol(chunk)):
             continue  # a near copy: the same code in a file of the same name
-        if per_file.get(key, 0) >= options.max_per_file:
-            continue
         if any(duplicates(chunk, other) for other in kept):
+            continue
+        if per_file.get(key, 0) >= options.max_per_file:
+            held.append(chunk)
             continue
         kept.append(chunk)
         per_file[key] = per_file.get(key, 0) + 1
         if len(kept) >= options.k:
             break
+    # When the other files run out, `k` wins over the cap: Scrapy's method with the bug,
+    # in the first file, could not be reached at `-k 200`.
+    for chunk in held:
+        if len(kept) >= options.k:
+            break
+        if not any(duplicates(chunk, other) for other in kept):
+            kept.append(chunk)
     symbol_ids = [c.symbol_id for c in kept if c.symbol_id]
     docs = (
         {s.id: s.doc for s in ctx.sources.symbols.symbols(SymbolQuery(ids=symbol_ids))}
@@ -349,14 +360,26 @@ def copied_symbol(chunk: ChunkRecord) -> tuple[object, ...]:
 
 
 def duplicates(a: ChunkRecord, b: ChunkRecord) -> bool:
-    """Windows of one symbol, or ranges sharing at least half of each, are one result."""
+    """Windows of one symbol, or ranges sharing at least half of each, are one result;
+    an outline and what it elides are not."""
     if a.path != b.path or a.repo != b.repo:
         return False
     if a.symbol is not None and a.symbol == b.symbol and a.kind == b.kind:
         return True
+    if _elides(a, b) or _elides(b, a):
+        return False
     overlap = min(a.end_line, b.end_line) - max(a.start_line, b.start_line) + 1
     if overlap <= 0:
         return False
     return overlap * 2 >= (a.end_line - a.start_line + 1) and overlap * 2 >= (
         b.end_line - b.start_line + 1
     )
+
+
+def _elides(outline: ChunkRecord, inner: ChunkRecord) -> bool:
+    """Whether `outline`, a class's (a module's) chunk, shows `inner`'s symbol only as its
+    header, its body elided: Scrapy's `CachingHostnameResolver.resolveHostName`, half of
+    its class's lines, had been dropped as a copy of the class's chunk at any `-k`."""
+    if inner.symbol is None or outline.kind not in CONTAINER_KINDS:
+        return False
+    return outline.symbol is None or inner.symbol.startswith(outline.symbol + ".")
