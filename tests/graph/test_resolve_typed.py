@@ -343,6 +343,46 @@ def test_rust_code_naming_a_type_references_it(tmp_path: Path) -> None:
     }
 
 
+def test_rust_reexported_function_and_locals_named_like_modules(tmp_path: Path) -> None:
+    """`just`: `pub(crate) use crate::{helper::helper}` re-exports a function under its
+    module's name, and `helper()` was read as the module (no edge: `callers` of 12 such
+    helpers found none); `|name| name.lexeme()` and `Err(name) => …` made `name` the
+    module `name.rs` (`?src/name.rs#.lexeme`, 114 such ids)."""
+    files = {
+        "Cargo.toml": '[package]\nname = "r"\n',
+        "src/lib.rs": (
+            "pub(crate) use crate::{helper::helper, name::Name};\n\n"
+            "mod helper;\nmod name;\nmod user;\n"
+        ),
+        "src/helper.rs": "pub(crate) fn helper() -> usize {\n  1\n}\n",
+        "src/name.rs": (
+            "pub(crate) struct Name {\n  pub(crate) text: String,\n}\n\n"
+            "impl Name {\n  pub(crate) fn lexeme(&self) -> &str {\n    &self.text\n  }\n}\n"
+        ),
+        "src/user.rs": (
+            "use super::*;\n\n"
+            "pub(crate) fn total(names: &[Name]) -> usize {\n"
+            "  let n: usize = names.iter().map(|name| name.lexeme().len()).sum();\n"
+            "  helper() + crate::helper() + n\n}\n\n"
+            "pub(crate) fn first(found: Result<Name, Name>) -> usize {\n"
+            "  match found {\n    Ok(name) => name.lexeme().len(),\n    Err(_) => 0,\n  }\n}\n"
+        ),
+    }
+    found = {
+        (e[0], e[1], e[3], e[4])
+        for e in repo_edges(tmp_path, "r", files)
+        if e[0].startswith("r/src/user.rs#") and e[2] == "calls"
+    }
+    assert found == {
+        ("r/src/user.rs#total", "r/src/helper.rs#helper", 1.0, 5),
+        # untyped: a guess by name, never the module
+        ("r/src/user.rs#total", "r/src/name.rs#Name.lexeme", 0.4, 4),
+        ("r/src/user.rs#total", "?name.lexeme().len", 0.0, 4),
+        ("r/src/user.rs#first", "r/src/name.rs#Name.lexeme", 0.4, 10),
+        ("r/src/user.rs#first", "?name.lexeme().len", 0.0, 10),
+    }
+
+
 def test_global_usings_reach_every_file_of_their_project(tmp_path: Path) -> None:
     """eShop's GlobalUsings.cs (`global using eShop.Ordering.Domain;`) is how its
     handlers see their repositories: every call and base through them was external

@@ -1380,6 +1380,18 @@ class RustResolver(TypedResolver):
                     return found
         return None
 
+    def call_edges(self, ctx: Ctx, ref: Ref, value: TVal, source: str) -> list[Edge]:
+        """A module cannot be called: `helper()` after `use crate::helper::helper` calls
+        the module's function of its own name (modules and functions are two namespaces
+        in Rust, and the module was found first). `just` re-exports its helpers so:
+        `callers load_dotenv` had found none."""
+        if value.kind == "pkg":
+            name = _plain(ref.name).rpartition(".")[2]
+            found = self.package_member(value, name, 1)
+            if found is not None and found.kind == "func":
+                value = replace(found, conf=min(found.conf, value.conf or CONF_EXACT))
+        return super().call_edges(ctx, ref, value, source)
+
     def unbound_name(self, name: str, types: bool) -> TVal | None:
         if name in RUST_BUILTIN or name in RUST_PRELUDE_VARIANTS:
             return TVal("builtin", name=name)

@@ -204,6 +204,11 @@ class RustExtractor(TypedExtractor):
             self.visit_children(node, inner, prefix)
         elif t == "call_expression":
             self.call(node, scope, prefix)
+        elif t == "match_arm":
+            pattern = node.child_by_field_name("pattern")
+            if pattern is not None:
+                self.bind_unknown(pattern, scope)
+            self.visit_children(node, scope, prefix)
         elif t == "struct_expression":
             self.type_refs(node.child_by_field_name("name"), scope)
             self.visit_children(node, scope, prefix)
@@ -360,6 +365,8 @@ class RustExtractor(TypedExtractor):
             declared = parameter.child_by_field_name("type")
             if pattern is not None and pattern.type == "identifier" and declared is not None:
                 self.bind(scope, self.text(pattern), pattern, f"type:{self.type_of(declared)}")
+            elif pattern is not None and declared is None:  # a closure's `|name|`
+                self.bind_unknown(pattern, scope)
 
     # -- statements -----------------------------------------------------------------------
     def let(self, node: Node, scope: int, prefix: str) -> None:
@@ -379,6 +386,26 @@ class RustExtractor(TypedExtractor):
             if chain and chain != "?":
                 self.bind_pattern(pattern, f"elem:{chain}", scope, False)
         self.visit_children(node, scope, prefix)
+
+    def bind_unknown(self, pattern: Node, scope: int) -> None:
+        """The names a pattern binds with no type written (a `match` arm's, a closure's):
+        they shadow the items so named. `just` names its locals after its modules, and
+        `|name| name.lexeme()` had been read as a call into the module `name.rs`."""
+        t = pattern.type
+        if t == "identifier":
+            if not self.text(pattern)[:1].isupper():  # `None`, `Empty`: variants
+                self.bind(scope, self.text(pattern), pattern, "expr:?")
+            return
+        if t in ("scoped_identifier", "type_identifier", "field_identifier"):
+            return
+        skipped = {
+            (c.start_byte, c.end_byte)
+            for c in (pattern.child_by_field_name("type"), pattern.child_by_field_name("condition"))
+            if c is not None
+        }
+        for child in pattern.named_children:
+            if (child.start_byte, child.end_byte) not in skipped:
+                self.bind_unknown(child, scope)
 
     def bind_pattern(self, pattern: Node, value: str, scope: int, loop: bool) -> None:
         """`x` in `for x in …`, `Some(x)` / `Ok(x)` in `if let`, `let Some(x) = …`."""

@@ -133,7 +133,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 56: C-family: a lowercase attribute macro between a declaration's type and its name is
 # blanked (tmux's `void printflike(1, 2) log_debug(…)`); a name in a value's place (`.exec =
 # cmd_new_session_exec`, a callback handed on) is a value reference.
-READER_VERSION = 56
+# 57: Rust names a `match` arm or a closure binds with no type shadow the items so named.
+READER_VERSION = 57
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -164,6 +165,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     55: (".rs",),
     56: (".c", ".h", ".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp")
     + (".inl", ".inc", ".src", ".m", ".mm"),
+    57: (".rs",),
 }
 
 
