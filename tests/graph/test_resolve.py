@@ -844,6 +844,8 @@ def test_a_rails_model_calls_its_concerns_helpers_callbacks_and_jobs(tmp_path: P
         (f"{a}.sync", f"{a}.import_market_data", "calls", 0.7, 7),
         (f"{a}.sync", "??.days", "calls", 0.0, 8),
         (f"{a}.sync", "?items.each", "calls", 0.0, 10),
+        # a bare receiver is a call of self's method too (none is defined here)
+        (f"{a}.sync", "?items", "calls", 0.0, 10),
     }
     syncable = "rails/app/models/concerns/syncable.rb#Syncable.sync_later"
     assert (syncable, "rails/app/jobs/sync_job.rb#SyncJob.perform", "calls", 0.7, 3) in found
@@ -1071,6 +1073,29 @@ def test_a_c_function_named_as_a_value_is_referenced(tmp_path: Path) -> None:
     }
 
 
+def test_a_ruby_method_called_without_receiver_in_a_value_place(tmp_path: Path) -> None:
+    """Jekyll: `Document#url` missed all 3 of its calls and `relative_path` 11: a bare
+    name was a call only as a statement, not as an argument, an assigned value, a hash
+    value or a receiver. A local (assigned, a parameter) is none."""
+    site = (
+        "module App\n  class Site\n    def render(page)\n"
+        "      payload = site_payload\n      log(relative_path)\n"
+        "      collections.each { |c| c }\n      { url: url, page: page }\n"
+        "      payload\n    end\n\n"
+        "    def site_payload; end\n    def relative_path; end\n    def collections; end\n"
+        "    def url; end\n    def log(msg); end\n    def payload; end\n  end\nend\n"
+    )
+    found = repo_edges(tmp_path, "r", {"lib/site.rb": site}, ("calls",))
+    render = "r/lib/site.rb#App.Site.render"
+    assert {(e[1].rsplit(".", 1)[-1], e[4]) for e in found if e[0] == render and e[3] > 0} == {
+        ("site_payload", 4),
+        ("log", 5),
+        ("relative_path", 5),
+        ("collections", 6),
+        ("url", 7),
+    }
+
+
 def test_a_ruby_constant_from_outside_is_never_a_guess_by_name(tmp_path: Path) -> None:
     """Jekyll: `File.join(…)` went to its `PathManager.join` (129 wrong callers),
     `SafeYAML.load` and `Marshal.load` to `Cache#load`. A capitalised receiver the
@@ -1094,6 +1119,7 @@ def test_a_ruby_constant_from_outside_is_never_a_guess_by_name(tmp_path: Path) -
         ("r/lib/app/paths.rb#App.Paths.join", 0.7, 6),
         # a lowercase receiver of unknown class: still a guess by name
         ("r/lib/app/cache.rb#App.Cache.load", 0.5, 7),
+        ("?cache", 0.0, 7),  # the receiver: self's method, which Reader lacks
     }
 
 

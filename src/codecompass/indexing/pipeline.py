@@ -134,7 +134,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # blanked (tmux's `void printflike(1, 2) log_debug(…)`); a name in a value's place (`.exec =
 # cmd_new_session_exec`, a callback handed on) is a value reference.
 # 57: Rust names a `match` arm or a closure binds with no type shadow the items so named.
-READER_VERSION = 57
+# 58: a Ruby method called without a receiver in a value's place (an argument, an
+# assigned or hash value, a receiver) is a call, as one standing as a statement was.
+READER_VERSION = 58
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -166,6 +168,8 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     56: (".c", ".h", ".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp")
     + (".inl", ".inc", ".src", ".m", ".mm"),
     57: (".rs",),
+    58: (".rb", ".rake", ".gemspec", ".podspec", ".ru", ".jbuilder", ".erb", "rakefile")
+    + ("gemfile",),
 }
 
 

@@ -21,6 +21,16 @@
 (else (identifier) @reference.call)
 (if_modifier body: (identifier) @reference.call)
 (unless_modifier body: (identifier) @reference.call)
+; …and in a value's place: an argument, an assigned or returned value, a hash value, a
+; receiver, an operand, an interpolation (Jekyll's `log(relative_path)`, `url.sub(…)`).
+(argument_list (identifier) @reference.call)
+(assignment right: (identifier) @reference.call)
+(pair value: (identifier) @reference.call)
+(call receiver: (identifier) @reference.call)
+(binary (identifier) @reference.call)
+(interpolation (identifier) @reference.call)
+(element_reference object: (identifier) @reference.call)
+(parenthesized_statements (identifier) @reference.call)
 
 (superclass (_) @reference.inherit)
 
