@@ -176,6 +176,21 @@ def test_index_names_what_it_skipped(tmp_path: Path) -> None:
     assert code == 0 and "binary 1 (logo.png)" in out
 
 
+def test_indexing_a_folder_again_updates_it_under_its_name(tmp_path: Path) -> None:
+    """A folder indexed `--name just` and then indexed again without the option had
+    become a second repository named after the folder, every result twice."""
+    repo = make_git_repo(tmp_path / "src", {"a.py": "def area():\n    return 1\n"})
+    data = str(tmp_path / "d")
+    assert run("index", str(repo), "--name", "just", "--data-dir", data)[0] == 0
+    (repo / "b.py").write_text("def volume():\n    return 2\n", encoding="utf-8")
+    code, out, _ = run("index", str(repo), "--data-dir", data, "--json")
+    assert code == 0 and json.loads(out)["repo"] == "just"
+    code, out, _ = run("status", "--data-dir", data, "--json")
+    assert [r["id"] for r in json.loads(out)["repos"]] == ["just"]
+    code, out, _ = run("search", "volume", "--data-dir", data, "--json")
+    assert {(h["repo"], h["path"]) for h in json.loads(out)["results"]} >= {("just", "b.py")}
+
+
 def test_status_names_the_files_that_fell_back_to_line_windows(tmp_path: Path) -> None:
     """aeson's status said "38 parse errors" and nowhere which files: they were the
     JSON test suite's deliberately broken documents."""

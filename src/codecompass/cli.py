@@ -187,9 +187,10 @@ def index(
         return
     engine, root = Engine.for_repo(path, data_dir=data_dir)
     if watch:
-        _watch(engine, root, name or root.name, full, as_json)
+        _watch(engine, root, name, full, as_json)
         return
-    with engine, _progress(as_json, name or root.name) as on_progress:
+    name = name or engine.name_for(root)
+    with engine, _progress(as_json, name) as on_progress:
         stats = engine.index(root, name=name, full=full, on_progress=on_progress)
     if as_json:
         emit_json(stats.as_dict())
@@ -197,7 +198,7 @@ def index(
         _print_summary(stats, engine.settings.data_dir)
 
 
-def _watch(engine: Engine, root: Path, name: str, full: bool, as_json: bool) -> None:
+def _watch(engine: Engine, root: Path, name: str | None, full: bool, as_json: bool) -> None:
     """`index --watch`: the catch-up run (with progress and the usual summary), then one
     line, or one JSON object, per batch until Ctrl-C or SIGTERM."""
     import signal
@@ -206,6 +207,7 @@ def _watch(engine: Engine, root: Path, name: str, full: bool, as_json: bool) -> 
     from codecompass.lifecycle.watch import BatchReport, Watcher, WatchTarget, check_watchable
 
     check_watchable(engine.settings)
+    name = name or engine.name_for(root)
     progress = contextlib.ExitStack()  # the catch-up's progress line, closed once it ends
     report_progress: list[Callable[[IndexProgress], None] | None] = []
 

@@ -420,7 +420,18 @@ class Engine:
         on_progress: Callable[[Progress], None] | None = None,
     ) -> IndexStats:
         folder = repository_folder(root)
-        return self._index(name or folder.name, folder, full=full, on_progress=on_progress)
+        return self._index(
+            name or self.name_for(folder), folder, full=full, on_progress=on_progress
+        )
+
+    def name_for(self, folder: Path) -> str:
+        """The name a folder is indexed under without `--name`: the name it was indexed
+        under before (updating it, not adding a copy named after the folder), else the
+        folder's name."""
+        for repo in self.backend.repos.repos():
+            if Path(repo.root) == folder:
+                return repo.id
+        return folder.name
 
     def index_commit(
         self,
@@ -1374,7 +1385,7 @@ class Engine:
     ) -> IndexStats:
         """Index another repository into this workspace (or update it)."""
         root = repository_folder(path)
-        chosen = name or root.name
+        chosen = name or self.name_for(root)
         if not chosen or "/" in chosen or chosen.startswith(VIRTUAL_PREFIXES):
             raise InputError(f"{chosen!r} cannot name a repository; pass --name NAME.")
         for other in self.backend.repos.repos():
