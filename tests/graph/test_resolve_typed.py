@@ -383,6 +383,34 @@ def test_rust_reexported_function_and_locals_named_like_modules(tmp_path: Path) 
     }
 
 
+def test_rust_deref_target_and_enum_variants(tmp_path: Path) -> None:
+    """`just`: `Name` derefs to `Token` (`type Target = Token`), and `name.lexeme()` went
+    to `?std.ops.Deref.lexeme` (61 such); `Problem::Missing(…)` went to the
+    `Display` it implements (`?std.fmt.Display.Missing`, 85 such)."""
+    files = {
+        "Cargo.toml": '[package]\nname = "e"\n',
+        "src/lib.rs": (
+            "use std::{fmt::{self, Display, Formatter}, ops::Deref};\n\n"
+            "pub struct Token {\n  pub text: String,\n}\n\n"
+            "impl Token {\n  pub fn lexeme(&self) -> &str {\n    &self.text\n  }\n}\n\n"
+            "pub struct Name {\n  token: Token,\n}\n\n"
+            "impl Deref for Name {\n  type Target = Token;\n\n"
+            "  fn deref(&self) -> &Token {\n    &self.token\n  }\n}\n\n"
+            "pub enum Problem {\n  Missing(String),\n}\n\n"
+            "impl Display for Problem {\n"
+            "  fn fmt(&self, f: &mut Formatter) -> fmt::Result {\n    Ok(())\n  }\n}\n\n"
+            "pub fn check(name: &Name) -> Problem {\n"
+            "  Problem::Missing(name.lexeme().to_string())\n}\n"
+        ),
+    }
+    found = {
+        (e[1], e[3])
+        for e in repo_edges(tmp_path, "e", files)
+        if e[0] == "e/src/lib.rs#check" and e[2] == "calls"
+    }
+    assert found == {("e/src/lib.rs#Token.lexeme", 0.8), ("?Problem.Missing", 0.0)}
+
+
 def test_global_usings_reach_every_file_of_their_project(tmp_path: Path) -> None:
     """eShop's GlobalUsings.cs (`global using eShop.Ordering.Domain;`) is how its
     handlers see their repositories: every call and base through them was external

@@ -277,6 +277,12 @@ class RustExtractor(TypedExtractor):
             self.type_refs(body, inner)  # a tuple struct's `struct Meters(Length);`
         elif body is not None and body.type == "enum_variant_list":
             for variant in body.named_children:
+                # `Problem::Missing(…)` is the enum's, not a method some trait of it has.
+                variant_name = self.text(variant.child_by_field_name("name"))
+                if variant_name:
+                    facts.attrs.setdefault(variant_name, []).append(
+                        (inner, f"type:{join(prefix, name)}")
+                    )
                 fields = variant.child_by_field_name("body")
                 for field in fields.named_children if fields is not None else []:
                     self.type_refs(field.child_by_field_name("type") or field, inner)
@@ -307,13 +313,22 @@ class RustExtractor(TypedExtractor):
         self.bind(inner, "Self", node, f"tparam:{written}")
         self.type_parameters(node, inner)
         trait = node.child_by_field_name("trait")
+        body = node.child_by_field_name("body")
         if trait is not None:
             facts = self.facts.classes.get(qualified)
             if facts is None:
                 facts = self.facts.classes[qualified] = ClassFacts(inner)
             facts.bases.append(self.type_of(trait))
             self.ref("inherit", self.type_of(trait), trait, inner)
-        body = node.child_by_field_name("body")
+            if self.type_of(trait).rsplit(".", 1)[-1] in ("Deref", "DerefMut"):
+                # `type Target = Token`: a `Name` derefs to a `Token`, and the methods
+                # Name lacks are Token's (`name.lexeme()`), found as a base's are.
+                for item in body.named_children if body is not None else []:
+                    if (
+                        item.type == "type_item"
+                        and self.text(item.child_by_field_name("name")) == "Target"
+                    ):
+                        facts.bases.insert(0, self.type_of(item.child_by_field_name("type")))
         if body is not None:
             self.visit_children(body, inner, qualified)
 

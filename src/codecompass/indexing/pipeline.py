@@ -136,7 +136,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 57: Rust names a `match` arm or a closure binds with no type shadow the items so named.
 # 58: a Ruby method called without a receiver in a value's place (an argument, an
 # assigned or hash value, a receiver) is a call, as one standing as a statement was.
-READER_VERSION = 58
+# 59: a Rust type derefs to its `Deref` impl's `Target` (its methods are found there),
+# and an enum's variants are its members (`Problem::Missing(…)`).
+READER_VERSION = 59
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
@@ -170,6 +172,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     57: (".rs",),
     58: (".rb", ".rake", ".gemspec", ".podspec", ".ru", ".jbuilder", ".erb", "rakefile")
     + ("gemfile",),
+    59: (".rs",),
 }
 
 
