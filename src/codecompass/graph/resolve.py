@@ -1916,6 +1916,20 @@ class Resolver:
         if len(local) > 1:
             found = local
         if receiver:
+            scope = source_sym.qualified_name if source_sym is not None else ""
+            # `File.join`, `YAML.load`, `Enum.map`: a constant the repository does not
+            # define where the caller can see it (from its scope outwards) is the
+            # language's or a library's, and so is its method; Jekyll's `File.join`s had
+            # gone to its `PathManager.join` (129 such guesses).
+            outside = (
+                ctx.language in _CONSTANT_RECEIVERS
+                and receiver[0][:1].isupper()
+                and not self._constants_written(ctx, receiver, scope, _NAMESPACE_KINDS)
+            )
+            if outside and ctx.language == "ruby":
+                # Ruby's constants are lexical: `Jekyll::LiquidRenderer::File` is no
+                # `File` in `Jekyll::Cache`.
+                return [_unresolved(source, ref.name, edge_type, CONF_NEAR, ref, "external")]
             # `Repo.get` names `MyApp.Repo.get` (an Elixir alias, a Lua table, a Ruby or
             # Perl package) among the other `get`s.
             written = ".".join([*receiver, name])
@@ -1926,7 +1940,6 @@ class Resolver:
             ]
             if len(named) == 1:
                 return finish(named, CONF_NEAR, "qualified")
-            scope = source_sym.qualified_name if source_sym is not None else ""
             cls = self._class_written(ctx, receiver, scope) if edge_type == "calls" else None
             if cls is not None:
                 return self._class_call(ctx, source, cls, name, ref, finish)
@@ -1934,16 +1947,7 @@ class Resolver:
                 # `Set.new`, `repo.issues.new`: an instance made by a class from outside,
                 # not a call of some method `new` (Rails controllers all have one).
                 return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
-            if (
-                ctx.language in _CONSTANT_RECEIVERS
-                and receiver[0][:1].isupper()
-                and not any(
-                    s.kind in _NAMESPACE_KINDS for s in self.index.by_name(receiver[-1], ctx.repo)
-                )
-            ):
-                # `File.join`, `YAML.load`, `Enum.map`: a constant the repository does not
-                # define is the language's or a library's, and so is its method; Jekyll's
-                # `File.join`s had gone to its `PathManager.join` (129 such guesses).
+            if outside:  # Elixir's aliases were named above
                 return [_unresolved(source, ref.name, edge_type, CONF_NEAR, ref, "external")]
         if edge_type == "calls" and name in OBJECT_METHODS.get(ctx.language, ()):
             return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unknown")]
@@ -2069,20 +2073,28 @@ class Resolver:
         `Sinatra::Base`, `Request` is `Sinatra::Request`. A nested class elsewhere is not
         it: okhttp's `Logger.getLogger` is `java.util.logging`'s, not
         `HttpLoggingInterceptor.Logger`'s."""
+        exact = self._constants_written(ctx, receiver, scope, TYPE_KINDS)
+        return exact[0] if len(exact) == 1 else None
+
+    def _constants_written(
+        self, ctx: Ctx, receiver: list[str], scope: str, kinds: frozenset[str]
+    ) -> list[SymbolRecord]:
+        """The repository's symbols of `kinds` a capitalised receiver names from `scope`
+        outwards (a class reopened in several files is several)."""
         if not receiver or not receiver[-1][:1].isupper():
-            return None
+            return []
         classes = [
             s
             for s in self.index.by_name(receiver[-1], ctx.repo)
-            if s.kind in TYPE_KINDS and _callable_from(ctx, s)
+            if s.kind in kinds and _callable_from(ctx, s)
         ]
         outer = scope.split(".") if scope else []
         for depth in range(len(outer), -1, -1):
             written = ".".join([*outer[:depth], *receiver])
             exact = [s for s in classes if s.qualified_name == written]
             if exact:
-                return exact[0] if len(exact) == 1 else None
-        return None
+                return exact
+        return []
 
     def _class_call(
         self,

@@ -87,8 +87,10 @@ from typing import Any
 # 25: a name read, not called, is a class's field or property before a method of that name
 # (C#'s `MovieRepository => …` property as a receiver). 26: an Angular template calls its
 # component's methods. 27: a Ruby (Elixir, Crystal) constant the repository does not
-# define is from outside: its methods are never guessed by name (`File.join`).
-FACTS_VERSION = 27
+# define is from outside: its methods are never guessed by name (`File.join`). 28: where
+# the caller can see it, from its scope outwards (`App::Renderer::File` is no `File` in
+# `App::Cache`); a C function named as a value is referenced.
+FACTS_VERSION = 28
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
