@@ -1096,6 +1096,26 @@ def test_a_ruby_method_called_without_receiver_in_a_value_place(tmp_path: Path) 
     }
 
 
+def test_ruby_attribute_accessors_are_methods(tmp_path: Path) -> None:
+    """Jekyll: `callers Site.config` said the symbol was unknown; `attr_accessor
+    :config` defines it (156 calls in Jekyll's lib stayed unresolved)."""
+    site = (
+        "module App\n  class Site\n    attr_accessor :config, :pages\n"
+        "    attr_writer :source\n\n    def render\n      config.fetch(1)\n"
+        "      self.pages\n    end\n  end\nend\n"
+    )
+    reader = (
+        "module App\n  class Reader\n    def read(site)\n      site.config\n    end\n  end\nend\n"
+    )
+    found = repo_edges(tmp_path, "r", {"lib/site.rb": site, "lib/reader.rb": reader}, ("calls",))
+    assert {(e[0], e[1], e[3]) for e in found if e[1].startswith("r/")} == {
+        ("r/lib/site.rb#App.Site.render", "r/lib/site.rb#App.Site.config", 0.7),
+        ("r/lib/site.rb#App.Site.render", "r/lib/site.rb#App.Site.pages", 0.7),
+        # `site` holds the one class so named
+        ("r/lib/reader.rb#App.Reader.read", "r/lib/site.rb#App.Site.config", 0.5),
+    }
+
+
 def test_a_ruby_constant_from_outside_is_never_a_guess_by_name(tmp_path: Path) -> None:
     """Jekyll: `File.join(…)` went to its `PathManager.join` (129 wrong callers),
     `SafeYAML.load` and `Marshal.load` to `Cache#load`. A capitalised receiver the

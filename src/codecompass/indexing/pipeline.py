@@ -138,9 +138,13 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # assigned or hash value, a receiver) is a call, as one standing as a statement was.
 # 59: a Rust type derefs to its `Deref` impl's `Target` (its methods are found there),
 # and an enum's variants are its members (`Problem::Missing(…)`).
-READER_VERSION = 59
+# 60: Ruby's `attr_accessor :x` (`attr_reader`, `attr_writer`) defines methods.
+READER_VERSION = 60
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
+# Ruby files by name suffix (lower case), scripts named by their interpreter aside.
+_RUBY: tuple[str, ...] = (".rb", ".rake", ".gemspec", ".podspec", ".ru", ".jbuilder", ".erb")
+_RUBY += ("rakefile", "gemfile", "podfile", "fastfile")
 # The files each version after 32 changed, by name suffix (lower case): a file an older
 # reader stored is read again only when a later change is about it (re-reading all of
 # SymPy for a change to its `.txt` files took 211 s). A version not listed changed any file.
@@ -170,9 +174,9 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     56: (".c", ".h", ".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp")
     + (".inl", ".inc", ".src", ".m", ".mm"),
     57: (".rs",),
-    58: (".rb", ".rake", ".gemspec", ".podspec", ".ru", ".jbuilder", ".erb", "rakefile")
-    + ("gemfile",),
+    58: _RUBY,
     59: (".rs",),
+    60: _RUBY,
 }
 
 

@@ -1124,6 +1124,44 @@ class RubyRules(Rules):
             return []
         return [part for part in ctx.text(name_node).split("::") if part]
 
+    def finish(
+        self, ctx: FileContext, definitions: Sequence[Definition], symbols: list[Symbol]
+    ) -> list[Symbol]:
+        """`attr_accessor :config` (`attr_reader`, `attr_writer :x` as `x=`) defines its
+        class's methods: Jekyll's `Site#config`, called 156 times, was no symbol."""
+        owners = [s for s in symbols if s.kind in self.type_like_kinds]
+        known = {s.qualified_name for s in symbols}
+        added: list[Symbol] = []
+        stack = [ctx.root]
+        while stack:
+            node = stack.pop()
+            if node.type in _RUBY_SCOPES and node is not ctx.root:
+                continue  # inside a method: a call, not a declaration
+            stack.extend(node.named_children)
+            method = node.child_by_field_name("method") if node.type == "call" else None
+            kind = ctx.text(method) if method is not None else ""
+            if kind not in _RUBY_ATTRIBUTES or node.child_by_field_name("receiver") is not None:
+                continue
+            line = node.start_point.row + 1
+            around = [o for o in owners if o.start_line <= line <= o.end_line]
+            if not around:
+                continue
+            owner = max(around, key=lambda o: o.start_line)
+            arguments = node.child_by_field_name("arguments")
+            for argument in arguments.named_children if arguments is not None else []:
+                if argument.type != "simple_symbol":
+                    continue
+                name = ctx.text(argument).lstrip(":") + ("=" if kind == "attr_writer" else "")
+                qualified = f"{owner.qualified_name}.{name}"
+                if qualified not in known:
+                    known.add(qualified)
+                    signature = " ".join(ctx.text(node).split())
+                    added.append(
+                        Symbol(name, qualified, "method", line, line, line, signature, "", True,
+                               owner.qualified_name)
+                    )  # fmt: skip
+        return sorted([*symbols, *added], key=lambda s: (s.start_line, -s.end_line))
+
     def header(self, ctx: FileContext, node: Node, body: Node) -> tuple[int, int]:
         end, last = super().header(ctx, node, body)
         # ``class A; end`` and ``def f = expr``: the body starts after a separator.
@@ -1228,6 +1266,7 @@ RUBY_JOB_ENQUEUES = frozenset(
     {"perform_later", "perform_now", "perform_async", "perform_in", "perform_at", "perform_bulk"}
 )
 _RUBY_SCOPES = frozenset({"method", "singleton_method", "program"})
+_RUBY_ATTRIBUTES = frozenset({"attr_accessor", "attr_reader", "attr_writer"})
 _RUBY_BINDERS = frozenset(
     {
         *("assignment", "operator_assignment", "method_parameters", "block_parameters"),
