@@ -1116,6 +1116,25 @@ def test_ruby_attribute_accessors_are_methods(tmp_path: Path) -> None:
     }
 
 
+def test_a_ruby_receiver_holds_the_class_its_caller_can_see(tmp_path: Path) -> None:
+    """Jekyll: a benchmark script's top-level `Document` took every `document.x` in
+    `Jekyll::Renderer` from `Jekyll::Document` (34 calls lost)."""
+    files = {
+        "lib/app/document.rb": (
+            "module App\n  class Document\n    def render_me\n    end\n  end\nend\n"
+        ),
+        "lib/app/renderer.rb": (
+            "module App\n  class Renderer\n    def run(document)\n"
+            "      document.render_me\n    end\n  end\nend\n"
+        ),
+        "benchmark/bench.rb": "class Document\n  def render_me\n  end\nend\n",
+    }
+    found = repo_edges(tmp_path, "r", files, ("calls",))
+    assert {(e[1], e[3]) for e in found if e[0] == "r/lib/app/renderer.rb#App.Renderer.run"} == {
+        ("r/lib/app/document.rb#App.Document.render_me", 0.5)
+    }
+
+
 def test_a_ruby_constant_from_outside_is_never_a_guess_by_name(tmp_path: Path) -> None:
     """Jekyll: `File.join(…)` went to its `PathManager.join` (129 wrong callers),
     `SafeYAML.load` and `Marshal.load` to `Cache#load`. A capitalised receiver the

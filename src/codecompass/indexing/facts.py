@@ -89,8 +89,10 @@ from typing import Any
 # component's methods. 27: a Ruby (Elixir, Crystal) constant the repository does not
 # define is from outside: its methods are never guessed by name (`File.join`). 28: where
 # the caller can see it, from its scope outwards (`App::Renderer::File` is no `File` in
-# `App::Cache`); a C function named as a value is referenced.
-FACTS_VERSION = 28
+# `App::Cache`); a C function named as a value is referenced. 29: a lowercase Ruby
+# receiver holds the class so named that its caller can see (`document` in
+# `Jekyll::Renderer` is a `Jekyll::Document`, not a script's top-level `Document`).
+FACTS_VERSION = 29
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
