@@ -411,6 +411,29 @@ def test_rust_deref_target_and_enum_variants(tmp_path: Path) -> None:
     assert found == {("e/src/lib.rs#Token.lexeme", 0.8), ("?Problem.Missing", 0.0)}
 
 
+def test_rust_std_method_names_are_not_guessed(tmp_path: Path) -> None:
+    """`just`: 24 of 25 guesses at its `Value.len` were a `Vec`'s or a `str`'s `len` on a
+    receiver of unknown type (here a `?` on a `Result` alias, which is not expanded).
+    Typed, the repository's own is still found."""
+    files = {
+        "Cargo.toml": '[package]\nname = "v"\n',
+        "src/lib.rs": (
+            "pub struct Value {\n  items: Vec<u8>,\n}\n\n"
+            "impl Value {\n  pub fn len(&self) -> usize {\n    self.items.len()\n  }\n}\n\n"
+            "type R<T> = Result<T, String>;\n\n"
+            "fn load() -> R<Vec<u8>> {\n  Ok(Vec::new())\n}\n\n"
+            "pub fn sizes(value: &Value) -> R<usize> {\n"
+            "  let words = load()?;\n  let n = words.len();\n  Ok(n + value.len())\n}\n"
+        ),
+    }
+    found = {
+        (e[1], e[3])
+        for e in repo_edges(tmp_path, "v", files)
+        if e[0] == "v/src/lib.rs#sizes" and e[2] == "calls" and e[1].startswith("v/")
+    }
+    assert found == {("v/src/lib.rs#Value.len", 0.8), ("v/src/lib.rs#load", 1.0)}
+
+
 def test_global_usings_reach_every_file_of_their_project(tmp_path: Path) -> None:
     """eShop's GlobalUsings.cs (`global using eShop.Ordering.Domain;`) is how its
     handlers see their repositories: every call and base through them was external

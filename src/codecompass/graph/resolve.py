@@ -123,7 +123,19 @@ OBJECT_METHODS: dict[str, frozenset[str]] = {
     "go": frozenset({"String", "Error", "GoString"}),
     "swift": frozenset({"description", "debugDescription", "hash"}),
     "objc": frozenset({"description", "debugDescription", "isEqual", "hash", "copy"}),
-    "rust": frozenset({"clone", "to_string", "to_owned", "fmt", "eq", "ne", "cmp", "hash"}),
+    # Rust: the traits every type may have, and the methods of the standard library's
+    # collections, strings, options and iterators. A receiver of unknown type calling
+    # `len` or `push` holds a `Vec` or a `str` far more often than the repository's own
+    # type: 24 of 25 of `just`'s guesses at its `Value.len` were wrong.
+    "rust": frozenset(
+        {"clone", "to_string", "to_owned", "fmt", "eq", "ne", "cmp", "hash"}
+        | {"len", "is_empty", "push", "pop", "insert", "remove", "get", "get_mut", "clear"}
+        | {"contains", "contains_key", "extend", "iter", "iter_mut", "into_iter", "keys"}
+        | {"values", "entry", "first", "last", "push_str", "as_str", "as_ref", "as_mut"}
+        | {"unwrap", "expect", "unwrap_or", "unwrap_or_default", "ok", "err", "map", "and_then"}
+        | {"collect", "join", "split", "trim", "starts_with", "ends_with", "chars", "lines"}
+        | {"next", "filter", "find", "any", "all", "count", "sum", "rev", "take", "skip"}
+    ),
 }
 CALLABLE_KINDS = frozenset({"function", "method", "class", "struct", "constant", "variable"})
 # Symbols that hold a value: an attribute read through one is the value's.

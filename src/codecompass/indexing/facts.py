@@ -92,7 +92,9 @@ from typing import Any
 # `App::Cache`); a C function named as a value is referenced. 29: a lowercase Ruby
 # receiver holds the class so named that its caller can see (`document` in
 # `Jekyll::Renderer` is a `Jekyll::Document`, not a script's top-level `Document`).
-FACTS_VERSION = 29
+# 30: a Rust receiver of unknown type calling a method of the standard library's
+# collections, strings, options or iterators (`len`, `push`) is not guessed by name.
+FACTS_VERSION = 30
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
