@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from codecompass.indexing.blanking import blanked_text, without_attribute_macros
-from codecompass.indexing.parse import parse
+from codecompass.indexing.blanking import blanked_text, grammar_code, without_attribute_macros
+from codecompass.indexing.parse import parse, parse_file
 
 
 def _symbols(source: str, language: str = "cpp") -> list[tuple[str, str, int, int]]:
@@ -366,3 +366,50 @@ def test_a_lowercase_attribute_macro_before_the_name() -> None:
     ]
     calls = {(r.name, r.scope) for r in parse(PRINTFLIKE_C, "c").references if r.kind == "call"}
     assert calls == {("log_vwrite", "log_debug")}
+
+
+GRAMMAR_Y = """\
+%{
+#include "tmux.h"
+static int yylex(void);
+%}
+
+%union { char *token; }
+%token <token> TOKEN
+
+%%
+
+lines : line { cmd_parse_new(); }
+      ;
+
+%%
+
+static int
+yylex(void)
+{
+	return (0);
+}
+
+struct cmd_parse_result *
+cmd_parse_from_string(const char *s)
+{
+	return (cmd_parse_run(s));
+}
+"""
+
+
+def test_a_yacc_file_is_read_as_its_c_sections() -> None:
+    """tmux's command parser, `cmd-parse.y`, had no symbol: the prologue and the code
+    after the second `%%` are C, at the file's own lines."""
+    code = grammar_code(GRAMMAR_Y)
+    assert len(code.split("\n")) == len(GRAMMAR_Y.split("\n"))
+    assert "%union" not in code and "cmd_parse_new" not in code
+    source = parse_file("cmd-parse.y", GRAMMAR_Y)
+    assert source.parsed.language == "c"
+    assert [(s.name, s.start_line, s.end_line) for s in source.parsed.symbols] == [
+        ("yylex", 16, 20),
+        ("cmd_parse_from_string", 22, 26),
+    ]
+    assert [(r.name, r.line) for r in source.parsed.references if r.kind == "call"] == [
+        ("cmd_parse_run", 25)
+    ]

@@ -146,6 +146,30 @@ JINJA_RELATION = re.compile(
 )
 
 
+GRAMMAR_SUFFIXES = (".y", ".l", ".yy", ".ll")
+
+
+def grammar_code(text: str) -> str:
+    """A yacc/bison or lex file as C: its prologue (`%{ … %}`) and everything after the
+    second `%%`, at the file's own lines; the declarations and rules blank (their actions
+    are fragments of C around `$$`). tmux's command parser, `cmd-parse.y`, had no
+    symbol."""
+    out: list[str] = []
+    section, prologue = "declarations", False
+    for line in text.split("\n"):
+        mark = line.strip()
+        if section == "declarations" and mark in ("%{", "%}"):
+            prologue = mark == "%{"
+            out.append("")
+        elif mark == "%%" and not prologue and section != "code":
+            section = "rules" if section == "declarations" else "code"
+            out.append("")
+        else:
+            keep = section == "code" or (section == "declarations" and prologue)
+            out.append(line if keep else "")
+    return "\n".join(out)
+
+
 def without_jinja(data: bytes) -> bytes:
     """``data`` as SQL: a dbt `ref()` or `source()` replaced by the relation's name, any
     other `{{ … }}` by `_` (a name, so that `select {{ columns }} from` still parses),

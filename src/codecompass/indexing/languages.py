@@ -147,6 +147,10 @@ _EXTENSIONS: dict[str, str] = {
     ".rs": "rust",
     ".c": "c",
     ".h": "c",
+    ".y": "c",  # yacc and lex: their C sections (`blanking.grammar_code`)
+    ".l": "c",
+    ".yy": "cpp",
+    ".ll": "cpp",
     ".cc": "cpp",
     ".cpp": "cpp",
     ".cxx": "cpp",

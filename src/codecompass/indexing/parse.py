@@ -85,7 +85,13 @@ from dataclasses import dataclass
 from codecompass.decoding import is_notebook_path
 from codecompass.hashing import file_lines
 from codecompass.indexing import treesitter
-from codecompass.indexing.blanking import BLANKED_LANGUAGES, blanked_text, error_count
+from codecompass.indexing.blanking import (
+    BLANKED_LANGUAGES,
+    GRAMMAR_SUFFIXES,
+    blanked_text,
+    error_count,
+    grammar_code,
+)
 from codecompass.indexing.buildfiles import parse_cmake, parse_dockerfile
 from codecompass.indexing.idl import parse_graphql, parse_prisma, parse_protobuf
 from codecompass.indexing.languages import (
@@ -153,6 +159,8 @@ def parse(text: str, language: str, path: str = "") -> ParsedFile:
             return ParsedFile(language, error=missing_grammar_message(language))
         if not treesitter.has_query(language):
             return ParsedFile(language, error=f"no tag query for {language}: chunked by lines")
+        if path.endswith(GRAMMAR_SUFFIXES):
+            text = grammar_code(text)
         data = text.encode("utf-8", "surrogatepass")
         timeout = _PARSE_SECONDS + len(data) / _PARSE_BYTES_PER_SECOND
         root = treesitter.parse_tree(language, data, timeout)

@@ -139,7 +139,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 59: a Rust type derefs to its `Deref` impl's `Target` (its methods are found there),
 # and an enum's variants are its members (`Problem::Missing(…)`).
 # 60: Ruby's `attr_accessor :x` (`attr_reader`, `attr_writer`) defines methods.
-READER_VERSION = 60
+# 61: yacc and lex files (`.y`, `.l`, `.yy`, `.ll`) are read as their C sections.
+READER_VERSION = 61
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -177,6 +178,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     58: _RUBY,
     59: (".rs",),
     60: _RUBY,
+    61: (".y", ".l", ".yy", ".ll"),
 }
 
 
