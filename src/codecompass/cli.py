@@ -1153,7 +1153,10 @@ def _print_edges(result: GraphResult, title: str) -> None:
     # An overload walked with the root is "this" too, marked with its id's line: `this@59`.
     names = {root: "this"} | {o: "this" + o[o.rfind("@") :] for o in result.overloads if "@" in o}
     count = len(result.overloads)
-    also = f" and its {count} other overload{'s' * (count > 1)}" if count else ""
+    # Overloads share a file; a class reopened elsewhere (Ruby) is defined again.
+    same_file = all(o.split("#")[0] == root.split("#")[0] for o in result.overloads)
+    kind = "overload" if same_file else "definition"
+    also = f" and its {count} other {kind}{'s' * (count > 1)}" if count else ""
     if any(o.startswith(RPC_PREFIX) for o in result.overloads):
         also = " (the rpc it declares, with its servers)"
     console.print(f"[bold]{escape(title)} {escape(root)}{also}[/bold]", highlight=False)

@@ -271,6 +271,31 @@ def test_the_callers_of_an_overloaded_method_are_those_of_every_overload(engine:
     assert info.value.hint.cli.endswith("or a longer name such as ledger/Ledger.java:6.")
 
 
+def test_a_ruby_class_reopened_in_several_files_is_one(tmp_path: Path) -> None:
+    """Jekyll's `Commands::Serve` is written in four files: `callers` answered
+    "ambiguous" and offered names that matched all four again."""
+    write(
+        tmp_path / "r",
+        {
+            "lib/app/serve.rb": "module App\n  class Serve\n    def start\n    end\n  end\nend\n",
+            "lib/app/serve/servlet.rb": (
+                "module App\n  class Serve\n    def servlet\n      start\n    end\n  end\nend\n"
+            ),
+            "lib/app/cli.rb": (
+                "module App\n  class Cli\n    def run\n      Serve.new\n    end\n  end\nend\n"
+            ),
+        },
+    )
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "r", name="r")
+        result = engine.callers("App.Serve")
+    assert (result.root, result.overloads) == (
+        "r/lib/app/serve.rb#App.Serve",
+        ["r/lib/app/serve/servlet.rb#App.Serve"],
+    )
+    assert ("r/lib/app/cli.rb#App.Cli.run", "calls") in {(e.source, e.type) for e in result.edges}
+
+
 def test_a_class_named_after_its_file_is_told_apart_by_package_or_line(tmp_path: Path) -> None:
     # Slim's `handle` suggested `MiddlewareDispatcher.MiddlewareDispatcher.addCallable.handle`,
     # no better than the name when two files hold a class of that name.

@@ -46,7 +46,8 @@ score, then by whether the written module or path reaches the repository root
 other candidate has its place (code or test, code or declaration), score and rootedness;
 otherwise the name is ambiguous and the error lists every candidate, best first. Walking the graph
 (`callers`, `deps`, `graph`) takes the overloads of one method together when they are
-the best candidates: C#'s or Java's `Mediator.Send` is every `Send` of that class.
+the best candidates: C#'s or Java's `Mediator.Send` is every `Send` of that class, and a
+Ruby class reopened in several files is every file's.
 A Python type stub's symbol, when chosen, is answered by the code it declares
 (`GraphReader._implemented`). Case-insensitive and fuzzy matches (below 0.9, from
 `find_symbol`) are offered when nothing else matches, never chosen.
@@ -263,17 +264,24 @@ def _tied(ranked: Sequence[Match]) -> list[Match]:
 
 def overload_group(ranked: Sequence[Match]) -> list[Match]:
     """The best candidates when they are the overloads of one method (one qualified name
-    in one file: C#'s three `Mediator.Send`), first by line; else an empty list."""
+    in one file: C#'s three `Mediator.Send`), or one Ruby class or module reopened in
+    several files (Jekyll's `Commands::Serve` in four), first by file and line; else an
+    empty list."""
     tied = _tied(ranked)
     best = tied[0] if tied else None
-    if best is None or best.symbol is None:
+    if best is None or best.symbol is None or len(tied) < 2:
         return []
-    name = (best.repo, best.path, best.symbol.qualified_name)
-    if len(tied) < 2 or any(
-        m.symbol is None or (m.repo, m.path, m.symbol.qualified_name) != name for m in tied
-    ):
+    name = (best.repo, best.symbol.qualified_name)
+    if any(m.symbol is None or (m.repo, m.symbol.qualified_name) != name for m in tied):
         return []
-    return sorted(tied, key=lambda m: m.line or 0)
+    one_file = all(m.path == best.path for m in tied)
+    reopened = all(
+        m.symbol is not None and m.symbol.kind in ("class", "module") and m.path.endswith(".rb")
+        for m in tied
+    )
+    if not (one_file or reopened):
+        return []
+    return sorted(tied, key=lambda m: (m.path, m.line or 0))
 
 
 def ambiguous(text: str, tied: Sequence[Match], ranked: Sequence[Match]) -> AmbiguousSymbolError:

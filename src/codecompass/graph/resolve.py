@@ -2093,6 +2093,8 @@ class Resolver:
         it: okhttp's `Logger.getLogger` is `java.util.logging`'s, not
         `HttpLoggingInterceptor.Logger`'s."""
         exact = self._constants_written(ctx, receiver, scope, TYPE_KINDS)
+        if len(exact) > 1 and ctx.language == "ruby":  # a class reopened in other files
+            return min(exact, key=lambda s: (s.path, s.start_line))
         return exact[0] if len(exact) == 1 else None
 
     def _constants_written(

@@ -94,7 +94,8 @@ from typing import Any
 # `Jekyll::Renderer` is a `Jekyll::Document`, not a script's top-level `Document`).
 # 30: a Rust receiver of unknown type calling a method of the standard library's
 # collections, strings, options or iterators (`len`, `push`) is not guessed by name.
-FACTS_VERSION = 30
+# 31: a Ruby class reopened in several files is called as one (`Serve.new`).
+FACTS_VERSION = 31
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
