@@ -1116,6 +1116,20 @@ def test_ruby_attribute_accessors_are_methods(tmp_path: Path) -> None:
     }
 
 
+def test_a_ruby_mixin_calls_the_methods_of_the_classes_including_it(tmp_path: Path) -> None:
+    """Jekyll: `Convertible#read_yaml`'s `data` reached `Document`, `Excerpt` and
+    `StaticFile`, none of which includes `Convertible` (16 of its 26 edges)."""
+    files = {
+        "lib/convertible.rb": "module Convertible\n  def read_yaml\n    data\n  end\nend\n",
+        "lib/page.rb": "class Page\n  include Convertible\n\n  def data\n  end\nend\n",
+        "lib/document.rb": "class Document\n  def data\n  end\nend\n",
+    }
+    found = repo_edges(tmp_path, "r", files, ("calls",))
+    assert {(e[0], e[1]) for e in found if e[1].startswith("r/")} == {
+        ("r/lib/convertible.rb#Convertible.read_yaml", "r/lib/page.rb#Page.data")
+    }
+
+
 def test_a_ruby_receiver_holds_the_class_its_caller_can_see(tmp_path: Path) -> None:
     """Jekyll: a benchmark script's top-level `Document` took every `document.x` in
     `Jekyll::Renderer` from `Jekyll::Document` (34 calls lost)."""

@@ -95,7 +95,8 @@ from typing import Any
 # 30: a Rust receiver of unknown type calling a method of the standard library's
 # collections, strings, options or iterators (`len`, `push`) is not guessed by name.
 # 31: a Ruby class reopened in several files is called as one (`Serve.new`).
-FACTS_VERSION = 31
+# 32: a Ruby mixin calls the methods of the classes including it, not of any class.
+FACTS_VERSION = 32
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
