@@ -186,6 +186,20 @@ def capped(site: Site, onnx: Embedder) -> Iterator[Running]:
     yield from start(settings_for(site.data, max_nodes=3, max_edges=2), onnx)
 
 
+def test_an_error_at_start_stays_on_screen(page: Any, onnx: Embedder, tmp_path: Path) -> None:
+    """With nothing indexed the page was blank until a search: routing to the first
+    page had erased the start's error."""
+    running = start(settings_for(tmp_path / "empty"), onnx)
+    empty = next(running)
+    try:
+        page.goto(empty.url + "/")
+        page.wait_for_selector("body[data-ready]")
+        assert page.is_visible("#error")
+        assert page.inner_text("#error").startswith("not_indexed:")
+    finally:
+        running.close()
+
+
 def test_a_graph_over_the_cap_says_so(page: Any, capped: Running) -> None:
     assert len(api_search(capped)["graph"]["nodes"]) == 3  # the server keeps to the cap too
     search(page, capped)
@@ -273,6 +287,51 @@ def test_keyboard_walks_the_explorer_tree_and_opens_the_code(page: Any, web: Run
     page.keyboard.press("Enter")
     page.wait_for_selector("#code-view[data-loaded^='authsvc/api/handlers.py:']")
     assert page.evaluate("location.hash") == "#/search"
+    # The focus follows the code it opened (it had fallen to the page's body).
+    assert page.evaluate("document.activeElement.id") == "code"
+
+
+def test_a_later_search_wins_and_a_failed_one_clears_the_last(page: Any, web: Running) -> None:
+    """A slower earlier answer had replaced a later one (results of another language
+    under the filter chosen); a failed search had left the last results and code on
+    screen; arrow keys on a filter fired one search per option passed."""
+    search(page, web)
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/api/search" in r.url else None)
+    slow = {"first": True}
+
+    def delay_first(route: Any) -> None:
+        if slow["first"]:
+            slow["first"] = False
+            page.wait_for_timeout(1500)
+        route.continue_()
+
+    page.route("**/api/search?*", delay_first)
+    page.fill("#q", "first slow question")
+    page.press("#q", "Enter")
+    page.fill("#q", "refresh")
+    page.press("#q", "Enter")
+    page.wait_for_function("() => document.body.dataset.searched", timeout=10000)
+    page.wait_for_timeout(2000)  # the slow answer arrives, and is left unshown
+    expected = api_search(web, "refresh")["results"]
+    shown = page.locator("#results li[role=option] .loc").all_inner_texts()
+    assert shown == [f"{h['path']}:{h['start_line']}-{h['end_line']}" for h in expected]
+    page.unroute("**/api/search?*")
+    asked.clear()
+    page.focus("#f-kind")
+    for _ in range(3):
+        page.keyboard.press("ArrowDown")
+    page.wait_for_timeout(900)
+    assert len(asked) == 1  # once the list rests
+    page.select_option("#f-kind", "")
+    page.fill("#f-path", "no/such/dir/")
+    page.press("#q", "Enter")
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.locator("#results li[role=option][id]").count() == 0
+    assert page.get_attribute("#code-view", "data-loaded") is None
+    page.fill("#q", "   ")
+    page.press("#q", "Enter")
+    assert page.inner_text("#search-status").startswith("Type a query")
 
 
 def test_symbol_explorer_roots_every_overload(page: Any, web: Running) -> None:
@@ -659,5 +718,13 @@ def test_a_phone_wide_page_stacks_its_panes(browser: Any, linked: Running) -> No
                 page.wait_for_selector(f"#page-{route} table:not([hidden]) tbody tr")
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 390, (route, width)
+        # The links table scrolls within itself: its ends keep a readable width (they
+        # had been squeezed to 35 px, a row 440 px tall).
+        page.goto(f"{linked.url}/#/links")
+        page.wait_for_selector("#page-links table:not([hidden]) tbody tr")
+        ends = page.eval_on_selector_all(
+            "#page-links td", "cells => cells.map(c => c.getBoundingClientRect().width)"
+        )
+        assert ends and min(ends) >= 130, ends
     finally:
         context.close()

@@ -57,6 +57,9 @@ const state = {
   xcy: null,
   explored: new Map(),  // the explorer's nodes by id
   linksAsked: 0,
+  searchAsked: 0,
+  openAsked: 0,
+  filterTimer: 0,
 };
 
 /* -- calls ---------------------------------------------------------------------------- */
@@ -97,7 +100,8 @@ const PAGES = ["search", "graph", "explore", "links", "status"];
 function route() {
   const name = (location.hash.match(/^#\/(\w+)/) || [])[1];
   const page = PAGES.includes(name) ? name : "search";
-  if (page !== state.page) showError(null);  // an error belongs to the page it came from
+  // An error belongs to the page it came from; one from the start belongs to every page.
+  if (state.page !== undefined && page !== state.page) showError(null);
   state.page = page;
   document.title = `${page[0].toUpperCase()}${page.slice(1)} · Code Compass`;
   for (const p of PAGES) $(`#page-${p}`).hidden = p !== page;
@@ -143,8 +147,12 @@ async function loadConfig() {
 async function search(event) {
   if (event) event.preventDefault();
   const q = $("#q").value.trim();
-  if (!q) return;
+  const asked = ++state.searchAsked;  // a later search wins over a slower earlier answer
   showError(null);
+  if (!q) {
+    $("#search-status").textContent = "Type a query: words, a name, a path or an error message.";
+    return;
+  }
   if (!state.config) {  // the page opened before anything was indexed
     try { await loadConfig(); } catch (error) { showError(error); return; }
   }
@@ -155,6 +163,7 @@ async function search(event) {
       q, repo: $("#f-repo").value, language: $("#f-language").value,
       path: $("#f-path").value.trim(), kind: $("#f-kind").value, detail: $("#f-detail").value,
     });
+    if (asked !== state.searchAsked) return;
     state.results = data.results;
     state.stale = new Set(data.stale);
     renderResults();
@@ -165,9 +174,14 @@ async function search(event) {
       (data.stale.length ? ` · ${data.stale.length} file(s) changed on disk since indexing` : "") +
       (data.coverage && data.coverage.dense < 1 ? ` · vectors cover ${Math.round(data.coverage.dense * 100)}%` : "");
     loadGraph(data.graph);
-    if (data.results.length) { select(0); openHit(0); }
+    if (data.results.length) { select(0); openHit(0); } else clearCode();
     document.body.dataset.searched = String(Date.now());
   } catch (error) {
+    if (asked !== state.searchAsked) return;
+    // What the last search showed does not answer this one.
+    state.results = [];
+    renderResults();
+    clearCode();
     $("#search-status").textContent = "";
     showError(error);
   }
@@ -216,7 +230,8 @@ function renderResults() {
   state.selected = -1;
   state.results.forEach((hit, i) => {
     const stale = state.stale.has(`${hit.repo}/${hit.path}`);
-    const item = el("li", { role: "option", id: `result-${i}`, "aria-selected": "false", "data-index": i },
+    const label = `${location_(hit)}${hit.symbol ? ` ${hit.symbol}` : ""}, score ${hit.score.toFixed(3)}`;
+    const item = el("li", { role: "option", id: `result-${i}`, "aria-selected": "false", "data-index": i, "aria-label": label },
       el("span", { class: "score", text: hit.score.toFixed(3) }),
       el("span", { class: "loc", text: location_(hit) }),
       hit.symbol ? el("span", { class: "sym", text: hit.symbol }) : null,
@@ -225,10 +240,11 @@ function renderResults() {
       whyBar(hit),
       el("div", { class: "why", text: whyWords(hit) }),
     );
-    item.addEventListener("click", () => { select(i); openHit(i); });
+    item.addEventListener("click", () => { select(i); openHit(i, true); });
     list.append(item);
   });
-  if (!state.results.length) list.append(el("li", { class: "muted", text: "No results. Try other words or fewer filters." }));
+  list.removeAttribute("aria-activedescendant");
+  if (!state.results.length) list.append(el("li", { role: "option", "aria-disabled": "true", class: "muted", text: "No results. Try other words or fewer filters." }));
 }
 
 function renderMemories(memories) {
@@ -252,17 +268,40 @@ function select(i) {
   items[index].scrollIntoView({ block: "nearest" });
 }
 
-async function openHit(i) {
+async function openHit(i, chosen = false) {
   const hit = state.results[i];
   if (!hit) return;
   await openCode(hit.repo, hit.path, hit.start_line, hit.end_line);
+  // A result chosen on stacked panes (a phone): its code is below the results, out of sight.
+  if (chosen && window.matchMedia("(max-width: 760px)").matches) {
+    $("#code-view").scrollIntoView({ block: "start" });
+  }
+}
+
+/* Open code from another page: the search page's code view, with the focus in it (and
+   on a phone, where the panes are stacked, scrolled into view). */
+async function showCode(repo, path, start, end) {
+  location.hash = "#/search";
+  await openCode(repo, path, start, end);
+  $("#code").focus({ preventScroll: true });
+  $("#code-view").scrollIntoView({ block: "start" });
+}
+
+function clearCode() {
+  $("#code").replaceChildren();
+  $("#code-title").textContent = "Select a result to read its code.";
+  $("#open-editor").hidden = true;
+  $("#code-stale").hidden = true;
+  delete $("#code-view").dataset.loaded;
 }
 
 async function openCode(repo, path, start, end) {
+  const asked = ++state.openAsked;  // a later file wins over a slower earlier answer
   $("#code-title").textContent = `${repo}/${path}:${start}-${end}`;
   try {
     // A window of the file around the lines (the server sends at most 2,000 lines).
     const file = await api("/api/file", { repo, path, start: Math.max(1, start - 500), line: start });
+    if (asked !== state.openAsked) return;
     const code = $("#code");
     code.replaceChildren();
     file.html.forEach((html, n) => {
@@ -284,7 +323,9 @@ async function openCode(repo, path, start, end) {
     const first = code.querySelector(`[data-line="${start}"]`);
     if (first) code.scrollTop = first.offsetTop - code.offsetTop - 40;
     $("#code-view").dataset.loaded = `${repo}/${path}:${start}`;
+    $("#code-shown").textContent = `Showing ${repo}/${path}, lines ${start} to ${end}.`;
   } catch (error) {
+    if (asked !== state.openAsked) return;
     // Leave no other file's lines under this title.
     $("#code").replaceChildren();
     $("#open-editor").hidden = true;
@@ -324,7 +365,7 @@ function onKey(event) {
   else if (event.key === "ArrowUp" || event.key === "k") { event.preventDefault(); select(state.selected - 1); }
   else if (event.key === "Home") { event.preventDefault(); select(0); }
   else if (event.key === "End") { event.preventDefault(); select(state.results.length - 1); }
-  else if (event.key === "Enter") { event.preventDefault(); openHit(state.selected); }
+  else if (event.key === "Enter") { event.preventDefault(); openHit(state.selected, true); }
   else if (event.key === "o") {
     const link = $("#open-editor");
     if (!link.hidden) window.open(link.href, "_self");
@@ -494,7 +535,7 @@ async function showDetails(id) {
       return list;
     };
     const open = el("button", { type: "button", text: "Open code" });
-    open.addEventListener("click", () => { location.hash = "#/search"; openCode(d.node.repo, d.node.path, d.node.start_line || 1, d.node.end_line || 1); });
+    open.addEventListener("click", () => showCode(d.node.repo, d.node.path, d.node.start_line || 1, d.node.end_line || 1));
     const expand = el("button", { type: "button", id: "expand-node", text: "Expand neighbours" });
     expand.addEventListener("click", () => expandNode(id));
     fill(panel,
@@ -658,8 +699,7 @@ function focusTreeItem(li) {
 function openTreeItem(li) {
   const node = state.explored.get(li.dataset.node);
   if (!node || !node.path) return;
-  location.hash = "#/search";
-  openCode(node.repo, node.path, node.start_line || 1, node.end_line || node.start_line || 1);
+  showCode(node.repo, node.path, node.start_line || 1, node.end_line || node.start_line || 1);
 }
 
 /* -- links between services ------------------------------------------------------------ */
@@ -692,8 +732,7 @@ function linkEnd(end) {
 
 function openEnd(end) {
   const line = end.line || 1;
-  location.hash = "#/search";
-  openCode(end.repo, end.path, line, line);
+  showCode(end.repo, end.path, line, line);
 }
 
 function renderLinks(data, via, repo) {
@@ -795,7 +834,13 @@ async function start() {
   window.addEventListener("hashchange", route);
   $(".skip").addEventListener("click", (event) => { event.preventDefault(); focusQuery(); });
   $("#search-form").addEventListener("submit", search);
-  for (const filter of ["#f-repo", "#f-language", "#f-kind", "#f-detail"]) $(filter).addEventListener("change", () => search());
+  // Arrow keys on a closed list fire `change` for each option passed: search once they rest.
+  for (const filter of ["#f-repo", "#f-language", "#f-kind", "#f-detail"]) {
+    $(filter).addEventListener("change", () => {
+      clearTimeout(state.filterTimer);
+      state.filterTimer = setTimeout(() => search(), 400);
+    });
+  }
   $("#explore-form").addEventListener("submit", explore);
   $("#x-tree").addEventListener("keydown", treeKeys);
   $("#links-form").addEventListener("submit", (event) => event.preventDefault());
