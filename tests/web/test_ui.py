@@ -200,6 +200,24 @@ def test_an_error_at_start_stays_on_screen(page: Any, onnx: Embedder, tmp_path: 
         running.close()
 
 
+def test_a_token_pasted_into_an_open_tab_is_taken(page: Any, site: Site, onnx: Embedder) -> None:
+    """Opened without its token, then given `#token=…` in the same tab (no reload): the
+    token had been ignored and left in the address bar and the history."""
+    running = start(settings_for(site.data), onnx, token="s3cret-token")
+    guarded = next(running)
+    try:
+        page.goto(guarded.url + "/")
+        page.wait_for_selector("body[data-ready]")
+        assert page.inner_text("#error").startswith("unauthorized")
+        page.evaluate("location.hash = '#token=s3cret-token'")
+        page.wait_for_function("() => location.hash === '#/search'")
+        page.wait_for_function("() => document.querySelector('#error').hidden")
+        assert page.evaluate("sessionStorage.getItem('codecompass-token')") == "s3cret-token"
+        search(page, guarded)
+    finally:
+        running.close()
+
+
 def test_a_graph_over_the_cap_says_so(page: Any, capped: Running) -> None:
     assert len(api_search(capped)["graph"]["nodes"]) == 3  # the server keeps to the cap too
     search(page, capped)

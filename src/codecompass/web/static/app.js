@@ -831,7 +831,13 @@ async function loadStatus() {
 async function start() {
   takeToken();
   document.addEventListener("keydown", onKey);
-  window.addEventListener("hashchange", route);
+  window.addEventListener("hashchange", () => {
+    // A `#token=` address pasted into this tab: take the token, as a new tab does.
+    if (!/(?:^#|[&?])token=/.test(location.hash)) { route(); return; }
+    takeToken();
+    showError(null);
+    loadConfig().catch(showError).finally(route);
+  });
   $(".skip").addEventListener("click", (event) => { event.preventDefault(); focusQuery(); });
   $("#search-form").addEventListener("submit", search);
   // Arrow keys on a closed list fire `change` for each option passed: search once they rest.
