@@ -665,7 +665,9 @@ async def open_file(
         end = view.start_line + len(keep) - 1
         symbol = start is None and "#" in where  # shown whole, however long the file
         more = asked is None and not symbol and view.end_line < view.total_lines
-        truncated = end < view.end_line or more
+        # A line longer than the cap is cut too (a minified file's): say so.
+        line_cut = bool(keep) and keep[-1] != lines[len(keep) - 1]
+        truncated = end < view.end_line or more or line_cut
         return FileContent(
             repo=view.repo,
             path=view.path,
@@ -674,7 +676,7 @@ async def open_file(
             total_lines=view.total_lines,
             content=text,
             truncated=truncated,
-            next_start_line=end + 1 if truncated else None,
+            next_start_line=end + 1 if truncated and end < view.total_lines else None,
         )
 
     return await state.serve("open_file", work, lambda r: (r.end_line - r.start_line + 1, None))
@@ -878,7 +880,8 @@ async def ask_code(
     sampled: Annotated[CreateMessageResult | _Sampled | None, Resolve(sample_answer)],
     ctx: Context[ServerState, Any],
     scope: Annotated[
-        list[str] | None, Field(description="Repositories to search (default all).")
+        list[str] | None,
+        Field(max_length=50, description="Repositories to search (default all)."),
     ] = None,
     top_k: Annotated[int, Field(ge=1, le=20, description="Evidences to consider.")] = 8,
     path_prefix: Annotated[str | None, Field(description="Only paths starting with this.")] = None,

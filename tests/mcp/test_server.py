@@ -429,6 +429,33 @@ def test_open_file_is_capped(shop: Shop, onnx: Embedder) -> None:
     assert a is not None and (a["start_line"], a["end_line"], a["truncated"]) == (1, 5, True)
     assert a["next_start_line"] == 6 and a["content"] == "\n".join(SERVICE.split("\n")[:5])
     assert b is not None and (b["start_line"], b["end_line"], b["truncated"]) == (20, 23, False)
+    # A line longer than the cap is cut and said to be (a minified file's 100,015
+    # characters had come back as 40,000 with `truncated: false`).
+    tiny = state_for(shop, onnx, server=ServerSettings(open_max_lines=5, open_max_chars=10))
+    (cut,) = call_all(tiny, [("open_file", {"path": "orders/service.py", "end_line": 1})])
+    c = cut.structured_content
+    assert c is not None and (c["content"], c["end_line"], c["truncated"]) == (
+        '"""Orders ',
+        1,
+        True,
+    )
+    assert c["next_start_line"] == 2
+
+
+def test_ask_code_scope_names_each_repository_once(shop: Shop, onnx: Embedder) -> None:
+    """A scope naming `shop` twice had doubled every evidence; 10,000 names held the
+    one engine for 97 s: at most 50."""
+    once, twice, flood = call_all(
+        state_for(shop, onnx),
+        [
+            ("ask_code", {"query": "How is an order cancelled?", "scope": ["shop"]}),
+            ("ask_code", {"query": "How is an order cancelled?", "scope": ["shop", "shop"]}),
+            ("ask_code", {"query": "x", "scope": ["shop"] * 51}),
+        ],
+    )
+    a, b = once.structured_content, twice.structured_content
+    assert a is not None and b is not None and a["evidences"] == b["evidences"]
+    assert error_of(flood)["code"] == "invalid_arguments"
 
 
 def test_open_file_takes_locations_as_the_tools_print_them(shop: Shop, onnx: Embedder) -> None:
