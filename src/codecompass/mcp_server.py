@@ -299,8 +299,14 @@ def audit_middleware(state: ServerState, tools: dict[str, frozenset[str]]) -> An
         _rename_old_arguments(name, ctx.params)
         unknown = _unknown_arguments(ctx.params, tools.get(name, frozenset()))
         if name in tools and unknown:
+            renamed = RENAMED_ARGUMENTS.get(name, {})
+            twice = [
+                f"{old!r} (the old name of {renamed[old]!r})" for old in unknown if old in renamed
+            ]
             message = (
-                f"{name} takes no argument {', '.join(map(repr, unknown))}; its arguments "
+                f"{name} was given both {', '.join(twice)}; give one."
+                if twice
+                else f"{name} takes no argument {', '.join(map(repr, unknown))}; its arguments "
                 f"are: {', '.join(sorted(tools[name]))}."
             )
             rec.fail("invalid_arguments", message)

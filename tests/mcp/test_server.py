@@ -205,7 +205,9 @@ def test_git_tools_take_the_old_argument_names_too(shop: Shop, onnx: Embedder) -
     assert [(h["start_line"], h["end_line"]) for h in old.structured_content["hunks"]] == [(2, 3)]
     assert log.structured_content is not None and len(log.structured_content["commits"]) == 1
     assert error_of(both)["code"] == "invalid_arguments"
-    assert "no argument 'start'" in error_of(both)["message"]
+    assert error_of(both)["message"] == (
+        "git_blame was given both 'start' (the old name of 'start_line'); give one."
+    )
 
 
 def test_secrets_inside_code_are_redacted(shop: Shop, onnx: Embedder) -> None:
