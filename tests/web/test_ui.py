@@ -361,6 +361,15 @@ def test_symbol_explorer_roots_every_overload(page: Any, web: Running) -> None:
     assert page.get_attribute("#x-cy", "data-nodes") == "4"
 
 
+def test_symbol_explorer_asks_for_a_symbol_when_given_spaces(page: Any, web: Running) -> None:
+    explore(page, web.url, "verify_token", "callers", 2)
+    page.fill("#x-symbol", "   ")
+    page.fill("#x-depth", "")
+    page.click("#explore-form button[type=submit]")
+    # The last walk's status had stayed ("callers of verify_token: …").
+    assert page.inner_text("#x-status").startswith("Type a symbol")
+
+
 def test_symbol_explorer_says_when_calls_are_not_read(page: Any, web: Running) -> None:
     page.goto(web.url + "/#/explore")
     page.wait_for_selector("body[data-ready]")

@@ -575,8 +575,11 @@ async function expandNode(id) {
 async function explore(event) {
   if (event) event.preventDefault();
   const name = $("#x-symbol").value.trim();
-  if (!name) return;
   showError(null);
+  if (!name) {
+    $("#x-status").textContent = "Type a symbol: a name, Class.method, path:line or a node id.";
+    return;
+  }
   const matchesBox = $("#x-matches");
   matchesBox.hidden = true;
   try {
@@ -606,7 +609,7 @@ async function explore(event) {
 async function exploreNode(id) {
   $("#x-matches").hidden = true;
   const relation = $("#x-relation").value;
-  const depth = $("#x-depth").value;
+  const depth = $("#x-depth").value || "2";  // an emptied field: the default
   const data = await api("/api/explore", { id, relation, depth }).catch((error) => { showError(error); return null; });
   if (!data) return;
   const names = new Map(data.nodes.map((n) => [n.id, n]));
