@@ -431,11 +431,11 @@ def _inline_single_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
 Repo = Annotated[str | None, Field(description="Repository, if several.")]
 SymbolArg = Annotated[str, Field(description="Name, module.func, path:line or node id.")]
-Depth = Annotated[int, Field(ge=1, le=MAX_DEPTH, description="Hops to follow.")]
+Depth = Annotated[int, Field(strict=True, ge=1, le=MAX_DEPTH, description="Hops to follow.")]
 MinConfidence = Annotated[
     float, Field(ge=0.0, le=1.0, description="Drop edges less certain than this.")
 ]
-Limit = Annotated[int, Field(ge=1, le=100, description="Most results to return.")]
+Limit = Annotated[int, Field(strict=True, ge=1, le=100, description="Most results to return.")]
 EdgeTypes = Annotated[
     list[str] | None, Field(description="Edge types, e.g. calls, imports, extends.")
 ]
@@ -605,7 +605,9 @@ async def search_code(
     filters: Annotated[
         SearchFilters | None, Field(description="Narrow to a repo, path, language or kind.")
     ] = None,
-    top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, description="Hits to return.")] = 10,
+    top_k: Annotated[
+        int, Field(strict=True, ge=1, le=MAX_TOP_K, description="Hits to return.")
+    ] = 10,
     detail: Annotated[
         Literal["compact", "preview", "full"] | None,
         Field(description="Snippet size (default preview)."),
@@ -644,8 +646,8 @@ async def open_file(
         str, Field(description="Path as search returns it, `path:40-60`, or a node id.")
     ],
     ctx: Context[ServerState, Any],
-    start_line: Annotated[int | None, Field(ge=1, description="1-based.")] = None,
-    end_line: Annotated[int | None, Field(ge=1, description="Inclusive.")] = None,
+    start_line: Annotated[int | None, Field(strict=True, ge=1, description="1-based.")] = None,
+    end_line: Annotated[int | None, Field(strict=True, ge=1, description="Inclusive.")] = None,
     repo: Repo = None,
 ) -> Annotated[CallToolResult, FileContent]:
     """Read a file or line range from disk (the source of truth). Size-capped."""
@@ -755,7 +757,7 @@ async def traverse_graph(
     ] = "out",
     repo: Repo = None,
     limit: Annotated[
-        int, Field(ge=1, le=MAX_GRAPH_NODES, description="Most nodes to return.")
+        int, Field(strict=True, ge=1, le=MAX_GRAPH_NODES, description="Most nodes to return.")
     ] = MAX_GRAPH_NODES,
 ) -> Annotated[CallToolResult, GraphResult]:
     """Walk the code graph from a node (breadth-first), returning nodes, edges, paths."""
@@ -775,7 +777,7 @@ async def repo_overview(
     ctx: Context[ServerState, Any],
     repo: Repo = None,
     budget_tokens: Annotated[
-        int, Field(ge=200, le=8000, description="Size of the map (characters / 4).")
+        int, Field(strict=True, ge=200, le=8000, description="Size of the map (characters / 4).")
     ] = 2000,
 ) -> Annotated[CallToolResult, Overview]:
     """A map of a repository: main modules and symbols, within a token budget."""
@@ -889,7 +891,9 @@ async def ask_code(
         list[str] | None,
         Field(max_length=50, description="Repositories to search (default all)."),
     ] = None,
-    top_k: Annotated[int, Field(ge=1, le=20, description="Evidences to consider.")] = 8,
+    top_k: Annotated[
+        int, Field(strict=True, ge=1, le=20, description="Evidences to consider.")
+    ] = 8,
     path_prefix: Annotated[str | None, Field(description="Only paths starting with this.")] = None,
     language: Annotated[str | None, Field(description="e.g. python, typescript.")] = None,
     min_score: Annotated[float, Field(ge=0.0, description="Drop evidence scored lower.")] = 0.0,
@@ -971,8 +975,8 @@ async def git_log(
 
 async def git_blame(
     path: Annotated[str, Field(description="Repository-relative file path.")],
-    start_line: Annotated[int, Field(ge=1, description="1-based.")],
-    end_line: Annotated[int, Field(ge=1, description="Inclusive.")],
+    start_line: Annotated[int, Field(strict=True, ge=1, description="1-based.")],
+    end_line: Annotated[int, Field(strict=True, ge=1, description="Inclusive.")],
     ctx: Context[ServerState, Any],
     repo: Repo = None,
 ) -> Annotated[CallToolResult, GitBlameResult]:
@@ -1077,7 +1081,8 @@ async def memory_recall(
     since: Annotated[str | None, Field(description="ISO date: written or used since.")] = None,
     limit: Limit = 20,
     budget_tokens: Annotated[
-        int | None, Field(ge=50, le=16000, description="Fit results in this (characters / 4).")
+        int | None,
+        Field(strict=True, ge=50, le=16000, description="Fit results in this (characters / 4)."),
     ] = None,
     detail: Annotated[
         Literal["compact", "full", "context"],
@@ -1109,7 +1114,9 @@ async def memory_list(
     types: Annotated[list[MemoryTypeArg] | None, Field(description="Only these types.")] = None,
     tags: HasTags = None,
     symbols: About = None,
-    limit: Annotated[int, Field(ge=1, le=500, description="Most memories to return.")] = 50,
+    limit: Annotated[
+        int, Field(strict=True, ge=1, le=500, description="Most memories to return.")
+    ] = 50,
 ) -> Annotated[CallToolResult, MemoryList]:
     """Memories newest first, with ids and the code they are about (dangling: gone)."""
     rec = _current_call("memory_list")

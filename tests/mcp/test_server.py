@@ -187,6 +187,23 @@ def test_every_tool_answers_with_evidence(shop: Shop, onnx: Embedder) -> None:
     assert isinstance(first, TextContent) and json.loads(first.text) == search
 
 
+def test_numbers_of_another_type_are_refused(shop: Shop, onnx: Embedder) -> None:
+    """`top_k: true` had become 1 hit and `top_k: "5"` 5: the schema says integer."""
+    results = call_all(
+        state_for(shop, onnx),
+        [
+            ("search_code", {"query": "order", "top_k": True}),
+            ("search_code", {"query": "order", "top_k": "5"}),
+            ("git_log", {"path": ".", "limit": 1.5}),
+            ("search_code", {"query": "order", "top_k": 2}),
+        ],
+    )
+    assert [error_of(r)["code"] for r in results[:3]] == ["invalid_arguments"] * 3
+    assert "top_k" in error_of(results[0])["message"]
+    assert results[3].structured_content is not None
+    assert len(results[3].structured_content["results"]) == 2
+
+
 def test_git_tools_take_the_old_argument_names_too(shop: Shop, onnx: Embedder) -> None:
     """`git_blame` took `start`/`end` and `git_log` `max` before every tool said
     `start_line`/`end_line`/`limit`; a client written for them gets the same answer."""
