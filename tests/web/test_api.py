@@ -473,3 +473,15 @@ def test_links_are_audited_and_follow_the_callers_scopes(estate: Path, tmp_path:
         ("service_links", "web", "codecompass-ui", "ok", 2)
     ]
     assert mine[0].filters is not None and '"via": "rpc"' in mine[0].filters
+
+
+def test_characters_that_hide_are_shown_in_the_code_view() -> None:
+    """A bidirectional override showed `"gnirts desrever"` as `"reversed string"` (Trojan
+    Source); zero-width characters showed as nothing. Each is shown by its code point."""
+    from codecompass.web.highlight import highlight_lines
+
+    lines = highlight_lines("a.py", 'x = "\u202egnirts"\ny = 1\u200b\n')
+    assert lines[0].count('<span class="invisible" title="U+202E">&lt;U+202E&gt;</span>') == 1
+    assert "\u202e" not in lines[0]
+    assert '<span class="invisible" title="U+200B">&lt;U+200B&gt;</span>' in lines[1]
+    assert len(lines) == 3
