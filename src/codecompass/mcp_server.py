@@ -179,11 +179,12 @@ def error_result(
 
 
 def ok_result(model: BaseModel) -> CallToolResult:
+    """The result as structured content, and as text: its JSON, or the one field a model
+    names as what to read (`Overview.text`, the map)."""
     data = redact_all(model.model_dump(mode="json"))
-    return CallToolResult(
-        content=[TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
-        structured_content=data,
-    )
+    field = getattr(model, "text_block", None)
+    text = str(data[field]) if field else json.dumps(data, ensure_ascii=False)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
 # -- server state -------------------------------------------------------------------

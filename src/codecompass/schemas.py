@@ -8,7 +8,7 @@ and `Edge` appears here as it is.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -191,6 +191,11 @@ class OverviewFile(Result):
 
 
 class Overview(Result):
+    # The text block of an MCP result carries the map itself, within the budget, not the
+    # JSON of it all (`files` repeats the map field by field for programs): at the default
+    # 2,000 tokens an agent had read about 10,500.
+    text_block: ClassVar[str] = "text"
+
     repo: str
     text: str
     tokens: int

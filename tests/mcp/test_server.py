@@ -351,6 +351,10 @@ def test_graph_tools_answer_with_paths_and_confidences(shop: Shop, onnx: Embedde
     ]
     assert overview is not None and overview["text"].startswith("# shop:")
     assert overview["files"][0]["path"] == "orders/service.py"
+    # The text block is the map, within the budget (not the JSON of the map and files).
+    (block,) = results[4].content
+    assert isinstance(block, TextContent) and block.text == overview["text"]
+    assert approx_tokens(block.text) <= 300
     # Constants' signatures carry their values: the server redacts them on the way out.
     assert token is not None and "[REDACTED:github_token]" in json.dumps(token)
     assert not any(c in text_of(r) for r in results for c in CANARIES)
