@@ -678,6 +678,13 @@ class Resolver:
             return rows + self.argument_edges(ctx, ref, value)
         if ref.kind == "iterate":
             return self.iteration_edges(ctx, ref, value, source)
+        if ref.kind == "read":  # an attribute read runs a property's method
+            head, _, name = ref.name.rpartition(".")
+            receiver = self.eval_chain(ctx, head, ref.scope, ref.line, 0)
+            found = self.property_of(receiver, name)
+            if found is None:
+                return []
+            return [self._to_sym(source, found, "calls", receiver.conf, ref, "property")]
         edge_type = {
             "inherit": "extends",
             "implement": "implements",
@@ -1608,6 +1615,18 @@ class Resolver:
             for order in chains:
                 merged += [c for c in order if c not in merged]
         return [cls, *merged], outside
+
+    def property_of(self, receiver: Value, name: str) -> SymbolRecord | None:
+        """The property `name` an instance's attribute read runs (through the class's
+        method resolution order), if that attribute is one."""
+        if receiver.kind != "inst" or receiver.sym is None:
+            return None
+        for owner in self.linearize(receiver.sym)[0]:
+            ctx = self.ctx(owner.repo, owner.path)
+            members = ctx.members.get((owner.qualified_name, name)) if ctx is not None else None
+            if ctx is not None and members:
+                return members[-1] if self.is_property(ctx, members[-1]) else None
+        return None
 
     def is_property(self, ctx: Ctx, member: SymbolRecord) -> bool:
         facts = ctx.facts.functions.get(member.qualified_name)

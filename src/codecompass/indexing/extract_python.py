@@ -89,15 +89,36 @@ _DJANGO_SHORTCUTS = {
 class PythonExtractor:
     def __init__(self, data: bytes) -> None:
         self.data = data
+        self.properties: frozenset[str] = frozenset()  # the file's own (`run`)
         self.facts = FileFacts("python", scopes=[Scope("", "module", -1, 0)])
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     def run(self, root: Node) -> FileFacts:
+        text = self.data.decode("utf-8", "replace")
+        self.properties = frozenset(m.group(1) for m in _PROPERTY.finditer(text))
         for child in root.named_children:
             self.visit(child, 0)
         return self.facts
+
+    def read(self, node: Node, scope: int) -> None:
+        """An attribute read, not called, that may run a property: `self.root` (or any
+        receiver's, when this file defines a property of that name). marshmallow's
+        `Field.root`, read as `self.root.opts`, had no caller."""
+        parent = node.parent
+        if (
+            parent is not None
+            and parent.type == "call"
+            and _same(parent.child_by_field_name("function"), node)
+        ):
+            return  # called: a call ref names it
+        chain = self.chain(node)
+        if chain is None or "?" in chain:
+            return
+        head, _, name = chain.rpartition(".")
+        if head in ("self", "cls") or name in self.properties:
+            self.ref("read", chain, _line(node), scope)
 
     # -- chains ---------------------------------------------------------------------
     def chain(self, node: Node | None) -> str | None:
@@ -318,6 +339,8 @@ class PythonExtractor:
                 chain = self.chain(raised)
                 if chain is not None and chain != "?":
                     self.ref("call", chain, _line(raised), scope)
+        if t == "attribute":
+            self.read(node, scope)
         if t == "with_item":
             self.with_item(node, scope)
             return
@@ -1007,6 +1030,17 @@ class PythonExtractor:
         values: list[tuple[str, str]] | None = None,
     ) -> None:
         self.facts.refs.append(Ref(kind, name, line, scope, args, values))
+
+
+# A property's name, by its decorator: `@property`, `@cached_property`,
+# `@functools.cached_property`.
+_PROPERTY = re.compile(
+    r"@(?:functools\.)?(?:cached_)?property\s*\n\s*(?:async\s+)?def\s+([A-Za-z_]\w*)"
+)
+
+
+def _same(a: Node | None, b: Node) -> bool:
+    return a is not None and (a.start_byte, a.end_byte) == (b.start_byte, b.end_byte)
 
 
 def _alternatives(node: Node | None) -> list[Node | None]:

@@ -140,7 +140,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # and an enum's variants are its members (`Problem::Missing(…)`).
 # 60: Ruby's `attr_accessor :x` (`attr_reader`, `attr_writer`) defines methods.
 # 61: yacc and lex files (`.y`, `.l`, `.yy`, `.ll`) are read as their C sections.
-READER_VERSION = 61
+# 62: a Python attribute read (`self.root`) may run a property: its facts say so.
+READER_VERSION = 62
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -179,6 +180,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     59: (".rs",),
     60: _RUBY,
     61: (".y", ".l", ".yy", ".ll"),
+    62: (".py", ".pyi"),
 }
 
 
