@@ -267,6 +267,9 @@ RENAMED_ARGUMENTS = {
 }
 
 
+MAX_TOOL_NAME = 64
+
+
 def _rename_old_arguments(tool: str, params: Any) -> None:
     arguments = params.get("arguments") if isinstance(params, dict) else None
     if not isinstance(arguments, dict):
@@ -293,6 +296,10 @@ def audit_middleware(state: ServerState, tools: dict[str, frozenset[str]]) -> An
         if ctx.method != "tools/call":
             return await call_next(ctx)
         name = str((ctx.params or {}).get("name", ""))
+        if name not in tools:
+            # A name the client made up is recorded (audit, metrics) and echoed cut short:
+            # a 99 KB name had added 600 KB to every later `/metrics`.
+            name = name[:MAX_TOOL_NAME] + ("…" if len(name) > MAX_TOOL_NAME else "")
         principal = _principal_of(ctx)
         rec = CallRecord(
             tool=name, client=_client_name(ctx), principal=principal, transport=state.transport

@@ -187,6 +187,18 @@ def test_every_tool_answers_with_evidence(shop: Shop, onnx: Embedder) -> None:
     assert isinstance(first, TextContent) and json.loads(first.text) == search
 
 
+def test_a_made_up_tool_name_is_cut_short(shop: Shop, onnx: Embedder) -> None:
+    """A 99 KB tool name was echoed whole and counted in `/metrics` (600 KB more on every
+    later scrape)."""
+    state = state_for(shop, onnx)
+    (result,) = call_all(state, [("x" * 10_000, {})])
+    error = error_of(result)
+    assert error["code"] == "unknown_tool" and error["tool"] == "x" * 64 + "…"
+    assert len(error["message"]) < 1_000
+    tools = [tool for (tool,) in audit_rows(shop.data, "tool")]
+    assert tools[-1] == "x" * 64 + "…"
+
+
 def test_numbers_of_another_type_are_refused(shop: Shop, onnx: Embedder) -> None:
     """`top_k: true` had become 1 hit and `top_k: "5"` 5: the schema says integer."""
     results = call_all(
