@@ -169,6 +169,8 @@ def test_filter_by_edge_type(page: Any, web: Running) -> None:
     search(page, web)
     show_graph(page)
     assert page.get_attribute("#cy", "data-edges") == str(len(visible))
+    where = "() => window.codecompassGraph.nodes().map(n => [n.id(), n.position()])"
+    before = page.evaluate(where)
     page.uncheck("#edge-filter input[value=calls]")
     page.wait_for_function(
         "n => document.querySelector('#cy').dataset.edges === String(n)", arg=len(without_calls)
@@ -179,6 +181,8 @@ def test_filter_by_edge_type(page: Any, web: Running) -> None:
         )
         == 0
     )
+    # The nodes stay where they were: hiding edges had laid the whole graph out again.
+    assert page.evaluate(where) == before
 
 
 @pytest.fixture(scope="module")

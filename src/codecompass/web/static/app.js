@@ -479,11 +479,19 @@ function renderGraph() {
     window.codecompassGraph = state.cy;
   }
   const cy = state.cy;
+  // The same nodes (an edge type hidden, the confidence slider moved): they stay where
+  // they were, so the reader keeps the picture; new nodes lay the graph out again.
+  const before = new Map(cy.nodes().map((n) => [n.id(), { ...n.position() }]));
+  const same = before.size === groups.length && groups.every((g) => before.has(g.id));
   cy.batch(() => { cy.elements().remove(); cy.add(elements); });
-  const layout = groups.length > 400 ? { name: "grid" } : { name: "cose", animate: false, randomize: false, idealEdgeLength: 140, nodeRepulsion: 400000, nodeOverlap: 20, gravity: 0.25, padding: 30, componentSpacing: 100 };
   cy.resize();
-  cy.layout(layout).run();
-  cy.fit(undefined, 30);
+  if (same) {
+    cy.nodes().forEach((n) => n.position(before.get(n.id())));
+  } else {
+    const layout = groups.length > 400 ? { name: "grid" } : { name: "cose", animate: false, randomize: false, idealEdgeLength: 140, nodeRepulsion: 400000, nodeOverlap: 20, gravity: 0.25, padding: 30, componentSpacing: 100 };
+    cy.layout(layout).run();
+    cy.fit(undefined, 30);
+  }
   const g = state.graph;
   $("#cy").dataset.nodes = String(groups.length);
   $("#cy").dataset.edges = String(edges.length);
