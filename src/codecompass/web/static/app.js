@@ -572,7 +572,11 @@ async function expandNode(id) {
     const types = state.config.edge_types.filter((t) => !state.hiddenTypes.has(t)).join(",");
     const limit = Math.min(200, room + 1);  // the node itself comes back too
     const data = await api("/api/expand", { id, direction: "both", types, limit });
-    mergeGraph(data.nodes, data.edges, data.truncated && limit < 200);
+    // Names the index could not resolve (`?os`) are no nodes to show or open.
+    const known = data.nodes.filter((n) => !n.id.startsWith("?"));
+    const shown = new Set(known.map((n) => n.id));
+    const edges = data.edges.filter((e) => shown.has(e.source) && shown.has(e.target));
+    mergeGraph(known, edges, data.truncated && limit < 200);
     renderGraph();
   } catch (error) {
     showError(error);
