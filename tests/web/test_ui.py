@@ -445,6 +445,15 @@ def test_keyboard_search_move_and_open(page: Any, web: Running) -> None:
     assert page.evaluate("document.activeElement.id") == "results"
     page.keyboard.press("ArrowDown")
     assert page.get_attribute("#result-1", "aria-selected") == "true"
+    # Named briefly (the whole snippet and bar had been each option's name), and the code
+    # view is no live region reading every file opened out.
+    first = expected[0]
+    assert page.get_attribute("#result-0", "aria-label") == (
+        f"{first['path']}:{first['start_line']}-{first['end_line']}"
+        + (f" {first['symbol']}" if first["symbol"] else "")
+        + f", score {first['score']:.3f}"
+    )
+    assert page.get_attribute("#code", "aria-live") is None
     assert page.get_attribute("#result-0", "aria-selected") == "false"
     page.keyboard.press("Enter")
     hit = expected[1]
