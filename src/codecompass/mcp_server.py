@@ -693,6 +693,7 @@ async def open_file(
             content=text,
             truncated=truncated,
             next_start_line=end + 1 if truncated and end < view.total_lines else None,
+            stale=engine.changed_on_disk(view.repo, view.path),
         )
 
     return await state.serve("open_file", work, lambda r: (r.end_line - r.start_line + 1, None))

@@ -253,6 +253,9 @@ class FileContent(Result):
     content: str
     truncated: bool
     next_start_line: int | None
+    # The file changed on disk since it was indexed: a node id's or a hit's lines may no
+    # longer hold what the index saw there.
+    stale: bool = False
 
 
 class SymbolMatches(Result):

@@ -168,6 +168,7 @@ def test_every_tool_answers_with_evidence(shop: Shop, onnx: Embedder) -> None:
         "content": "\n".join(SERVICE.split("\n")[15:18]),
         "truncated": False,
         "next_start_line": None,
+        "stale": False,
     }
     assert asked is not None and asked["meta"]["answer_mode"] == "extractive"
     assert "orders/service.py" in {e["path"] for e in asked["evidences"]}
@@ -646,6 +647,11 @@ def test_index_updates_are_seen_while_the_server_runs(tmp_path: Path, onnx: Embe
             encoding="utf-8",
         )
         stale = (await client.call_tool("index_status", {})).structured_content
+        (repo / "orders" / "service.py").write_text("# moved\n" + SERVICE, encoding="utf-8")
+        opened = await client.call_tool("open_file", {"path": "live/orders/service.py#OrderBook"})
+        # The node's lines are the index's: the file says it changed since (they had come
+        # back one line off, with nothing to tell).
+        assert opened.structured_content is not None and opened.structured_content["stale"]
         indexer, _ = Engine.for_repo(repo, data_dir=data, embedder=onnx)
         with indexer:
             run = indexer.backend.runs.start_run("live")  # as an index run in progress
