@@ -103,10 +103,10 @@ class CSharpExtractor(TypedExtractor):
             return self.type_of(inner)
         return "?"
 
-    def type_refs(self, node: Node | None, scope: int) -> None:
+    def type_refs(self, node: Node | None, scope: int, own: str = "") -> None:
         """A `type` reference for each type a declared type names, its generic arguments
         too (`IRequestHandler<ShipOrderCommand, bool>`): who uses a type, not only who
-        calls it. Keyword types (`int`, `string`) name nothing."""
+        calls it. Keyword types (`int`, `string`) name nothing; C# passes no `own`."""
         if node is None:
             return
         t = node.type

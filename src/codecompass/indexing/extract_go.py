@@ -27,8 +27,9 @@ _PREDECLARED = frozenset(
     }
 )
 # Type expressions whose named children are the types they are made of.
-_TYPE_WRAPPERS = frozenset(
+_TYPE_HOLDERS = frozenset(
     {
+        "generic_type",
         "pointer_type",
         "parenthesized_type",
         "slice_type",
@@ -56,6 +57,9 @@ def import_name(path: str) -> str:
 
 class GoExtractor(TypedExtractor):
     language = "go"
+    type_names = frozenset({"type_identifier", "qualified_type"})
+    type_holders = _TYPE_HOLDERS
+    builtin_types = _PREDECLARED
 
     # -- types ----------------------------------------------------------------------------
     def type_of(self, node: Node | None) -> str:
@@ -94,24 +98,6 @@ class GoExtractor(TypedExtractor):
             names = parameter.children_by_field_name("name")
             types += [self.type_of(parameter.child_by_field_name("type"))] * max(1, len(names))
         return ",".join(types)
-
-    def type_refs(self, node: Node | None, scope: int, own: str = "") -> None:
-        """A `type` reference for each type a declared type names, its type arguments too
-        (`map[string]*Server`): who uses a type, not only who calls it. None for `own`,
-        the receiver's type in its own methods."""
-        if node is None:
-            return
-        t = node.type
-        if t in ("type_identifier", "qualified_type"):
-            name = self.type_of(node)
-            if name != own and name not in _PREDECLARED:
-                self.ref("type", name, node, scope)
-        elif t == "generic_type":
-            self.type_refs(node.child_by_field_name("type"), scope, own)
-            self.type_refs(node.child_by_field_name("type_arguments"), scope, own)
-        elif t in _TYPE_WRAPPERS:
-            for child in node.named_children:
-                self.type_refs(child, scope, own)
 
     def signature_refs(self, node: Node, scope: int, own: str = "") -> None:
         """The types a function's (or an interface method's) parameters and results name."""

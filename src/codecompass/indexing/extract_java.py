@@ -51,6 +51,10 @@ class JavaExtractor(TypedExtractor):
     string_nodes = frozenset({"string_literal", "text_block"})
     string_type = "String"
     creations: ClassVar[dict[str, str]] = {"object_creation_expression": "type"}
+    type_names = frozenset({"type_identifier", "scoped_type_identifier"})
+    type_holders = frozenset(
+        {"generic_type", "type_arguments", "array_type", "annotated_type", "wildcard"}
+    )
     sequences = _SEQUENCES
     maps = _MAPS
 
@@ -80,24 +84,6 @@ class JavaExtractor(TypedExtractor):
         if t == "annotated_type" and node.named_children:
             return self.type_of(node.named_children[-1])
         return "?"
-
-    def type_refs(self, node: Node | None, scope: int) -> None:
-        """A `type` reference for each type a declared type names, its type arguments
-        too (`List<Order>`): who uses a type, not only who calls it."""
-        if node is None:
-            return
-        t = node.type
-        if t in ("type_identifier", "scoped_type_identifier"):
-            self.ref("type", self.type_of(node), node, scope)
-        elif t == "generic_type":
-            parts = node.named_children
-            self.type_refs(parts[0] if parts else None, scope)
-            for arguments in parts[1:]:
-                for argument in arguments.named_children:
-                    self.type_refs(argument, scope)
-        elif t in ("array_type", "annotated_type", "wildcard"):
-            for child in node.named_children:
-                self.type_refs(child, scope)
 
     # -- chains ---------------------------------------------------------------------------
     def _chain(self, node: Node) -> str:

@@ -30,8 +30,9 @@ _POINTERS = frozenset(
 )
 _WRAPS = frozenset({"Some", "Ok", "Err"})
 # Type expressions whose named children are the types they are made of.
-_TYPE_WRAPPERS = frozenset(
+_TYPE_HOLDERS = frozenset(
     {
+        "generic_type",
         "type_arguments",
         "reference_type",
         "pointer_type",
@@ -48,6 +49,9 @@ _TYPE_WRAPPERS = frozenset(
 
 class RustExtractor(TypedExtractor):
     language = "rust"
+    type_names = frozenset({"type_identifier", "scoped_type_identifier"})
+    type_holders = _TYPE_HOLDERS
+    builtin_types = frozenset({"Self"})
     string_nodes = frozenset({"string_literal", "raw_string_literal"})
     string_type = "str"
     creations: ClassVar[dict[str, str]] = {"struct_expression": "name"}
@@ -94,23 +98,6 @@ class RustExtractor(TypedExtractor):
         if t == "bounded_type" and node.named_children:
             return self.type_of(node.named_children[0])
         return "?"
-
-    def type_refs(self, node: Node | None, scope: int) -> None:
-        """A `type` reference for each type a declared type names, its type arguments too
-        (`Vec<Recipe>`, `&dyn Shape`): who uses a type, not only who calls it."""
-        if node is None:
-            return
-        t = node.type
-        if t == "type_identifier" and self.text(node) != "Self":
-            self.ref("type", self.text(node), node, scope)
-        elif t == "scoped_type_identifier":
-            self.ref("type", self.type_of(node), node, scope)
-        elif t == "generic_type":
-            self.type_refs(node.child_by_field_name("type"), scope)
-            self.type_refs(node.child_by_field_name("type_arguments"), scope)
-        elif t in _TYPE_WRAPPERS:
-            for child in node.named_children:
-                self.type_refs(child, scope)
 
     def path(self, node: Node) -> str:
         """A path as a dotted chain: `crate::a::B` → `crate.a.B`, `self::x` → `x`."""

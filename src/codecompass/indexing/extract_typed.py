@@ -74,6 +74,11 @@ class TypedExtractor:
     # Expressions that build a value of the type they write: node type → the field
     # holding that type (`new Foo()`, `Foo { .. }`).
     creations: ClassVar[dict[str, str]] = {}
+    # Declared types (`type_refs`): the nodes naming one, the nodes holding others
+    # (generic arguments, pointers, slices…), and names never the repository's.
+    type_names: ClassVar[frozenset[str]] = frozenset()
+    type_holders: ClassVar[frozenset[str]] = frozenset()
+    builtin_types: ClassVar[frozenset[str]] = frozenset()
 
     def run(self, root: Node) -> FileFacts:
         for child in root.named_children:
@@ -91,6 +96,20 @@ class TypedExtractor:
 
     def type_of(self, node: Node | None) -> str:
         raise NotImplementedError
+
+    def type_refs(self, node: Node | None, scope: int, own: str = "") -> None:
+        """A `type` reference for each type a declared type names, its type arguments too
+        (`List<Order>`, `map[string]*Server`, `Vec<Recipe>`): who uses a type, not only
+        who calls it. None for `own` (a Go receiver's type in its own methods)."""
+        if node is None:
+            return
+        if node.type in self.type_names:
+            name = self.type_of(node)
+            if name != own and name not in self.builtin_types:
+                self.ref("type", name, node, scope)
+        elif node.type in self.type_holders:
+            for child in node.named_children:
+                self.type_refs(child, scope, own)
 
     def _chain(self, node: Node) -> str:
         raise NotImplementedError
