@@ -107,11 +107,7 @@ class PythonExtractor:
         receiver's, when this file defines a property of that name). marshmallow's
         `Field.root`, read as `self.root.opts`, had no caller."""
         parent = node.parent
-        if (
-            parent is not None
-            and parent.type == "call"
-            and _same(parent.child_by_field_name("function"), node)
-        ):
+        if parent is not None and parent.child_by_field_name("function") == node:
             return  # called: a call ref names it
         chain = self.chain(node)
         if chain is None or "?" in chain:
@@ -1037,10 +1033,6 @@ class PythonExtractor:
 _PROPERTY = re.compile(
     r"@(?:functools\.)?(?:cached_)?property\s*\n\s*(?:async\s+)?def\s+([A-Za-z_]\w*)"
 )
-
-
-def _same(a: Node | None, b: Node) -> bool:
-    return a is not None and (a.start_byte, a.end_byte) == (b.start_byte, b.end_byte)
 
 
 def _alternatives(node: Node | None) -> list[Node | None]:

@@ -400,13 +400,9 @@ class RustExtractor(TypedExtractor):
             return
         if t in ("scoped_identifier", "type_identifier", "field_identifier"):
             return
-        skipped = {
-            (c.start_byte, c.end_byte)
-            for c in (pattern.child_by_field_name("type"), pattern.child_by_field_name("condition"))
-            if c is not None
-        }
+        skipped = (pattern.child_by_field_name("type"), pattern.child_by_field_name("condition"))
         for child in pattern.named_children:
-            if (child.start_byte, child.end_byte) not in skipped:
+            if child not in skipped:
                 self.bind_unknown(child, scope)
 
     def bind_pattern(self, pattern: Node, value: str, scope: int, loop: bool) -> None:
