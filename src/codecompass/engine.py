@@ -875,13 +875,11 @@ class Engine:
         answer.check_limits(top_k, self.settings.llm.context_tokens)
         k = max(top_k, pool or top_k)
         base = where or ChunkFilter()
-        # Each repository once (a name given twice had doubled every evidence), and ids,
-        # not aliases, so that `api` and its id are one.
+        # Each repository once (a name given twice had doubled every evidence); an
+        # unknown name is an error, not an empty answer.
         repos: list[str | None] = list(
             dict.fromkeys(self.repo(r).id for r in (scope or []) if r and r != "all")
         )
-        for repo in repos:
-            self.repo(repo)  # an unknown name is an error, not an empty answer
         hits: list[Hit] = []
         stale: set[str] = set()
         generation: int | None = None

@@ -259,15 +259,13 @@ def _principal_of(ctx: ServerRequestContext[Any, Any]) -> str:
     return LOCAL
 
 
+MAX_TOOL_NAME = 64  # characters of a name no tool has, kept in the audit and echoed
 # Renamed so that every tool says a line range and a count the same way (`start_line`,
 # `end_line`, `limit`); clients written for the old names keep working.
 RENAMED_ARGUMENTS = {
     "git_blame": {"start": "start_line", "end": "end_line"},
     "git_log": {"max": "limit"},
 }
-
-
-MAX_TOOL_NAME = 64
 
 
 def _rename_old_arguments(tool: str, params: Any) -> None:
