@@ -96,6 +96,7 @@ from codecompass.search.rerank import (
     skipped,
 )
 from codecompass.search.rerank import build_prompt as build_rerank_prompt
+from codecompass.search.results import brief_why
 from codecompass.search.retrieve import SearchResult
 from codecompass.security.access import Access
 from codecompass.service import (
@@ -125,6 +126,7 @@ INSTRUCTIONS = (
 MAX_TOP_K = 50
 MAX_DEPTH = 5
 MAX_GRAPH_NODES = 200
+DEFAULT_GRAPH_NODES = 50  # 200 had made a default walk of one HTTPie function 36 KB
 READ_ONLY = ToolAnnotations(read_only_hint=True)
 _SAMPLING_VERSION = "2026-07-28"
 
@@ -277,15 +279,27 @@ def _rename_old_arguments(tool: str, params: Any) -> None:
             arguments[new] = arguments.pop(old)
 
 
+def _drop_null_optionals(params: Any, required: frozenset[str]) -> None:
+    """An optional argument given `null` takes its default: clients in OpenAI's strict mode
+    send every argument, `null` for those they do not use."""
+    arguments = params.get("arguments") if isinstance(params, dict) else None
+    if not isinstance(arguments, dict):
+        return
+    for name in [n for n, value in arguments.items() if value is None and n not in required]:
+        del arguments[name]
+
+
 def _unknown_arguments(params: Any, allowed: frozenset[str]) -> list[str]:
     arguments = params.get("arguments") if isinstance(params, dict) else None
     return sorted(set(arguments) - allowed) if isinstance(arguments, dict) else []
 
 
-def audit_middleware(state: ServerState, tools: dict[str, frozenset[str]]) -> Any:
-    """`tools` maps each tool to its argument names: an argument a tool does not take is
+def audit_middleware(state: ServerState, schemas: dict[str, dict[str, Any]]) -> Any:
+    """`schemas` maps each tool to its input schema: an argument a tool does not take is
     refused (the SDK would drop it silently, and a misspelt `k` would quietly become the
     default `top_k`)."""
+    tools = {name: frozenset(schema.get("properties", {})) for name, schema in schemas.items()}
+    required = {name: frozenset(schema.get("required", [])) for name, schema in schemas.items()}
 
     async def middleware(
         ctx: ServerRequestContext[Any, Any],
@@ -303,6 +317,7 @@ def audit_middleware(state: ServerState, tools: dict[str, frozenset[str]]) -> An
             tool=name, client=_client_name(ctx), principal=principal, transport=state.transport
         )
         _rename_old_arguments(name, ctx.params)
+        _drop_null_optionals(ctx.params, required.get(name, frozenset()))
         unknown = _unknown_arguments(ctx.params, tools.get(name, frozenset()))
         if name in tools and unknown:
             renamed = RENAMED_ARGUMENTS.get(name, {})
@@ -616,7 +631,7 @@ async def search_code(
     ] = 10,
     detail: Annotated[
         Literal["compact", "preview", "full"] | None,
-        Field(description="Snippet size (default preview)."),
+        Field(description="Snippet and why size (default preview)."),
     ] = None,
     rerank: RerankArg = None,
 ) -> Annotated[CallToolResult, SearchCodeResult]:
@@ -640,9 +655,12 @@ async def search_code(
             raise searched.error
         assert searched.result is not None
         out = searched.result.code_result(rec.query_id)
-        if reranked is None:
-            return out
-        return out.model_copy(update={"results": reranked.hits[:top_k], "rerank": reranked.info})
+        if reranked is not None:
+            out = out.model_copy(update={"results": reranked.hits[:top_k], "rerank": reranked.info})
+        if detail == "compact":  # `why` had been 63% of a compact result
+            briefed = [hit.model_copy(update={"why": brief_why(hit.why)}) for hit in out.results]
+            out = out.model_copy(update={"results": briefed})
+        return out
 
     return await _state(ctx).serve("search_code", work, lambda r: (len(r.results), len(r.results)))
 
@@ -765,7 +783,7 @@ async def traverse_graph(
     repo: Repo = None,
     limit: Annotated[
         int, Field(strict=True, ge=1, le=MAX_GRAPH_NODES, description="Most nodes to return.")
-    ] = MAX_GRAPH_NODES,
+    ] = DEFAULT_GRAPH_NODES,
 ) -> Annotated[CallToolResult, GraphResult]:
     """Walk the code graph from a node (breadth-first), returning nodes, edges, paths."""
     rec = _current_call("traverse_graph")
@@ -1292,8 +1310,7 @@ def build_server(state: ServerState) -> MCPServer[ServerState]:
         lifespan=lifespan,
         log_level="WARNING",
     )
-    arguments = {t.name: frozenset(t.parameters.get("properties", {})) for t in tools}
-    server.middleware.append(audit_middleware(state, arguments))
+    server.middleware.append(audit_middleware(state, {t.name: t.parameters for t in tools}))
 
     async def metrics(_: Request) -> Response:
         text = await anyio.to_thread.run_sync(state.metrics_text, limiter=state.limiter)

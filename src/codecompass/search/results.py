@@ -268,6 +268,14 @@ def symbols(
     return out
 
 
+def brief_why(why: dict[str, Any]) -> dict[str, Any]:
+    """A hit's `why` in a third of the tokens, for an agent's `compact` results: each
+    feature's contribution alone, and the retrievers' ranks once (in `sources`)."""
+    features = {name: f["contribution"] for name, f in why.get("features", {}).items()}
+    rest = {k: v for k, v in why.items() if k not in ("features", "dense", "lexical")}
+    return {"features": features, **rest}
+
+
 def _score_parts(chunk_score: float, own: float, share: float) -> dict[str, float]:
     """How a view score adds up, for `why`: the chunk's own score, its share of its
     file's score and, when its best member lifted a class (`symbol_member_share`), the
