@@ -15,6 +15,8 @@ import pytest
 import codecompass.web as web_package
 from codecompass.protocols import Embedder
 from codecompass.search.rank import FEATURES
+from tests.conftest import TinyEmbedder, make_git_repo
+from tests.graph.helpers import workspace
 from tests.web.conftest import Running, Site, settings_for, start
 
 pytestmark = pytest.mark.slow
@@ -538,9 +540,9 @@ def test_level_of_detail_collapses_to_files_and_folders(page: Any, web: Running)
 
 
 # -- the links between services (the estate of conftest.ESTATE) -------------------------
-def show_links(page: Any, via: str = "", repo: str = "") -> None:
-    """Wait until the Links page shows the answer for this kind and repository."""
-    page.wait_for_selector(f"#page-links[data-loaded='{via}|{repo}']")
+def show_links(page: Any, via: str = "", repo: str = "", find: str = "") -> None:
+    """Wait until the Links page shows the answer for this kind, repository and Find."""
+    page.wait_for_selector(f"#page-links[data-loaded='{via}|{repo}|{find}']")
 
 
 def link_rows(page: Any) -> list[list[str]]:
@@ -613,6 +615,72 @@ def test_links_page_lists_the_links_by_kind_and_filters_them(page: Any, linked: 
         "5 links with an end in shop: 0 http · 0 rpc · 0 sdk · 5 event"
     )
     assert page.locator("#links-table tr.group").all_inner_texts() == ["event · 5 links"]
+
+
+ROUTES = 130
+
+
+@pytest.fixture(scope="module")
+def many_links(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    """An api of 130 routes and a front end calling each: 130 http links."""
+    base = tmp_path_factory.mktemp("many")
+    routes = "".join(
+        f'@app.get("/items{i}/<int:key>")\ndef item_{i}(key: int) -> dict:\n    return {{}}\n\n\n'
+        for i in range(ROUTES)
+    )
+    calls = "".join(
+        f'def load_{i}(key: int) -> dict:\n    return requests.get(f"{{BASE}}/items{i}/{{key}}")'
+        ".json()\n\n\n"
+        for i in range(ROUTES)
+    )
+    make_git_repo(
+        base / "api", {"app.py": f"from flask import Flask\n\napp = Flask(__name__)\n\n\n{routes}"}
+    )
+    make_git_repo(
+        base / "web", {"client.py": f'import requests\n\nBASE = "http://api:8000"\n\n\n{calls}'}
+    )
+    with workspace(base) as engine:
+        engine.add_repo(base / "api", name="api")
+        engine.add_repo(base / "web", name="web")
+    yield from start(settings_for(base / "data"), TinyEmbedder())
+
+
+def test_many_links_come_a_page_at_a_time_and_find_narrows_them(
+    page: Any, many_links: Running
+) -> None:
+    """130 links had been 260 tab stops at once, and nothing could pick one out."""
+    page.goto(many_links.url + "/#/links")
+    page.wait_for_selector("body[data-ready]")
+    show_links(page)
+    assert page.locator("#l-counts").inner_text() == (
+        f"{ROUTES} links: {ROUTES} http · 0 rpc · 0 sdk · 0 event"
+    )
+    assert page.locator("#links-table tr.group").all_inner_texts() == [f"http · {ROUTES} links"]
+    assert page.locator("#links-table tr.link").count() == 100
+    more = page.locator("#links-table tr.more button")
+    assert more.inner_text() == "Show 30 more (30 not shown)"
+    more.click()
+    assert page.locator("#links-table tr.link").count() == ROUTES
+    assert page.locator("#links-table tr.more").count() == 0
+    focused = page.evaluate("document.activeElement.closest('tr').rowIndex")
+    assert focused == page.locator("#links-table tr.link").nth(100).evaluate("r => r.rowIndex")
+
+    page.fill("#l-find", "items12/")
+    show_links(page, find="items12/")
+    assert page.locator("#l-counts").inner_text() == (
+        f"1 of {ROUTES} links match “items12/”: 1 http · 0 rpc · 0 sdk · 0 event"
+    )
+    assert [row[1] for row in link_rows(page)] == ["GET /items12/{}"]
+    page.fill("#l-find", "client.py:9")  # an end's place, as the table prints it
+    show_links(page, find="client.py:9")
+    assert [row[4] for row in link_rows(page)] == [f"web:client.py:{n}" for n in (91, 95, 99)]
+    page.fill("#l-find", "nowhere")
+    show_links(page, find="nowhere")
+    assert page.locator("#links-table").is_hidden()
+    assert page.locator("#l-empty .empty-what").inner_text() == "No link matches “nowhere”."
+    page.fill("#l-find", "")
+    show_links(page)
+    assert page.locator("#links-table tr.link").count() == 100
 
 
 def test_clicking_an_end_opens_its_file_at_that_line(page: Any, linked: Running) -> None:

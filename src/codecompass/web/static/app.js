@@ -57,6 +57,7 @@ const state = {
   xcy: null,
   explored: new Map(),  // the explorer's nodes by id
   linksAsked: 0,
+  shownLinks: null,  // the Links page's last answer {data, via, repo}, filtered by Find
   searchAsked: 0,
   openAsked: 0,
   filterTimer: 0,
@@ -750,37 +751,77 @@ function openEnd(end) {
   showCode(end.repo, end.path, line, line);
 }
 
+/* A kind's rows come a page at a time: 682 links had made 1,364 tab stops. */
+const LINKS_PAGE = 100;
+
+function linkText(link) {
+  const end = (e) => `${e.repo}:${e.path || ""}:${e.line || ""} ${e.id}`;
+  return `${link.name} ${link.how} ${end(link.source)} ${end(link.target)}`.toLowerCase();
+}
+
+function linkRow(link) {
+  return el("tr", { class: "link" },
+    el("td", {}, el("span", { class: `via edge-${VIA_EDGE[link.via]}`, text: link.via })),
+    el("td", { class: "name", text: link.name }),
+    el("td", { class: "conf", text: link.confidence.toFixed(2) }),
+    el("td", { class: "how", text: link.how }),
+    linkEnd(link.source), linkEnd(link.target));
+}
+
+/* Rows from `start` on, then a button for the next page, which takes the focus to the
+   first row it adds. */
+function appendLinkRows(body, links, start) {
+  const rows = links.slice(start, start + LINKS_PAGE).map(linkRow);
+  body.append(...rows);
+  const left = links.length - start - rows.length;
+  if (left <= 0) return rows;
+  const more = el("button", { type: "button", class: "more",
+    text: `Show ${Math.min(LINKS_PAGE, left)} more (${left} not shown)` });
+  const row = el("tr", { class: "more" }, el("td", { colspan: 6 }, more));
+  more.addEventListener("click", () => {
+    row.remove();
+    const added = appendLinkRows(body, links, start + LINKS_PAGE);
+    const first = added[0] && added[0].querySelector("button.end");
+    if (first) first.focus();
+  });
+  body.append(row);
+  return rows;
+}
+
 function renderLinks(data, via, repo) {
+  state.shownLinks = { data, via, repo };
+  const find = $("#l-find").value.trim().toLowerCase();
+  const links = find ? data.links.filter((link) => linkText(link).includes(find)) : data.links;
   const total = data.links.length;
   const kinds = Object.entries(data.counts);
   const scope = repo ? ` with an end in ${repo}` : "";
-  $("#l-counts").textContent = `${plural(total, "link", "links")}${scope}: ` +
-    kinds.map(([kind, n]) => `${n} ${kind}`).join(" · ");
+  const count = (kind) => links.filter((link) => link.via === kind).length;
+  $("#l-counts").textContent = find
+    ? `${links.length} of ${plural(total, "link", "links")}${scope} match “${find}”: ` +
+      kinds.map(([kind]) => `${count(kind)} ${kind}`).join(" · ")
+    : `${plural(total, "link", "links")}${scope}: ` +
+      kinds.map(([kind, n]) => `${n} ${kind}`).join(" · ");
   const empty = $("#l-empty");
-  empty.hidden = total > 0;
-  fill(empty, total ? null : el("p", { class: "empty-what", text: via || repo
-    ? `No ${via ? `${via} ` : ""}links between services${scope}. Choose All to see the others.`
-    : "No links between services in this index." }),
-  total ? null : el("p", { class: "muted", text: LINKS_HINT }));
+  empty.hidden = links.length > 0;
+  const none = find
+    ? `No link${scope} matches “${find}”.`
+    : via || repo
+      ? `No ${via ? `${via} ` : ""}links between services${scope}. Choose All to see the others.`
+      : "No links between services in this index.";
+  fill(empty, links.length ? null : el("p", { class: "empty-what", text: none }),
+    total ? null : el("p", { class: "muted", text: LINKS_HINT }));
   const table = $("#links-table");
-  table.hidden = !total;
+  table.hidden = !links.length;
   table.querySelectorAll("tbody").forEach((body) => body.remove());
-  for (const [kind, n] of kinds) {
-    const links = data.links.filter((link) => link.via === kind);
-    if (!links.length) continue;
+  for (const [kind] of kinds) {
+    const ofKind = links.filter((link) => link.via === kind);
+    if (!ofKind.length) continue;
     const body = el("tbody", { "data-via": kind },
-      el("tr", { class: "group" }, el("th", { colspan: 6, scope: "rowgroup", text: `${kind} · ${plural(n, "link", "links")}` })));
-    for (const link of links) {
-      body.append(el("tr", { class: "link" },
-        el("td", {}, el("span", { class: `via edge-${VIA_EDGE[kind]}`, text: kind })),
-        el("td", { class: "name", text: link.name }),
-        el("td", { class: "conf", text: link.confidence.toFixed(2) }),
-        el("td", { class: "how", text: link.how }),
-        linkEnd(link.source), linkEnd(link.target)));
-    }
+      el("tr", { class: "group" }, el("th", { colspan: 6, scope: "rowgroup", text: `${kind} · ${plural(ofKind.length, "link", "links")}` })));
+    appendLinkRows(body, ofKind, 0);
     table.append(body);
   }
-  $("#page-links").dataset.loaded = `${via}|${repo}`;
+  $("#page-links").dataset.loaded = `${via}|${repo}|${find}`;
 }
 
 /* -- status --------------------------------------------------------------------------- */
@@ -866,6 +907,10 @@ async function start() {
   $("#x-tree").addEventListener("keydown", treeKeys);
   $("#links-form").addEventListener("submit", (event) => event.preventDefault());
   for (const select of ["#l-via", "#l-repo"]) $(select).addEventListener("change", () => loadLinks().catch(showError));
+  $("#l-find").addEventListener("input", () => {
+    const shown = state.shownLinks;
+    if (shown) renderLinks(shown.data, shown.via, shown.repo);
+  });
   $("#min-conf").addEventListener("input", () => { $("#min-conf-out").textContent = Number($("#min-conf").value).toFixed(2); renderGraph(); });
   $("#lod").addEventListener("change", renderGraph);
   $("#fit").addEventListener("click", () => state.cy && state.cy.fit(undefined, 30));
