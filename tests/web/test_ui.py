@@ -100,6 +100,34 @@ def test_graph_renders_the_subgraph_of_the_results(page: Any, web: Running) -> N
     assert "seed" in roles
 
 
+LABELS = """([graph, zoom]) => { const cy = window[graph]; cy.zoom(zoom);
+  return cy.nodes().map(n => [n.data('label'), n.hasClass('named'),
+    Math.round(n.numericStyle('font-size') * cy.zoom() * 100) / 100,
+    n.numericStyle('min-zoomed-font-size')]); }"""
+
+
+def test_graph_labels_stay_readable_when_zoomed_out(page: Any, web: Running) -> None:
+    """Fitted to a big graph, every label had been drawn at 5-9 px."""
+    search(page, web)
+    show_graph(page)
+    labels = page.evaluate(LABELS, ["codecompassGraph", 0.4])
+    assert labels and {(px, least) for _, _, px, least in labels} == {(12.0, 0.0)}
+    # the explorer: its root named, the callers' labels hidden while under 8 px
+    explore(page, web.url, "verify_token", "callers", 2)
+    labels = {name: rest for name, *rest in page.evaluate(LABELS, ["codecompassExplorer", 0.4])}
+    assert labels.pop("verify_token") == [True, 12.0, 0.0]
+    assert labels and set(map(tuple, labels.values())) == {(False, 4.8, 8.0)}
+    page.evaluate(
+        "() => window.codecompassExplorer.nodes().filter(n => n.data('label') === "
+        "'get_user').select()"
+    )
+    labels = {name: rest for name, *rest in page.evaluate(LABELS, ["codecompassExplorer", 0.4])}
+    assert labels["get_user"] == [False, 12.0, 0.0]  # the selected node is shown too
+    assert labels["Handler.authorize"] == [False, 4.8, 8.0]
+    labels = page.evaluate(LABELS, ["codecompassExplorer", 2])
+    assert {px for _, _, px, _ in labels} == {24.0}  # zoomed in: drawn at the model's size
+
+
 def test_the_detail_filter_sizes_the_snippets_in_the_list(page: Any, web: Running) -> None:
     search(page, web)
     for detail in ("compact", "full"):

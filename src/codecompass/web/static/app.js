@@ -443,17 +443,25 @@ function visibleElements() {
   return { level, groups: [...groups.values()], edges: [...merged.values()] };
 }
 
+/* Fitted to a big graph, labels had been drawn at 5–9 px. Now the named nodes (the hits,
+   what the graph brought, the explorer's root, the selected node) keep 12 px labels at
+   any zoom; the others' and the edges' labels are hidden while they would be under 8 px
+   (zoom in to read them; the node list names every node). */
+const LABEL_PX = 12;
+const SMALLEST_LABEL_PX = 8;
+
 function graphStyle() {
   return [
     { selector: "node", style: {
-      label: "data(label)", "font-size": 12, "text-valign": "bottom", "text-margin-y": 3,
+      label: "data(label)", "font-size": LABEL_PX, "text-valign": "bottom", "text-margin-y": 3,
       "background-color": "data(colour)", width: "data(size)", height: "data(size)", color: "#1b1f24",
-      "text-wrap": "ellipsis", "text-max-width": 140 } },
+      "text-wrap": "ellipsis", "text-max-width": 140, "min-zoomed-font-size": SMALLEST_LABEL_PX } },
+    { selector: "node.named, node:selected", style: { "min-zoomed-font-size": 0, "z-index": 2 } },
     { selector: "node:selected", style: { "border-width": 3, "border-color": "#bf3989" } },
     { selector: "edge", style: {
       width: "mapData(confidence, 0, 1, 0.5, 3)", "line-color": "#8c959f", "target-arrow-color": "#8c959f",
-      "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(label)", "font-size": 8,
-      color: "#4d5661", "text-rotation": "autorotate" } },
+      "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(label)", "font-size": 9,
+      color: "#4d5661", "text-rotation": "autorotate", "min-zoomed-font-size": SMALLEST_LABEL_PX } },
     ...Object.entries(LINK_EDGE_LINES).map(([type, line]) => {
       const colour = cssColour(`--edge-${type}`);
       return { selector: `edge[type = "${type}"]`, style: {
@@ -464,6 +472,19 @@ function graphStyle() {
   ];
 }
 
+/* The named nodes' labels in model units that draw LABEL_PX on screen when zoomed out. */
+function sizeLabels(cy) {
+  const size = LABEL_PX / Math.min(cy.zoom(), 1);
+  cy.nodes(".named, :selected").style({ "font-size": size, "text-max-width": (140 * size) / LABEL_PX });
+  cy.nodes(":unselected").not(".named").removeStyle("font-size text-max-width");
+}
+
+function graphOf(container) {
+  const cy = cytoscape({ container, style: graphStyle() });
+  cy.on("zoom select unselect", () => sizeLabels(cy));
+  return cy;
+}
+
 function renderGraph() {
   if (!state.config || typeof cytoscape === "undefined") return;
   const { level, groups, edges } = visibleElements();
@@ -471,11 +492,11 @@ function renderGraph() {
     ...groups.map((g) => ({ data: {
       id: g.id, label: g.members.length > 1 ? `${g.label} (${g.members.length})` : g.label,
       colour: ROLE_COLOURS[g.role] || ROLE_COLOURS.path, size: g.role === "path" ? 16 : 26,
-      members: g.members.length } })),
+      members: g.members.length }, classes: g.role === "path" ? "" : "named" })),
     ...edges.map((e) => ({ data: { ...e, label: edges.length > 24 ? "" : e.count > 1 ? `${e.type} ×${e.count}` : `${e.type} ${e.confidence.toFixed(2)}` } })),
   ];
   if (!state.cy) {
-    state.cy = cytoscape({ container: $("#cy"), style: graphStyle() });
+    state.cy = graphOf($("#cy"));
     state.cy.on("tap", "node", (event) => showDetails(event.target.id()));
     window.codecompassGraph = state.cy;
   }
@@ -493,6 +514,7 @@ function renderGraph() {
     cy.layout(layout).run();
     cy.fit(undefined, 30);
   }
+  sizeLabels(cy);
   const g = state.graph;
   $("#cy").dataset.nodes = String(groups.length);
   $("#cy").dataset.edges = String(edges.length);
@@ -659,11 +681,11 @@ async function exploreNode(id) {
   const notes = (data.limits || []).map((limit) => ` Note: ${limit}.`).join("");
   $("#x-status").textContent = `${relation} of ${names.get(data.root)?.name || data.root}: ${data.nodes.length - roots.length} node(s) within depth ${depth}${data.truncated ? " (truncated)" : ""}.${notes}`;
   const elements = [
-    ...data.nodes.map((n) => ({ data: { id: n.id, label: n.name, colour: roots.includes(n.id) ? ROLE_COLOURS.seed : ROLE_COLOURS.path, size: roots.includes(n.id) ? 26 : 18 } })),
+    ...data.nodes.map((n) => ({ data: { id: n.id, label: n.name, colour: roots.includes(n.id) ? ROLE_COLOURS.seed : ROLE_COLOURS.path, size: roots.includes(n.id) ? 26 : 18 }, classes: roots.includes(n.id) ? "named" : "" })),
     ...data.edges.filter((e) => names.has(e.source) && names.has(e.target)).map((e) => ({ data: { id: edgeKey(e), source: e.source, target: e.target, type: e.type, confidence: e.confidence, label: e.type } })),
   ];
   if (!state.xcy) {
-    state.xcy = cytoscape({ container: $("#x-cy"), style: graphStyle() });
+    state.xcy = graphOf($("#x-cy"));
     state.xcy.on("tap", "node", (event) => {
       const li = $("#x-tree").querySelector(`[data-node="${CSS.escape(event.target.id())}"]`);
       if (li) focusTreeItem(li);
@@ -675,6 +697,7 @@ async function exploreNode(id) {
   // Undirected: callers point at the root, and a directed walk from it would put them all in one row.
   state.xcy.layout({ name: "breadthfirst", directed: false, roots, spacingFactor: 1.1 }).run();
   state.xcy.fit(undefined, 30);
+  sizeLabels(state.xcy);
   $("#x-cy").dataset.nodes = String(data.nodes.length);
 }
 
