@@ -62,6 +62,12 @@ def test_search_explains_and_ranks_files(repo: tuple[Path, Path]) -> None:
     assert payload["files"][0]["path"] == "app/auth.py"
     assert "features" in payload["results"][0]["why"]
     assert [s["symbol"] for s in payload["symbols"]][0] == "verify_token"
+    # --json holds all three rankings whichever view is chosen (as --help says).
+    as_files = json.loads(
+        run("search", "verify_token", "--data-dir", str(data), "--files", "--json")
+    )
+    assert [f["path"] for f in as_files["files"]] == [f["path"] for f in payload["files"]]
+    assert [h["symbol"] for h in as_files["results"]] == [h["symbol"] for h in payload["results"]]
     symbols = run("search", "verify_token", "--data-dir", str(data), "--symbols", "-k", "2")
     flat = " ".join(symbols.split())  # the console wraps long lines
     first = flat.index("1. app/auth.py:1-3 function verify_token score")

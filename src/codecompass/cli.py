@@ -377,6 +377,9 @@ def search(
 ) -> None:
     """Search the index with words, identifiers, paths, an issue or a traceback.
 
+    --files and --symbols choose the ranking printed; --json prints all three (results,
+    files, symbols), whichever is chosen.
+
     With --rerank, the chat model set in [llm] reorders the best [llm] rerank_candidates
     hits (one prompt within [llm] rerank_tokens); if it fails, the order stays as it was
     and a warning says why.
