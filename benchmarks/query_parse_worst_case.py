@@ -39,6 +39,8 @@ def cases(size: int) -> dict[str, str]:
         "@ run": "/@" * (size // 2),
         "backticks": "`" * size,
         ".NET, again": "at a.b() in (" * (size // 13),
+        "frame, no quote": 'File "' + "/lib/python3/" * (size // 13),
+        "exception group": '  |   File "x.py", line 3, in f\n' * (size // 32),
         # Distinct names: each was checked against every one kept before.
         "distinct calls": " ".join(
             "".join(rng.choice(string.ascii_lowercase) for _ in range(6)) + "_x("

@@ -328,3 +328,54 @@ def test_short_double_quoted_strings_keep_the_later_ones_paired() -> None:
     skipped, and its closing quote opened the next. An apostrophe still opens none."""
     q = parse_query("""addProtocols("a", "href", "#") keeps <a href="#top"> and user's 'name'""")
     assert q.quoted == ["href", "#top", "name"]
+
+
+def test_a_tracebacks_own_words_name_nothing() -> None:
+    """pytest's audit: "Traceback" and "File" of any traceback were names at full weight,
+    and put `_pytest/_code/code.py::Traceback` first for a crash in an unrelated file."""
+    fenced = parse_query(
+        "Crash on collect\n\n```\n" + TRACEBACK + "\nDuring handling of the above exception, "
+        "another exception occurred:\n\n" + TRACEBACK + "```"
+    )
+    assert fenced.identifiers == ["helper", "run_job", "ValueError"]
+    group = parse_query(
+        "```\n  + Exception Group Traceback (most recent call last):\n"
+        '  |   File "/home/kim/test_eg.py", line 5, in test_group\n'
+        '  |     raise ExceptionGroup("batch failed", [RuntimeError("worker 1")]) from e\n```'
+    )
+    assert group.identifiers == ["ExceptionGroup", "RuntimeError", "test_eg", "test_group"]
+    assert fenced.frames[:2] == parse_query(TRACEBACK).frames
+    # The word stays a name where code names it.
+    assert parse_query("`Traceback.cut()` drops the frames").identifiers == ["Traceback", "cut"]
+
+
+def test_an_apostrophe_inside_a_word_quotes_nothing() -> None:
+    """pytest's audit: "The option isn't applied. Fine, but there's no error" was the
+    quoted phrase `t applied. Fine, but there`."""
+    assert parse_query("The option isn't applied. Fine, but there's no error.").quoted == []
+    q = parse_query("users' names aren't 'padded'; f'{name}' and r'\\d+x' are strings")
+    assert q.quoted == ["padded", "{name}", "\\d+x"]
+
+
+def test_the_standard_librarys_source_lines_name_nothing() -> None:
+    """pytest's audit: doctest.py's `exec(compile(example.source, …))` made pytest's
+    `Expression.compile` and `Code.source` names of the query. A library's or the
+    user's own frame still names what its line calls."""
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.12/doctest.py", line 1368, in __run\n'
+        "    exec(compile(example.source, filename, 'single',\n"
+        '  File "C:\\Python311\\Lib\\runpy.py", line 88, in _run_code\n'
+        "    exec(code, run_globals)\n"
+        '  File "<frozen runpy>", line 198, in _run_module_as_main\n'
+        '  File "<doctest mod.run[0]>", line 1, in <module>\n'
+        "    run_job(limit=3)\n"
+        '  File "/venv/lib/python3.12/site-packages/pkg/core.py", line 9, in run_job\n'
+        "    return validate_limit(limit)\n"
+        "ValueError: bad limit\n"
+    )
+    q = parse_query(trace)
+    assert q.identifiers == ["run_job", "validate_limit", "ValueError"]
+    assert [f.function for f in q.frames] == [
+        "__run", "_run_code", "_run_module_as_main", "<module>", "run_job"
+    ]  # fmt: skip

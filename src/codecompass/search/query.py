@@ -97,6 +97,44 @@ _FENCE = re.compile(r"```[^\n`]*\n(?P<code>.*?)(?:```|$)", re.S)  # no ` in an i
 # Markdown's `x` and reST's ``x``: read as one, a double pair shifts no later pairing.
 _INLINE = re.compile(r"(``?)(?P<code>[^`\n]{1,200})\1")
 # Not inside a path, URL or dotted name (`github.com/pylint-dev/pylint`).
+# A Python traceback's own words, which name nothing: "Traceback", "File", "During".
+_TRACEBACK_WORDS = re.compile(
+    r"(?:Exception Group )?Traceback \(most recent call last\):|\bFile (?=\"[^\"\n]+\", line \d)|"
+    r"^During handling of the above exception, another exception occurred:|"
+    r"^The above exception was the direct cause of the following exception:",
+    re.M,
+)
+# A frame of Python's standard library, and the source line under it: they name the
+# library's code, not the project's (`exec(compile(example.source, …))` in doctest.py
+# had made pytest's `Expression.compile` and `Code.source` names of the query).
+_PY_FRAME_LINE = re.compile(r'^[^\S\n]*(?:[|+][^\S\n]*)*File "([^"\n]*)"[^\n]*$', re.M)
+_STDLIB_PATH = re.compile(
+    r"^<frozen [\w.]+>$|[/\\](?:lib[/\\]python\d[\d.]*|Lib)[/\\](?!site-packages|dist-packages)"
+)
+
+
+def _names_text(text: str) -> str:
+    """`text` with the words that name nothing blanked (same length): a traceback's own
+    words, and the standard library's frames with their source lines."""
+    spans: list[tuple[int, int]] = []
+    for m in _PY_FRAME_LINE.finditer(text):
+        if not _STDLIB_PATH.search(m[1]):
+            continue
+        spans.append(m.span())
+        start = m.end() + 1
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if start < end and not text[start:end].lstrip(" \t|+").startswith("File "):
+            spans.append((start, end))  # its source line
+    parts: list[str] = []
+    last = 0
+    for start, end in spans:
+        parts += [text[last:start], " " * (end - start)]
+        last = end
+    text = "".join([*parts, text[last:]])
+    return _TRACEBACK_WORDS.sub(lambda m: " " * len(m[0]), text)
+
+
 _HYPHENATED = re.compile(
     r"(?<![\w`'\"/.:-])(--[a-z][a-z0-9]*(?:-[a-z0-9]+)*|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)"
     r"(?![\w-]|[/.:]\w)"
@@ -106,7 +144,12 @@ _PATH_LIKE = re.compile(r"[/\\][^/\\]*\.\w+$")  # the last slash: linear
 # Double quotes pair from any length (`"a", "href", "#"` stay three strings, not
 # `", "`); single quotes need three characters inside, so an apostrophe (`user's 'x'`)
 # starts no string.
-_QUOTED = re.compile(r"\"([^\"\n]{0,200})\"|'([^'\n]{3,200})'")
+# An apostrophe inside a word ("isn't … there's") neither opens nor closes one; a string
+# prefix (`f'…'`, `r'…'`) still opens.
+_QUOTED = re.compile(
+    r"\"([^\"\n]{0,200})\"|(?:(?<![A-Za-z])|(?<=(?<![A-Za-z])[frbuFRBU]))'([^'\n]{3,200})'"
+    r"(?![A-Za-z])"
+)
 MIN_QUOTED = 3
 _ERROR = re.compile(
     r"^[^\S\n]*((?:[\w.]*(?:Error|Exception|Warning|Exit|Interrupt))|error|Error|FATAL|fatal)"
@@ -328,11 +371,11 @@ def parse_query(text: str) -> ParsedQuery:
     for path in frame_paths:
         _add(paths, path)
 
-    inline = [m["code"] for m in _INLINE.finditer(text)]
-    code_spans = [m["code"] for m in _FENCE.finditer(text)] + inline
     # A JavaScript private member is named without its `#` (`this.#retry()` names
     # `retry`; add_named finds `#retry` by it).
-    named = text.replace(".#", ".")
+    named = _names_text(text).replace(".#", ".")
+    inline = [m["code"] for m in _INLINE.finditer(named)]
+    code_spans = [m["code"] for m in _FENCE.finditer(named)] + inline
     in_code = _Spans(
         m.span("code") for pattern in (_FENCE, _INLINE) for m in pattern.finditer(named)
     )
