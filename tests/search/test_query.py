@@ -28,6 +28,8 @@ def test_python_traceback_gives_frames_paths_and_the_error() -> None:
         Frame("pkg/util.py", 3, "helper"),
     ]
     assert "pkg/util.py" in q.paths
+    assert q.python_frames == 2
+    assert parse_query(TRACEBACK + "    at render (src/row.js:41:7)\n").python_frames == 2
     assert q.errors == ['ValueError: bad value for "limit"']
     assert {"run_job", "helper", "ValueError"} <= set(q.names)
 

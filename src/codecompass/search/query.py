@@ -192,6 +192,7 @@ class ParsedQuery:
     quoted: list[str] = field(default_factory=list)
     literals: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    python_frames: int = 0  # the first frames, Python's, whose innermost frame is the last
     wants_tests: bool = False  # a short question asking for tests (`asks_for_tests`)
 
     @property
@@ -327,6 +328,10 @@ def _rust_frame(m: re.Match[str]) -> Frame:
 
 
 # Each trace format's pattern and how a match reads as a frame, in the order they are read.
+# The first PYTHON_READERS readers are Python's: its tracebacks run from the outermost
+# call to the failure ("most recent call last"); the other languages' traces from the
+# failure outwards.
+PYTHON_READERS = 3
 _FRAME_READERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Frame]], ...] = (
     (_PY_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
     (_IPY_FRAME, lambda m: Frame(_clean_path(m[1]), 0, m[2])),
@@ -350,7 +355,9 @@ def parse_query(text: str) -> ParsedQuery:
     q = ParsedQuery(text=text)
     q.terms = code_tokens(text)
 
-    q.frames = [read(m) for pattern, read in _FRAME_READERS for m in pattern.finditer(text)]
+    read_frames = [[read(m) for m in pattern.finditer(text)] for pattern, read in _FRAME_READERS]
+    q.frames = [frame for found in read_frames for frame in found]
+    q.python_frames = sum(map(len, read_frames[:PYTHON_READERS]))
     frame_paths = dict.fromkeys(f.path for f in q.frames)  # in the traceback's order
     # Ordered sets: a pasted log can hold thousands of distinct names.
     paths: dict[str, None] = {}
