@@ -182,10 +182,16 @@ def error_result(
 
 def ok_result(model: BaseModel) -> CallToolResult:
     """The result as structured content, and as text: its JSON, or the one field a model
-    names as what to read (`Overview.text`, the map)."""
+    names as what to read (`Overview.text`, the map; `RecallResult.text` and how many
+    memories its budget left out), when that field holds anything."""
     data = redact_all(model.model_dump(mode="json"))
     field = getattr(model, "text_block", None)
-    text = str(data[field]) if field else json.dumps(data, ensure_ascii=False)
+    if field and data[field]:
+        text = str(data[field])
+        if data.get("omitted"):
+            text += f"\n({data['omitted']} more matched; raise budget_tokens or limit to see them.)"
+    else:
+        text = json.dumps(data, ensure_ascii=False)
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 

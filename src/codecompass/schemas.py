@@ -388,6 +388,10 @@ class RecallHit(Result):
 class RecallResult(Result):
     """Memories recalled within a token budget, best first, and the text to show."""
 
+    # The MCP text block is `text`, within the budget (with what it left out counted),
+    # not the JSON of every hit: at 50 tokens an agent had read about 194.
+    text_block: ClassVar[str] = "text"
+
     query: str
     hits: list[RecallHit]
     tokens: int  # of `text`

@@ -23,6 +23,7 @@ from mcp_types import (
     TextContent,
 )
 
+from codecompass.answer import approx_tokens
 from codecompass.engine import Engine
 from codecompass.mcp_server import ServerState
 from codecompass.memory.capture import CAPTURE_SYSTEM
@@ -222,6 +223,16 @@ def test_recall_puts_the_related_memory_first_within_the_budget(data: Path, onnx
     assert [h["memory"]["id"] for h in small["hits"]] == [ids[0]]
     assert small["text"] == f"{ids[0]} [decision] {DECISION}"
     assert small["omitted"] == small["matched"] - 1 >= 1
+    # The text block the model reads is the recalled text within the budget (with the
+    # count of what the budget left out), not the JSON of every hit: at budget 50 it
+    # had been about 194 tokens.
+    (block,) = results[4].content
+    assert isinstance(block, TextContent)
+    assert block.text == (
+        f"{ids[0]} [decision] {DECISION}\n"
+        f"({small['omitted']} more matched; raise budget_tokens or limit to see them.)"
+    )
+    assert approx_tokens(block.text) <= 50 + 15
     assert [h["memory"]["id"] for h in context_only["hits"]] == [ids[2]]
     assert error_of(results[6])["code"] == "invalid_arguments"  # budget below 50
     # Recall is a use: the recalled memory's count went up (once per call that showed it).
