@@ -238,3 +238,40 @@ def test_a_custom_manager_keeps_its_methods_and_the_models_rows(tmp_path: Path) 
         (f"{m}#CheckManager.for_user", 6),
         (f"{m}#Metric.fetch", 7),
     }
+
+
+def test_isinstance_narrows_a_name_in_its_branch(tmp_path: Path) -> None:
+    """`if isinstance(shape, Circle): shape.radius()` called `Shape.radius`, or nothing:
+    the branch sees a Circle (a tuple, either class), the code after it the declared
+    type again; after `if not isinstance(x, C): raise …` the rest of the block sees a C."""
+    shapes = (
+        "class Shape:\n"
+        "    def area(self):\n"
+        "        return 0\n\n\n"
+        "class Circle(Shape):\n"
+        "    def radius(self):\n"
+        "        return 1\n\n\n"
+        "class Square(Shape):\n"
+        "    def side(self):\n"
+        "        return 2\n"
+    )
+    use = (
+        "from shapes import Circle, Shape, Square\n\n\n"
+        "def describe(shape: Shape, other):\n"
+        "    if isinstance(shape, Circle):\n"
+        "        shape.radius()\n"
+        "    elif isinstance(shape, (Square, Circle)):\n"
+        "        shape.side()\n"
+        "    shape.area()\n"
+        "    if not isinstance(other, Square):\n"
+        "        raise TypeError('a square, please')\n"
+        "    other.side()\n"
+    )
+    found = repo_edges(tmp_path, "geo", {"shapes.py": shapes, "use.py": use}, ("calls",))
+    d, s = "geo/use.py#describe", "geo/shapes.py"
+    assert {(t, c, line) for src, t, _, c, line in found if src == d} == {
+        (f"{s}#Circle.radius", 0.8, 6),
+        (f"{s}#Square.side", 0.8, 8),
+        (f"{s}#Shape.area", 0.8, 9),
+        (f"{s}#Square.side", 0.8, 12),
+    }

@@ -1170,6 +1170,8 @@ class Resolver:
     ) -> bool:
         """Whether a name is also bound to something else in its scope (branches,
         try/except imports, a redefinition): it may hold either when the code runs."""
+        # A branch's `isinstance` narrowing is no other value the name may hold.
+        entries = [(n, v) for n, v in entries if not v.startswith("narrow:")]
         values = {v for _, v in entries if v not in _PLACEHOLDERS}
         if len(values) < 2:
             return False
@@ -1242,12 +1244,11 @@ class Resolver:
             if rest == "?" or not rest:
                 return UNKNOWN
             return self.eval_chain(ctx, rest, scope, line, depth + 1)
-        if kind == "type":
+        if kind in ("type", "narrow"):
             found = self.eval_chain(ctx, rest, scope, line, depth + 1)
             if found.kind == "sym" and found.sym is not None and found.sym.kind in TYPE_KINDS:
-                return Value(
-                    "inst", conf=min(found.conf, CONF_SCOPE), via="annotation", sym=found.sym
-                )
+                via = "annotation" if kind == "type" else "isinstance"
+                return Value("inst", conf=min(found.conf, CONF_SCOPE), via=via, sym=found.sym)
             if found.kind in ("ext", "builtin"):
                 return found
             return UNKNOWN

@@ -340,6 +340,8 @@ class PythonExtractor:
         if t == "with_item":
             self.with_item(node, scope)
             return
+        if t in ("if_statement", "elif_clause"):
+            self.narrow(node, scope)
         if t == "lambda" or t in _COMPREHENSIONS:
             scope = self.pseudo_scope(node, scope)
         if t == "for_statement" or t == "for_in_clause":
@@ -366,6 +368,56 @@ class PythonExtractor:
                         self.bind_targets(alias, scope, "expr:?")
         for child in node.named_children:
             self.visit(child, scope)
+
+    def narrow(self, node: Node, scope: int) -> None:
+        """`if isinstance(x, C):` binds `x` to a C in its branch (`narrow:C`; a tuple of
+        classes, to each), and back to what it held after it. After `if not
+        isinstance(x, C):` ending in a raise, return, continue or break, the rest of the
+        block sees a C. Only for a name of this scope."""
+        condition = node.child_by_field_name("condition")
+        body = node.child_by_field_name("consequence")
+        if condition is None or body is None:
+            return
+        negated = condition.type == "not_operator"
+        test = condition.child_by_field_name("argument") if negated else condition
+        found = self.isinstance_test(test)
+        own = self.facts.scopes[scope]
+        if found is None or found[0] not in own.bindings:
+            return
+        name, classes = found
+        if negated:
+            last = body.named_children[-1] if body.named_children else None
+            if last is not None and last.type in _LEAVES_BLOCK:
+                for chain in classes:
+                    own.bind(name, node.end_point[0] + 2, f"narrow:{chain}")
+            return
+        start = _line(node)
+        held = [v for line, v in own.bindings[name] if line <= start]
+        held_at = max((line for line, _ in own.bindings[name] if line <= start), default=None)
+        for chain in classes:
+            own.bind(name, _line(body), f"narrow:{chain}")
+        if held_at is not None:
+            for line, value in list(own.bindings[name]):
+                if line == held_at and value in held:
+                    own.bind(name, body.end_point[0] + 2, value)
+
+    def isinstance_test(self, test: Node | None) -> tuple[str, list[str]] | None:
+        """`isinstance(x, C)` or `isinstance(x, (C, D))`: x and the classes' chains."""
+        if test is None or test.type != "call":
+            return None
+        function = test.child_by_field_name("function")
+        args = test.child_by_field_name("arguments")
+        if function is None or self.text(function) != "isinstance" or args is None:
+            return None
+        given = [a for a in args.named_children if a.type != "comment"]
+        if len(given) != 2 or given[0].type != "identifier":
+            return None
+        kinds = given[1].named_children if given[1].type == "tuple" else [given[1]]
+        chains = [self.chain(k) for k in kinds if k.type in ("identifier", "attribute")]
+        classes = [c for c in chains if c and c != "?"]
+        if not classes or len(classes) != len(kinds):
+            return None
+        return self.text(given[0]), classes
 
     def pseudo_scope(self, node: Node, scope: int) -> int:
         """A scope for a lambda or comprehension: it is not a symbol, but names bound in
@@ -1032,6 +1084,11 @@ class PythonExtractor:
 # `@functools.cached_property`.
 _PROPERTY = re.compile(
     r"@(?:functools\.)?(?:cached_)?property\s*\n\s*(?:async\s+)?def\s+([A-Za-z_]\w*)"
+)
+
+
+_LEAVES_BLOCK = frozenset(
+    {"raise_statement", "return_statement", "continue_statement", "break_statement"}
 )
 
 

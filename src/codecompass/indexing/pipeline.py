@@ -141,7 +141,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 60: Ruby's `attr_accessor :x` (`attr_reader`, `attr_writer`) defines methods.
 # 61: yacc and lex files (`.y`, `.l`, `.yy`, `.ll`) are read as their C sections.
 # 62: a Python attribute read (`self.root`) may run a property: its facts say so.
-READER_VERSION = 62
+# 63: a Python `if isinstance(x, C):` narrows `x` to a C in its branch.
+READER_VERSION = 63
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -181,6 +182,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     60: _RUBY,
     61: (".y", ".l", ".yy", ".ll"),
     62: (".py", ".pyi"),
+    63: (".py", ".pyi"),
 }
 
 
