@@ -434,6 +434,51 @@ def test_rust_std_method_names_are_not_guessed(tmp_path: Path) -> None:
     assert found == {("v/src/lib.rs#Value.len", 0.8), ("v/src/lib.rs#load", 1.0)}
 
 
+def test_rust_extension_traits_on_outside_types(tmp_path: Path) -> None:
+    """`just`: `impl CommandExt for Command` and `impl Ordinal for usize` add methods to
+    types of the standard library; their calls were external (`callers
+    Command.shell_arg`: none of 6; `usize.ordinal`: none of 16)."""
+    files = {
+        "Cargo.toml": '[package]\nname = "x"\n',
+        "src/lib.rs": (
+            "mod ext;\nmod paint;\nmod style;\nmod user;\n\n"
+            "pub(crate) use ext::{CommandExt, Ordinal};\n"
+        ),
+        "src/ext.rs": (
+            "use std::process::{Command, ExitStatus};\n\n"
+            "pub(crate) trait CommandExt {\n  fn status_guard(self) -> ExitStatus;\n"
+            "  fn quiet_status(self) -> ExitStatus;\n}\n\n"
+            "impl CommandExt for Command {\n"
+            "  fn status_guard(mut self) -> ExitStatus {\n    self.status().unwrap()\n  }\n\n"
+            "  fn quiet_status(self) -> ExitStatus {\n    self.status_guard()\n  }\n}\n\n"
+            "pub(crate) trait Ordinal {\n  fn ordinal(self) -> usize;\n}\n\n"
+            "impl Ordinal for usize {\n  fn ordinal(self) -> usize {\n    self + 1\n  }\n}\n"
+        ),
+        "src/user.rs": (
+            "use std::process::Command;\n\nuse crate::{CommandExt, Ordinal};\n\n"
+            "pub(crate) fn run_it(n: usize) -> bool {\n"
+            '  let cmd = Command::new("true");\n'
+            "  let _ = n.ordinal();\n"
+            "  cmd.status_guard().success()\n}\n"
+        ),
+        # A type of the crate's own named like an outside one is not extended by it.
+        "src/style.rs": (
+            "pub struct Style;\n\nimpl Style {\n  pub fn new() -> Style {\n    Style\n  }\n}\n"
+        ),
+        "src/paint.rs": "use ansi::Style;\n\npub fn red() {\n  let _ = Style::new();\n}\n",
+    }
+    found = {
+        (e[0].rsplit("#", 1)[-1], e[1], e[3], e[4])
+        for e in repo_edges(tmp_path, "x", files)
+        if e[2] == "calls" and e[1].startswith("x/")
+    }
+    assert found == {
+        ("Command.quiet_status", "x/src/ext.rs#Command.status_guard", 0.8, 14),
+        ("run_it", "x/src/ext.rs#usize.ordinal", 0.8, 7),
+        ("run_it", "x/src/ext.rs#Command.status_guard", 0.8, 8),
+    }
+
+
 def test_global_usings_reach_every_file_of_their_project(tmp_path: Path) -> None:
     """eShop's GlobalUsings.cs (`global using eShop.Ordering.Domain;`) is how its
     handlers see their repositories: every call and base through them was external

@@ -1129,6 +1129,43 @@ class RustResolver(TypedResolver):
         self._crates: dict[str, str] = {}
         self._workspaces: dict[str, dict[str, str]] = {}
         self.dependencies: set[str] = set()
+        self._calling: Ctx | None = None  # the file whose references are being resolved
+
+    def edges(self, ctx: Ctx, ref: Ref) -> list[Edge]:
+        self._calling = ctx  # an extension method is looked up in the calling crate
+        return super().edges(ctx, ref)
+
+    def extension_method(self, value: TVal, name: str) -> TVal | None:
+        """A method the crate adds to an outside type (`impl CommandExt for Command`,
+        `impl Ordinal for usize`): `Type.name` defined in the calling crate, which
+        defines no type so named (just's own `Style` is not `nu_ansi_term::Style`), for a
+        value of that type or made by its associated function (`Command::new(…)`)."""
+        ctx = self._calling
+        parts = value.name.split(".")
+        if ctx is None or not parts[-1]:
+            return None
+        owner = parts[-1]
+        if not value.declared and owner[:1].islower() and len(parts) > 1:
+            owner = parts[-2]  # `Command::new(…)` made a Command
+        if value.kind == "ext" and not owner[:1].isupper():
+            return None
+        if any(s.kind in TYPE_KINDS for s in self.index.by_name(owner, ctx.repo)):
+            return None  # a type of the crate's own: an outside type of that name is another
+        root = posixpath.dirname(self.crate_root(ctx.repo, ctx.path))
+        found = sorted(
+            (
+                s
+                for s in self.index.by_name(name, ctx.repo)
+                if s.kind in CALLABLE
+                and s.qualified_name.rsplit(".", 2)[-2:] == [owner, name]
+                and s.path.endswith(".rs")
+                and (not root or s.path.startswith(root + "/"))
+            ),
+            key=lambda s: s.path,
+        )
+        if not found:
+            return None
+        return TVal("func", conf=CONF_SCOPE, via="member", sym=found[0])
 
     # A module is a pkg value named "<file>#<inline path>".
     def module(self, repo: str, path: str, inline: str) -> TVal:
@@ -1428,6 +1465,10 @@ class RustResolver(TypedResolver):
             if found.kind == "missing":
                 return replace(TVal("builtin", name=name), gives=value)
             return found
+        if value.kind in ("ext", "builtin") and value.elem is None and not field:
+            added = self.extension_method(value, name)
+            if added is not None:
+                return added
         return super().attribute(value, name, depth, field=field)
 
 

@@ -97,7 +97,8 @@ from typing import Any
 # 31: a Ruby class reopened in several files is called as one (`Serve.new`).
 # 32: a Ruby mixin calls the methods of the classes including it, not of any class.
 # 33: a Python attribute read running a property is a call of it (`self.root`).
-# 34: a Python name narrowed by `isinstance` holds that class in its branch.
+# 34: a Python name narrowed by `isinstance` holds that class in its branch; a Rust
+# crate's methods on an outside type (`impl CommandExt for Command`) are its calls'.
 FACTS_VERSION = 34
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
