@@ -1130,6 +1130,21 @@ def test_a_ruby_mixin_calls_the_methods_of_the_classes_including_it(tmp_path: Pa
     }
 
 
+def test_a_ruby_mixin_reaches_the_subclasses_of_its_includers(tmp_path: Path) -> None:
+    """A subclass of a class that includes a mixin includes it too: the mixin's bare
+    call reaches the subclass's method (`class Post < Page`), not an unrelated class's."""
+    files = {
+        "lib/convertible.rb": "module Convertible\n  def read_yaml\n    layout\n  end\nend\n",
+        "lib/page.rb": "class Page\n  include Convertible\nend\n",
+        "lib/post.rb": "class Post < Page\n  def layout\n  end\nend\n",
+        "lib/other.rb": "class Other\n  def layout\n  end\nend\n",
+    }
+    found = repo_edges(tmp_path, "r", files, ("calls",))
+    assert {(e[0], e[1]) for e in found if e[1].startswith("r/")} == {
+        ("r/lib/convertible.rb#Convertible.read_yaml", "r/lib/post.rb#Post.layout")
+    }
+
+
 def test_a_ruby_receiver_holds_the_class_its_caller_can_see(tmp_path: Path) -> None:
     """Jekyll: a benchmark script's top-level `Document` took every `document.x` in
     `Jekyll::Renderer` from `Jekyll::Document` (34 calls lost)."""

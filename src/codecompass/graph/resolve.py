@@ -2193,13 +2193,23 @@ class Resolver:
 
     def _includes(self, repo: str, qualified: str, mixin: str) -> bool:
         """Whether the class `qualified` (in any file that opens it) includes or extends
-        `mixin` (a simple name)."""
-        short = qualified.rsplit(".", 1)[-1]
-        return any(
-            mixin in self.bases(c)
-            for c in self.index.by_name(short, repo)
-            if c.qualified_name == qualified and c.kind in TYPE_KINDS
-        )
+        `mixin` (a simple name), itself or through a class it extends (`Post < Page`,
+        `Page` including it)."""
+        seen: set[str] = set()
+        wanted = [(qualified, True)]  # (name, whether it is a qualified name)
+        while wanted and len(seen) < MAX_BASE_WALK:
+            name, exact = wanted.pop()
+            short = name.rsplit(".", 1)[-1]
+            for c in self.index.by_name(short, repo):
+                if c.kind not in TYPE_KINDS or c.id in seen:
+                    continue
+                if not exact or c.qualified_name == name:
+                    seen.add(c.id)
+                    bases = self.bases(c)
+                    if mixin in bases:
+                        return True
+                    wanted += [(base, False) for base in bases]
+        return False
 
     def bases(self, cls: SymbolRecord) -> set[str]:
         """The simple names of the classes `cls` extends, as its file writes them (those
@@ -3023,6 +3033,7 @@ def _unresolved(source: str, name: str, edge_type: str, conf: float, ref: Ref, v
 
 # Bindings that say "no value yet" rather than another value.
 _PLACEHOLDERS = frozenset({"expr:None", "lit:None", "expr:?"})
+MAX_BASE_WALK = 20  # classes a mixin check walks up through (`_includes`)
 
 
 def _identity(value: Value) -> tuple[str, str]:
