@@ -413,14 +413,17 @@ def test_rust_deref_target_and_enum_variants(tmp_path: Path) -> None:
 
 def test_rust_std_method_names_are_not_guessed(tmp_path: Path) -> None:
     """`just`: 24 of 25 guesses at its `Value.len` were a `Vec`'s or a `str`'s `len` on a
-    receiver of unknown type (here a `?` on a `Result` alias, which is not expanded).
-    Typed, the repository's own is still found."""
+    receiver of unknown type (here a `?` on a `Result` alias of another file, whose name
+    does not say so). Typed, the repository's own is still found."""
     files = {
         "Cargo.toml": '[package]\nname = "v"\n',
         "src/lib.rs": (
+            "mod sizes;\n\npub type R<T> = Result<T, String>;\n\n"
             "pub struct Value {\n  items: Vec<u8>,\n}\n\n"
-            "impl Value {\n  pub fn len(&self) -> usize {\n    self.items.len()\n  }\n}\n\n"
-            "type R<T> = Result<T, String>;\n\n"
+            "impl Value {\n  pub fn len(&self) -> usize {\n    self.items.len()\n  }\n}\n"
+        ),
+        "src/sizes.rs": (
+            "use crate::{Value, R};\n\n"
             "fn load() -> R<Vec<u8>> {\n  Ok(Vec::new())\n}\n\n"
             "pub fn sizes(value: &Value) -> R<usize> {\n"
             "  let words = load()?;\n  let n = words.len();\n  Ok(n + value.len())\n}\n"
@@ -429,9 +432,49 @@ def test_rust_std_method_names_are_not_guessed(tmp_path: Path) -> None:
     found = {
         (e[1], e[3])
         for e in repo_edges(tmp_path, "v", files)
-        if e[0] == "v/src/lib.rs#sizes" and e[2] == "calls" and e[1].startswith("v/")
+        if e[0] == "v/src/sizes.rs#sizes" and e[2] == "calls" and e[1].startswith("v/")
     }
-    assert found == {("v/src/lib.rs#Value.len", 0.8), ("v/src/lib.rs#load", 1.0)}
+    assert found == {("v/src/lib.rs#Value.len", 0.8), ("v/src/sizes.rs#load", 1.0)}
+
+
+def test_rust_result_aliases_unwrap_with_the_question_mark(tmp_path: Path) -> None:
+    """`just`: 283 functions return a crate alias of `Result` (`RunResult<'a, T>`); after
+    `Self::compile(…)?` the next call was guessed by name (`Thing.go` and `Other.go` at
+    0.4). An alias is known where its file defines it, and anywhere by its name's
+    `Result` ending."""
+    files = {
+        "Cargo.toml": '[package]\nname = "r"\n',
+        "src/lib.rs": (
+            "pub(crate) type RunResult<'a, T = ()> = Result<T, &'a str>;\n\n"
+            "mod thing;\nmod user;\n\npub(crate) use thing::{MyAlias, Other, Thing};\n"
+        ),
+        "src/thing.rs": (
+            "use super::*;\n\npub(crate) type MyAlias<T> = Result<T, String>;\n\n"
+            "pub(crate) struct Thing;\npub(crate) struct Other;\n\n"
+            "impl Thing {\n"
+            "  pub(crate) fn load() -> MyAlias<Thing> {\n    Ok(Thing)\n  }\n\n"
+            "  pub(crate) fn run<'a>() -> RunResult<'a, Other> {\n    Ok(Other)\n  }\n\n"
+            "  pub(crate) fn go(&self) -> usize {\n    1\n  }\n}\n\n"
+            "impl Other {\n  pub(crate) fn go(&self) -> usize {\n    2\n  }\n}\n"
+        ),
+        "src/user.rs": (
+            "use super::*;\n\n"
+            "pub(crate) fn via_alias() -> MyAlias<usize> {\n"
+            "  let thing = Thing::load()?;\n  let other = Thing::run()?;\n"
+            "  Ok(thing.go() + other.go())\n}\n"
+        ),
+    }
+    found = {
+        (e[1], e[3], e[4])
+        for e in repo_edges(tmp_path, "r", files)
+        if e[0] == "r/src/user.rs#via_alias" and e[2] == "calls"
+    }
+    assert found == {
+        ("r/src/thing.rs#Thing.load", 0.8, 4),
+        ("r/src/thing.rs#Thing.run", 0.8, 5),
+        ("r/src/thing.rs#Thing.go", 0.8, 6),
+        ("r/src/thing.rs#Other.go", 0.8, 6),
+    }
 
 
 def test_rust_extension_traits_on_outside_types(tmp_path: Path) -> None:

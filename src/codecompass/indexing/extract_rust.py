@@ -11,10 +11,11 @@ an element of what they unpack.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from codecompass.indexing.extract_typed import TypedExtractor, join
-from codecompass.indexing.facts import ClassFacts
+from codecompass.indexing.facts import ClassFacts, FileFacts
 from codecompass.indexing.treesitter import Node
 
 _SEQUENCES = frozenset(
@@ -55,6 +56,11 @@ class RustExtractor(TypedExtractor):
     string_nodes = frozenset({"string_literal", "raw_string_literal"})
     string_type = "str"
     creations: ClassVar[dict[str, str]] = {"struct_expression": "name"}
+    option_aliases: frozenset[str] = frozenset()
+
+    def run(self, root: Node) -> FileFacts:
+        self.option_aliases = _option_aliases(root, self.text)
+        return super().run(root)
 
     # -- types ----------------------------------------------------------------------------
     def type_of(self, node: Node | None) -> str:
@@ -81,7 +87,11 @@ class RustExtractor(TypedExtractor):
                 return "[]" + self.type_of(listed[0])
             if short in _MAPS and len(listed) == 2:
                 return "[]" + self.type_of(listed[1])
-            if short in _OPTIONS and listed:
+            if listed and (
+                short in _OPTIONS or short in self.option_aliases or short.endswith("Result")
+            ):
+                # `Result<T, E>`, and an alias of it (`type R<T> = Result<T, Error>` here,
+                # `RunResult<'a, T>`, `io::Result<T>` anywhere): `?` gives the T.
                 return "?" + self.type_of(listed[0])
             if short in _POINTERS and listed:
                 return self.type_of(listed[0])
@@ -430,3 +440,29 @@ class RustExtractor(TypedExtractor):
             if argument.type in ("identifier", "scoped_identifier"):
                 self.value_ref(self.chain(argument), argument, scope)
         self.visit_children(node, scope, prefix)
+
+
+def _option_aliases(root: Node, text: Callable[[Node], str]) -> frozenset[str]:
+    """Generic aliases of `Option` or `Result` the file's modules define (`type R<T> =
+    Result<T, String>`), to unwrap as those (not a trait's or an impl's associated types)."""
+    found: set[str] = set()
+    bodies = [root]
+    while bodies:
+        for item in bodies.pop().named_children:
+            body = item.child_by_field_name("body") if item.type == "mod_item" else None
+            if body is not None:
+                bodies.append(body)
+            name = item.child_by_field_name("name")
+            value = item.child_by_field_name("type")
+            if (
+                item.type != "type_item"
+                or item.child_by_field_name("type_parameters") is None
+                or name is None
+                or value is None
+                or value.type != "generic_type"
+            ):
+                continue
+            base = value.child_by_field_name("type")
+            if base is not None and text(base).rsplit("::", 1)[-1] in _OPTIONS:
+                found.add(text(name))
+    return frozenset(found)

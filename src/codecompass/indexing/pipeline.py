@@ -142,7 +142,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 61: yacc and lex files (`.y`, `.l`, `.yy`, `.ll`) are read as their C sections.
 # 62: a Python attribute read (`self.root`) may run a property: its facts say so.
 # 63: a Python `if isinstance(x, C):` narrows `x` to a C in its branch.
-READER_VERSION = 63
+# 64: a Rust alias of `Result` (`type R<T> = Result<T, E>`, `RunResult<'a, T>`) unwraps
+# with `?` as `Result` does.
+READER_VERSION = 64
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -183,6 +185,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     61: (".y", ".l", ".yy", ".ll"),
     62: (".py", ".pyi"),
     63: (".py", ".pyi"),
+    64: (".rs",),
 }
 
 
