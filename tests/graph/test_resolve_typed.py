@@ -477,6 +477,38 @@ def test_rust_result_aliases_unwrap_with_the_question_mark(tmp_path: Path) -> No
     }
 
 
+def test_rust_calls_inside_macros_are_calls(tmp_path: Path) -> None:
+    """`just`: 15 of `usize.ordinal`'s 16 calls, and most of `Token.lexeme`'s, are inside
+    `format!`/`write!`/`assert_eq!`, whose arguments the grammar leaves as tokens."""
+    files = {
+        "Cargo.toml": '[package]\nname = "m"\n',
+        "src/lib.rs": (
+            "use std::fmt;\n\npub struct Token {\n  pub text: String,\n}\n\n"
+            "impl Token {\n  pub fn lexeme(&self) -> &str {\n    &self.text\n  }\n}\n\n"
+            "pub fn helper(n: usize) -> usize {\n  n\n}\n\n"
+            "pub struct Item {\n  token: Token,\n}\n\n"
+            "impl fmt::Display for Item {\n"
+            "  fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n"
+            '    write!(f, "{} {}", self.token.lexeme(), crate::helper(1))\n  }\n}\n\n'
+            "pub fn show(t: &Token) -> String {\n"
+            '  assert_eq!(helper(2), 2, "{}", format!("{}", t.lexeme()));\n'
+            '  format!("{}", t.lexeme())\n}\n'
+        ),
+    }
+    found = {
+        (e[0].rsplit("#", 1)[-1], e[1], e[3], e[4])
+        for e in repo_edges(tmp_path, "m", files)
+        if e[2] == "calls" and e[1].startswith("m/")
+    }
+    assert found == {
+        ("Item.fmt", "m/src/lib.rs#Token.lexeme", 0.8, 23),
+        ("Item.fmt", "m/src/lib.rs#helper", 0.9, 23),  # crate::helper
+        ("show", "m/src/lib.rs#helper", 1.0, 28),
+        ("show", "m/src/lib.rs#Token.lexeme", 0.8, 28),
+        ("show", "m/src/lib.rs#Token.lexeme", 0.8, 29),
+    }
+
+
 def test_rust_extension_traits_on_outside_types(tmp_path: Path) -> None:
     """`just`: `impl CommandExt for Command` and `impl Ordinal for usize` add methods to
     types of the standard library; their calls were external (`callers

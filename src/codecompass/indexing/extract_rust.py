@@ -201,6 +201,10 @@ class RustExtractor(TypedExtractor):
             self.visit_children(node, inner, prefix)
         elif t == "call_expression":
             self.call(node, scope, prefix)
+        elif t == "macro_invocation":
+            for tree in node.named_children:
+                if tree.type == "token_tree":
+                    self.macro_calls(tree, scope)
         elif t == "match_arm":
             pattern = node.child_by_field_name("pattern")
             if pattern is not None:
@@ -428,6 +432,33 @@ class RustExtractor(TypedExtractor):
         elif pattern.type == "reference_pattern" and pattern.named_children:
             self.bind_pattern(pattern.named_children[0], value, scope, loop)
 
+    def macro_calls(self, tree: Node, scope: int) -> None:
+        """Calls written inside a macro's arguments (`format!("{}", t.lexeme())`,
+        `write!(f, …)`, `assert_eq!`, `vec![…]`), which the grammar leaves as tokens: a
+        path or field chain followed by `(…)`, in nested token trees too."""
+        tokens = tree.children
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            if token.type == "token_tree":
+                self.macro_calls(token, scope)
+            if token.type not in _MACRO_NAME_HEADS:
+                i += 1
+                continue
+            parts, j = [self.text(token)], i + 1
+            while (
+                j + 1 < len(tokens)
+                and tokens[j].type in (".", "::")
+                and tokens[j + 1].type == "identifier"
+            ):
+                parts.append(self.text(tokens[j + 1]))
+                j += 2
+            if j < len(tokens) and _is_call_parens(tokens[j]) and parts[-1] != "self":
+                if parts[0] == "self" and tokens[i + 1].type == "::":
+                    parts = parts[1:]  # `self::helper(…)`, as `path` writes it
+                self.ref("call", ".".join(parts), tokens[j - 1], scope)
+            i = j
+
     def call(self, node: Node, scope: int, prefix: str) -> None:
         function = node.child_by_field_name("function")
         if function is not None:
@@ -440,6 +471,13 @@ class RustExtractor(TypedExtractor):
             if argument.type in ("identifier", "scoped_identifier"):
                 self.value_ref(self.chain(argument), argument, scope)
         self.visit_children(node, scope, prefix)
+
+
+def _is_call_parens(node: Node) -> bool:
+    return node.type == "token_tree" and node.children[0].type == "("
+
+
+_MACRO_NAME_HEADS = frozenset({"identifier", "self", "crate", "super"})
 
 
 def _option_aliases(root: Node, text: Callable[[Node], str]) -> frozenset[str]:

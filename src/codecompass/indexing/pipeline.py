@@ -144,7 +144,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 63: a Python `if isinstance(x, C):` narrows `x` to a C in its branch.
 # 64: a Rust alias of `Result` (`type R<T> = Result<T, E>`, `RunResult<'a, T>`) unwraps
 # with `?` as `Result` does.
-READER_VERSION = 64
+# 65: calls inside a Rust macro's arguments (`format!("{}", t.lexeme())`) are read.
+READER_VERSION = 65
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -186,6 +187,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     62: (".py", ".pyi"),
     63: (".py", ".pyi"),
     64: (".rs",),
+    65: (".rs",),
 }
 
 
