@@ -381,3 +381,31 @@ def test_the_standard_librarys_source_lines_name_nothing() -> None:
     assert [f.function for f in q.frames] == [
         "__run", "_run_code", "_run_module_as_main", "<module>", "run_job"
     ]  # fmt: skip
+
+
+def test_ipython_8_frames_and_a_chains_cause() -> None:
+    """xarray's audit: IPython 8 and Jupyter print `File path:line, in Class.meth(…)`,
+    which gave no frame. pylint's: a crash report wraps the crash's traceback in a second
+    one; the first traceback of a chain is the cause."""
+    ipython = parse_query(
+        "KeyError                                  Traceback (most recent call last)\n"
+        "File /venv/lib/python3.12/site-packages/xarray/core/indexes.py:1272, in "
+        "PandasMultiIndex.create_variables(self, variables)\n"
+        "   1270 else:\n-> 1272     dtype = self.level_coords_dtype[name]\n\nKeyError: 0\n"
+    )
+    assert ipython.frames == [
+        Frame(
+            "/venv/lib/python3.12/site-packages/xarray/core/indexes.py",
+            1272,
+            "PandasMultiIndex.create_variables",
+        )
+    ]
+    assert "Traceback" not in ipython.identifiers and "File" not in ipython.identifiers
+    assert (ipython.python_frames, ipython.cause_frames) == (1, 1)
+    chain = parse_query(
+        TRACEBACK + "\nThe above exception was the direct cause of the following exception:\n\n"
+        'Traceback (most recent call last):\n  File "pkg/lint.py", line 9, in lint_file\n'
+        "Crash: boom\n"
+    )
+    assert [f.function for f in chain.frames] == ["run_job", "helper", "lint_file"]
+    assert (chain.python_frames, chain.cause_frames) == (3, 2)

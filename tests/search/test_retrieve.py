@@ -126,6 +126,42 @@ def test_the_frame_nearest_the_failure_weighs_most(engine: Engine) -> None:
     assert frame_values(engine, js) == {"verify_token": 1.0, "compare": 0.9}
 
 
+def test_a_frame_of_a_nested_function_and_a_chains_cause(tmp_path: Path) -> None:
+    """xarray's audit: a frame in `newplotfunc`, nested in `_plot2d`, credited nothing
+    (search keeps a nested function in its outer one). pylint's: the wrapper's last frame
+    took the weight of the crash's."""
+    plot = (
+        "def _plot2d(plotfunc):\n"
+        "    def newplotfunc(darray):\n"
+        "        primitive = plotfunc(darray)\n"
+        "        return primitive\n"
+        "    return newplotfunc\n\n\n"
+        "def lint_file(path):\n"
+        "    return check(path)\n\n\n"
+        "def check(path):\n"
+        "    raise ValueError(path)\n"
+    )
+    repo = make_git_repo(tmp_path / "viz", {"viz/plot.py": plot})
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    eng.index(root)
+    nested = (
+        "Traceback (most recent call last):\n"
+        '  File "/venv/site-packages/viz/plot.py", line 3, in newplotfunc\n'
+        "AttributeError: boom"
+    )
+    assert frame_values(eng, nested) == {"_plot2d": 1.0}
+    chained = (
+        "Traceback (most recent call last):\n"
+        '  File "/venv/site-packages/viz/plot.py", line 13, in check\n'
+        "ValueError: x\n\n"
+        "The above exception was the direct cause of the following exception:\n\n"
+        "Traceback (most recent call last):\n"
+        '  File "/venv/site-packages/viz/plot.py", line 9, in lint_file\n'
+        "Crash: x"
+    )
+    assert frame_values(eng, chained) == {"check": 1.0, "lint_file": 0.9}
+
+
 def test_a_traceback_path_names_the_indexed_file_it_ends_with() -> None:
     paths = candidates.path_index(
         [

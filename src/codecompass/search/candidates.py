@@ -257,7 +257,7 @@ def add_named(ctx: SearchContext) -> None:
             in_repository.append((at, found_paths, frame.function))
             for path in found_paths:
                 frame_funcs.setdefault(path, set()).add(frame.function)
-    innermost = _innermost(in_repository, q.python_frames)
+    innermost = _innermost(in_repository, q.python_frames, q.cause_frames)
 
     # A JavaScript private member (`#retry`, `Ky.#retry`) answers to its name without `#`.
     private = [f"#{n}" for n in names] + [p for d in dotted if (p := private_member(d))]
@@ -268,6 +268,16 @@ def add_named(ctx: SearchContext) -> None:
         else []
     )
     by_name = Counter(_plain(row.name) for row in rows)
+    # A frame in a function nested in another (`newplotfunc` in `_plot2d`) is in the
+    # outer one's chunks: search keeps a nested function in its outer function.
+    outer: dict[tuple[str, str], str] = {}
+    for s in rows:
+        if s.kind == "function" and s.parent and s.name in frame_funcs.get(s.path, ()):
+            outer[(s.path, s.name)] = s.parent
+            frame_funcs[s.path].add(s.parent)
+    if innermost is not None:
+        paths, functions = innermost
+        functions |= {outer[(p, f)] for p in paths for f in functions if (p, f) in outer}
     named = set(names)
     # A query that is one name asks for the symbol of that qualified name, however many
     # methods share it: `trigsimp` is the function, `Symbol` the class, not its members.
@@ -301,7 +311,7 @@ def add_named(ctx: SearchContext) -> None:
                 nearest = (
                     innermost is not None
                     and path in innermost[0]
-                    and _in_frames(entry, {innermost[1]})
+                    and _in_frames(entry, innermost[1])
                 )
                 found[cid] = {"frame": 1.0 if nearest else OUTER_FRAME}
                 continue
@@ -324,15 +334,17 @@ def add_named(ctx: SearchContext) -> None:
 
 
 def _innermost(
-    frames: list[tuple[int, list[str], str]], python_frames: int
-) -> tuple[list[str], str] | None:
+    frames: list[tuple[int, list[str], str]], python_frames: int, cause_frames: int
+) -> tuple[list[str], set[str]] | None:
     """The files and function of the frame nearest the failure among `frames` (index in
     the query's frames, the repository's files it names, its function): a Python
-    traceback's last, another language's first (Python's are the first
-    `python_frames`)."""
+    traceback's last (of the cause's traceback in a chain: pylint wraps a crash in a
+    second one), another language's first (Python's are the first `python_frames`,
+    the cause's the first `cause_frames`)."""
     python = [f for f in frames if f[0] < python_frames]
-    nearest = python[-1] if python else frames[0] if frames else None
-    return (nearest[1], nearest[2]) if nearest else None
+    cause = [f for f in python if f[0] < cause_frames]
+    nearest = (cause or python)[-1] if python else frames[0] if frames else None
+    return (nearest[1], {nearest[2]}) if nearest else None
 
 
 def _plain(name: str) -> str:

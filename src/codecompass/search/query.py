@@ -61,6 +61,14 @@ _GECKO_FRAME = re.compile(
 )
 # IPython tracebacks (`…/mod.py in func(args)`) and pytest ones (`mod.py:12: in func`).
 _IPY_FRAME = re.compile(r"^[^\S\n]*(\S+\.py) in ([\w<>]+)\(", re.M)
+# IPython 8 and Jupyter: `File ~/lib/x.py:1272, in Index.sel(self, key)`.
+_IPY8_FRAME = re.compile(r"^[^\S\n]*File ([^\s,\"]+\.py):(\d+)(?:, in ([\w<>.]+))?", re.M)
+# Between the tracebacks of a chain: the first traceback is the cause.
+_CHAINED = re.compile(
+    r"^[^\S\n]*(?:During handling of the above exception|The above exception was the direct"
+    r" cause of the following exception)",
+    re.M,
+)
 _PYTEST_FRAME = re.compile(r"^[^\S\n]*(\S+\.py):(\d+): in ([\w<>]+)", re.M)
 # JVM (`at com.acme.shop.OrderService.place(OrderService.java:42)`): the package is the
 # file's folder.
@@ -99,7 +107,8 @@ _INLINE = re.compile(r"(``?)(?P<code>[^`\n]{1,200})\1")
 # Not inside a path, URL or dotted name (`github.com/pylint-dev/pylint`).
 # A Python traceback's own words, which name nothing: "Traceback", "File", "During".
 _TRACEBACK_WORDS = re.compile(
-    r"(?:Exception Group )?Traceback \(most recent call last\):|\bFile (?=\"[^\"\n]+\", line \d)|"
+    r"(?:Exception Group )?Traceback \(most recent call last\):?|"
+    r"\bFile (?=\"[^\"\n]+\", line \d|[^\s,\"]+\.py:\d)|"
     r"^During handling of the above exception, another exception occurred:|"
     r"^The above exception was the direct cause of the following exception:",
     re.M,
@@ -193,6 +202,7 @@ class ParsedQuery:
     literals: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     python_frames: int = 0  # the first frames, Python's, whose innermost frame is the last
+    cause_frames: int = 0  # of those, the first traceback's of a chain (its cause)
     wants_tests: bool = False  # a short question asking for tests (`asks_for_tests`)
 
     @property
@@ -331,10 +341,11 @@ def _rust_frame(m: re.Match[str]) -> Frame:
 # The first PYTHON_READERS readers are Python's: its tracebacks run from the outermost
 # call to the failure ("most recent call last"); the other languages' traces from the
 # failure outwards.
-PYTHON_READERS = 3
+PYTHON_READERS = 4
 _FRAME_READERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Frame]], ...] = (
     (_PY_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
     (_IPY_FRAME, lambda m: Frame(_clean_path(m[1]), 0, m[2])),
+    (_IPY8_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
     (_PYTEST_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
     (_JS_FRAME, _js_frame),
     (_GECKO_FRAME, _gecko_frame),
@@ -358,6 +369,10 @@ def parse_query(text: str) -> ParsedQuery:
     read_frames = [[read(m) for m in pattern.finditer(text)] for pattern, read in _FRAME_READERS]
     q.frames = [frame for found in read_frames for frame in found]
     q.python_frames = sum(map(len, read_frames[:PYTHON_READERS]))
+    chained = _CHAINED.search(text)
+    q.cause_frames = (
+        sum(1 for m in _PY_FRAME.finditer(text, 0, chained.start())) if chained else q.python_frames
+    )
     frame_paths = dict.fromkeys(f.path for f in q.frames)  # in the traceback's order
     # Ordered sets: a pasted log can hold thousands of distinct names.
     paths: dict[str, None] = {}
