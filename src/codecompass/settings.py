@@ -49,7 +49,7 @@ class IndexSettings:
 class SearchSettings:
     top_k: int = 10
     detail: str = "preview"
-    candidates: int = 100  # per retriever, before fusion
+    candidates: int = 150  # per retriever, before fusion; 3 × the largest MCP top_k (50)
     max_per_file: int = 3
     # bm25 | dense | hybrid | hybrid+graph; see docs/retrieval.md.
     mode: str = "hybrid+graph"

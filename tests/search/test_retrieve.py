@@ -1235,3 +1235,12 @@ def test_the_english_message_catalog_ranks_as_documentation(tmp_path: Path) -> N
     doc = {h.path: "doc" in h.why["features"] for h in found.hits}
     assert doc == {"src/export.ts": False, "locales/en.json": True, "config/app.json": False}
     assert "locales/en.json" not in {s.path for s in found.symbols}
+
+
+def test_any_k_up_to_the_mcp_limit_ranks_the_same_pool() -> None:
+    """pylint's audit: the pool was max(candidates, 3 × k), 100 by default, so `-k 20` and
+    `-k 50` ranked different candidates (the top 5 files differed in 10 of 25 issues)."""
+    from codecompass.mcp_server import MAX_TOP_K
+    from codecompass.settings import SearchSettings
+
+    assert SearchSettings().candidates == 3 * MAX_TOP_K == 150

@@ -50,7 +50,7 @@ class SearchOptions:
     k: int = 10
     detail: str = "preview"
     where: ChunkFilter = field(default_factory=ChunkFilter)
-    candidates: int = 100  # per retriever, before ranking
+    candidates: int = 150  # per retriever, before ranking
     max_per_file: int = 3
     mode: str = "hybrid+graph"
     weights: RankWeights = field(default_factory=RankWeights)
