@@ -409,3 +409,16 @@ def test_ipython_8_frames_and_a_chains_cause() -> None:
     )
     assert [f.function for f in chain.frames] == ["run_job", "helper", "lint_file"]
     assert (chain.python_frames, chain.cause_frames) == (3, 2)
+
+
+def test_a_file_name_in_a_folder_is_no_dotted_name() -> None:
+    """pylint's audit: `reports/pylint.txt` was the dotted name `pylint.txt` (a module
+    `pylint/txt.py`), its folder lost; a URL's host was one too."""
+    q = parse_query(
+        "pylint writes reports/pylint.txt and C:\\out\\lint.log, see https://docs.python.org"
+    )
+    assert q.dotted == []
+    assert parse_query("call pkg.util.helper() after os.path").dotted == [
+        "pkg.util.helper",
+        "os.path",
+    ]

@@ -95,7 +95,7 @@ _RUBY_FRAME = re.compile(r"(?<!\S)(\S+\.rb):(\d+):in [`']([^`'\n]+)'")
 # PHP (`#0 /var/www/src/Order.php(42): App\Order->place()`).
 _PHP_FRAME = re.compile(r"#\d+ (\S+\.php)\((\d+)\): (?:[\w\\]*\\)?(\w+)(?:->|::)(\w+)\(")
 _PATH = re.compile(r"(?<![\w/.@-])((?:\.{0,2}/)?(?:[\w@.-]+/)*[\w@-][\w.@-]*\.([A-Za-z]{1,5}))\b")
-_DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
+_DOTTED = re.compile(r"(?<![\w./\\])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
 _WORD = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)")
 # A call starts where a run of name characters does (its leading digits and dots are
 # skipped): tried at every character instead, a 60 KB run without `(` took 25 s.
