@@ -304,6 +304,8 @@ def build_every_reason(root: Path) -> None:
     write(root, "locale/de/LC_MESSAGES/app.po", 'msgid "Bad value"\nmsgstr "Falscher Wert"\n')
     write(root, "locale/app.pot", 'msgid "Bad value"\nmsgstr ""\n')
     write(root, "locale/de/LC_MESSAGES/app.mo", b"\xde\x12\x04\x95\0\0")
+    # Sphinx writes each catalog as a script too (sphinx/locale/de/LC_MESSAGES/sphinx.js)
+    write(root, "locale/de/LC_MESSAGES/app.js", 'Documentation.addTranslations({"x": "y"});\n')
     write(root, "src/locale/messages.de.xlf", '<xliff version="1.2"></xliff>\n')
     # media: vector images and font metrics, all text
     write(root, "tests/baseline_images/plot.SVG", '<svg><path d="M 0 0 L 1 1"/></svg>\n')
@@ -377,7 +379,7 @@ def test_every_skip_reason_is_counted_exactly(tmp_path: Path, mode: Mode) -> Non
             "vendored": 5,
             "secret": 3,
             "lockfile": 2,
-            "translations": 4,
+            "translations": 5,
             "media": 3,
             "minified": 3,
             "generated": 7,
@@ -399,6 +401,7 @@ def test_every_skip_reason_is_counted_exactly(tmp_path: Path, mode: Mode) -> Non
         "lockfile": ["package-lock.json", "poetry.lock"],
         "translations": [
             "locale/app.pot",
+            "locale/de/LC_MESSAGES/app.js",
             "locale/de/LC_MESSAGES/app.mo",
             "locale/de/LC_MESSAGES/app.po",
             "src/locale/messages.de.xlf",

@@ -422,3 +422,16 @@ def test_a_file_name_in_a_folder_is_no_dotted_name() -> None:
         "pkg.util.helper",
         "os.path",
     ]
+
+
+def test_a_standard_library_frame_names_nothing() -> None:
+    """Sphinx's audit: `<frozen importlib._bootstrap_external> in exec_module` gave the
+    repository's `MockLoader.exec_module` the name feature."""
+    q = parse_query(
+        'Traceback (most recent call last):\n  File "/app/sphinx/ext/autodoc.py", line 9, '
+        'in import_module\n  File "<frozen importlib._bootstrap_external>", line 999, in '
+        'exec_module\n  File "/usr/lib/python3.12/runpy.py", line 88, in _run_code\n'
+        "ImportError: boom\n"
+    )
+    assert [f.function for f in q.frames] == ["import_module", "exec_module", "_run_code"]
+    assert q.names == ["import_module", "ImportError"]

@@ -21,7 +21,8 @@ Skip reasons, in the order they are tested (the first that applies is counted):
    ``blocked``      matches `DiscoveryRules.block`.
    ``not_allowed``  `DiscoveryRules.allow` is non-empty and the path matches none of it.
    ``lockfile``     dependency lock files.
-   ``translations`` gettext and XLIFF catalogs (`.po`, `.pot`, `.mo`, `.xlf`): each
+   ``translations`` gettext and XLIFF catalogs (`.po`, `.pot`, `.mo`, `.xlf`, and any
+                    file of a gettext `LC_MESSAGES/` folder: Sphinx's `sphinx.js`): each
                     message once per language, outranking the code that emits it. And
                     documentation translated from an English original that is indexed
                     too: a folder named for a language (`docs/ko/docs/x.md` beside
@@ -645,8 +646,8 @@ class _Classifier:
         if self.allow is not None and not self.allow.match_file(path):
             return "not_allowed"
         reason = _name_reason(path.rsplit("/", 1)[-1])
-        if reason is None and locale_catalog(path):
-            return "translations"
+        if reason is None and (locale_catalog(path) or "/LC_MESSAGES/" in f"/{path}"):
+            return "translations"  # a gettext folder's files are catalogs, a script too
         if reason is None and translated_from(path, self.exists) is not None:
             return "translations"
         if reason is None and superseded_by(path, self.exists) is not None:

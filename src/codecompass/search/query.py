@@ -231,7 +231,12 @@ class ParsedQuery:
         for dotted in self.dotted:
             seen.setdefault(dotted.rsplit(".", 1)[-1], None)
         for frame in self.frames:
-            if frame.function and frame.function.isidentifier():
+            # A standard library's frame names its code (`<frozen …> in exec_module`).
+            if (
+                frame.function
+                and frame.function.isidentifier()
+                and not _STDLIB_PATH.search(frame.path)
+            ):
                 seen.setdefault(frame.function, None)
         return list(seen)
 
