@@ -825,6 +825,23 @@ def test_a_literal_the_query_quotes_finds_the_code_holding_it(tmp_path: Path) ->
     assert [h.symbol for h in bare if h.symbol != "NameChecker"] == ranked
 
 
+def test_a_literal_padded_with_spaces_in_the_code_is_found(tmp_path: Path) -> None:
+    """Sphinx's audit: the code writes `'   :no-index-entry:'`; the issue quotes
+    `:no-index-entry:`, and the whole-literal match had never fired."""
+    code = (
+        "def header_lines(options):\n"
+        "    if options.no_index_entry:\n"
+        "        yield '   :no-index-entry:'\n\n\n"
+        "def other_lines(options):\n"
+        "    yield '   :no-index-entries-x:'\n"
+    )
+    with _indexed(tmp_path, {"ext/render.py": code}) as eng:
+        result = eng.retrieve(
+            "The `:no-index-entry:` option is dropped", eng.search_options(k=10, collect=True)
+        )
+    assert _by_symbol(result, "literal") == {"header_lines": 1.0, "other_lines": 0.0}
+
+
 def test_a_packages_tools_for_its_users_tests_are_not_ranked_as_tests(tmp_path: Path) -> None:
     """Django's `django/test/` (the test client, TestCase) is code a bug is fixed in:
     a `test` package below the top that holds no file a test runner collects carries no

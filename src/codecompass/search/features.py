@@ -153,9 +153,12 @@ def _query_matchers(
 ) -> tuple[_Phrases, re.Pattern[str] | None]:
     """What finds the query's error messages and literals in a chunk, made once per query
     (`fill` runs for every batch of candidates a search adds)."""
-    # A literal in quotes of either kind, whole: `"invalid-name"`, not `"invalid-names"`.
+    # A literal in quotes of either kind, whole: `"invalid-name"`, not `"invalid-names"`;
+    # padded with spaces too (Sphinx writes `'   :no-index-entry:'`).
     literal_pattern = (
-        re.compile("([\"'])(?:" + "|".join(map(re.escape, literals)) + ")\\1") if literals else None
+        re.compile("([\"']) *(?:" + "|".join(map(re.escape, literals)) + ") *\\1")
+        if literals
+        else None
     )
     return _Phrases(message_phrases(list(messages))), literal_pattern
 
