@@ -65,8 +65,8 @@ _IPY_FRAME = re.compile(r"^[^\S\n]*(\S+\.py) in ([\w<>]+)\(", re.M)
 _IPY8_FRAME = re.compile(r"^[^\S\n]*File ([^\s,\"]+\.py):(\d+)(?:, in ([\w<>.]+))?", re.M)
 # Between the tracebacks of a chain: the first traceback is the cause.
 _CHAINED = re.compile(
-    r"^[^\S\n]*(?:During handling of the above exception|The above exception was the direct"
-    r" cause of the following exception)",
+    r"^[^\S\n]*(?:During handling of the above exception, another exception occurred:"
+    r"|The above exception was the direct cause of the following exception:)",
     re.M,
 )
 _PYTEST_FRAME = re.compile(r"^[^\S\n]*(\S+\.py):(\d+): in ([\w<>]+)", re.M)
@@ -108,9 +108,7 @@ _INLINE = re.compile(r"(``?)(?P<code>[^`\n]{1,200})\1")
 # A Python traceback's own words, which name nothing: "Traceback", "File", "During".
 _TRACEBACK_WORDS = re.compile(
     r"(?:Exception Group )?Traceback \(most recent call last\):?|"
-    r"\bFile (?=\"[^\"\n]+\", line \d|[^\s,\"]+\.py:\d)|"
-    r"^During handling of the above exception, another exception occurred:|"
-    r"^The above exception was the direct cause of the following exception:",
+    r"\bFile (?=\"[^\"\n]+\", line \d|[^\s,\"]+\.py:\d)|" + _CHAINED.pattern,
     re.M,
 )
 # A frame of Python's standard library, and the source line under it: they name the
