@@ -392,14 +392,12 @@ class PythonExtractor:
                     own.bind(name, node.end_point[0] + 2, f"narrow:{chain}")
             return
         start = _line(node)
-        held = [v for line, v in own.bindings[name] if line <= start]
         held_at = max((line for line, _ in own.bindings[name] if line <= start), default=None)
+        held = [value for line, value in own.bindings[name] if line == held_at]
         for chain in classes:
             own.bind(name, _line(body), f"narrow:{chain}")
-        if held_at is not None:
-            for line, value in list(own.bindings[name]):
-                if line == held_at and value in held:
-                    own.bind(name, body.end_point[0] + 2, value)
+        for value in held:  # what it held before, again after the branch
+            own.bind(name, body.end_point[0] + 2, value)
 
     def isinstance_test(self, test: Node | None) -> tuple[str, list[str]] | None:
         """`isinstance(x, C)` or `isinstance(x, (C, D))`: x and the classes' chains."""
