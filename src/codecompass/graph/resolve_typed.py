@@ -370,7 +370,7 @@ class TypedResolver:
         last = len(segments) - 1
         for n, (name, ops) in enumerate(segments[1:], start=1):
             field = not ops.startswith("()") and (n < last or not called)
-            value = self.attribute(value, name, depth, field=field)
+            value = self.attribute(value, name, depth, field=field, ctx=ctx)
             value = self.apply_ops(value, ops, depth)
         return value
 
@@ -391,7 +391,11 @@ class TypedResolver:
                     return base.elem
         return UNKNOWN
 
-    def attribute(self, value: TVal, name: str, depth: int, *, field: bool = False) -> TVal:
+    def attribute(
+        self, value: TVal, name: str, depth: int, *, field: bool = False, ctx: Ctx | None = None
+    ) -> TVal:
+        """`name` of `value`; `ctx`, the file of an expression writing it (Rust looks there
+        for a method its crate adds to an outside type)."""
         kind = value.kind
         if kind == "pkg":
             found = self.package_member(value, name, depth + 1)
@@ -1129,20 +1133,15 @@ class RustResolver(TypedResolver):
         self._crates: dict[str, str] = {}
         self._workspaces: dict[str, dict[str, str]] = {}
         self.dependencies: set[str] = set()
-        self._calling: Ctx | None = None  # the file whose references are being resolved
 
-    def edges(self, ctx: Ctx, ref: Ref) -> list[Edge]:
-        self._calling = ctx  # an extension method is looked up in the calling crate
-        return super().edges(ctx, ref)
-
-    def extension_method(self, value: TVal, name: str) -> TVal | None:
+    def extension_method(self, ctx: Ctx, value: TVal, name: str) -> TVal | None:
         """A method the crate adds to an outside type (`impl CommandExt for Command`,
         `impl Ordinal for usize`): `Type.name` defined in the calling crate, which
         defines no type so named (just's own `Style` is not `nu_ansi_term::Style`), for a
-        value of that type or made by its associated function (`Command::new(…)`)."""
-        ctx = self._calling
+        value of that type or made by its associated function (`Command::new(…)`), in
+        the crate of `ctx`'s file."""
         parts = value.name.split(".")
-        if ctx is None or not parts[-1]:
+        if not parts[-1]:
             return None
         owner = parts[-1]
         if not value.declared and owner[:1].islower() and len(parts) > 1:
@@ -1454,7 +1453,9 @@ class RustResolver(TypedResolver):
         exact = [s for s in found if s.qualified_name == f"{sym.qualified_name}.{name}"]
         return sorted(exact or found, key=lambda s: (s.path != sym.path, s.path))[:1]
 
-    def attribute(self, value: TVal, name: str, depth: int, *, field: bool = False) -> TVal:
+    def attribute(
+        self, value: TVal, name: str, depth: int, *, field: bool = False, ctx: Ctx | None = None
+    ) -> TVal:
         if value.elem is not None and value.name == "Option" and name in RUST_UNWRAP:
             return replace(value, elem=None, gives=value.elem, name=f"Option.{name}")
         if value.elem is not None and value.kind == "builtin" and name in RUST_OPTION_METHODS:
@@ -1465,8 +1466,13 @@ class RustResolver(TypedResolver):
             if found.kind == "missing":
                 return replace(TVal("builtin", name=name), gives=value)
             return found
-        if value.kind in ("ext", "builtin") and value.elem is None and not field:
-            added = self.extension_method(value, name)
+        if (
+            ctx is not None
+            and not field
+            and value.kind in ("ext", "builtin")
+            and value.elem is None
+        ):
+            added = self.extension_method(ctx, value, name)
             if added is not None:
                 return added
         return super().attribute(value, name, depth, field=field)
