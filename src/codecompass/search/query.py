@@ -104,7 +104,6 @@ _PLURAL = re.compile(r"e?s\)")  # after `file(`: "file(s)" in prose is a plural
 _FENCE = re.compile(r"```[^\n`]*\n(?P<code>.*?)(?:```|$)", re.S)  # no ` in an info string
 # Markdown's `x` and reST's ``x``: read as one, a double pair shifts no later pairing.
 _INLINE = re.compile(r"(``?)(?P<code>[^`\n]{1,200})\1")
-# Not inside a path, URL or dotted name (`github.com/pylint-dev/pylint`).
 # A Python traceback's own words, which name nothing: "Traceback", "File", "During".
 _TRACEBACK_WORDS = re.compile(
     r"(?:Exception Group )?Traceback \(most recent call last\):?|"
@@ -114,7 +113,6 @@ _TRACEBACK_WORDS = re.compile(
 # A frame of Python's standard library, and the source line under it: they name the
 # library's code, not the project's (`exec(compile(example.source, …))` in doctest.py
 # had made pytest's `Expression.compile` and `Code.source` names of the query).
-_PY_FRAME_LINE = re.compile(r'^[^\S\n]*(?:[|+][^\S\n]*)*File "([^"\n]*)"[^\n]*$', re.M)
 _STDLIB_PATH = re.compile(
     r"^<frozen [\w.]+>$|[/\\](?:lib[/\\]python\d[\d.]*|Lib)[/\\](?!site-packages|dist-packages)"
 )
@@ -124,11 +122,15 @@ def _names_text(text: str) -> str:
     """`text` with the words that name nothing blanked (same length): a traceback's own
     words, and the standard library's frames with their source lines."""
     spans: list[tuple[int, int]] = []
-    for m in _PY_FRAME_LINE.finditer(text):
-        if not _STDLIB_PATH.search(m[1]):
-            continue
-        spans.append(m.span())
-        start = m.end() + 1
+    for m in _PY_FRAME.finditer(text):
+        if not _STDLIB_PATH.search(m[1]) or (spans and m.start() < spans[-1][1]):
+            continue  # not the library's, or on a line already blanked
+        line_end = text.find("\n", m.end())
+        if line_end < 0:
+            spans.append((m.start(), len(text)))
+            break
+        spans.append((m.start(), line_end))
+        start = line_end + 1
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
         if start < end and not text[start:end].lstrip(" \t|+").startswith("File "):
@@ -142,6 +144,7 @@ def _names_text(text: str) -> str:
     return _TRACEBACK_WORDS.sub(lambda m: " " * len(m[0]), text)
 
 
+# Not inside a path, URL or dotted name (`github.com/pylint-dev/pylint`).
 _HYPHENATED = re.compile(
     r"(?<![\w`'\"/.:-])(--[a-z][a-z0-9]*(?:-[a-z0-9]+)*|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)"
     r"(?![\w-]|[/.:]\w)"
