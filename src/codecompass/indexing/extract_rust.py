@@ -30,6 +30,8 @@ _POINTERS = frozenset(
     | {"Data", "State", "Extension"}
 )
 _WRAPS = frozenset({"Some", "Ok", "Err"})
+# Tokens that start a path or field chain inside a macro's arguments.
+_MACRO_NAME_HEADS = frozenset({"identifier", "self", "crate", "super"})
 # Type expressions whose named children are the types they are made of.
 _TYPE_HOLDERS = frozenset(
     {
@@ -453,7 +455,8 @@ class RustExtractor(TypedExtractor):
             ):
                 parts.append(self.text(tokens[j + 1]))
                 j += 2
-            if j < len(tokens) and _is_call_parens(tokens[j]) and parts[-1] != "self":
+            called = j < len(tokens) and tokens[j].type == "token_tree"
+            if called and tokens[j].children[0].type == "(" and parts[-1] != "self":
                 if parts[0] == "self" and tokens[i + 1].type == "::":
                     parts = parts[1:]  # `self::helper(…)`, as `path` writes it
                 self.ref("call", ".".join(parts), tokens[j - 1], scope)
@@ -471,13 +474,6 @@ class RustExtractor(TypedExtractor):
             if argument.type in ("identifier", "scoped_identifier"):
                 self.value_ref(self.chain(argument), argument, scope)
         self.visit_children(node, scope, prefix)
-
-
-def _is_call_parens(node: Node) -> bool:
-    return node.type == "token_tree" and node.children[0].type == "("
-
-
-_MACRO_NAME_HEADS = frozenset({"identifier", "self", "crate", "super"})
 
 
 def _option_aliases(root: Node, text: Callable[[Node], str]) -> frozenset[str]:
