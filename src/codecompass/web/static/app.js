@@ -757,9 +757,14 @@ async function loadLinks() {
   renderLinks(data, via, repo);
 }
 
+/* Where a link's end is, as the table prints it: repo:path:line, or its id. */
+function endPlace(end) {
+  return end.path ? `${end.repo}:${end.path}${end.line ? `:${end.line}` : ""}` : end.id;
+}
+
 /* One end of a link: repo:path:line, opening the file there in the code view. */
 function linkEnd(end) {
-  const where = end.path ? `${end.repo}:${end.path}${end.line ? `:${end.line}` : ""}` : end.id;
+  const where = endPlace(end);
   const name = end.id.includes("#") ? end.id.split("#").pop()
     : /^(rpc|event):/.test(end.id) ? end.id : "";
   const place = end.path
@@ -778,7 +783,7 @@ function openEnd(end) {
 const LINKS_PAGE = 100;
 
 function linkText(link) {
-  const end = (e) => `${e.repo}:${e.path || ""}:${e.line || ""} ${e.id}`;
+  const end = (e) => `${endPlace(e)} ${e.id}`;
   return `${link.name} ${link.how} ${end(link.source)} ${end(link.target)}`.toLowerCase();
 }
 
