@@ -472,6 +472,9 @@ def search(
             location = located(sym.repo, sym.path, sym.start_line, sym.end_line, show_repo)
             evidence = sym.why.get("best_chunk_lines")
             best = f"best lines {evidence[0]}-{evidence[1]}, " if evidence else ""
+            spread = sym.why.get("spread_for_file")
+            if spread:
+                best += f"best of file #{spread}, "
             console.print(
                 f"[bold]{n}. {location}[/bold]  [cyan]{sym.kind} {escape(sym.symbol)}[/cyan]  "
                 f"[dim]{best}score {sym.score:.4f} (chunk {sym.why['chunk_score']:.4f}, "

@@ -65,7 +65,8 @@ class SymbolHit(Result):
     """A function, method or class ranked for "which functions" questions: its best
     chunk's score plus its share of its file's score from its chunks (`why`:
     chunk_score, file_score, file_share; see `rank.symbol_scores`). The test evidence
-    the file view adds is left out."""
+    the file view adds is left out. The best symbol of each of the file view's first
+    three files is within the first ten (`why["spread_for_file"]` when brought there)."""
 
     repo: str
     path: str

@@ -25,6 +25,7 @@ from codecompass.search.rank import (
     file_scores,
     hit_ranking,
     score,
+    spread_files,
     symbol_scores,
 )
 from codecompass.search.retrieve import SearchResult
@@ -446,6 +447,50 @@ def test_symbol_view_lets_the_best_file_lead(tmp_path: Path) -> None:
     ]
     assert [h.score for h in led.hits] == [s.score for s in led.symbols]
     assert [h.score for h in plain.hits] == [h.why["chunk_score"] for h in plain.hits]
+
+
+def test_spread_files_brings_each_lead_files_best_item_into_the_first_places() -> None:
+    files = ["a", "a", "a", "a", "b", "c", "a", "b"]
+    # b's best (index 4) and c's (5) take the last two of four places, in their order.
+    assert spread_files(files, ["a", "b", "c"], 4) == [0, 1, 4, 5, 2, 3, 6, 7]
+    # Already within the places, or with no item at all: nothing moves.
+    assert spread_files(files, ["a", "b", "z"], 5) == list(range(8))
+    assert spread_files(files, [], 2) == list(range(8))
+    # More files to bring than places: the ranking stands.
+    assert spread_files(["a", "b", "c"], ["b", "c"], 1) == [0, 1, 2]
+
+
+def test_symbol_view_holds_the_best_symbol_of_each_leading_file(tmp_path: Path) -> None:
+    """One file's many near matches would fill the first ten places; the best symbol
+    of the file view's second and third files is brought into them, marked."""
+    crowded = "".join(
+        f"def token_check_{i}(token):\n    return check_token(token, {i})\n\n\n" for i in range(12)
+    )
+    repo = make_git_repo(
+        tmp_path / "p",
+        {
+            "tokens.py": crowded,
+            "session.py": "def session_token(store):\n    return store.token\n",
+            "cache.py": "def cached_check(key):\n    return key\n",
+        },
+    )
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    with eng:
+        eng.index(root)
+        weights = RankWeights().only("cosine", "bm25").with_(cosine=1.0, bm25=1.0)
+        found = eng.retrieve(
+            "token check", eng.search_options(k=20, max_symbols=20, weights=weights)
+        )
+    assert [f.path for f in found.files] == ["tokens.py", "session.py", "cache.py"]
+    paths = [s.path for s in found.symbols]
+    assert paths[:8] == ["tokens.py"] * 8
+    assert [(s.path, s.symbol, s.why.get("spread_for_file")) for s in found.symbols[8:10]] == [
+        ("session.py", "session_token", 2),
+        ("cache.py", "cached_check", 3),
+    ]
+    assert paths[10:] == ["tokens.py"] * 4
+    # Their own scores are below the symbols they displaced.
+    assert found.symbols[9].score < found.symbols[10].score
 
 
 def test_the_best_chunk_leads_the_hits_and_the_evidence(tmp_path: Path) -> None:

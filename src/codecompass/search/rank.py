@@ -220,6 +220,27 @@ def file_share(file_total: float, weight: float, falloff: float, gap: float) -> 
     return share
 
 
+def spread_files(files: Sequence[K], lead: Sequence[K], places: int) -> list[int]:
+    """The order (indices) of a ranked list whose item i belongs to `files[i]`, changed
+    so that the best item of each `lead` file is among the first `places`: an item
+    brought up takes the last of those places, in its own order, and the items it
+    displaces follow it. The symbol view spreads over the file view's best files this
+    way: one file's many members otherwise fill it, and the changed function is often
+    in the runner-up file."""
+    first: dict[K, int] = {}
+    for index, key in enumerate(files):
+        first.setdefault(key, index)
+    brought = sorted(
+        index for key in dict.fromkeys(lead) if (index := first.get(key, -1)) >= places
+    )
+    if not brought or len(brought) >= places:
+        return list(range(len(files)))
+    moved = set(brought)
+    rest = [index for index in range(len(files)) if index not in moved]
+    kept = places - len(brought)
+    return rest[:kept] + brought + rest[kept:]
+
+
 def hit_ranking(
     scored: Sequence[tuple[K, str | None, float]],
     symbol_values: Mapping[tuple[K, str], tuple[float, float]],

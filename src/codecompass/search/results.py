@@ -19,10 +19,15 @@ from codecompass.search.rank import (
     hit_ranking,
     is_documentation,
     raise_files,
+    spread_files,
     symbol_scores,
 )
 
 MAX_SUBGRAPH_NODES = 200
+# The symbol view's first SPREAD_PLACES hold the best symbol of each of the file
+# view's first SPREAD_FILES files (`rank.spread_files`).
+SPREAD_FILES = 3
+SPREAD_PLACES = 10
 
 
 SymbolValues = dict[tuple[tuple[str, str], str], tuple[float, float]]
@@ -152,9 +157,13 @@ def hits(
 
 
 def files(
-    ctx: SearchContext, order: Sequence[str], totals: Sequence[tuple[tuple[str, str], float]]
+    ctx: SearchContext,
+    order: Sequence[str],
+    totals: Sequence[tuple[tuple[str, str], float]],
+    limit: int,
 ) -> list[FileHit]:
-    """The file view: the files' chunk totals raised by their test evidence."""
+    """The file view's first `limit` files: the files' chunk totals raised by their test
+    evidence."""
     weight = ctx.options.file_tested
     bonus = {key: weight * t.value for key, t in ctx.tested.items()} if weight else {}
     totals = raise_files(totals, bonus)
@@ -166,7 +175,7 @@ def files(
     copies = Copies()
     out: list[FileHit] = []
     for key, total in totals:
-        if len(out) >= ctx.options.max_files:
+        if len(out) >= limit:
             break
         ids = ids_of[key]
         top = chunks[ids[0]]
@@ -210,12 +219,15 @@ def symbols(
     order: Sequence[str],
     totals: Sequence[tuple[tuple[str, str], float]],
     values: SymbolValues,
+    lead_files: Sequence[tuple[str, str]],
 ) -> list[SymbolHit]:
     """Each function, method or class once, by its best chunk, scored with its file's
-    total (see `rank.symbol_scores`), at the lines that define it. A class's best chunk
-    may be a window of its outline that holds only its members' signatures: `why` names
-    that chunk and its lines. Sections of documents are left to the hits and the file
-    view: they are no code to change."""
+    total (see `rank.symbol_scores`), at the lines that define it; the best symbol of
+    each `lead_files` file (the file view's first) within the first places (see
+    `rank.spread_files`), `why.spread_for_file` giving that file's place. A class's best
+    chunk may be a window of its outline that holds only its members' signatures: `why`
+    names that chunk and its lines. Sections of documents are left to the hits and the
+    file view: they are no code to change."""
     chunks, cands, options = ctx.chunks, ctx.cands, ctx.options
     file_total = dict(totals)
     first: dict[tuple[tuple[str, str], str], str] = {}
@@ -232,7 +244,10 @@ def symbols(
         )
         if not copies.seen(chunks[first[item]], (chunks[first[item]].file_hash, item[1]))
         and not copies.seen(chunks[first[item]], copied_symbol(chunks[first[item]]))
-    ][: options.max_symbols]
+    ]
+    spread = spread_files([item[0] for _, item in ranked], lead_files, SPREAD_PLACES)
+    brought = {ranked[index][1] for place, index in enumerate(spread) if index > place}
+    ranked = [ranked[index] for index in spread][: options.max_symbols]
     ids = [sid for _, item in ranked if (sid := chunks[first[item]].symbol_id)]
     defined = {s.id: s for s in ctx.sources.symbols.symbols(SymbolQuery(ids=ids))} if ids else {}
     out: list[SymbolHit] = []
@@ -244,6 +259,8 @@ def symbols(
             "file_score": round(file_total[item[0]], 6),
             **_score_parts(cands[cid].score, *values[item]),
         }
+        if item in brought:
+            why["spread_for_file"] = list(lead_files).index(item[0]) + 1
         definition = defined.get(chunk.symbol_id or "")
         start, end = (
             (definition.start_line, definition.end_line)

@@ -221,8 +221,10 @@ def _retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sea
         position = {cid: i for i, cid in enumerate(order)}
         ranking.sort(key=lambda item: position[item[0]])
     found = results.hits(ctx, ranking, values)
-    file_view = results.files(ctx, order, totals)
-    symbol_view = results.symbols(ctx, order, totals, values)
+    file_view = results.files(ctx, order, totals, max(options.max_files, results.SPREAD_FILES))
+    lead_files = [(f.repo, f.path) for f in file_view[: results.SPREAD_FILES]]
+    symbol_view = results.symbols(ctx, order, totals, values, lead_files)
+    file_view = file_view[: options.max_files]
     subgraph = results.subgraph(ctx, found) if options.subgraph else None
     lap("format")
     collected = None
