@@ -324,6 +324,14 @@ def test_a_template_or_stylesheet_path_is_a_path() -> None:
     assert parsed.dotted == []
 
 
+def test_a_call_that_looks_like_a_path_is_a_call() -> None:
+    """Requests' `r.json()` was read as the path `r.json` and lost as a name, though a
+    file is never called."""
+    parsed = parse_query("data = r.json() fails, and resp.yaml(strict=True) too; see conf.json")
+    assert parsed.paths == ["conf.json"]
+    assert parsed.dotted == ["r.json", "resp.yaml"]
+
+
 def test_short_double_quoted_strings_keep_the_later_ones_paired() -> None:
     """jsoup's report `addProtocols("a", "href", "#") keeps <a href="#top">` was read
     as the strings `href` and `) keeps <a href=`: a string under three characters was

@@ -307,6 +307,11 @@ def _spaced_call(name: str) -> bool:
     return (len(parts) > 1 and all(map(str.isidentifier, parts))) or _looks_like_code(name)
 
 
+def _called(text: str, end: int) -> bool:
+    """The name ending at `end` is called (`r.json()`): no file, whatever it ends in."""
+    return text.startswith("(", end)
+
+
 def _clean_path(raw: str) -> str:
     path = raw.replace("\\", "/")
     while path.startswith("./"):
@@ -390,7 +395,7 @@ def parse_query(text: str) -> ParsedQuery:
 
     for m in _PATH.finditer(text):
         path, ext = _clean_path(m.group(1)), m.group(2).lower()
-        if ext not in SOURCE_EXTENSIONS:
+        if ext not in SOURCE_EXTENSIONS or _called(text, m.end()):
             continue
         if "/" not in path and path.count(".") > 1:
             continue  # a dotted name that happens to end in .py-like text
@@ -409,10 +414,10 @@ def parse_query(text: str) -> ParsedQuery:
     )
     for m in _DOTTED.finditer(named):
         dotted = m.group(1)
-        if dotted.lower() in _NOT_IDENTIFIERS or dotted.rsplit(".", 1)[-1].lower() in (
-            SOURCE_EXTENSIONS
-        ):
+        if dotted.lower() in _NOT_IDENTIFIERS:
             continue
+        if dotted.rsplit(".", 1)[-1].lower() in SOURCE_EXTENSIONS and not _called(named, m.end()):
+            continue  # a file name: `setup.py`
         if any(not part for part in dotted.split(".")):
             continue
         _add(dotted_names, dotted)
