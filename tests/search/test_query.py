@@ -34,6 +34,30 @@ def test_python_traceback_gives_frames_paths_and_the_error() -> None:
     assert {"run_job", "helper", "ValueError"} <= set(q.names)
 
 
+def test_an_error_of_an_exceptions_module_or_quoted_as_code_is_an_error() -> None:
+    """Requests' tracebacks end in `requests.exceptions.InvalidURL: …`, a class whose
+    name ends in no `Error`; users quote such a line as code in a sentence. Neither was
+    an error, so the message that locates the `raise` went unread."""
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/venv/site-packages/requests/models.py", line 440, in prepare_url\n'
+        "requests.exceptions.InvalidURL: Invalid URL 'http://': No host supplied\n"
+    )
+    assert parse_query(trace).errors == [
+        "requests.exceptions.InvalidURL: Invalid URL 'http://': No host supplied"
+    ]
+    quoted = parse_query(
+        "it raises `sqlalchemy.exc.NoResultFound: No row was found` and "
+        "`ValueError: bad limit` but `see: this` and `MyError` are no errors"
+    )
+    assert quoted.errors == [
+        "sqlalchemy.exc.NoResultFound: No row was found",
+        "ValueError: bad limit",
+    ]
+    # A class of any other module needs an error's name.
+    assert parse_query("pkg.models.Invalid: no host").errors == []
+
+
 def test_frame_paths_keep_the_traceback_order() -> None:
     # Eight frames: a set's order (which varies with the process's hash seed) matches
     # the traceback's in one process of 40,320.

@@ -161,8 +161,11 @@ _QUOTED = re.compile(
     r"(?![A-Za-z])"
 )
 MIN_QUOTED = 3
+# An error line: `ValueError: …`, or a class of an `exceptions`/`errors`/`exc` module
+# whatever its name (`requests.exceptions.InvalidURL: …`, as a traceback ends).
 _ERROR = re.compile(
-    r"^[^\S\n]*((?:[\w.]*(?:Error|Exception|Warning|Exit|Interrupt))|error|Error|FATAL|fatal)"
+    r"^[^\S\n]*((?:[\w.]*(?:Error|Exception|Warning|Exit|Interrupt))"
+    r"|[\w.]*\.(?:exceptions?|errors?|exc)\.[A-Z]\w*|error|Error|FATAL|fatal)"
     r"\s*:\s*(\S(?:.*\S)?)\s*$",
     re.M,
 )
@@ -466,7 +469,8 @@ def parse_query(text: str) -> ParsedQuery:
             _add(literals, value)
     for m in _HYPHENATED.finditer(text):
         _add(literals, m.group(1))
-    for m in _ERROR.finditer(text):
+    # An error line stands alone, or is quoted as code in a sentence.
+    for m in [*_ERROR.finditer(text), *filter(None, map(_ERROR.fullmatch, inline))]:
         _add(errors, f"{m.group(1)}: {m.group(2)}")
     q.paths, q.dotted, q.identifiers = list(paths), list(dotted_names), list(identifiers)
     q.quoted, q.literals, q.errors = list(quoted), list(literals), list(errors)
