@@ -184,6 +184,7 @@ def test_eval_as_indexed_runs_localization_tasks_on_the_index_as_it_stands(
     assert "as indexed: proj@" in text
     # Printed whole on a piped console of 80 columns: no figure cut to `10…`.
     assert "…" not in text and "100.0" in text and "hits_fn@10" in text
+    assert "acc@k: every gold file or function within the first k" in text
 
     with_git = CliRunner().invoke(main, [*args, "--git", f"acme/proj={source}"])
     assert with_git.exit_code == 2 and "--as-indexed checks out no commit" in with_git.output

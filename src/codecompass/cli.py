@@ -805,6 +805,8 @@ def _print_eval(report: dict[str, Any]) -> None:
     headers = ["mode", *map(_short_column, columns)]
     rows = [[row["mode"], *(str(row.get(c, "-")) for c in columns)] for row in report["modes"]]
     title = f"{report['kind']} ({report['modes'][0]['n']} tasks)"
+    if report["kind"] == "localization":  # as LocAgent and SweRank count it
+        title += "; acc@k: every gold file or function within the first k"
     _print_table(headers, rows, title=title, left=1)
     if report.get("by_type"):
         quality = columns[:-3]  # the same metrics, without latency and tokens
