@@ -54,6 +54,7 @@ from codecompass.indexing.pipeline import (
     IndexJob,
     IndexStats,
     Progress,
+    file_hash_on_disk,
     index_repository,
     reads_again,
 )
@@ -1049,15 +1050,22 @@ class Engine:
         self, repo: str, root: Path, files: dict[tuple[str, str], FileRecord]
     ) -> dict[str, Any]:
         """Files added, changed or removed since the last run (by size and mtime): the
-        counts, and the files (the first STALE_LISTED)."""
+        counts, and the files (the first STALE_LISTED). A file is added only if an index
+        run would read it: its whole content decodes as text (a FITS image's header
+        looks like text, the rest is binary), not just the head discovery sniffs."""
         if not root.is_dir():
             return {"error": f"{root} no longer exists"}
         if (root / "objects").is_dir() and (root / "HEAD").is_file():
             # Indexed with index_commit from a git directory: there is no work tree.
             return {"note": "indexed from git objects; see last_commit"}
         stored = {path: f for (_, path), f in files.items()}
-        found = {c.path: c for c in discover(root, self.rules()).files}
-        added = sorted(p for p in found if p not in stored)
+        rules = self.rules()
+        found = {c.path: c for c in discover(root, rules).files}
+        added = sorted(
+            p
+            for p in found
+            if p not in stored and file_hash_on_disk(root, p, rules.max_file_bytes) is not None
+        )
         removed = sorted(p for p in stored if p not in found)
         changed = sorted(
             p

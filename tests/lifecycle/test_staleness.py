@@ -100,3 +100,19 @@ def test_status_lists_the_stale_files(tmp_path: Path) -> None:
         ],
         "more": 0,
     }
+
+
+def test_status_adds_no_file_an_index_run_skips_once_read_whole(tmp_path: Path) -> None:
+    """A FITS image opens with 8 KiB of text header and holds binary after it: discovery's
+    sniff of the head lets it through, the index run's read of the whole file skips it.
+    astropy's status listed 22 such images as "added, run index" after every run."""
+    repo = _shop(tmp_path)
+    header = b"SIMPLE  =                    T / conforms to FITS standard".ljust(80) * 110
+    (repo / "image.fits").write_bytes(header + bytes(range(256)) * 40)
+    data = tmp_path / "d"
+    with Engine(load_settings(data), embedder=TinyEmbedder()) as engine:
+        stats = engine.index(repo)
+        (repo / "later.fits").write_bytes((repo / "image.fits").read_bytes())
+        changed = engine.status()["repos"][0]["changed_on_disk"]
+    assert stats.skipped.get("binary") == 1
+    assert (changed["added"], changed["files"]) == (0, [])
