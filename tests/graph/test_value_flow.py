@@ -275,3 +275,43 @@ def test_isinstance_narrows_a_name_in_its_branch(tmp_path: Path) -> None:
         (f"{s}#Shape.area", 0.8, 9),
         (f"{s}#Square.side", 0.8, 12),
     }
+
+
+def test_a_module_constant_or_function_read_as_a_value_is_referenced(tmp_path: Path) -> None:
+    """`callers DEFAULT_LIMIT` had nothing to say: a name read but not called made no
+    edge. A module's constant or function, defined or imported at the top level, read in
+    a function, a class body, a default or another constant, is referenced there (via
+    `value`); a local, a parameter, a loop variable or a class attribute of that name,
+    a class named as a value and a call make no such edge."""
+    settings = "DEFAULT_LIMIT = 30\n\n\nclass Limit:\n    pass\n"
+    use = (
+        "from settings import DEFAULT_LIMIT, Limit\n\n"
+        "MAX = 3\n"
+        "TABLE = {'a': MAX}\n\n\n"
+        "def by_name(item):\n"
+        "    return item\n\n\n"
+        "class Box:\n"
+        "    SIZE = MAX\n\n"
+        "    def run(self, items, key=by_name):\n"
+        "        limit = DEFAULT_LIMIT\n"
+        "        sorted(items, key=by_name)\n"
+        "        by_name(items)\n"
+        "        if isinstance(items, Limit):\n"
+        "            return SIZE\n"
+        "        return TABLE\n\n\n"
+        "def shadow(MAX, items):\n"
+        "    for by_name in items:\n"
+        "        pass\n"
+        "    DEFAULT_LIMIT = 1\n"
+        "    return MAX + DEFAULT_LIMIT + by_name\n"
+    )
+    found = repo_edges(tmp_path, "v", {"settings.py": settings, "use.py": use}, ("references",))
+    u = "v/use.py"
+    assert {(src, t, c, line) for src, t, _, c, line in found} == {
+        (f"{u}#TABLE", f"{u}#MAX", 1.0, 4),
+        (f"{u}#Box", f"{u}#MAX", 1.0, 12),
+        (f"{u}#Box.run", f"{u}#by_name", 1.0, 14),  # the default, in the class's scope
+        (f"{u}#Box.run", "v/settings.py#DEFAULT_LIMIT", 1.0, 15),
+        (f"{u}#Box.run", f"{u}#by_name", 1.0, 16),
+        (f"{u}#Box.run", f"{u}#TABLE", 1.0, 20),
+    }

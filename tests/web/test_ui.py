@@ -767,6 +767,7 @@ def test_link_edges_are_drawn_apart_from_code_edges(page: Any, linked: Running) 
     grey = "rgb(140,149,159)"
     assert edge_styles(page) == {
         "calls": [grey, "solid", "rgb(77,86,97)"],
+        "references": [grey, "solid", "rgb(77,86,97)"],  # the topic's constant it reads
         "emits": ["rgb(149,56,0)", "dashed", "rgb(149,56,0)"],
         "event": ["rgb(191,57,137)", "solid", "rgb(191,57,137)"],
     }

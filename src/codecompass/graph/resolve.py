@@ -141,6 +141,10 @@ CALLABLE_KINDS = frozenset({"function", "method", "class", "struct", "constant",
 # Symbols that hold a value: an attribute read through one is the value's.
 HELD_KINDS = frozenset({"constant", "variable"})
 INTERFACE_KINDS = frozenset({"interface", "trait"})
+# What a Python name read, not called, links to (`value` refs): a module's constant, or a
+# function handed on (`sorted(key=by_name)`, a callback). A class named as a value is
+# mostly an `isinstance` test, which says little about who depends on it.
+MODULE_VALUE_KINDS = frozenset({"constant", "function"})
 PY_BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "reveal_type"}
 JS_GLOBALS = frozenset(
     """
@@ -678,6 +682,8 @@ class Resolver:
             return rows + self.argument_edges(ctx, ref, value)
         if ref.kind == "iterate":
             return self.iteration_edges(ctx, ref, value, source)
+        if ref.kind == "value":  # Python: a module's constant read, a function passed on
+            return self.name_value(ctx, ref, value, source)
         if ref.kind == "read":  # an attribute read runs a property's method
             head, _, name = ref.name.rpartition(".")
             receiver = self.eval_chain(ctx, head, ref.scope, ref.line, 0)
@@ -705,6 +711,18 @@ class Resolver:
         if value.kind == "unbound":
             return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unbound")]
         return []
+
+    def name_value(self, ctx: Ctx, ref: Ref, value: Value, source: str) -> list[Edge]:
+        """A `references` edge (via `value`) to the constant or function a module-level
+        name read holds: the file's own definition of that name (its value is a literal,
+        not the symbol), else what the name's import resolves to."""
+        own = ctx.symbol(ref.name)
+        found, conf = (own, CONF_EXACT) if own is not None else (value.sym, value.conf)
+        if value.kind != "sym" and own is None:
+            return []
+        if found is None or found.kind not in MODULE_VALUE_KINDS or found.id == source:
+            return []
+        return [self._to_sym(source, found, "references", conf, ref, "value")]
 
     def call_edges(self, ctx: Ctx, ref: Ref, value: Value, source: str) -> list[Edge]:
         kind = value.kind

@@ -86,11 +86,45 @@ _DJANGO_SHORTCUTS = {
 }
 
 
+# Where a name is written but not read: (parent node type, its field holding the name),
+# field "" for any child. Parameters, targets, keyword names, captures.
+_NOT_READ = frozenset(
+    {
+        ("keyword_argument", "name"),
+        ("assignment", "left"),
+        ("augmented_assignment", "left"),
+        ("for_statement", "left"),
+        ("for_in_clause", "left"),
+        ("named_expression", "name"),
+        ("call", "function"),  # called: a call ref names it
+        ("attribute", ""),  # part of a chain: `read` and the call refs see chains
+        ("raise_statement", ""),  # `raise Error`: a call ref names it
+        ("as_pattern_target", ""),
+        ("global_statement", ""),
+        ("nonlocal_statement", ""),
+        ("lambda_parameters", ""),
+        ("parameters", ""),
+        ("default_parameter", "name"),
+        ("typed_parameter", ""),
+        ("typed_default_parameter", "name"),
+        ("list_splat_pattern", ""),
+        ("dictionary_splat_pattern", ""),
+        ("keyword_pattern", ""),
+        ("case_pattern", ""),
+        ("pattern_list", ""),
+        ("tuple_pattern", ""),
+        ("list_pattern", ""),
+    }
+)
+
+
 class PythonExtractor:
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.properties: frozenset[str] = frozenset()  # the file's own (`run`)
         self.facts = FileFacts("python", scopes=[Scope("", "module", -1, 0)])
+        # Names read, not called, in each scope: (scope, name) → line of the first read.
+        self.reads: dict[tuple[int, str], int] = {}
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -100,7 +134,36 @@ class PythonExtractor:
         self.properties = frozenset(m.group(1) for m in _PROPERTY.finditer(text))
         for child in root.named_children:
             self.visit(child, 0)
+        self.module_values()
         return self.facts
+
+    def name_read(self, node: Node, scope: int) -> None:
+        parent = node.parent
+        if parent is None:
+            return
+        if (parent.type, "") in _NOT_READ:
+            return
+        for field in ("name", "left", "function"):
+            if (parent.type, field) in _NOT_READ and parent.child_by_field_name(field) == node:
+                return
+        self.reads.setdefault((scope, self.text(node)), _line(node))
+
+    def module_values(self) -> None:
+        """A `value` ref for each name a scope reads (not calls) that is the module's own:
+        a constant, a function passed on, defined or imported at the top level, and not
+        a local, a parameter or an enclosing function's name. A class body's names are
+        not seen from its methods, as in Python."""
+        scopes = self.facts.scopes
+        for (scope, name), line in self.reads.items():
+            index, found = scope, -1
+            while index >= 0:
+                current = scopes[index]
+                if (index == scope or current.kind != "class") and name in current.bindings:
+                    found = index
+                    break
+                index = current.parent
+            if found == 0:
+                self.ref("value", name, line, scope)
 
     def read(self, node: Node, scope: int) -> None:
         """An attribute read, not called, that may run a property: `self.root` (or any
@@ -306,6 +369,9 @@ class PythonExtractor:
     # -- statements and expressions -----------------------------------------------------
     def visit(self, node: Node, scope: int) -> None:
         t = node.type
+        if t == "identifier":
+            self.name_read(node, scope)
+            return
         if t == "decorated_definition":
             definition = node.child_by_field_name("definition")
             decorators = [c for c in node.named_children if c.type == "decorator"]

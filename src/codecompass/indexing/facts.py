@@ -99,7 +99,9 @@ from typing import Any
 # 33: a Python attribute read running a property is a call of it (`self.root`).
 # 34: a Python name narrowed by `isinstance` holds that class in its branch; a Rust
 # crate's methods on an outside type (`impl CommandExt for Command`) are its calls'.
-FACTS_VERSION = 34
+# 35: a Python name read, not called, of the module's own constant or function (defined
+# or imported at the top level) is a `value` ref (`limit = DEFAULT_LIMIT`, `key=by_name`).
+FACTS_VERSION = 35
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
@@ -127,7 +129,8 @@ REF_KINDS = (
     "type",  # a type annotation or type use
     "decorate",  # a decorator applied to a definition (a call, whose argument is the def)
     "iterate",  # `for x in <chain>`: calls `__iter__` / `__next__` of a workspace class
-    "value",  # Go/Java/C#/Rust: a function or method named as a value (a references edge)
+    "value",  # a function or method named as a value (a references edge); Python: also
+    # a module's constant read
     "doc",  # a mention in a doc comment or a Markdown section (backticks)
     "link",  # an explicit link: @see, {@link}, a Sphinx role, a Markdown link to code
     "file",  # a Markdown link to a file of the repository (name = repo-relative path)

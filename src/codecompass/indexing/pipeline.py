@@ -145,7 +145,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 64: a Rust alias of `Result` (`type R<T> = Result<T, E>`, `RunResult<'a, T>`) unwraps
 # with `?` as `Result` does.
 # 65: calls inside a Rust macro's arguments (`format!("{}", t.lexeme())`) are read.
-READER_VERSION = 65
+# 66: a Python name read, not called, of a module's constant or function is a reference.
+READER_VERSION = 66
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -188,6 +189,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     63: (".py", ".pyi"),
     64: (".rs",),
     65: (".rs",),
+    66: (".py", ".pyi"),
 }
 
 
