@@ -280,9 +280,10 @@ def test_isinstance_narrows_a_name_in_its_branch(tmp_path: Path) -> None:
 def test_a_module_constant_or_function_read_as_a_value_is_referenced(tmp_path: Path) -> None:
     """`callers DEFAULT_LIMIT` had nothing to say: a name read but not called made no
     edge. A module's constant or function, defined or imported at the top level, read in
-    a function, a class body, a default or another constant, is referenced there (via
-    `value`); a local, a parameter, a loop variable or a class attribute of that name,
-    a class named as a value and a call make no such edge."""
+    a function, a class body, a default or another constant, or through its module
+    (`settings.DEFAULT_LIMIT`), is referenced there (via `value`); a local, a parameter,
+    a loop variable or a class attribute of that name, a class named as a value and a
+    call make no such edge."""
     settings = "DEFAULT_LIMIT = 30\n\n\nclass Limit:\n    pass\n"
     use = (
         "from settings import DEFAULT_LIMIT, Limit\n\n"
@@ -305,9 +306,21 @@ def test_a_module_constant_or_function_read_as_a_value_is_referenced(tmp_path: P
         "    DEFAULT_LIMIT = 1\n"
         "    return MAX + DEFAULT_LIMIT + by_name\n"
     )
-    found = repo_edges(tmp_path, "v", {"settings.py": settings, "use.py": use}, ("references",))
+    through = (
+        "import settings\n"
+        "from use import Box\n\n\n"
+        "def configure(items):\n"
+        "    sorted(items, key=settings.by_key)\n"
+        "    return settings.DEFAULT_LIMIT + Box.SIZE + settings.lowered\n"
+    )
+    settings += "\n\ndef by_key(item):\n    return item\n\n\nlowered = 1\n"
+    files = {"settings.py": settings, "use.py": use, "through.py": through}
+    found = repo_edges(tmp_path, "v", files, ("references",))
     u = "v/use.py"
     assert {(src, t, c, line) for src, t, _, c, line in found} == {
+        # through the module: its constant, and its function handed on as an argument
+        ("v/through.py#configure", "v/settings.py#by_key", 0.9, 6),
+        ("v/through.py#configure", "v/settings.py#DEFAULT_LIMIT", 0.9, 7),
         (f"{u}#TABLE", f"{u}#MAX", 1.0, 4),
         (f"{u}#Box", f"{u}#MAX", 1.0, 12),
         (f"{u}#Box.run", f"{u}#by_name", 1.0, 14),  # the default, in the class's scope

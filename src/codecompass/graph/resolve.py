@@ -715,8 +715,9 @@ class Resolver:
     def name_value(self, ctx: Ctx, ref: Ref, value: Value, source: str) -> list[Edge]:
         """A `references` edge (via `value`) to the constant or function a module-level
         name read holds: the file's own definition of that name (its value is a literal,
-        not the symbol), else what the name's import resolves to."""
-        own = ctx.symbol(ref.name)
+        not the symbol), else what the name's import resolves to; `module.NAME`, what
+        the module's attribute resolves to."""
+        own = ctx.symbol(ref.name) if "." not in ref.name else None
         found, conf = (own, CONF_EXACT) if own is not None else (value.sym, value.conf)
         if value.kind != "sym" and own is None:
             return []

@@ -86,6 +86,18 @@ _DJANGO_SHORTCUTS = {
 }
 
 
+# A constant's name by convention: `DEFAULT_LIMIT`, `MAX2`.
+_CONSTANT_NAME = re.compile(r"_*[A-Z][A-Z0-9_]*")
+
+
+def _is_argument(node: Node) -> bool:
+    """The node is an argument of a call, positional or keyword (a callback handed on)."""
+    parent = node.parent
+    if parent is not None and parent.type == "keyword_argument":
+        return parent.child_by_field_name("value") == node
+    return parent is not None and parent.type == "argument_list"
+
+
 # Where a name is written but not read: (parent node type, its field holding the name),
 # field "" for any child. Parameters, targets, keyword names, captures.
 _NOT_READ = frozenset(
@@ -155,15 +167,19 @@ class PythonExtractor:
         not seen from its methods, as in Python."""
         scopes = self.facts.scopes
         for (scope, name), line in self.reads.items():
+            head, dot, _ = name.partition(".")
             index, found = scope, -1
             while index >= 0:
                 current = scopes[index]
-                if (index == scope or current.kind != "class") and name in current.bindings:
+                if (index == scope or current.kind != "class") and head in current.bindings:
                     found = index
                     break
                 index = current.parent
-            if found == 0:
-                self.ref("value", name, line, scope)
+            if found != 0:
+                continue
+            if dot and not scopes[0].bindings[head][-1][1].startswith(("import:", "from:")):
+                continue  # `Box.SIZE`, `S.Zero`: an attribute of an object, not a module's
+            self.ref("value", name, line, scope)
 
     def read(self, node: Node, scope: int) -> None:
         """An attribute read, not called, that may run a property: `self.root` (or any
@@ -178,6 +194,10 @@ class PythonExtractor:
         head, _, name = chain.rpartition(".")
         if head in ("self", "cls") or name in self.properties:
             self.ref("read", chain, _line(node), scope)
+        # `settings.DEFAULT_LIMIT`, `sorted(items, key=utils.by_name)`: a module's constant
+        # or function, read through the module (`module_values` keeps imported heads).
+        if "." not in head and (_CONSTANT_NAME.fullmatch(name) or _is_argument(node)):
+            self.reads.setdefault((scope, chain), _line(node))
 
     # -- chains ---------------------------------------------------------------------
     def chain(self, node: Node | None) -> str | None:

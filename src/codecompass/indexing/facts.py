@@ -101,7 +101,9 @@ from typing import Any
 # crate's methods on an outside type (`impl CommandExt for Command`) are its calls'.
 # 35: a Python name read, not called, of the module's own constant or function (defined
 # or imported at the top level) is a `value` ref (`limit = DEFAULT_LIMIT`, `key=by_name`).
-FACTS_VERSION = 35
+# 36: so is one read through an imported module (`settings.DEFAULT_LIMIT`, a constant's
+# name or an argument: `key=utils.by_name`).
+FACTS_VERSION = 36
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their

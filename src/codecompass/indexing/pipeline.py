@@ -146,7 +146,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # with `?` as `Result` does.
 # 65: calls inside a Rust macro's arguments (`format!("{}", t.lexeme())`) are read.
 # 66: a Python name read, not called, of a module's constant or function is a reference.
-READER_VERSION = 66
+# 67: so is one read through its module (`settings.DEFAULT_LIMIT`).
+READER_VERSION = 67
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -190,6 +191,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     64: (".rs",),
     65: (".rs",),
     66: (".py", ".pyi"),
+    67: (".py", ".pyi"),
 }
 
 
