@@ -328,3 +328,37 @@ def test_a_module_constant_or_function_read_as_a_value_is_referenced(tmp_path: P
         (f"{u}#Box.run", f"{u}#by_name", 1.0, 16),
         (f"{u}#Box.run", f"{u}#TABLE", 1.0, 20),
     }
+
+
+def test_an_except_clause_references_the_classes_it_catches(tmp_path: Path) -> None:
+    """Who handles `InvalidURL`? `raise` sites were calls of the class; the `except`
+    clauses that catch it were nothing. Each class of the repository an `except` names,
+    alone, in a tuple or through its module, is referenced (via `except`); a builtin or
+    an outside class is not."""
+    errors = "class InvalidURL(ValueError):\n    pass\n\n\nclass Timeout(Exception):\n    pass\n"
+    use = (
+        "import errors\n"
+        "from errors import InvalidURL\n"
+        "from requests import ConnectionError\n\n\n"
+        "def fetch(url):\n"
+        "    try:\n"
+        "        raise InvalidURL(url)\n"
+        "    except InvalidURL:\n"
+        "        return None\n"
+        "    except (KeyError, errors.Timeout) as caught:\n"
+        "        return caught\n"
+        "    except ConnectionError:\n"
+        "        return 0\n"
+    )
+    found = repo_edges(tmp_path, "c", {"errors.py": errors, "use.py": use}, ("references",))
+    assert {(src, t, c, line) for src, t, _, c, line in found} == {
+        ("c/use.py#fetch", "c/errors.py#InvalidURL", 1.0, 9),
+        ("c/use.py#fetch", "c/errors.py#Timeout", 0.9, 11),
+    }
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "c", name="c")
+        users = engine.callers("InvalidURL")
+    assert {(e.source, e.type, e.via, e.evidence_line) for e in users.edges} == {
+        ("c/use.py#fetch", "calls", "import", 8),
+        ("c/use.py#fetch", "references", "except", 9),
+    }

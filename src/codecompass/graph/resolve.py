@@ -684,6 +684,10 @@ class Resolver:
             return self.iteration_edges(ctx, ref, value, source)
         if ref.kind == "value":  # Python: a module's constant read, a function passed on
             return self.name_value(ctx, ref, value, source)
+        if ref.kind == "catch":  # Python: `except InvalidURL:` handles the repository's class
+            if value.kind != "sym" or value.sym is None or value.sym.kind not in TYPE_KINDS:
+                return []
+            return [self._to_sym(source, value.sym, "references", value.conf, ref, "except")]
         if ref.kind == "read":  # an attribute read runs a property's method
             head, _, name = ref.name.rpartition(".")
             receiver = self.eval_chain(ctx, head, ref.scope, ref.line, 0)

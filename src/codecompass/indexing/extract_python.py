@@ -447,6 +447,7 @@ class PythonExtractor:
                     self.text(name), _line(node), self.value_of(value, scope)
                 )
         if t == "except_clause":
+            self.caught(node.child_by_field_name("value"), scope)
             for child in node.named_children:
                 if child.type == "as_pattern":
                     alias = child.child_by_field_name("alias")
@@ -454,6 +455,17 @@ class PythonExtractor:
                         self.bind_targets(alias, scope, "expr:?")
         for child in node.named_children:
             self.visit(child, scope)
+
+    def caught(self, value: Node | None, scope: int) -> None:
+        """`except (ValueError, errors.InvalidURL) as e:` catches each class named."""
+        if value is not None and value.type == "as_pattern":
+            value = value.named_children[0] if value.named_children else None
+        if value is None:
+            return
+        for kind in value.named_children if value.type == "tuple" else [value]:
+            chain = self.chain(kind) if kind.type in ("identifier", "attribute") else None
+            if chain is not None and chain != "?":
+                self.ref("catch", chain, _line(kind), scope)
 
     def narrow(self, node: Node, scope: int) -> None:
         """`if isinstance(x, C):` binds `x` to a C in its branch (`narrow:C`; a tuple of

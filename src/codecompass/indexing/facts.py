@@ -102,8 +102,9 @@ from typing import Any
 # 35: a Python name read, not called, of the module's own constant or function (defined
 # or imported at the top level) is a `value` ref (`limit = DEFAULT_LIMIT`, `key=by_name`).
 # 36: so is one read through an imported module (`settings.DEFAULT_LIMIT`, a constant's
-# name or an argument: `key=utils.by_name`).
-FACTS_VERSION = 36
+# name or an argument: `key=utils.by_name`). 37: a Python `except` clause references the
+# classes it catches.
+FACTS_VERSION = 37
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
@@ -137,6 +138,7 @@ REF_KINDS = (
     "link",  # an explicit link: @see, {@link}, a Sphinx role, a Markdown link to code
     "file",  # a Markdown link to a file of the repository (name = repo-relative path)
     "dispatch",  # Python `getattr(self, "prefix" + …)`: calls the methods named prefix…
+    "catch",  # Python `except X:`: the class it catches (a references edge)
 )
 
 

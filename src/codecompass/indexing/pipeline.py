@@ -146,8 +146,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # with `?` as `Result` does.
 # 65: calls inside a Rust macro's arguments (`format!("{}", t.lexeme())`) are read.
 # 66: a Python name read, not called, of a module's constant or function is a reference.
-# 67: so is one read through its module (`settings.DEFAULT_LIMIT`).
-READER_VERSION = 67
+# 67: so is one read through its module (`settings.DEFAULT_LIMIT`). 68: a Python
+# `except` clause references the classes it catches.
+READER_VERSION = 68
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -192,6 +193,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     65: (".rs",),
     66: (".py", ".pyi"),
     67: (".py", ".pyi"),
+    68: (".py", ".pyi"),
 }
 
 
