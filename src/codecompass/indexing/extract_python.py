@@ -150,6 +150,8 @@ class PythonExtractor:
         return self.facts
 
     def name_read(self, node: Node, scope: int) -> None:
+        """Note a name this scope reads (not writes, binds or calls), for
+        `module_values`."""
         parent = node.parent
         if parent is None:
             return
