@@ -444,3 +444,24 @@ def test_a_reader_that_stops_early_is_not_an_error(two_repos: Path) -> None:
     search.stdout.close()  # like `| head -0` or `| grep -q` after its match
     assert search.wait(timeout=120) == 0
     assert search.stderr is not None and b"Error" not in search.stderr.read()
+
+
+def test_python_m_runs_inside_a_checkout_of_its_own_dependency(tmp_path: Path) -> None:
+    """`python -m codecompass` puts the working directory first on sys.path: in a
+    checkout of pydantic (or click, rich) that package shadowed the installed one and
+    `--help` crashed. The MCP entry falls back to `python -m codecompass` without a
+    console script, and clients start servers in the project's folder."""
+    for package in ("pydantic", "click"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text(
+            f"raise ImportError('the checkout\\'s {package}')\n", encoding="utf-8"
+        )
+    done = subprocess.run(
+        [sys.executable, "-m", "codecompass", "--version"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "codecompass, version " in done.stdout
