@@ -441,6 +441,15 @@ def test_ipython_8_frames_and_a_chains_cause() -> None:
     )
     assert [f.function for f in chain.frames] == ["run_job", "helper", "lint_file"]
     assert (chain.python_frames, chain.cause_frames) == (3, 2)
+    # An exception raised while another was handled: the handled one (an expected
+    # KeyError, a failed optional import) is no cause, and the last traceback holds the
+    # failure (pydantic's, astropy's and SymPy's such chains all had the fix there).
+    handled = parse_query(
+        TRACEBACK + "\nDuring handling of the above exception, another exception occurred:\n\n"
+        'Traceback (most recent call last):\n  File "pkg/lint.py", line 9, in lint_file\n'
+        "Crash: boom\n"
+    )
+    assert (handled.python_frames, handled.cause_frames) == (3, 3)
 
 
 def test_a_file_name_in_a_folder_is_no_dotted_name() -> None:

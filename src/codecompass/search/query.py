@@ -63,12 +63,16 @@ _GECKO_FRAME = re.compile(
 _IPY_FRAME = re.compile(r"^[^\S\n]*(\S+\.py) in ([\w<>]+)\(", re.M)
 # IPython 8 and Jupyter: `File ~/lib/x.py:1272, in Index.sel(self, key)`.
 _IPY8_FRAME = re.compile(r"^[^\S\n]*File ([^\s,\"]+\.py):(\d+)(?:, in ([\w<>.]+))?", re.M)
-# Between the tracebacks of a chain: the first traceback is the cause.
+# Between the tracebacks of a chain. After "direct cause" (`raise … from e`) the first
+# traceback is the cause, where the failure is; after "During handling" the first was
+# being handled (an expected error) and the last holds the failure.
+_DIRECT_CAUSE = r"The above exception was the direct cause of the following exception:"
 _CHAINED = re.compile(
     r"^[^\S\n]*(?:During handling of the above exception, another exception occurred:"
-    r"|The above exception was the direct cause of the following exception:)",
+    rf"|{_DIRECT_CAUSE})",
     re.M,
 )
+_CAUSED = re.compile(rf"^[^\S\n]*{_DIRECT_CAUSE}", re.M)
 _PYTEST_FRAME = re.compile(r"^[^\S\n]*(\S+\.py):(\d+): in ([\w<>]+)", re.M)
 # JVM (`at com.acme.shop.OrderService.place(OrderService.java:42)`): the package is the
 # file's folder.
@@ -206,7 +210,7 @@ class ParsedQuery:
     literals: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     python_frames: int = 0  # the first frames, Python's, whose innermost frame is the last
-    cause_frames: int = 0  # of those, the first traceback's of a chain (its cause)
+    cause_frames: int = 0  # of those, those before a chain's "direct cause" separator
     wants_tests: bool = False  # a short question asking for tests (`asks_for_tests`)
 
     @property
@@ -383,9 +387,9 @@ def parse_query(text: str) -> ParsedQuery:
     read_frames = [[read(m) for m in pattern.finditer(text)] for pattern, read in _FRAME_READERS]
     q.frames = [frame for found in read_frames for frame in found]
     q.python_frames = sum(map(len, read_frames[:PYTHON_READERS]))
-    chained = _CHAINED.search(text)
+    caused = _CAUSED.search(text)
     q.cause_frames = (
-        sum(1 for m in _PY_FRAME.finditer(text, 0, chained.start())) if chained else q.python_frames
+        sum(1 for m in _PY_FRAME.finditer(text, 0, caused.start())) if caused else q.python_frames
     )
     frame_paths = dict.fromkeys(f.path for f in q.frames)  # in the traceback's order
     # Ordered sets: a pasted log can hold thousands of distinct names.
