@@ -172,6 +172,28 @@ def test_eval_as_indexed_runs_localization_tasks_on_the_index_as_it_stands(
     [report] = json.loads(run(*args, "--dump-features", str(dump), "--json"))["reports"]
     [summary] = report["modes"]
     assert (summary["n"], summary["file_acc@1"], summary["function_acc@10"]) == (1, 100.0, 100.0)
+    [row] = report["tasks"]
+    assert (row["hybrid+graph"]["missed_files"], row["hybrid+graph"]["missed_functions"]) == (
+        [],
+        [],
+    )
+    # A task with a gold location outside the lists says which one kept it from counting.
+    missing = {
+        **task,
+        "gold_files": ["app/auth.py", "app/gone.py"],
+        "gold_functions": ["app/auth.py::verify_token", "app/gone.py::nope"],
+    }
+    partial = tmp_path / "partial.jsonl"
+    partial.write_text(json.dumps(missing) + "\n", encoding="utf-8")
+    [other] = json.loads(
+        run("eval", str(partial), "--as-indexed", "--data-dir", str(data), "--json")
+    )["reports"]
+    outcome = other["tasks"][0]["hybrid+graph"]
+    assert (outcome["missed_files"], outcome["missed_functions"]) == (
+        ["app/gone.py"],
+        ["app/gone.py::nope"],
+    )
+    assert (outcome["file@5"], outcome["function@10"]) == (False, False)
     assert report["as_indexed"] == {"proj": git(source, "rev-parse", "HEAD").strip()}
     assert "indexing" not in report
     # A localization dump, as `tune --guard` reads it.

@@ -349,6 +349,11 @@ def _localize(
         files = [f.path for f in result.files]
         functions = [f"{sym.path}::{sym.symbol}" for sym in result.symbols]
         outcome: dict[str, Any] = {"files": files[:5], "functions": functions[:10]}
+        # What keeps a task from counting at the largest k (every gold location must be in).
+        outcome["missed_files"] = [g for g in task.gold_files if g not in files[: max(FILE_KS)]]
+        outcome["missed_functions"] = [
+            g for g in task.gold_functions if g not in functions[: max(FUNCTION_KS)]
+        ]
         for k in FILE_KS:
             outcome[f"file@{k}"] = all_within(files, task.gold_files, k)
         for k in FUNCTION_KS:
