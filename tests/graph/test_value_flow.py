@@ -362,3 +362,41 @@ def test_an_except_clause_references_the_classes_it_catches(tmp_path: Path) -> N
         ("c/use.py#fetch", "calls", "import", 8),
         ("c/use.py#fetch", "references", "except", 9),
     }
+
+
+def test_a_script_module_constant_or_function_read_as_a_value_is_referenced(
+    tmp_path: Path,
+) -> None:
+    """As in Python: `callers MAX_RETRIES` of a TypeScript module had nothing to say. A
+    name read in a function (an operand, an argument, an object's shorthand, a JSX
+    attribute), or read through a namespace import, references the module's constant or
+    function; a parameter, a local, a call and an export list make no such edge."""
+    config = (
+        "export const MAX_RETRIES = 3;\n"
+        "export function byName(a: string, b: string) { return a.localeCompare(b); }\n"
+        "export { byName as compare };\n"
+    )
+    client = (
+        'import { MAX_RETRIES, byName } from "./config";\n'
+        'import * as config from "./config";\n\n'
+        "export function fetchAll(items: string[], byName2 = byName) {\n"
+        "  const tries = MAX_RETRIES + config.MAX_RETRIES;\n"
+        "  items.sort(byName);\n"
+        "  byName(items[0], items[1]);\n"
+        "  return { MAX_RETRIES, tries };\n"
+        "}\n\n"
+        "export function shadow(MAX_RETRIES: number) {\n"
+        "  const byName = 1;\n"
+        "  return MAX_RETRIES + byName;\n"
+        "}\n\n"
+        "export const limit = () => config.MAX_RETRIES;\n"
+    )
+    files = {"src/config.ts": config, "src/client.ts": client}
+    found = repo_edges(tmp_path, "t", files, ("references",))
+    c, f = "t/src/client.ts", "t/src/config.ts"
+    assert {(src, t, conf, line) for src, t, _, conf, line in found} == {
+        # one edge per function and name, at its first read: the parameter's default
+        (f"{c}#fetchAll", f"{f}#byName", 1.0, 4),
+        (f"{c}#fetchAll", f"{f}#MAX_RETRIES", 1.0, 5),
+        (f"{c}#limit", f"{f}#MAX_RETRIES", 0.9, 16),  # through the namespace
+    }

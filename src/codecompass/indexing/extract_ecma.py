@@ -21,6 +21,7 @@ import re
 from codecompass.indexing import commonjs
 from codecompass.indexing.extract_python import looks_like_url_argument
 from codecompass.indexing.facts import (
+    CONSTANT_NAME,
     EVENT_CALLS,
     SERVICE_CALLS,
     ClassFacts,
@@ -28,6 +29,7 @@ from codecompass.indexing.facts import (
     FunctionFacts,
     Ref,
     Scope,
+    add_module_values,
 )
 from codecompass.indexing.sfc import option_entries, options_object
 from codecompass.indexing.treesitter import Node
@@ -61,6 +63,53 @@ _REQUEST_FUNCTIONS = frozenset({"request", "__request"})
 _JQUERY_AJAX = frozenset({"$.ajax", "jQuery.ajax"})
 
 
+# Where a name is written, bound or called, not read: (parent node type, the field
+# holding the name), "" for any child. Parameters, declarations, targets, imports, JSX
+# tag names.
+_NOT_READ = frozenset(
+    {
+        ("call_expression", "function"),
+        ("new_expression", "constructor"),
+        ("member_expression", ""),  # part of a chain: `member_read` sees chains
+        ("variable_declarator", "name"),
+        ("assignment_expression", "left"),
+        ("augmented_assignment_expression", "left"),
+        ("update_expression", ""),
+        ("formal_parameters", ""),
+        ("required_parameter", "pattern"),  # not its default value
+        ("optional_parameter", "pattern"),
+        ("arrow_function", "parameter"),
+        ("for_in_statement", "left"),
+        ("catch_clause", "parameter"),
+        ("import_specifier", ""),
+        ("export_specifier", ""),
+        ("namespace_import", ""),
+        ("namespace_export", ""),
+        ("import_clause", ""),
+        ("labeled_statement", "label"),
+        ("break_statement", ""),
+        ("continue_statement", ""),
+        ("array_pattern", ""),
+        ("object_pattern", ""),
+        ("assignment_pattern", "left"),
+        ("rest_pattern", ""),
+        ("pair_pattern", "value"),
+        ("jsx_opening_element", "name"),
+        ("jsx_closing_element", "name"),
+        ("jsx_self_closing_element", "name"),
+        ("jsx_namespace_name", ""),
+        ("function_declaration", "name"),
+        ("function_expression", "name"),
+        ("generator_function_declaration", "name"),
+        ("class_declaration", "name"),
+        ("class", "name"),
+    }
+)
+
+
+_NAME_FIELDS = ("name", "left", "function", "constructor", "parameter", "pattern", "label", "value")
+
+
 class EcmaExtractor:
     def __init__(self, data: bytes, language: str, module: str = "") -> None:
         """`module`: the name definitions at the top level nest under (a Vue or Svelte
@@ -79,6 +128,8 @@ class EcmaExtractor:
         # The paths an object literal of the file holds, by its name and key: mealie's
         # `const routes = { recipes: `${prefix}/recipes`, recipe: (id) => `…/${id}` }`.
         self.object_paths: dict[str, dict[str, str]] = {}
+        # Names read, not called, in each scope: (scope, name) → line of the first read.
+        self.reads: dict[tuple[int, str], int] = {}
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -88,7 +139,35 @@ class EcmaExtractor:
         self.shapes = commonjs.module_shapes(self.data, root)
         for child in root.named_children:
             self.visit(child, 0)
+        add_module_values(self.facts, self.reads)
         return self.facts
+
+    def name_read(self, node: Node, scope: int) -> None:
+        """Note a name this scope reads (not writes, binds or calls), for
+        `add_module_values`: `MAX_RETRIES + 1`, `items.sort(byName)`, `{ MAX_RETRIES }`."""
+        parent = node.parent
+        if parent is None or (parent.type, "") in _NOT_READ:
+            return
+        for field in _NAME_FIELDS:
+            if (parent.type, field) in _NOT_READ and parent.child_by_field_name(field) == node:
+                return
+        if scope == 0 and _exported(self, node):
+            return  # `module.exports = { info }`, `export default info`: no use of it
+        self.reads.setdefault((scope, self.text(node)), _line(node))
+
+    def member_read(self, node: Node, scope: int) -> None:
+        """`config.MAX_RETRIES`, `list.sort(util.byName)`: a module's constant (a name in
+        capitals) or function (an argument) read through a module the file imports."""
+        parent = node.parent
+        if parent is None or parent.child_by_field_name("function") == node:
+            return
+        obj = node.child_by_field_name("object")
+        prop = node.child_by_field_name("property")
+        if obj is None or prop is None or obj.type != "identifier":
+            return
+        name = self.text(prop)
+        if CONSTANT_NAME.fullmatch(name) or parent.type == "arguments":
+            self.reads.setdefault((scope, f"{self.text(obj)}.{name}"), _line(node))
 
     def collect_type_params(self, node: Node) -> None:
         stack = [node]
@@ -306,6 +385,11 @@ class EcmaExtractor:
     # -- walking ------------------------------------------------------------------------
     def visit(self, node: Node, scope: int) -> None:
         t = node.type
+        if t in ("identifier", "shorthand_property_identifier"):
+            self.name_read(node, scope)
+            return
+        if t == "member_expression":
+            self.member_read(node, scope)
         if t == "import_statement":
             self.import_statement(node, scope)
             return
@@ -1075,6 +1159,25 @@ class EcmaExtractor:
         values: list[tuple[str, str]] | None = None,
     ) -> None:
         self.facts.refs.append(Ref(kind, name, line, scope, args, values))
+
+
+def _exported(extractor: EcmaExtractor, node: Node) -> bool:
+    """The node is in what a module exports: `export default …`, `export { … }`,
+    `module.exports = …`, `exports.x = …`."""
+    current: Node | None = node
+    while current is not None and current.parent is not None:
+        parent = current.parent
+        if parent.type == "export_statement":
+            return parent.child_by_field_name("declaration") is None
+        if (
+            parent.type == "assignment_expression"
+            and parent.child_by_field_name("right") == current
+        ):
+            left = parent.child_by_field_name("left")
+            target = extractor.text(left) if left is not None else ""
+            return target == "module.exports" or target.startswith(("module.exports.", "exports."))
+        current = parent
+    return False
 
 
 def _returns_receiver(extractor: EcmaExtractor, body: Node, receiver: str) -> bool:

@@ -15,12 +15,14 @@ from __future__ import annotations
 import re
 
 from codecompass.indexing.facts import (
+    CONSTANT_NAME,
     EVENT_CALLS,
     ClassFacts,
     FileFacts,
     FunctionFacts,
     Ref,
     Scope,
+    add_module_values,
 )
 from codecompass.indexing.treesitter import Node
 
@@ -86,10 +88,6 @@ _DJANGO_SHORTCUTS = {
 }
 
 
-# A constant's name by convention: `DEFAULT_LIMIT`, `MAX2`.
-_CONSTANT_NAME = re.compile(r"_*[A-Z][A-Z0-9_]*")
-
-
 def _is_argument(node: Node) -> bool:
     """The node is an argument of a call, positional or keyword (a callback handed on)."""
     parent = node.parent
@@ -146,12 +144,12 @@ class PythonExtractor:
         self.properties = frozenset(m.group(1) for m in _PROPERTY.finditer(text))
         for child in root.named_children:
             self.visit(child, 0)
-        self.module_values()
+        add_module_values(self.facts, self.reads)
         return self.facts
 
     def name_read(self, node: Node, scope: int) -> None:
         """Note a name this scope reads (not writes, binds or calls), for
-        `module_values`."""
+        `add_module_values`."""
         parent = node.parent
         if parent is None:
             return
@@ -161,27 +159,6 @@ class PythonExtractor:
             if (parent.type, field) in _NOT_READ and parent.child_by_field_name(field) == node:
                 return
         self.reads.setdefault((scope, self.text(node)), _line(node))
-
-    def module_values(self) -> None:
-        """A `value` ref for each name a scope reads (not calls) that is the module's own:
-        a constant, a function passed on, defined or imported at the top level, and not
-        a local, a parameter or an enclosing function's name. A class body's names are
-        not seen from its methods, as in Python."""
-        scopes = self.facts.scopes
-        for (scope, name), line in self.reads.items():
-            head, dot, _ = name.partition(".")
-            index, found = scope, -1
-            while index >= 0:
-                current = scopes[index]
-                if (index == scope or current.kind != "class") and head in current.bindings:
-                    found = index
-                    break
-                index = current.parent
-            if found != 0:
-                continue
-            if dot and not scopes[0].bindings[head][-1][1].startswith(("import:", "from:")):
-                continue  # `Box.SIZE`, `S.Zero`: an attribute of an object, not a module's
-            self.ref("value", name, line, scope)
 
     def read(self, node: Node, scope: int) -> None:
         """An attribute read, not called, that may run a property: `self.root` (or any
@@ -197,8 +174,8 @@ class PythonExtractor:
         if head in ("self", "cls") or name in self.properties:
             self.ref("read", chain, _line(node), scope)
         # `settings.DEFAULT_LIMIT`, `sorted(items, key=utils.by_name)`: a module's constant
-        # or function, read through the module (`module_values` keeps imported heads).
-        if "." not in head and (_CONSTANT_NAME.fullmatch(name) or _is_argument(node)):
+        # or function, read through the module (`add_module_values` keeps imported heads).
+        if "." not in head and (CONSTANT_NAME.fullmatch(name) or _is_argument(node)):
             self.reads.setdefault((scope, chain), _line(node))
 
     # -- chains ---------------------------------------------------------------------

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,8 +104,9 @@ from typing import Any
 # or imported at the top level) is a `value` ref (`limit = DEFAULT_LIMIT`, `key=by_name`).
 # 36: so is one read through an imported module (`settings.DEFAULT_LIMIT`, a constant's
 # name or an argument: `key=utils.by_name`). 37: a Python `except` clause references the
-# classes it catches.
-FACTS_VERSION = 37
+# classes it catches. 38: JavaScript and TypeScript names read, not called, are `value`
+# refs too (`MAX_RETRIES + 1`, `items.sort(byName)`, `config.MAX_RETRIES`).
+FACTS_VERSION = 38
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
@@ -364,3 +366,29 @@ def _ref_row(ref: Ref) -> list[Any]:
     if ref.values:
         row.append([list(pair) for pair in ref.values])
     return row
+
+
+# A constant's name by convention: `DEFAULT_LIMIT`, `MAX2`.
+CONSTANT_NAME = re.compile(r"_*[A-Z][A-Z0-9_]*")
+
+
+def add_module_values(facts: FileFacts, reads: Mapping[tuple[int, str], int]) -> None:
+    """A `value` ref for each name a scope reads, not calls ((scope, name) → the line of
+    the first read), that is the module's own: defined or imported at the top level, not
+    a local, a parameter or an enclosing function's name (a class body's names are not
+    seen from its methods), or `module.NAME` through a module the file imports."""
+    scopes = facts.scopes
+    for (scope, name), line in reads.items():
+        head, dot, _ = name.partition(".")
+        index, found = scope, -1
+        while index >= 0:
+            current = scopes[index]
+            if (index == scope or current.kind != "class") and head in current.bindings:
+                found = index
+                break
+            index = current.parent
+        if found != 0:
+            continue
+        if dot and not scopes[0].bindings[head][-1][1].startswith(("import:", "from:")):
+            continue  # `Box.SIZE`, `S.Zero`: an attribute of an object, not a module's
+        facts.refs.append(Ref("value", name, line, scope))

@@ -147,8 +147,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 65: calls inside a Rust macro's arguments (`format!("{}", t.lexeme())`) are read.
 # 66: a Python name read, not called, of a module's constant or function is a reference.
 # 67: so is one read through its module (`settings.DEFAULT_LIMIT`). 68: a Python
-# `except` clause references the classes it catches.
-READER_VERSION = 68
+# `except` clause references the classes it catches. 69: so does a JavaScript or
+# TypeScript name read, not called, of a module's constant or function.
+READER_VERSION = 69
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -194,6 +195,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     66: (".py", ".pyi"),
     67: (".py", ".pyi"),
     68: (".py", ".pyi"),
+    69: _SCRIPTS,
 }
 
 
