@@ -400,3 +400,34 @@ def test_a_script_module_constant_or_function_read_as_a_value_is_referenced(
         (f"{c}#fetchAll", f"{f}#MAX_RETRIES", 1.0, 5),
         (f"{c}#limit", f"{f}#MAX_RETRIES", 0.9, 16),  # through the namespace
     }
+
+
+def test_a_module_object_references_the_function_that_built_it(tmp_path: Path) -> None:
+    """pydantic's `NameEmail._validate` calls `pretty_email_regex.fullmatch(value)`, a
+    module object `_build_pretty_email_regex()` made: nothing linked the method to the
+    builder the fix changed. A read or a call through such an object in a function
+    references the builder (via `value`); a parameter of that name, a class's object and
+    the module's own code do not."""
+    net = (
+        "import re\n\n\n"
+        "def _build():\n"
+        "    return re.compile('x')\n\n\n"
+        "class Box:\n"
+        "    pass\n\n\n"
+        "pretty = _build()\n"
+        "box = Box()\n"
+        "pattern = pretty.pattern\n\n\n"
+        "class N:\n"
+        "    def validate(self, s):\n"
+        "        return pretty.fullmatch(s) and box\n\n"
+        "    def raw(self):\n"
+        "        return pretty\n\n\n"
+        "def other(pretty):\n"
+        "    return pretty.fullmatch('y')\n"
+    )
+    found = repo_edges(tmp_path, "b", {"net.py": net}, ("references",))
+    n = "b/net.py"
+    assert {(src, t, c, line) for src, t, _, c, line in found} == {
+        (f"{n}#N.validate", f"{n}#_build", 0.8, 19),
+        (f"{n}#N.raw", f"{n}#_build", 0.8, 22),
+    }

@@ -670,7 +670,7 @@ class Resolver:
             if ref.values:
                 for more in self.calls:
                     rows += more(self, ctx, ref, value, source, innermost)
-            return rows + self.argument_edges(ctx, ref, value)
+            return rows + self.argument_edges(ctx, ref, value) + self.built_by(ctx, ref, source)
         if ref.kind == "decorate":
             # Only decorators of the workspace are worth an edge: `@property`,
             # `@app.route(…)` are everywhere and say nothing.
@@ -724,9 +724,34 @@ class Resolver:
         own = ctx.symbol(ref.name) if "." not in ref.name else None
         found, conf = (own, CONF_EXACT) if own is not None else (value.sym, value.conf)
         if value.kind != "sym" and own is None:
-            return []
+            return self.built_by(ctx, ref, source)
         if found is None or found.kind not in MODULE_VALUE_KINDS or found.id == source:
             return []
+        return [self._to_sym(source, found, "references", conf, ref, "value")]
+
+    def built_by(self, ctx: Ctx, ref: Ref, source: str) -> list[Edge]:
+        """A `references` edge (via `value`) to the function of the repository that built
+        the module-level object a read or a call goes through: `pretty_email_regex =
+        _build_pretty_email_regex()`, then `pretty_email_regex.fullmatch(value)` in a
+        method, which depends on what the builder made."""
+        segments = _segments(ref.name)
+        if ctx.language != "python" or not segments or ref.scope == 0:
+            return []
+        head, scopes, index = segments[0][0], ctx.facts.scopes, ref.scope
+        while index > 0:  # as Python looks a name up: a class body's are not seen within
+            current = scopes[index]
+            if (index == ref.scope or current.kind != "class") and head in current.bindings:
+                return []
+            index = current.parent
+        bound = scopes[0].bindings.get(head)
+        made = bound[-1][1] if bound else ""
+        if not (made.startswith("expr:") and made.endswith("()")):
+            return []
+        builder = self.eval_chain(ctx, made[5:-2], 0, ref.line, 0)
+        found = builder.sym if builder.kind == "sym" else None
+        if found is None or found.kind != "function" or found.id == source:
+            return []
+        conf = min(builder.conf, CONF_SCOPE)
         return [self._to_sym(source, found, "references", conf, ref, "value")]
 
     def call_edges(self, ctx: Ctx, ref: Ref, value: Value, source: str) -> list[Edge]:

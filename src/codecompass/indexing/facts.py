@@ -105,8 +105,10 @@ from typing import Any
 # 36: so is one read through an imported module (`settings.DEFAULT_LIMIT`, a constant's
 # name or an argument: `key=utils.by_name`). 37: a Python `except` clause references the
 # classes it catches. 38: JavaScript and TypeScript names read, not called, are `value`
-# refs too (`MAX_RETRIES + 1`, `items.sort(byName)`, `config.MAX_RETRIES`).
-FACTS_VERSION = 38
+# refs too (`MAX_RETRIES + 1`, `items.sort(byName)`, `config.MAX_RETRIES`). 39: a Python
+# read or call through a module-level object references the function that built it
+# (`pattern = _build()`, then `pattern.fullmatch(s)`).
+FACTS_VERSION = 39
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
