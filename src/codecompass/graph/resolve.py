@@ -53,7 +53,7 @@ from codecompass.graph.models import EDGE_WEIGHTS, LINK_WEIGHT, MEMBER_WEIGHT, T
 from codecompass.graph.php import Roots, composer_roots, declaring_files
 from codecompass.indexing.extract import DEEP_LANGUAGES, ECMA_LANGUAGES
 from codecompass.indexing.extract_python import URL_NAME_CALLS
-from codecompass.indexing.facts import FileFacts, FunctionFacts, Ref
+from codecompass.indexing.facts import FileFacts, FunctionFacts, Ref, binding_scope
 from codecompass.indexing.inflection import camel
 from codecompass.indexing.languages import is_test_path, language_for_path, stub_module
 from codecompass.indexing.textscan import LineIndex, Syntax, mask, matching
@@ -657,6 +657,8 @@ class Resolver:
         if ref.kind == "import":
             return self.import_edges(ctx, ref)
         innermost = source = ctx.source_id(ref.line)
+        if ref.kind == "value":  # a module's constant read, a function passed on
+            return self.name_value(ctx, ref, source)
         if ref.kind in ("call", "decorate") and ctx.language == "python":
             source = ctx.call_source(ref, innermost)
         value = self.eval_chain(ctx, ref.name, ref.scope, ref.line, 0)
@@ -682,8 +684,6 @@ class Resolver:
             return rows + self.argument_edges(ctx, ref, value)
         if ref.kind == "iterate":
             return self.iteration_edges(ctx, ref, value, source)
-        if ref.kind == "value":  # Python: a module's constant read, a function passed on
-            return self.name_value(ctx, ref, value, source)
         if ref.kind == "catch":  # Python: `except InvalidURL:` handles the repository's class
             if value.kind != "sym" or value.sym is None or value.sym.kind not in TYPE_KINDS:
                 return []
@@ -716,15 +716,19 @@ class Resolver:
             return [_unresolved(source, ref.name, edge_type, 0.0, ref, "unbound")]
         return []
 
-    def name_value(self, ctx: Ctx, ref: Ref, value: Value, source: str) -> list[Edge]:
+    def name_value(self, ctx: Ctx, ref: Ref, source: str) -> list[Edge]:
         """A `references` edge (via `value`) to the constant or function a module-level
         name read holds: the file's own definition of that name (its value is a literal,
         not the symbol), else what the name's import resolves to; `module.NAME`, what
-        the module's attribute resolves to."""
-        own = ctx.symbol(ref.name) if "." not in ref.name else None
-        found, conf = (own, CONF_EXACT) if own is not None else (value.sym, value.conf)
-        if value.kind != "sym" and own is None:
-            return self.built_by(ctx, ref, source)
+        the module's attribute resolves to; else the function that built the object
+        (`built_by`)."""
+        found = ctx.symbol(ref.name) if "." not in ref.name else None
+        conf = CONF_EXACT
+        if found is None:
+            value = self.eval_chain(ctx, ref.name, ref.scope, ref.line, 0)
+            if value.kind != "sym":
+                return self.built_by(ctx, ref, source)
+            found, conf = value.sym, value.conf
         if found is None or found.kind not in MODULE_VALUE_KINDS or found.id == source:
             return []
         return [self._to_sym(source, found, "references", conf, ref, "value")]
@@ -734,19 +738,16 @@ class Resolver:
         the module-level object a read or a call goes through: `pretty_email_regex =
         _build_pretty_email_regex()`, then `pretty_email_regex.fullmatch(value)` in a
         method, which depends on what the builder made."""
-        segments = _segments(ref.name)
-        if ctx.language != "python" or not segments or ref.scope == 0:
+        if ctx.language != "python" or ref.scope == 0:
             return []
-        head, scopes, index = segments[0][0], ctx.facts.scopes, ref.scope
-        while index > 0:  # as Python looks a name up: a class body's are not seen within
-            current = scopes[index]
-            if (index == ref.scope or current.kind != "class") and head in current.bindings:
-                return []
-            index = current.parent
-        bound = scopes[0].bindings.get(head)
+        segments = _segments(ref.name)
+        head = segments[0][0] if segments else ""
+        bound = ctx.facts.scopes[0].bindings.get(head)
         made = bound[-1][1] if bound else ""
         if not (made.startswith("expr:") and made.endswith("()")):
             return []
+        if binding_scope(ctx.facts.scopes, ref.scope, head) != 0:
+            return []  # a local or a parameter of that name
         builder = self.eval_chain(ctx, made[5:-2], 0, ref.line, 0)
         found = builder.sym if builder.kind == "sym" else None
         if found is None or found.kind != "function" or found.id == source:

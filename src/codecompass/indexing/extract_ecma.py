@@ -30,6 +30,7 @@ from codecompass.indexing.facts import (
     Ref,
     Scope,
     add_module_values,
+    written,
 )
 from codecompass.indexing.sfc import option_entries, options_object
 from codecompass.indexing.treesitter import Node
@@ -63,51 +64,46 @@ _REQUEST_FUNCTIONS = frozenset({"request", "__request"})
 _JQUERY_AJAX = frozenset({"$.ajax", "jQuery.ajax"})
 
 
-# Where a name is written, bound or called, not read: (parent node type, the field
-# holding the name), "" for any child. Parameters, declarations, targets, imports, JSX
-# tag names.
-_NOT_READ = frozenset(
-    {
-        ("call_expression", "function"),
-        ("new_expression", "constructor"),
-        ("member_expression", ""),  # part of a chain: `member_read` sees chains
-        ("variable_declarator", "name"),
-        ("assignment_expression", "left"),
-        ("augmented_assignment_expression", "left"),
-        ("update_expression", ""),
-        ("formal_parameters", ""),
-        ("required_parameter", "pattern"),  # not its default value
-        ("optional_parameter", "pattern"),
-        ("arrow_function", "parameter"),
-        ("for_in_statement", "left"),
-        ("catch_clause", "parameter"),
-        ("import_specifier", ""),
-        ("export_specifier", ""),
-        ("namespace_import", ""),
-        ("namespace_export", ""),
-        ("import_clause", ""),
-        ("labeled_statement", "label"),
-        ("break_statement", ""),
-        ("continue_statement", ""),
-        ("array_pattern", ""),
-        ("object_pattern", ""),
-        ("assignment_pattern", "left"),
-        ("rest_pattern", ""),
-        ("pair_pattern", "value"),
-        ("jsx_opening_element", "name"),
-        ("jsx_closing_element", "name"),
-        ("jsx_self_closing_element", "name"),
-        ("jsx_namespace_name", ""),
-        ("function_declaration", "name"),
-        ("function_expression", "name"),
-        ("generator_function_declaration", "name"),
-        ("class_declaration", "name"),
-        ("class", "name"),
-    }
-)
-
-
-_NAME_FIELDS = ("name", "left", "function", "constructor", "parameter", "pattern", "label", "value")
+# Where a name is written, bound or called, not read (`facts.written`): a parent node's
+# type → its fields holding the name, "" for any child. Parameters, declarations,
+# targets, imports, JSX tag names.
+_NOT_READ: dict[str, tuple[str, ...]] = {
+    "call_expression": ("function",),
+    "new_expression": ("constructor",),
+    "member_expression": ("",),  # part of a chain: `member_read` sees chains
+    "variable_declarator": ("name",),
+    "assignment_expression": ("left",),
+    "augmented_assignment_expression": ("left",),
+    "update_expression": ("",),
+    "formal_parameters": ("",),
+    "required_parameter": ("pattern",),  # not its default value
+    "optional_parameter": ("pattern",),
+    "arrow_function": ("parameter",),
+    "for_in_statement": ("left",),
+    "catch_clause": ("parameter",),
+    "import_specifier": ("",),
+    "export_specifier": ("",),
+    "namespace_import": ("",),
+    "namespace_export": ("",),
+    "import_clause": ("",),
+    "labeled_statement": ("label",),
+    "break_statement": ("",),
+    "continue_statement": ("",),
+    "array_pattern": ("",),
+    "object_pattern": ("",),
+    "assignment_pattern": ("left",),
+    "rest_pattern": ("",),
+    "pair_pattern": ("value",),
+    "jsx_opening_element": ("name",),
+    "jsx_closing_element": ("name",),
+    "jsx_self_closing_element": ("name",),
+    "jsx_namespace_name": ("",),
+    "function_declaration": ("name",),
+    "function_expression": ("name",),
+    "generator_function_declaration": ("name",),
+    "class_declaration": ("name",),
+    "class": ("name",),
+}
 
 
 class EcmaExtractor:
@@ -145,12 +141,8 @@ class EcmaExtractor:
     def name_read(self, node: Node, scope: int) -> None:
         """Note a name this scope reads (not writes, binds or calls), for
         `add_module_values`: `MAX_RETRIES + 1`, `items.sort(byName)`, `{ MAX_RETRIES }`."""
-        parent = node.parent
-        if parent is None or (parent.type, "") in _NOT_READ:
+        if written(node, _NOT_READ):
             return
-        for field in _NAME_FIELDS:
-            if (parent.type, field) in _NOT_READ and parent.child_by_field_name(field) == node:
-                return
         if scope == 0 and _exported(self, node):
             return  # `module.exports = { info }`, `export default info`: no use of it
         self.reads.setdefault((scope, self.text(node)), _line(node))

@@ -23,6 +23,7 @@ from codecompass.indexing.facts import (
     Ref,
     Scope,
     add_module_values,
+    written,
 )
 from codecompass.indexing.treesitter import Node
 
@@ -96,36 +97,35 @@ def _is_argument(node: Node) -> bool:
     return parent is not None and parent.type == "argument_list"
 
 
-# Where a name is written but not read: (parent node type, its field holding the name),
-# field "" for any child. Parameters, targets, keyword names, captures.
-_NOT_READ = frozenset(
-    {
-        ("keyword_argument", "name"),
-        ("assignment", "left"),
-        ("augmented_assignment", "left"),
-        ("for_statement", "left"),
-        ("for_in_clause", "left"),
-        ("named_expression", "name"),
-        ("call", "function"),  # called: a call ref names it
-        ("attribute", ""),  # part of a chain: `read` and the call refs see chains
-        ("raise_statement", ""),  # `raise Error`: a call ref names it
-        ("as_pattern_target", ""),
-        ("global_statement", ""),
-        ("nonlocal_statement", ""),
-        ("lambda_parameters", ""),
-        ("parameters", ""),
-        ("default_parameter", "name"),
-        ("typed_parameter", ""),
-        ("typed_default_parameter", "name"),
-        ("list_splat_pattern", ""),
-        ("dictionary_splat_pattern", ""),
-        ("keyword_pattern", ""),
-        ("case_pattern", ""),
-        ("pattern_list", ""),
-        ("tuple_pattern", ""),
-        ("list_pattern", ""),
-    }
-)
+# Where a name is written, bound or called, not read (`facts.written`): a parent node's
+# type → its fields holding the name, "" for any child. Parameters, targets, keyword
+# names, captures.
+_NOT_READ: dict[str, tuple[str, ...]] = {
+    "keyword_argument": ("name",),
+    "assignment": ("left",),
+    "augmented_assignment": ("left",),
+    "for_statement": ("left",),
+    "for_in_clause": ("left",),
+    "named_expression": ("name",),
+    "call": ("function",),  # called: a call ref names it
+    "attribute": ("",),  # part of a chain: `read` and the call refs see chains
+    "raise_statement": ("",),  # `raise Error`: a call ref names it
+    "as_pattern_target": ("",),
+    "global_statement": ("",),
+    "nonlocal_statement": ("",),
+    "lambda_parameters": ("",),
+    "parameters": ("",),
+    "default_parameter": ("name",),
+    "typed_parameter": ("",),
+    "typed_default_parameter": ("name",),
+    "list_splat_pattern": ("",),
+    "dictionary_splat_pattern": ("",),
+    "keyword_pattern": ("",),
+    "case_pattern": ("",),
+    "pattern_list": ("",),
+    "tuple_pattern": ("",),
+    "list_pattern": ("",),
+}
 
 
 class PythonExtractor:
@@ -150,15 +150,8 @@ class PythonExtractor:
     def name_read(self, node: Node, scope: int) -> None:
         """Note a name this scope reads (not writes, binds or calls), for
         `add_module_values`."""
-        parent = node.parent
-        if parent is None:
-            return
-        if (parent.type, "") in _NOT_READ:
-            return
-        for field in ("name", "left", "function"):
-            if (parent.type, field) in _NOT_READ and parent.child_by_field_name(field) == node:
-                return
-        self.reads.setdefault((scope, self.text(node)), _line(node))
+        if not written(node, _NOT_READ):
+            self.reads.setdefault((scope, self.text(node)), _line(node))
 
     def read(self, node: Node, scope: int) -> None:
         """An attribute read, not called, that may run a property: `self.root` (or any

@@ -40,9 +40,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from codecompass.indexing.treesitter import Node
 
 # Bumped whenever extraction or resolution changes: the next link stage extracts the
 # facts of every file stored under another version again and resolves every file, so an
@@ -374,23 +377,39 @@ def _ref_row(ref: Ref) -> list[Any]:
 CONSTANT_NAME = re.compile(r"_*[A-Z][A-Z0-9_]*")
 
 
+def binding_scope(scopes: Sequence[Scope], scope: int, name: str) -> int:
+    """The scope whose binding of `name` the code of `scope` sees (-1: none), looking
+    outwards as Python does: a class body's names are not seen from its methods."""
+    index = scope
+    while index >= 0:
+        current = scopes[index]
+        if (index == scope or current.kind != "class") and name in current.bindings:
+            return index
+        index = current.parent
+    return -1
+
+
 def add_module_values(facts: FileFacts, reads: Mapping[tuple[int, str], int]) -> None:
     """A `value` ref for each name a scope reads, not calls ((scope, name) → the line of
     the first read), that is the module's own: defined or imported at the top level, not
-    a local, a parameter or an enclosing function's name (a class body's names are not
-    seen from its methods), or `module.NAME` through a module the file imports."""
+    a local, a parameter or an enclosing function's name, or `module.NAME` through a
+    module the file imports."""
     scopes = facts.scopes
     for (scope, name), line in reads.items():
         head, dot, _ = name.partition(".")
-        index, found = scope, -1
-        while index >= 0:
-            current = scopes[index]
-            if (index == scope or current.kind != "class") and head in current.bindings:
-                found = index
-                break
-            index = current.parent
-        if found != 0:
+        if binding_scope(scopes, scope, head) != 0:
             continue
         if dot and not scopes[0].bindings[head][-1][1].startswith(("import:", "from:")):
             continue  # `Box.SIZE`, `S.Zero`: an attribute of an object, not a module's
         facts.refs.append(Ref("value", name, line, scope))
+
+
+def written(node: Node, where: Mapping[str, tuple[str, ...]]) -> bool:
+    """Whether a name node is written, bound or called where it stands, not read: its
+    parent's type maps (`where`) to the fields that hold such names ("" for any child):
+    a parameter, a target, a keyword's name, the function of a call."""
+    parent = node.parent
+    fields = where.get(parent.type) if parent is not None else None
+    if parent is None or fields is None:
+        return False
+    return "" in fields or any(parent.child_by_field_name(f) == node for f in fields)
