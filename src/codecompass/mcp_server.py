@@ -118,7 +118,9 @@ SERVER_NAME = "codecompass"
 INSTRUCTIONS = (
     "Code Compass searches the indexed repositories and answers with evidence "
     "(repo, path, lines, snippet). Start with search_code or ask_code, confirm with "
-    "open_file; use find_symbol and the graph tools for structure. Project memory: "
+    "open_file; to find where a bug or change goes, pass the whole issue or traceback "
+    "to search_code with view symbols. Use find_symbol and the graph tools for "
+    "structure. Project memory: "
     "memory_recall before deciding, memory_remember for a decision, pattern, fixed error, "
     "spec or context worth keeping (never secrets). Only the memory_remember, "
     "memory_forget and memory_capture tools write."
@@ -599,6 +601,7 @@ async def run_search(
     filters: SearchFilters | None,
     top_k: int,
     detail: str | None,
+    view: str | None,
     rerank: bool | None,
     ctx: Context[ServerState, Any],
 ) -> _Searched:
@@ -608,7 +611,8 @@ async def run_search(
 
     def work(engine: Engine) -> SearchResult:
         k = engine.rerank_pool(top_k) if want else top_k
-        return engine.retrieve(query, engine.search_options(k=k, where=where, detail=detail))
+        options = engine.search_options(k=k, where=where, detail=detail, view=view)
+        return engine.retrieve(query, options)
 
     try:
         return _Searched(result=await state.run(work), rerank=want)
@@ -639,6 +643,10 @@ async def search_code(
         Literal["compact", "preview", "full"] | None,
         Field(description="Snippet and why size (default preview)."),
     ] = None,
+    view: Annotated[
+        Literal["hits", "symbols", "files"] | None,
+        Field(description="symbols/files: one hit per function/file."),
+    ] = None,
     rerank: RerankArg = None,
 ) -> Annotated[CallToolResult, SearchCodeResult]:
     """Hybrid (semantic + keyword) code search. Returns evidence with why each matched."""
@@ -649,6 +657,7 @@ async def search_code(
         **f.model_dump(exclude_none=True),
         "top_k": top_k,
         "detail": detail,
+        "view": view,
         "rerank": rerank,
     }
     reranked = None

@@ -64,9 +64,10 @@ TOOLS = [
 # the `rerank` argument and result of search_code and ask_code (issue 18) about 215 and 45;
 # a graph result's `overloads` (the other overloads of its root) and `limits` (what it
 # cannot see) about 70 and 0; a description for each of the 26 arguments that had none
-# about 245 and 245, and definitions used once written in place about -345 and -50.
+# about 245 and 245, and definitions used once written in place about -345 and -50;
+# search_code's `view` (the symbol or file view as its hits) about 33 and 33.
 TOOL_LIST_TOKEN_BUDGET = 5650  # everything: names, descriptions, input and output schemas
-MODEL_FACING_TOKEN_BUDGET = 2425  # name + description + inputSchema (what most clients send)
+MODEL_FACING_TOKEN_BUDGET = 2460  # name + description + inputSchema (what most clients send)
 
 
 def state_for(shop: Shop, onnx: Embedder, **sections: Any) -> ServerState:
@@ -186,6 +187,38 @@ def test_every_tool_answers_with_evidence(shop: Shop, onnx: Embedder) -> None:
     # The text block carries the same JSON as the structured content.
     first = results[0].content[0]
     assert isinstance(first, TextContent) and json.loads(first.text) == search
+
+
+def test_search_code_answers_with_the_symbol_or_file_view(shop: Shop, onnx: Embedder) -> None:
+    """An agent locating a change gets the ranking the views give (one hit per function
+    or file, no cap a file), each by its best chunk's snippet: the plain hits had ranked
+    functions worse than the symbol view on every issue set."""
+    query = "cancel an open order"
+    results = call_all(
+        state_for(shop, onnx),
+        [
+            ("search_code", {"query": query, "top_k": 4, "view": "symbols"}),
+            ("search_code", {"query": query, "top_k": 3, "view": "files"}),
+            ("search_code", {"query": query, "view": "functions"}),
+        ],
+    )
+    by_symbol, by_file = (r.structured_content for r in results[:2])
+    assert by_symbol is not None and by_file is not None
+    engine, _ = Engine.for_repo(shop.repo, data_dir=shop.data, embedder=onnx)
+    with engine:
+        views = engine.retrieve(query, engine.search_options(k=4))
+    assert [(h["path"], h["symbol"]) for h in by_symbol["results"]] == [
+        (s.path, s.symbol) for s in views.symbols[:4]
+    ]
+    assert [h["score"] for h in by_symbol["results"]] == [s.score for s in views.symbols[:4]]
+    assert [h["path"] for h in by_file["results"]] == [f.path for f in views.files[:3]]
+    cancel = next(h for h in by_symbol["results"] if h["symbol"] == "OrderBook.cancel")
+    assert (cancel["start_line"], cancel["end_line"]) == (16, 18)
+    assert "def cancel" in cancel["snippet"] and "file_score" in cancel["why"]
+    assert "best_chunk" not in cancel["why"] and "features" in cancel["why"]
+    assert by_file["results"][0]["why"]["chunks_matched"] >= 1
+    error = error_of(results[2])
+    assert error["code"] == "invalid_arguments" and "'symbols'" in error["message"]
 
 
 def test_a_made_up_tool_name_is_cut_short(shop: Shop, onnx: Embedder) -> None:
@@ -308,7 +341,7 @@ def test_error_paths_are_structured_and_say_what_to_fix(shop: Shop, onnx: Embedd
     assert "available: ask_code" in messages[8]
     assert messages[9] == (
         "search_code takes no argument 'k'; its arguments are: detail, filters, query, rerank, "
-        "top_k."
+        "top_k, view."
     )
     # a misspelt filter is refused, not dropped; pydantic's internals are left out
     assert messages[10].startswith("1 validation error for search_code\nfilters.path\n")

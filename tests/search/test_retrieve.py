@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from codecompass.engine import Engine
+from codecompass.errors import InputError
 from codecompass.indexing.languages import is_test_path
 from codecompass.models import ChunkFilter
 from codecompass.search import candidates
@@ -353,6 +354,45 @@ def test_symbol_view_ranks_each_symbol_once_with_its_file_evidence(engine: Engin
         (s.score for s in result.symbols), reverse=True
     )
     assert engine.search_symbols(query, k=2) == result.symbols[:2]
+
+
+def test_a_view_as_hits_is_the_view_by_its_best_chunks(tmp_path: Path) -> None:
+    """`view` "symbols" or "files": the view's first k, each as the hit of its best chunk
+    (a long function's best window, its own lines in `why`), uncapped a file."""
+    steps = "".join(
+        f"    total = total + step_{i}(rows)  # fold the rows in turn\n" for i in range(80)
+    )
+    files = {
+        "ledger.py": (
+            "def reconcile_ledger(rows):\n    total = 0\n"
+            + steps
+            + "    return total if total else overdraft_fee(rows)\n\n"
+            "def overdraft_fee(rows):\n    return 35 if rows else 0\n\n"
+            "def ledger_balance(rows):\n    return sum(rows)\n"
+        ),
+        "report.py": "def print_report(rows):\n    print(rows)\n",
+    }
+    query = "reconcile_ledger charges an overdraft_fee on the ledger balance"
+    with _indexed(tmp_path, files) as eng:
+        plain = eng.retrieve(query, eng.search_options(k=5, max_symbols=5, max_files=5))
+        by_symbol = eng.retrieve(query, eng.search_options(k=5, view="symbols", max_per_file=1))
+        by_file = eng.retrieve(query, eng.search_options(k=5, view="files"))
+        with pytest.raises(InputError, match="Unknown view 'functions'; use one of: hits, "):
+            eng.retrieve(query, eng.search_options(view="functions"))
+    assert [(h.path, h.symbol, h.score) for h in by_symbol.hits] == [
+        (s.path, s.symbol, s.score) for s in plain.symbols
+    ]
+    # All three of the best file, past `max_per_file`, which caps the plain hits only.
+    assert sorted(h.symbol or "" for h in by_symbol.hits if h.path == "ledger.py") == [
+        "ledger_balance",
+        "overdraft_fee",
+        "reconcile_ledger",
+    ]
+    reconcile = next(h for h in by_symbol.hits if h.symbol == "reconcile_ledger")
+    assert reconcile.why["symbol_lines"] == [1, 83]  # its best window is shorter
+    assert reconcile.end_line - reconcile.start_line < 82 and "features" in reconcile.why
+    assert [(h.path, h.score) for h in by_file.hits] == [(f.path, f.score) for f in plain.files]
+    assert by_file.hits[0].why["chunks_matched"] >= 3
 
 
 def test_the_file_of_the_best_chunk_leads_the_file_view() -> None:

@@ -148,6 +148,24 @@ def test_the_detail_filter_sizes_the_snippets_in_the_list(page: Any, web: Runnin
     assert len(compact["snippet"]) < len(full["snippet"])
 
 
+def test_show_functions_or_files_lists_one_result_each(page: Any, web: Running) -> None:
+    search(page, web)
+    for view in ("symbols", "files"):
+        status, data = web.get("/api/search?" + urllib.parse.urlencode({"q": QUERY, "view": view}))
+        assert status == 200, data
+        keys = [
+            (h["path"], h["symbol"]) if view == "symbols" else h["path"] for h in data["results"]
+        ]
+        assert len(keys) == len(set(keys)) >= 2  # one result per function, or per file
+        searched = page.get_attribute("body", "data-searched")
+        page.select_option("#f-view", view)  # a filter's change searches again
+        page.wait_for_function("s => document.body.dataset.searched !== s", arg=searched)
+        shown = page.locator("#results li[role=option] .loc").all_text_contents()
+        assert shown == [f"{h['path']}:{h['start_line']}-{h['end_line']}" for h in data["results"]]
+    status, data = web.get("/api/search?" + urllib.parse.urlencode({"q": QUERY, "view": "all"}))
+    assert status == 400 and "view must be one of hits, symbols, files" in data["error"]["message"]
+
+
 def click_node(page: Any, node_id: str) -> None:
     """A real mouse click on the node where the canvas drew it."""
     x, y = page.evaluate(

@@ -62,6 +62,8 @@ class SearchOptions:
     file_support: float = 0.0  # weight of a file's 2nd and 3rd best chunks in the file view
     file_tested: float = 0.0  # weight of a file's test evidence (`Tested`) in the file view
     max_symbols: int = 10
+    # What the hits are: chunks ("hits"), or the symbol or file view's first `k` as hits.
+    view: str = "hits"
     symbol_file_weight: float = 0.0  # weight of a symbol's file score in the symbol view
     symbol_member_share: float = 0.0  # a class scores at least this × its best member
     symbol_file_falloff: float = 0.0  # less file share per point below the file's best

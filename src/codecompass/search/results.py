@@ -78,7 +78,7 @@ def hits(
     """The first `k` of `ranking` (candidate, hit score), windows of one symbol and
     overlapping ranges once, at most `max_per_file` from a file while other files have
     results, explained."""
-    options, chunks, cands = ctx.options, ctx.chunks, ctx.cands
+    options, chunks = ctx.options, ctx.chunks
     score_of = dict(ranking)
     kept: list[ChunkRecord] = []
     held: list[ChunkRecord] = []  # past a file's `max_per_file`, in rank order
@@ -107,53 +107,98 @@ def hits(
             break
         if not any(duplicates(chunk, other) for other in kept):
             kept.append(chunk)
-    symbol_ids = [c.symbol_id for c in kept if c.symbol_id]
-    docs = (
-        {s.id: s.doc for s in ctx.sources.symbols.symbols(SymbolQuery(ids=symbol_ids))}
-        if symbol_ids
-        else {}
-    )
+    docs = _docs(ctx, kept)
     out: list[Hit] = []
     for chunk in kept:
-        cand = cands[chunk.id]
-        present = TOKENS.get(chunk)
         value = score_of[chunk.id]
-        own, share = cand.score, value - cand.score
+        own, share = ctx.cands[chunk.id].score, value - ctx.cands[chunk.id].score
         if chunk.symbol:
             own, share = values.get(((chunk.repo, chunk.path), chunk.symbol), (own, share))
-        why: dict[str, Any] = {
-            "features": explain(cand.features, ctx.weights),
-            "sources": dict(cand.sources),
-            "matched_terms": [t for t in ctx.idf if t in present][:20],
-            **_score_parts(cand.score, own, share),
-        }
+        why = _hit_why(ctx, chunk, own, share)
         if value > own + share + 1e-9:  # its score raised to the best total
             why |= {"first_as_best_chunk": True, "raised_by": round(value - own - share, 6)}
-        # Each retriever's own rank and score, as in the first search version.
-        for source, feature in (("dense", "cosine"), ("lexical", "bm25")):
-            if source in cand.sources:
-                why[source] = {
-                    "rank": cand.sources[source],
-                    "score": round(cand.features.get(feature, 0.0), 4),
-                }
-        if cand.graph_path:
-            why["graph_path"] = list(cand.graph_path)
         copies.note(chunk, why)
-        out.append(
-            Hit(
-                repo=chunk.repo,
-                path=chunk.path,
-                start_line=chunk.start_line,
-                end_line=chunk.end_line,
-                symbol=chunk.symbol,
-                kind=chunk.kind,
-                language=chunk.language,
-                score=round(value, 6),
-                snippet=format_snippet(chunk, options.detail, docs.get(chunk.symbol_id or "", "")),
-                why=why,
-            )
-        )
+        out.append(_hit(ctx, chunk, value, why, docs))
     return out
+
+
+def view_hits(
+    ctx: SearchContext, view: Sequence[FileHit | SymbolHit], values: SymbolValues
+) -> list[Hit]:
+    """A view's files or symbols as hits, in the view's order: each by its best chunk
+    (snippet and lines), scored as the view scores it, `why` holding the chunk's
+    evidence and the view's own reasons (`symbol_lines` when the symbol is longer than
+    its best chunk). The answer `search_code` gives for `view` "files" or "symbols"."""
+    best = [ctx.chunks[item.why["best_chunk"]] for item in view]
+    docs = _docs(ctx, best)
+    out: list[Hit] = []
+    for item, chunk in zip(view, best, strict=True):
+        cand = ctx.cands[chunk.id]
+        own, share = cand.score, 0.0
+        if chunk.symbol:
+            own, share = values.get(((chunk.repo, chunk.path), chunk.symbol), (own, share))
+        why = _hit_why(ctx, chunk, own, share)
+        why |= {k: v for k, v in item.why.items() if k not in _VIEW_WHY_LEFT}
+        if isinstance(item, SymbolHit) and (item.start_line, item.end_line) != (
+            chunk.start_line,
+            chunk.end_line,
+        ):
+            why["symbol_lines"] = [item.start_line, item.end_line]
+        out.append(_hit(ctx, chunk, item.score, why, docs))
+    return out
+
+
+# A view's `why` entries a hit already says otherwise: its chunk (the hit itself) and
+# the score parts the chunk's evidence restates.
+_VIEW_WHY_LEFT = frozenset({"best_chunk", "best_chunk_lines", "chunk_score", "file_share"})
+
+
+def _docs(ctx: SearchContext, chunks: Sequence[ChunkRecord]) -> dict[str, str]:
+    """The docs of the chunks' symbols, by symbol id (a compact snippet's second line)."""
+    ids = [c.symbol_id for c in chunks if c.symbol_id]
+    if not ids:
+        return {}
+    return {s.id: s.doc for s in ctx.sources.symbols.symbols(SymbolQuery(ids=ids))}
+
+
+def _hit_why(ctx: SearchContext, chunk: ChunkRecord, own: float, share: float) -> dict[str, Any]:
+    """Why a chunk came back: its features, sources and matched terms, how its score
+    adds up, and each retriever's rank and score."""
+    cand = ctx.cands[chunk.id]
+    present = TOKENS.get(chunk)
+    why: dict[str, Any] = {
+        "features": explain(cand.features, ctx.weights),
+        "sources": dict(cand.sources),
+        "matched_terms": [t for t in ctx.idf if t in present][:20],
+        **_score_parts(cand.score, own, share),
+    }
+    # Each retriever's own rank and score, as in the first search version.
+    for source, feature in (("dense", "cosine"), ("lexical", "bm25")):
+        if source in cand.sources:
+            why[source] = {
+                "rank": cand.sources[source],
+                "score": round(cand.features.get(feature, 0.0), 4),
+            }
+    if cand.graph_path:
+        why["graph_path"] = list(cand.graph_path)
+    return why
+
+
+def _hit(
+    ctx: SearchContext, chunk: ChunkRecord, score: float, why: dict[str, Any], docs: dict[str, str]
+) -> Hit:
+    return Hit(
+        repo=chunk.repo,
+        path=chunk.path,
+        start_line=chunk.start_line,
+        end_line=chunk.end_line,
+        symbol=chunk.symbol,
+        kind=chunk.kind,
+        language=chunk.language,
+        score=round(score, 6),
+        snippet=format_snippet(chunk, ctx.options.detail, docs.get(chunk.symbol_id or "", "")),
+        why=why,
+    )
 
 
 def files(

@@ -32,6 +32,7 @@ from codecompass.search.query import ParsedQuery, parse_query
 from codecompass.search.rank import RankWeights
 
 MODES = ("bm25", "dense", "hybrid", "hybrid+graph")
+VIEWS = ("hits", "symbols", "files")
 _workers: tuple[int, ThreadPoolExecutor] | None = None
 
 
@@ -113,6 +114,8 @@ def check_options(query: str, options: SearchOptions) -> str:
     if options.mode not in MODES:
         raise InputError(f"Unknown search mode {options.mode!r}; use one of: {', '.join(MODES)}.")
     check_detail(options.detail)
+    if options.view not in VIEWS:
+        raise InputError(f"Unknown view {options.view!r}; use one of: {', '.join(VIEWS)}.")
     return query
 
 
@@ -149,6 +152,10 @@ def _retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sea
         timings[name] = round((now - clock) * 1000, 2)
         clock = now
 
+    if options.view == "symbols":
+        options = replace(options, max_symbols=max(options.max_symbols, options.k))
+    elif options.view == "files":
+        options = replace(options, max_files=max(options.max_files, options.k))
     mode = options.mode
     pool = max(options.candidates, options.k * 3)
     parsed = parse_query(query)
@@ -216,15 +223,20 @@ def _retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sea
 
     totals = ctx.file_totals(order)
     values = results.symbol_values(ctx, order, totals)
-    ranking = results.hit_order(ctx, order, totals, values)
-    if reranker is not None:  # the model's order stands over the scores
-        position = {cid: i for i, cid in enumerate(order)}
-        ranking.sort(key=lambda item: position[item[0]])
-    found = results.hits(ctx, ranking, values)
     file_view = results.files(ctx, order, totals, max(options.max_files, results.SPREAD_FILES))
     lead_files = [(f.repo, f.path) for f in file_view[: results.SPREAD_FILES]]
     symbol_view = results.symbols(ctx, order, totals, values, lead_files)
     file_view = file_view[: options.max_files]
+    if options.view == "symbols":
+        found = results.view_hits(ctx, symbol_view[: options.k], values)
+    elif options.view == "files":
+        found = results.view_hits(ctx, file_view[: options.k], values)
+    else:
+        ranking = results.hit_order(ctx, order, totals, values)
+        if reranker is not None:  # the model's order stands over the scores
+            position = {cid: i for i, cid in enumerate(order)}
+            ranking.sort(key=lambda item: position[item[0]])
+        found = results.hits(ctx, ranking, values)
     subgraph = results.subgraph(ctx, found) if options.subgraph else None
     lap("format")
     collected = None

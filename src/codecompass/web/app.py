@@ -38,6 +38,7 @@ from codecompass.graph.models import EDGE_TYPES, LINK_VIAS
 from codecompass.indexing.chunk import CHUNK_KINDS
 from codecompass.models import ChunkFilter
 from codecompass.schemas import FileContent
+from codecompass.search.retrieve import VIEWS
 from codecompass.service import (
     LOCAL,
     PRINCIPAL_KEY,
@@ -218,6 +219,7 @@ class WebApp:
             )
             k = params.integer("k", 10, 1, MAX_TOP_K)
             detail = params.choice("detail", ["compact", "preview", "full"], "preview")
+            view = params.choice("view", list(VIEWS), "hits")
             rec.query = query
             rec.filters = {
                 "repo": where.repo,
@@ -226,9 +228,11 @@ class WebApp:
                 "kind": where.kind,
                 "k": k,
                 "detail": detail,
+                "view": view,
             }
             began = time.perf_counter()
-            found = engine.retrieve(query, engine.search_options(k=k, where=where, detail=detail))
+            options = engine.search_options(k=k, where=where, detail=detail, view=view)
+            found = engine.retrieve(query, options)
             rec.result_count = rec.evidence_count = len(found.hits)
             answer = found.code_result(rec.query_id).as_dict()
             answer["graph"] = explain_graph(engine, found.hits, limit=self.settings.ui.max_nodes)

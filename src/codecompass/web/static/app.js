@@ -163,6 +163,7 @@ async function search(event) {
     const data = await api("/api/search", {
       q, repo: $("#f-repo").value, language: $("#f-language").value,
       path: $("#f-path").value.trim(), kind: $("#f-kind").value, detail: $("#f-detail").value,
+      view: $("#f-view").value,
     });
     if (asked !== state.searchAsked) return;
     state.results = data.results;
@@ -925,7 +926,7 @@ async function start() {
   $(".skip").addEventListener("click", (event) => { event.preventDefault(); focusQuery(); });
   $("#search-form").addEventListener("submit", search);
   // Arrow keys on a closed list fire `change` for each option passed: search once they rest.
-  for (const filter of ["#f-repo", "#f-language", "#f-kind", "#f-detail"]) {
+  for (const filter of ["#f-repo", "#f-language", "#f-kind", "#f-detail", "#f-view"]) {
     $(filter).addEventListener("change", () => {
       clearTimeout(state.filterTimer);
       state.filterTimer = setTimeout(() => search(), 400);
