@@ -528,3 +528,22 @@ def is_declaration_path(path: str) -> bool:
 def stub_module(path: str) -> str | None:
     """The module a Python type stub describes (`pkg/x.pyi` → `pkg/x.py`), else None."""
     return path[:-1] if path.endswith(".pyi") else None
+
+
+# A declaration file's suffix → the suffixes of the code it may declare, beside it.
+_DECLARED = {
+    ".pyi": (".py",),
+    ".d.ts": (".ts", ".tsx", ".js", ".jsx"),
+    ".d.mts": (".mts", ".mjs"),
+    ".d.cts": (".cts", ".cjs"),
+}
+
+
+def declared_code(path: str) -> tuple[str, ...]:
+    """The files a type declaration file may describe, beside it: `x.pyi` → `x.py`,
+    `x.d.ts` → `x.ts`, `x.js`, …; none for any other file."""
+    for suffix, code in _DECLARED.items():
+        if path.endswith(suffix):
+            stem = path[: -len(suffix)]
+            return tuple(stem + ext for ext in code)
+    return ()

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from codecompass.indexing.languages import stub_module
+from codecompass.indexing.languages import declared_code
 from codecompass.models import ChunkRecord, SymbolQuery
 from codecompass.preamble import only_preamble
 from codecompass.search.context import Candidate, SearchContext
@@ -97,19 +97,25 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
 
 
 def _implemented_stubs(ctx: SearchContext, cands: dict[str, Candidate]) -> set[tuple[str, str]]:
-    """The type stubs among these candidates' files (`x.pyi`) whose module (`x.py`) is
-    indexed too. Such a stub repeats the module's signatures without its code, and took
-    79 of the 600 hits of 60 Matplotlib queries; a stub with no module beside it (a C
-    extension's) is the only Python view of its code and keeps its rank."""
+    """The type declaration files among these candidates' files (`x.pyi`, `x.d.ts`)
+    whose code (`x.py`; `x.ts`, `x.js`, …) is indexed beside them. Such a stub repeats
+    the code's signatures without its body, and took 79 of the 600 hits of 60 Matplotlib
+    queries (Umami's `tracker/index.d.ts` led 2 of 12 issue texts over `index.js`); a
+    stub with no code beside it (a C extension's, a package's only types) is the only
+    view of its code and keeps its rank."""
     stubs = {
         (chunk.repo, chunk.path)
         for chunk in map(ctx.chunks.__getitem__, cands)
-        if stub_module(chunk.path)
+        if declared_code(chunk.path)
     }
     if not stubs:
         return set()
     indexed = set(ctx.paths)
-    return {(repo, path) for repo, path in stubs if (repo, stub_module(path)) in indexed}
+    return {
+        (repo, path)
+        for repo, path in stubs
+        if any((repo, code) in indexed for code in declared_code(path))
+    }
 
 
 # A function, method or class of at most this many lines (`def f(self):` and one

@@ -18,7 +18,8 @@
 | `importance` | the symbol's graph importance (PageRank-like), when a graph exists        |
 | `freshness`  | how recently the chunk's file changed (half-life `freshness_days`)        |
 | `test`       | 1 for test code (`tests/`, `test_*.py`, `*.spec.ts`, …): weighed negative |
-| `stub`       | 1 for a type stub (`x.pyi`) whose module (`x.py`) is indexed: negative    |
+| `stub`       | 1 for a type stub (`x.pyi`, `x.d.ts`) whose code (`x.py`, `x.js`) is      |
+|              | indexed beside it: weighed negative                                       |
 | `doc`        | 1 for documentation and plain text (Markdown, reST, text windows), for    |
 |              | Jupyter notebooks, a repository's tutorials and worked examples, and for  |
 |              | an application's English message catalog (`locales/en.json`)             |
