@@ -181,7 +181,11 @@ def test_open_takes_locations_as_the_graph_commands_print_them(
         assert (view["repo"], view["path"]) == ("shop", "orders/service.py"), location
         assert (view["start_line"], view["end_line"]) == lines, location
     code, out = run("open", "orders/service.py#OrderBook.nope", "--data-dir", str(data))
-    assert code == 1 and "not a file" in out
+    assert code == 1 and out == (
+        "Error: orders/service.py has no symbol 'OrderBook.nope'; it defines: OrderBook, "
+        "OrderBook.add, OrderBook.cancel, parse_amount. Open the file by its path, or find "
+        "the name with find_symbol.\n"
+    )
 
 
 def test_parse_location() -> None:

@@ -26,6 +26,7 @@ from codecompass.errors import (
     InputError,
     LLMError,
     ModelMismatchError,
+    NotFoundError,
     NotIndexedError,
     OutOfRangeError,
     UnknownRepoError,
@@ -125,6 +126,8 @@ FORMAT_VERSION = "1"
 # A chat model call: (system, user) → (text, model name).
 Complete = Callable[[str, str], tuple[str, str]]
 OPEN_MAX_LINES = 2000
+# The symbols an error names when `path#Name` names none of its file's.
+MAX_NAMED_SYMBOLS = 20
 NO_VECTORS: Vectors = np.zeros((0, 0), dtype=np.float32)
 
 # Stale files `status` lists per repository (the counts are always whole).
@@ -803,16 +806,43 @@ class Engine:
         (`api/src/app.py#App.run`); any other location as it is."""
         head, slash, rest = path.partition("/")
         if "#" in path:
-            node = path if repo is None or head == repo else f"{repo}/{path}"
-            found = self.backend.symbols.symbols(SymbolQuery(ids=[node], limit=1))
+            # `path#Name` within `repo` (or the only repository), else a whole node id:
+            # a repository named like a top folder (`src`) makes both readings plausible.
+            names = [repo] if repo is not None else self.repo_names()
+            nodes = [f"{name}/{path}" for name in names]
+            if repo in (None, head):
+                nodes.append(path)
+            found = self.backend.symbols.symbols(SymbolQuery(ids=nodes))
             if found:
-                sym = found[0]
+                sym = min(found, key=lambda s: nodes.index(s.id))
                 return sym.path, sym.repo, (sym.start_line, sym.end_line)
+            self._no_symbol_in_file(path, repo)
         if not slash or head not in self.repo_names() or repo not in (None, head):
             return path, repo, None
         if self.backend.files.files(head, [path]) or not self.backend.files.files(head, [rest]):
             return path, repo, None
         return rest, head, None
+
+    def _no_symbol_in_file(self, location: str, repo: str | None) -> None:
+        """NotFoundError naming the symbols of the file `location` (`path#Name`) names,
+        when that file is indexed and holds no such symbol; else nothing."""
+        where, _, name = location.rpartition("#")
+        rel, repo, _ = self._printed_location(where, repo)
+        if repo is None and len(self.repo_names()) != 1:
+            return
+        repo_id = self.repo(repo).id
+        if not self.backend.files.files(repo_id, [rel]):
+            return
+        symbols = self.backend.symbols.symbols(SymbolQuery(files=[(repo_id, rel)]))
+        held = [s.qualified_name for s in sorted(symbols, key=lambda s: s.start_line)]
+        listed = ", ".join(held[:MAX_NAMED_SYMBOLS]) + (
+            ", …" if len(held) > MAX_NAMED_SYMBOLS else ""
+        )
+        raise NotFoundError(
+            f"{rel} has no symbol {name!r}"
+            + (f"; it defines: {listed}." if held else " (it defines none).")
+            + " Open the file by its path, or find the name with find_symbol."
+        )
 
     def confine(
         self, path: str, *, repo: str | None = None, allow_dir: bool = False

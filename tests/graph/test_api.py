@@ -629,6 +629,48 @@ def test_callers_of_a_function_include_the_code_passing_it_as_a_value(tmp_path: 
     ]
 
 
+def test_dependencies_of_a_function_include_what_its_nested_functions_call(
+    tmp_path: Path,
+) -> None:
+    """Umami: `get_dependencies DownloadButton` never listed `downloadCsv`, which the
+    component's own `const handleClick = async () => …` calls: the walk did not enter a
+    function's nested functions. They join the walk at the function's level (through
+    their `contains` edge); a class's methods do not."""
+    files = {
+        "src/csv.ts": "export function downloadCsv(rows: string[]) {\n  return rows.join();\n}\n",
+        "src/DownloadButton.tsx": (
+            "import { downloadCsv } from './csv';\n\n"
+            "export function DownloadButton({ rows }: { rows: string[] }) {\n"
+            "  const handleClick = async () => {\n"
+            "    downloadCsv(rows);\n"
+            "  };\n"
+            "  return <button onClick={handleClick}>Download</button>;\n"
+            "}\n"
+        ),
+        "tools.py": (
+            "def parse(text):\n    return text.split()\n\n\n"
+            "def load(path):\n"
+            "    def read():\n"
+            "        return parse(open(path).read())\n"
+            "    return read()\n\n\n"
+            "class Loader:\n"
+            "    def run(self):\n        return load('x')\n"
+        ),
+    }
+    write(tmp_path / "app", files)
+    with workspace(tmp_path) as engine:
+        engine.add_repo(tmp_path / "app", name="app")
+        button = engine.dependencies("DownloadButton")
+        loader = engine.dependencies("load")
+        cls = engine.dependencies("Loader")
+    assert ("DownloadButton", "DownloadButton.handleClick", "contains", 1.0, "contains") in shown(
+        button
+    )
+    assert ("DownloadButton.handleClick", "downloadCsv", "calls", 1.0, "import") in shown(button)
+    assert ("load.read", "parse", "calls", 1.0, "scope") in shown(loader)
+    assert "load" not in {t for _, t, *_ in shown(cls)}  # Loader.run's call: a method's
+
+
 def test_the_overview_names_the_routes_a_repository_serves(tmp_path: Path) -> None:
     """spring-petclinic's overview showed DTO records first and no controller: the
     routes a repository serves are its entry points, and the map now starts with them

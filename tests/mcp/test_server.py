@@ -529,18 +529,22 @@ def test_ask_code_scope_names_each_repository_once(shop: Shop, onnx: Embedder) -
 
 def test_open_file_takes_locations_as_the_tools_print_them(shop: Shop, onnx: Embedder) -> None:
     """An agent copies a node id from the graph tools (`shop/orders/service.py#OrderBook.
-    cancel`: that symbol's lines, not the file's first page) or a location from ask_code's
-    answer (`orders/service.py:16-18`); a start past the end names the file's length."""
-    node, located, past = call_all(
+    cancel`: that symbol's lines, not the file's first page), writes it without the
+    repository (with `repo` or without), or a location from ask_code's answer
+    (`orders/service.py:16-18`); a start past the end names the file's length."""
+    node, bare, in_repo, located, past, unknown = call_all(
         state_for(shop, onnx),
         [
             ("open_file", {"path": "shop/orders/service.py#OrderBook.cancel"}),
+            ("open_file", {"path": "orders/service.py#OrderBook.cancel"}),
+            ("open_file", {"path": "orders/service.py#OrderBook.cancel", "repo": "shop"}),
             ("open_file", {"path": "orders/service.py:16-18"}),
             ("open_file", {"path": "orders/service.py", "start_line": 100_000}),
+            ("open_file", {"path": "orders/service.py#OrderBook.close"}),
         ],
     )
     cancel = "\n".join(SERVICE.split("\n")[15:18])
-    for result in (node, located):
+    for result in (node, bare, in_repo, located):
         out = result.structured_content
         assert out is not None and not result.is_error
         assert (out["path"], out["start_line"], out["end_line"]) == ("orders/service.py", 16, 18)
@@ -550,6 +554,12 @@ def test_open_file_takes_locations_as_the_tools_print_them(shop: Shop, onnx: Emb
         "message": "Line 100000 is out of bounds for orders/service.py (lines 1-23).",
         "tool": "open_file",
     }
+    # A file it names holds no such symbol: its symbols are named, not "no such file".
+    assert error_of(unknown)["message"] == (
+        "orders/service.py has no symbol 'OrderBook.close'; it defines: OrderBook, "
+        "OrderBook.__init__, OrderBook.add, OrderBook.cancel, parse_amount. Open the file "
+        "by its path, or find the name with find_symbol."
+    )
 
 
 def sampler(answer: str, calls: list[CreateMessageRequestParams]) -> Any:

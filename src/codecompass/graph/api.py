@@ -94,6 +94,9 @@ CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__", "constructor", "init", "in
 TRAVERSE_TYPES: tuple[str, ...] = tuple(t for t in EDGE_TYPES if t not in ("keyword", "similar"))
 
 
+# What holds nested functions that a walk out of it enters (a class's methods are not
+# its code in that sense: they are walked only when asked for, along `contains`).
+NESTING_KINDS = frozenset({"function", "method"})
 # A find_symbol candidate: score, exact, written from the repository root, the symbol.
 _Scored = tuple[float, bool, bool, SymbolRecord]
 
@@ -641,6 +644,7 @@ class GraphReader:
         truncated = False
         climb = direction in ("in", "both") and "calls" in edge_types
         descend = direction in ("out", "both") and "calls" in edge_types
+        enter = direction in ("out", "both") and "contains" not in edge_types
         notes: list[str] = []
         joined: dict[str, str] = {}  # a method the walk joined → the method it joined from
 
@@ -670,6 +674,9 @@ class GraphReader:
             # The declarations a method implements join this level: their callers are
             # the method's callers too (Mediator.Send is called through ISender.Send).
             if climb and not join(self._dispatch(frontier), frontier):
+                truncated = True
+            # A function's nested functions are its own code: they join its level.
+            if enter and not join(self._nested(frontier), frontier):
                 truncated = True
             found: list[tuple[Edge, str]] = []
             if direction in ("out", "both"):
@@ -723,6 +730,24 @@ class GraphReader:
         result = self._result(root, parent, edges, truncated, overloads, "calls" in edge_types)
         result.limits.extend(notes)
         return result
+
+    def _nested(self, ids: Sequence[str]) -> list[Edge]:
+        """The `contains` edges from each function or method among `ids` to the
+        functions nested in it (a React component's `const handleClick = () => …`, a
+        Python closure), and from those to theirs."""
+        found: list[Edge] = []
+        outer = [i for i in ids if "#" in i]
+        while outer:
+            kinds = {s.id: s.kind for s in self._symbols(SymbolQuery(ids=outer))}
+            outer = [i for i in outer if kinds.get(i) in NESTING_KINDS]
+            edges = [
+                e
+                for e in self._edges("source", outer, ("contains",), 0.0, resolved=True)
+                if e.target.startswith(e.source + ".")
+            ]
+            found += edges
+            outer = [e.target for e in edges]
+        return found
 
     def _dispatch(self, ids: Sequence[str]) -> list[Edge]:
         """For each method among `ids`, an `implements` edge (via `dispatch`) to each

@@ -404,7 +404,10 @@ class MemoryBank:
         records = self._visible(self.store.memories(MemoryQuery(ids=tuple(ids))))
         unknown = sorted(set(ids) - {r.id for r in records})
         if unknown:
-            raise NotFoundError(f"No memory {', '.join(unknown)}; `memory list` shows the ids.")
+            raise NotFoundError(
+                f"No memory {', '.join(unknown)}; "
+                "`memory list` (the memory_list tool) shows the ids."
+            )
         return self._items(records)
 
     def entries(
@@ -636,7 +639,9 @@ class MemoryBank:
     def forget(self, ids: Sequence[str]) -> list[str]:
         """Delete these memories; every id must exist (nothing is deleted otherwise)."""
         if not ids:
-            raise InputError("Name the memories to forget (ids from `memory list`).")
+            raise InputError(
+                "Name the memories to forget (ids from `memory list`, the memory_list tool)."
+            )
         found = self.get(ids)
         self.store.write_memories([], delete=[i.id for i in found])
         return [i.id for i in found]
