@@ -40,6 +40,8 @@ COMMONJS: set[Edge] = {
     (f"{C}/lib/express.js#trust", f"{C}/lib/utils.js#compileTrust", "calls", 1.0, 21),
     # `new Router()` of that constructor function is an instance of it.
     (f"{C}/lib/express.js#route", f"{C}/lib/router/index.js#Router", "calls", 1.0, 25),
+    # `Object.assign(Router.prototype, {})` at the top level reads the function.
+    (f"{C}/lib/router/index.js", f"{C}/lib/router/index.js#Router", "references", 1.0, 7),
     (f"{C}/lib/express.js#route", f"{C}/lib/router/index.js#Router.handle", "calls", 0.8, 26),
     # response.js: `this` in a function assigned to `res.x` is res.
     (f"{C}/lib/response.js", "?http", "imports", 1.0, 1),
@@ -310,6 +312,8 @@ def test_a_prisma_client_call_references_its_model(tmp_path: Path) -> None:
     assert found == {
         ("web/app/posts.ts#posts", "?@prisma/client.PrismaClient.post.findMany", "calls", 1.0, 4),
         ("web/app/posts.ts#posts", "web/prisma/schema.prisma#Post", "references", 0.8, 4),
+        # the client constant it reads
+        ("web/app/posts.ts#posts", "web/lib/db.ts#db", "references", 1.0, 4),
     }
 
 

@@ -323,10 +323,86 @@ def test_a_module_constant_or_function_read_as_a_value_is_referenced(tmp_path: P
         ("v/through.py#configure", "v/settings.py#DEFAULT_LIMIT", 0.9, 7),
         (f"{u}#TABLE", f"{u}#MAX", 1.0, 4),
         (f"{u}#Box", f"{u}#MAX", 1.0, 12),
-        (f"{u}#Box.run", f"{u}#by_name", 1.0, 14),  # the default, in the class's scope
+        # the default, in the class's scope: one edge a function and name, its first read
+        (f"{u}#Box.run", f"{u}#by_name", 1.0, 14),
         (f"{u}#Box.run", "v/settings.py#DEFAULT_LIMIT", 1.0, 15),
-        (f"{u}#Box.run", f"{u}#by_name", 1.0, 16),
         (f"{u}#Box.run", f"{u}#TABLE", 1.0, 20),
+    }
+
+
+def test_a_constant_read_through_its_attributes_is_referenced(tmp_path: Path) -> None:
+    """An outside audit: `callers PERMISSIONS` said "(none)" against 20 readers, all
+    writing `PERMISSIONS.create`, and `callers _HOSTNAME` missed `_HOSTNAME.match(host)`:
+    the object of an attribute read or call is read too. Each decorated method, default
+    and constant of a class body or the module reads for its own symbol (only the first
+    had counted); a class named so (`Box.SIZE`) still makes no edge, and a function reads
+    a name once (its first line)."""
+    consts = (
+        "import re\n\n"
+        "PERMISSIONS = {'create': 'website:create'}\n"
+        "_HOSTNAME = re.compile('[a-z]+')\n"
+        "LIMIT = 10\n\n\n"
+        "class Box:\n    SIZE = 3\n"
+    )
+    use = (
+        "import functools\n"
+        "from consts import PERMISSIONS, _HOSTNAME, LIMIT, Box\n\n"
+        "FIRST = LIMIT + 1\n"
+        "SECOND = LIMIT + 2\n\n\n"
+        "def can_create(user):\n"
+        "    return PERMISSIONS.get('create') in user.grants or PERMISSIONS['create']\n\n\n"
+        "def valid(host):\n"
+        "    return bool(_HOSTNAME.match(host)) and Box.SIZE\n\n\n"
+        "class Pager:\n"
+        "    @functools.lru_cache(LIMIT)\n"
+        "    def first(self, n=LIMIT):\n"
+        "        return n\n\n"
+        "    @functools.lru_cache(LIMIT)\n"
+        "    def second(self, n=LIMIT):\n"
+        "        return n\n"
+    )
+    found = repo_edges(tmp_path, "v", {"consts.py": consts, "use.py": use}, ("references",))
+    u, c = "v/use.py", "v/consts.py"
+    assert {(src, t, conf, line) for src, t, _, conf, line in found} == {
+        (f"{u}#FIRST", f"{c}#LIMIT", 1.0, 4),
+        (f"{u}#SECOND", f"{c}#LIMIT", 1.0, 5),
+        (f"{u}#can_create", f"{c}#PERMISSIONS", 1.0, 9),
+        (f"{u}#valid", f"{c}#_HOSTNAME", 1.0, 13),
+        (f"{u}#Pager.first", f"{c}#LIMIT", 1.0, 17),
+        (f"{u}#Pager.second", f"{c}#LIMIT", 1.0, 21),
+    }
+
+
+def test_a_typescript_constant_read_through_its_members_is_referenced(tmp_path: Path) -> None:
+    """Umami reads its enum-like objects as `PERMISSIONS.websiteCreate` and
+    `SESSION_COLUMNS.includes(column)`, and constants as destructured parameters'
+    defaults (`{ maxWidth = DEFAULT_WIDTH }`); `callers` found none of their readers."""
+    constants = (
+        "export const PERMISSIONS = { websiteCreate: 'website:create' };\n"
+        "export const SESSION_COLUMNS = ['browser', 'os'];\n"
+    )
+    use = (
+        "import { PERMISSIONS, SESSION_COLUMNS } from './constants';\n\n"
+        "export function canCreate(grants: string[]) {\n"
+        "  return grants.includes(PERMISSIONS.websiteCreate);\n"
+        "}\n\n"
+        "export function isSessionColumn(column: string) {\n"
+        "  return SESSION_COLUMNS.includes(column);\n"
+        "}\n"
+    )
+    page = (
+        "import { PERMISSIONS, SESSION_COLUMNS } from './constants';\n\n"
+        "export function PageBody({ maxWidth = SESSION_COLUMNS.length, PERMISSIONS }) {\n"
+        "  return maxWidth + PERMISSIONS.length;\n"
+        "}\n"
+    )
+    files = {"src/constants.ts": constants, "src/use.ts": use, "src/Page.tsx": page}
+    found = repo_edges(tmp_path, "u", files, ("references",))
+    # A destructured parameter's default is read; its names are the function's own.
+    assert {(src, t, conf, line) for src, t, _, conf, line in found} == {
+        ("u/src/use.ts#canCreate", "u/src/constants.ts#PERMISSIONS", 1.0, 4),
+        ("u/src/use.ts#isSessionColumn", "u/src/constants.ts#SESSION_COLUMNS", 1.0, 8),
+        ("u/src/Page.tsx#PageBody", "u/src/constants.ts#SESSION_COLUMNS", 1.0, 3),
     }
 
 

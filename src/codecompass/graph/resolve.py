@@ -3109,15 +3109,24 @@ def _is_none(value: Value) -> bool:
 def _dedupe(rows: list[Edge]) -> list[Edge]:
     """One edge per source, target, type and line; one per source, target and type for
     a call followed into another body through arguments (at the first call passing
-    them: sympy's 10,017 such edges would be 73,116, one a call site)."""
+    them: sympy's 10,017 such edges would be 73,116, one a call site) and for a value
+    read (its first line: a function's lambdas, comprehensions and nested arrows read
+    for it)."""
     best: dict[tuple[str, str, str, int | None], Edge] = {}
     for row in rows:
-        line = None if row.via == "argument" else row.evidence_line
+        line = None if row.via in _ONCE_VIAS else row.evidence_line
         key = (row.source, row.target, row.type, line)
         kept = best.get(key)
-        if kept is None or row.confidence > kept.confidence:
+        if kept is None or (row.confidence, -_line_of(row)) > (kept.confidence, -_line_of(kept)):
             best[key] = row
     return list(best.values())
+
+
+_ONCE_VIAS = frozenset({"argument", "value"})
+
+
+def _line_of(row: Edge) -> int:
+    return row.evidence_line or 0
 
 
 def _c3_merge(sequences: list[list[SymbolRecord]]) -> list[SymbolRecord] | None:

@@ -27,6 +27,7 @@ from codecompass.indexing.facts import (
     ClassFacts,
     FileFacts,
     FunctionFacts,
+    Reads,
     Ref,
     Scope,
     add_module_values,
@@ -70,7 +71,9 @@ _JQUERY_AJAX = frozenset({"$.ajax", "jQuery.ajax"})
 _NOT_READ: dict[str, tuple[str, ...]] = {
     "call_expression": ("function",),
     "new_expression": ("constructor",),
-    "member_expression": ("",),  # part of a chain: `member_read` sees chains
+    # The property is part of a chain (`member_read` sees chains); the object is read
+    # (`PERMISSIONS.websiteCreate`, `SESSION_COLUMNS.includes(column)`).
+    "member_expression": ("property",),
     "variable_declarator": ("name",),
     "assignment_expression": ("left",),
     "augmented_assignment_expression": ("left",),
@@ -124,8 +127,7 @@ class EcmaExtractor:
         # The paths an object literal of the file holds, by its name and key: mealie's
         # `const routes = { recipes: `${prefix}/recipes`, recipe: (id) => `…/${id}` }`.
         self.object_paths: dict[str, dict[str, str]] = {}
-        # Names read, not called, in each scope: (scope, name) → line of the first read.
-        self.reads: dict[tuple[int, str], int] = {}
+        self.reads = Reads(self.facts.scopes)  # names read, not called
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -145,7 +147,7 @@ class EcmaExtractor:
             return
         if scope == 0 and _exported(self, node):
             return  # `module.exports = { info }`, `export default info`: no use of it
-        self.reads.setdefault((scope, self.text(node)), _line(node))
+        self.reads.note(scope, self.text(node), _line(node))
 
     def member_read(self, node: Node, scope: int) -> None:
         """`config.MAX_RETRIES`, `list.sort(util.byName)`: a module's constant (a name in
@@ -159,7 +161,7 @@ class EcmaExtractor:
             return
         name = self.text(prop)
         if CONSTANT_NAME.fullmatch(name) or parent.type == "arguments":
-            self.reads.setdefault((scope, f"{self.text(obj)}.{name}"), _line(node))
+            self.reads.note(scope, f"{self.text(obj)}.{name}", _line(node))
 
     def collect_type_params(self, node: Node) -> None:
         stack = [node]
@@ -707,7 +709,16 @@ class EcmaExtractor:
             self.visit(value, scope)
         if annotation is not None:
             self.type_refs(annotation, scope)
-        if pattern is None or pattern.type != "identifier":
+        if pattern is not None and pattern.type != "identifier":
+            # `{ maxWidth = DEFAULT_WIDTH, ...rest }`: its names are the function's, its
+            # defaults are read.
+            names, defaults = _pattern_parts(pattern)
+            for default in defaults:
+                self.visit(default, scope)
+            for name in names:
+                self.facts.scopes[scope].bind(self.text(name), _line(param), "expr:?")
+            return
+        if pattern is None:
             return
         bound = self.annotation_value(annotation) or "expr:?"
         self.facts.scopes[scope].bind(self.text(pattern), _line(param), bound)
@@ -1186,6 +1197,29 @@ def _returns_receiver(extractor: EcmaExtractor, body: Node, receiver: str) -> bo
                 return True
         stack.extend(node.named_children)
     return False
+
+
+def _pattern_parts(pattern: Node) -> tuple[list[Node], list[Node]]:
+    """The names a destructuring pattern binds, and the default values it reads:
+    `{ a, b: c, d = D, ...rest }`, `[x, y = Y]`."""
+    names: list[Node] = []
+    defaults: list[Node] = []
+    stack = [pattern]
+    while stack:
+        node = stack.pop()
+        if node.type in ("identifier", "shorthand_property_identifier_pattern"):
+            names.append(node)
+        elif node.type in ("object_assignment_pattern", "assignment_pattern"):
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            defaults += [right] if right is not None else []
+            stack += [left] if left is not None else []
+        elif node.type == "pair_pattern":
+            value = node.child_by_field_name("value")
+            stack += [value] if value is not None else []
+        else:
+            stack.extend(node.named_children)
+    return names, defaults
 
 
 def _identifiers(node: Node) -> list[Node]:

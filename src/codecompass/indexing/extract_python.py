@@ -20,6 +20,7 @@ from codecompass.indexing.facts import (
     ClassFacts,
     FileFacts,
     FunctionFacts,
+    Reads,
     Ref,
     Scope,
     add_module_values,
@@ -108,7 +109,9 @@ _NOT_READ: dict[str, tuple[str, ...]] = {
     "for_in_clause": ("left",),
     "named_expression": ("name",),
     "call": ("function",),  # called: a call ref names it
-    "attribute": ("",),  # part of a chain: `read` and the call refs see chains
+    # The attribute's name is part of a chain (`read` and the call refs see chains); its
+    # object is read (`PERMISSIONS.create`, `_HOSTNAME.match(host)`).
+    "attribute": ("attribute",),
     "raise_statement": ("",),  # `raise Error`: a call ref names it
     "as_pattern_target": ("",),
     "global_statement": ("",),
@@ -133,8 +136,7 @@ class PythonExtractor:
         self.data = data
         self.properties: frozenset[str] = frozenset()  # the file's own (`run`)
         self.facts = FileFacts("python", scopes=[Scope("", "module", -1, 0)])
-        # Names read, not called, in each scope: (scope, name) → line of the first read.
-        self.reads: dict[tuple[int, str], int] = {}
+        self.reads = Reads(self.facts.scopes)  # names read, not called
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -151,7 +153,7 @@ class PythonExtractor:
         """Note a name this scope reads (not writes, binds or calls), for
         `add_module_values`."""
         if not written(node, _NOT_READ):
-            self.reads.setdefault((scope, self.text(node)), _line(node))
+            self.reads.note(scope, self.text(node), _line(node))
 
     def read(self, node: Node, scope: int) -> None:
         """An attribute read, not called, that may run a property: `self.root` (or any
@@ -169,7 +171,7 @@ class PythonExtractor:
         # `settings.DEFAULT_LIMIT`, `sorted(items, key=utils.by_name)`: a module's constant
         # or function, read through the module (`add_module_values` keeps imported heads).
         if "." not in head and (CONSTANT_NAME.fullmatch(name) or _is_argument(node)):
-            self.reads.setdefault((scope, chain), _line(node))
+            self.reads.note(scope, chain, _line(node))
 
     # -- chains ---------------------------------------------------------------------
     def chain(self, node: Node | None) -> str | None:

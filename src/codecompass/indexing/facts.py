@@ -110,8 +110,10 @@ if TYPE_CHECKING:
 # classes it catches. 38: JavaScript and TypeScript names read, not called, are `value`
 # refs too (`MAX_RETRIES + 1`, `items.sort(byName)`, `config.MAX_RETRIES`). 39: a Python
 # read or call through a module-level object references the function that built it
-# (`pattern = _build()`, then `pattern.fullmatch(s)`).
-FACTS_VERSION = 39
+# (`pattern = _build()`, then `pattern.fullmatch(s)`). 40: the object of an attribute
+# is read (`PERMISSIONS.create`, `_HOSTNAME.match(host)`), and a class body's or the
+# module's reads count at each line (each decorated method, default or constant).
+FACTS_VERSION = 40
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
@@ -389,13 +391,29 @@ def binding_scope(scopes: Sequence[Scope], scope: int, name: str) -> int:
     return -1
 
 
-def add_module_values(facts: FileFacts, reads: Mapping[tuple[int, str], int]) -> None:
-    """A `value` ref for each name a scope reads, not calls ((scope, name) → the line of
-    the first read), that is the module's own: defined or imported at the top level, not
-    a local, a parameter or an enclosing function's name, or `module.NAME` through a
-    module the file imports."""
+class Reads:
+    """The names each scope reads, not calls, for `add_module_values`: a function's
+    first read of each name, and a class body's or the module's at each line (a
+    decorated method's decorator, a default, a constant: each read for another
+    symbol)."""
+
+    def __init__(self, scopes: Sequence[Scope]) -> None:
+        self.scopes = scopes
+        self.lines: dict[tuple[int, str, int], int] = {}
+
+    def note(self, scope: int, name: str, line: int) -> None:
+        once = 0 if self.scopes[scope].kind == "function" else line
+        self.lines.setdefault((scope, name, once), line)
+
+
+def add_module_values(facts: FileFacts, reads: Reads) -> None:
+    """A `value` ref for each name a scope reads, not calls, that is the module's own:
+    defined or imported at the top level, not a local, a parameter or an enclosing
+    function's name, or `module.NAME` through a module the file imports. The object of
+    an attribute counts (`PERMISSIONS.create`, `_HOSTNAME.match(host)`): a class or a
+    module named so makes no edge (the resolver keeps constants and functions)."""
     scopes = facts.scopes
-    for (scope, name), line in reads.items():
+    for (scope, name, _), line in reads.lines.items():
         head, dot, _ = name.partition(".")
         if binding_scope(scopes, scope, head) != 0:
             continue

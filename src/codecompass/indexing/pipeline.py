@@ -148,8 +148,10 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 66: a Python name read, not called, of a module's constant or function is a reference.
 # 67: so is one read through its module (`settings.DEFAULT_LIMIT`). 68: a Python
 # `except` clause references the classes it catches. 69: so does a JavaScript or
-# TypeScript name read, not called, of a module's constant or function.
-READER_VERSION = 69
+# TypeScript name read, not called, of a module's constant or function. 70: the object
+# of an attribute is read (`PERMISSIONS.create`), and a class body's or the module's
+# reads count at each line (Python, JavaScript, TypeScript).
+READER_VERSION = 70
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -196,6 +198,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     67: (".py", ".pyi"),
     68: (".py", ".pyi"),
     69: _SCRIPTS,
+    70: (".py", ".pyi", *_SCRIPTS),
 }
 
 
