@@ -11,6 +11,7 @@ from codecompass.search.query import (
     module_path_candidates,
     parse_query,
     query_windows,
+    without_console_banners,
 )
 
 TRACEBACK = """Traceback (most recent call last):
@@ -476,3 +477,35 @@ def test_a_standard_library_frame_names_nothing() -> None:
     )
     assert [f.function for f in q.frames] == ["import_module", "exec_module", "_run_code"]
     assert q.names == ["import_module", "ImportError"]
+
+
+def test_console_banners_are_left_out_of_the_query() -> None:
+    """An IPython session pasted whole starts with its banner, whose words ("an enhanced
+    Interactive Python", "help system", "license") put SymPy's `interactive/session.py`
+    first for an issue about `apart`. The banners of Python and IPython consoles go; the
+    session's code and a sentence about Python stay."""
+    pasted = (
+        "Wrong result with apart\n"
+        "Python 3.6.0 |Continuum Analytics, Inc.| (default, Dec 23 2016, 12:22:00) \r\n"
+        'Type "copyright", "credits" or "license" for more information.\r\n'
+        "IPython 5.1.0 -- An enhanced Interactive Python.\n"
+        "?         -> Introduction and overview of IPython's features.\n"
+        "%quickref -> Quick reference.\n"
+        "help      -> Python's own help system.\n"
+        "object?   -> Details about 'object', use 'object??' for extra details.\n"
+        "In [1]: bug.apart(t)\n"
+        "Out[1]: -a*t\n"
+        "Python 3.6.9 (default, Jan 26 2021, 15:33:00)\n"
+        "[GCC 8.4.0] on linux\n"
+        'Type "help", "copyright", "credits" or "license" for more information.\n'
+        ">>> x = 1\n"
+        "Python 3.12 changed how help -> works for objects.\n"
+    )
+    kept = [line for line in without_console_banners(pasted).splitlines() if line.strip()]
+    assert kept == [
+        "Wrong result with apart",
+        "In [1]: bug.apart(t)",
+        "Out[1]: -a*t",
+        ">>> x = 1",
+        "Python 3.12 changed how help -> works for objects.",
+    ]

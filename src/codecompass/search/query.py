@@ -380,6 +380,29 @@ _FRAME_READERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Frame]], 
 )
 
 
+# The lines an interactive Python or IPython console prints as it starts, pasted with
+# a session: the interpreter's version and build, "Type "help", "copyright", … for more
+# information", IPython's banner and its four help lines. They name no code of the
+# project, and their words ("Interactive", "help system", "license") had put SymPy's
+# `interactive/session.py` first for two issues about `apart` and `subs`.
+_CONSOLE_BANNER = re.compile(
+    r"^[^\S\n]*(?:"
+    r"Python \d+\.\d+[\w.+]*[^\S\n]+(?:\|[^|\n]*\|[^\S\n]*)?\([^)\n]*\d{2}:\d{2}[^)\n]*\).*"
+    r"|\[(?:GCC|Clang|MSC|PyPy)\b[^\]\n]*\] on \w+.*"
+    r"|Type [\"'](?:help|copyright)[\"'], .*for more information.*"
+    r"|IPython \d+\.\d+\S* -- An enhanced Interactive Python\..*"
+    r"|(?:\?|%quickref|help|object\?)[^\S\n]+-> (?:Introduction and overview of IPython|"
+    r"Quick reference|Python's own help system|Details about 'object').*"
+    r")$",
+    re.M,
+)
+
+
+def without_console_banners(text: str) -> str:
+    """`text` less the start-up banners of Python and IPython consoles pasted in it."""
+    return _CONSOLE_BANNER.sub("", text) if "Python" in text or "->" in text else text
+
+
 def parse_query(text: str) -> ParsedQuery:
     q = ParsedQuery(text=text)
     q.terms = code_tokens(text)
