@@ -398,9 +398,48 @@ _CONSOLE_BANNER = re.compile(
 )
 
 
-def without_console_banners(text: str) -> str:
-    """`text` less the start-up banners of Python and IPython consoles pasted in it."""
-    return _CONSOLE_BANNER.sub("", text) if "Python" in text or "->" in text else text
+# A line of a version report (`xr.show_versions()`, `sklearn.show_versions()`, `pip
+# freeze`-like lists, "Environment" sections): `key: value`, a section's title, a rule.
+_REPORT_LINE = re.compile(
+    r"^[^\S\n]*(?:[A-Za-z][\w.\-]*(?: [\w.\-]+){0,2}[^\S\n]*:[^\S\n]*\S.*"
+    r"|[A-Za-z][\w. \-]{0,30}:|INSTALLED VERSIONS|-{3,}|\[(?:GCC|Clang|MSC)\b.*\])[^\S\n]*\r?$"
+)
+_VERSION_VALUE = re.compile(r":[^\S\n]*(?:v?\d+\.\d+\S*|None)\b")
+REPORT_VERSIONS = 4  # the fewest version values that make a run of such lines a report
+_VERSIONS_TITLE = re.compile(r"^.{0,100}versions?\b.{0,100}$", re.I)
+
+
+def without_environment_noise(text: str) -> str:
+    """`text` less what a console or an environment prints about itself: the start-up
+    banners of Python and IPython consoles, and version reports (`show_versions()`: at
+    least REPORT_VERSIONS lines of a run of `key: value` lines giving a version or
+    `None`, and no fewer than half of them, with the line above it when that line is
+    about versions). Such a report names the packages installed, not the code at
+    fault; a configuration pasted as `key: value` lines stays."""
+    if "Python" in text or "->" in text:
+        text = _CONSOLE_BANNER.sub("", text)
+    if text.count(":") < REPORT_VERSIONS * 2:
+        return text
+    lines = text.split("\n")
+    keep = [True] * len(lines)
+    start = 0
+    while start < len(lines):
+        if not _REPORT_LINE.match(lines[start]):
+            start += 1
+            continue
+        end = start
+        while end < len(lines) and (_REPORT_LINE.match(lines[end]) or not lines[end].strip()):
+            end += 1
+        pairs = [line for line in lines[start:end] if ":" in line and line.strip()[-1:] != ":"]
+        versions = sum(1 for line in pairs if _VERSION_VALUE.search(line))
+        if versions >= REPORT_VERSIONS and versions * 2 >= len(pairs):
+            keep[start:end] = [False] * (end - start)
+            # and the line introducing it: "Output of `xr.show_versions()`", "Versions"
+            title = next((i for i in range(start - 1, -1, -1) if lines[i].strip()), None)
+            if title is not None and _VERSIONS_TITLE.search(lines[title]):
+                keep[title] = False
+        start = end
+    return "\n".join(line for line, kept in zip(lines, keep, strict=True) if kept)
 
 
 def parse_query(text: str) -> ParsedQuery:

@@ -28,7 +28,7 @@ from codecompass.schemas import FileHit, Hit, MemoryNote, SearchCodeResult, Symb
 from codecompass.search import candidates, features, results
 from codecompass.search.context import SearchContext, SearchOptions, SearchSources
 from codecompass.search.format import check_detail
-from codecompass.search.query import ParsedQuery, parse_query, without_console_banners
+from codecompass.search.query import ParsedQuery, parse_query, without_environment_noise
 from codecompass.search.rank import RankWeights
 
 MODES = ("bm25", "dense", "hybrid", "hybrid+graph")
@@ -137,7 +137,7 @@ def _collector_paused() -> Iterator[None]:
 
 def retrieve(query: str, options: SearchOptions, sources: SearchSources) -> SearchResult:
     query = check_options(query, options)
-    query = without_console_banners(query).strip() or query
+    query = without_environment_noise(query).strip() or query
     with _collector_paused():
         return _retrieve(query, options, sources)
 
