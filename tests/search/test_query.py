@@ -541,3 +541,29 @@ def test_a_version_report_is_left_out_of_the_query_and_a_configuration_stays() -
         "ignore-patterns: ^\\.#\n"
     )
     assert without_environment_noise(config) == config
+
+
+def test_an_issue_forms_environment_sections_and_a_package_list_are_left_out() -> None:
+    """Matplotlib's issue form ends in sections about the versions, the operating
+    system and the installation, each with a one-line answer; `pip freeze` and an
+    "Environment" list name packages. They go; the backend (a Qt bug is about it) and a
+    printed Series of numbers stay."""
+    form = (
+        "Colorbar extend wrong\n\n### Actual outcome\n\nThe triangles are missing.\n\n"
+        "### Operating system\n\nWindows 10\n\n### Matplotlib Version\n\n3.5.1\n\n"
+        "### Matplotlib Backend\n\nQtAgg\n\n### Python version\n\n3.9.7\n\n"
+        "### Installation\n\npip\n"
+    )
+    assert without_environment_noise(form).split() == [
+        "Colorbar", "extend", "wrong", "###", "Actual", "outcome", "The", "triangles", "are",
+        "missing.", "###", "Matplotlib", "Backend", "QtAgg",
+    ]  # fmt: skip
+    packages = "pip freeze:\nnumpy==1.19.4\npandas==1.1.5\nscipy==1.5.2\nsix==1.15.0\n"
+    assert without_environment_noise(packages).strip() == ""
+    environment = (
+        "**Environment:**\n - OS: Ubuntu 20.04\n - Python version: 3.8.5\n"
+        " - requests version: 2.25.1\n - urllib3: 1.26.2\n - certifi: 2020.12.5\n"
+    )
+    assert without_environment_noise(environment).strip() == "**Environment:**"
+    series = "Series output:\na    1.5\nb    2.5\nc    3.5\nd    4.5\ndtype: float64\n"
+    assert without_environment_noise(series) == series

@@ -398,41 +398,58 @@ _CONSOLE_BANNER = re.compile(
 )
 
 
-# A line of a version report (`xr.show_versions()`, `sklearn.show_versions()`, `pip
-# freeze`-like lists, "Environment" sections): `key: value`, a section's title, a rule.
+# A line of a version report (`xr.show_versions()`, `sklearn.show_versions()`, an
+# "Environment" list): `key: value` (after a list's bullet), a section's title, a rule;
+# or a package list's (`pip freeze`, `pip list`, `conda list`): a name and its version.
 _REPORT_LINE = re.compile(
-    r"^[^\S\n]*(?:[A-Za-z][\w.\-]*(?: [\w.\-]+){0,2}[^\S\n]*:[^\S\n]*\S.*"
+    r"^[^\S\n]*(?:[-*][^\S\n]+)?(?:[A-Za-z][\w.\-]*(?: [\w.\-]+){0,2}[^\S\n]*:[^\S\n]*\S.*"
     r"|[A-Za-z][\w. \-]{0,30}:|INSTALLED VERSIONS|-{3,}|\[(?:GCC|Clang|MSC)\b.*\])[^\S\n]*\r?$"
 )
 _VERSION_VALUE = re.compile(r":[^\S\n]*(?:v?\d+\.\d+\S*|None)\b")
+_PACKAGE_LINE = re.compile(
+    r"^[^\S\n]*[A-Za-z][\w.\-\[\]]*(?:[^\S\n]*==[^\S\n]*v?\d+(?:\.\d+)*|[^\S\n]+v?\d+\.\d+\.\d+)"
+    r"[\w.+\-]*(?:[^\S\n]+\S+){0,3}[^\S\n]*\r?$"
+)
 REPORT_VERSIONS = 4  # the fewest version values that make a run of such lines a report
 _VERSIONS_TITLE = re.compile(r"^.{0,100}versions?\b.{0,100}$", re.I)
+# An issue form's section about the environment (`### Matplotlib Version`, `### Operating
+# system`, `### Installation`) and its short answer below it.
+_ENVIRONMENT_SECTION = re.compile(
+    r"^[^\S\n]*#{1,6}[^\S\n]*[^\n]{0,40}\b(?:[Vv]ersions?|[Oo]perating [Ss]ystem|OS|"
+    r"[Ii]nstallation|[Ee]nvironment|[Pp]latform)[^\S\n]*\r?\n"
+    r"(?:[^\S\n]*\r?\n)*(?:[^\S\n]*[^#\s][^\n]{0,79}\r?\n?){1,3}(?=[^\S\n]*\r?\n|[^\S\n]*#|\Z)",
+    re.M,
+)
 
 
 def without_environment_noise(text: str) -> str:
     """`text` less what a console or an environment prints about itself: the start-up
-    banners of Python and IPython consoles, and version reports (`show_versions()`: at
-    least REPORT_VERSIONS lines of a run of `key: value` lines giving a version or
-    `None`, and no fewer than half of them, with the line above it when that line is
-    about versions). Such a report names the packages installed, not the code at
-    fault; a configuration pasted as `key: value` lines stays."""
+    banners of Python and IPython consoles; an issue form's sections about versions,
+    the operating system or the installation, with their short answers; and version
+    reports (`show_versions()`, `pip freeze`: at least REPORT_VERSIONS lines of a run of
+    `key: value` or package lines giving a version or `None`, and no fewer than half of
+    them, with the line above it when that line is about versions). They name the
+    packages installed, not the code at fault; a configuration pasted as `key: value`
+    lines stays."""
     if "Python" in text or "->" in text:
         text = _CONSOLE_BANNER.sub("", text)
-    if text.count(":") < REPORT_VERSIONS * 2:
+    if "#" in text:
+        text = _ENVIRONMENT_SECTION.sub("", text)
+    if text.count("\n") < REPORT_VERSIONS:
         return text
     lines = text.split("\n")
     keep = [True] * len(lines)
     start = 0
     while start < len(lines):
-        if not _REPORT_LINE.match(lines[start]):
+        if not _report_line(lines[start]):
             start += 1
             continue
         end = start
-        while end < len(lines) and (_REPORT_LINE.match(lines[end]) or not lines[end].strip()):
+        while end < len(lines) and (_report_line(lines[end]) or not lines[end].strip()):
             end += 1
-        pairs = [line for line in lines[start:end] if ":" in line and line.strip()[-1:] != ":"]
-        versions = sum(1 for line in pairs if _VERSION_VALUE.search(line))
-        if versions >= REPORT_VERSIONS and versions * 2 >= len(pairs):
+        entries = [line for line in lines[start:end] if _report_entry(line)]
+        versions = sum(1 for e in entries if _VERSION_VALUE.search(e) or _PACKAGE_LINE.match(e))
+        if versions >= REPORT_VERSIONS and versions * 2 >= len(entries):
             keep[start:end] = [False] * (end - start)
             # and the line introducing it: "Output of `xr.show_versions()`", "Versions"
             title = next((i for i in range(start - 1, -1, -1) if lines[i].strip()), None)
@@ -440,6 +457,16 @@ def without_environment_noise(text: str) -> str:
                 keep[title] = False
         start = end
     return "\n".join(line for line, kept in zip(lines, keep, strict=True) if kept)
+
+
+def _report_line(line: str) -> bool:
+    return bool(line.strip()) and bool(_REPORT_LINE.match(line) or _PACKAGE_LINE.match(line))
+
+
+def _report_entry(line: str) -> bool:
+    """A report line that gives a value: not a title (`System:`), a rule or a compiler."""
+    text = line.strip()
+    return bool(text) and not text.endswith(":") and not text.startswith(("---", "[", "INSTALLED"))
 
 
 def parse_query(text: str) -> ParsedQuery:
