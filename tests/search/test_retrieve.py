@@ -193,6 +193,20 @@ def test_a_traceback_path_names_the_indexed_file_it_ends_with() -> None:
     assert match(f"{site}/werkzeug/serving.py", paths) == []
 
 
+def test_a_link_to_a_file_on_a_code_host_names_the_file(engine: Engine) -> None:
+    """Issues link the line at fault (`…/blob/<ref>/app/session_store.py#L2`): the link's
+    path, after its branch or commit, names the indexed file it ends with."""
+    query = (
+        "Sessions are never found after login, see "
+        "https://github.com/acme/proj/blob/4f2a9c1e/app/session_store.py#L2"
+    )
+    result = engine.retrieve(query, engine.search_options(k=5))
+    assert result.query.paths == ["4f2a9c1e/app/session_store.py"]
+    assert result.files[0].path == "app/session_store.py"
+    load = next(h for h in result.hits if h.path == "app/session_store.py")
+    assert load.why["features"]["path"]["value"] == 1.0
+
+
 def test_modes_and_caps(engine: Engine) -> None:
     for mode in ("bm25", "dense", "hybrid", "hybrid+graph"):
         assert engine.search("verify token secret", k=3, mode=mode)

@@ -153,6 +153,12 @@ _HYPHENATED = re.compile(
     r"(?<![\w`'\"/.:-])(--[a-z][a-z0-9]*(?:-[a-z0-9]+)*|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)"
     r"(?![\w-]|[/.:]\w)"
 )
+# A file's page on a code host, as issues link to the line at fault: GitHub's and
+# Gitea's `…/owner/repo/blob/<ref>/path#L45`, GitLab's `…/-/blob/…`, Bitbucket's
+# `…/src/<ref>/path`. `path` keeps the ref: the indexed file is the one it ends with.
+_HOSTED_FILE = re.compile(
+    r"https?://[^\s/]+/(?:[^\s/]+/){1,4}?(?:-/)?(?:blob|blame|raw|src)/(?P<path>[^\s#?)\]>\"'`]+)"
+)
 _PSEUDO_FILE = re.compile(r"<[^<>]*>")
 _PATH_LIKE = re.compile(r"[/\\][^/\\]*\.\w+$")  # the last slash: linear
 # Double quotes pair from any length (`"a", "href", "#"` stay three strings, not
@@ -497,6 +503,10 @@ def parse_query(text: str) -> ParsedQuery:
             continue  # a dotted name that happens to end in .py-like text
         if path not in frame_paths:
             _add(paths, path)
+    for m in _HOSTED_FILE.finditer(text):
+        path = m.group("path")
+        if path.rpartition(".")[2].lower() in SOURCE_EXTENSIONS:
+            _add(paths, path)  # the branch or commit before it: matched as a path's tail
     for path in frame_paths:
         _add(paths, path)
 
