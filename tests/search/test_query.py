@@ -567,3 +567,6 @@ def test_an_issue_forms_environment_sections_and_a_package_list_are_left_out() -
     assert without_environment_noise(environment).strip() == "**Environment:**"
     series = "Series output:\na    1.5\nb    2.5\nc    3.5\nd    4.5\ndtype: float64\n"
     assert without_environment_noise(series) == series
+    # An answer in a code block stays, and so does the block's fence.
+    fenced = "### Python version\n\n```\n3.9.7\n```\n\nmore text\n"
+    assert without_environment_noise(fenced) == fenced

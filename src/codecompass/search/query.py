@@ -423,7 +423,7 @@ _VERSIONS_TITLE = re.compile(r"^.{0,100}versions?\b.{0,100}$", re.I)
 _ENVIRONMENT_SECTION = re.compile(
     r"^[^\S\n]*#{1,6}[^\S\n]*[^\n]{0,40}\b(?:[Vv]ersions?|[Oo]perating [Ss]ystem|OS|"
     r"[Ii]nstallation|[Ee]nvironment|[Pp]latform)[^\S\n]*\r?\n"
-    r"(?:[^\S\n]*\r?\n)*(?:[^\S\n]*[^#\s][^\n]{0,79}\r?\n?){1,3}(?=[^\S\n]*\r?\n|[^\S\n]*#|\Z)",
+    r"(?:[^\S\n]*\r?\n)*(?:[^\S\n]*[^#\s`][^\n]{0,79}\r?\n?){1,3}(?=[^\S\n]*\r?\n|[^\S\n]*#|\Z)",
     re.M,
 )
 
