@@ -833,6 +833,7 @@ class Engine:
         repo_id = self.repo(repo).id
         if not self.backend.files.files(repo_id, [rel]):
             return
+        self.confine(rel, repo=repo_id)  # outside the caller's scopes: refused as such
         symbols = self.backend.symbols.symbols(SymbolQuery(files=[(repo_id, rel)]))
         held = [s.qualified_name for s in sorted(symbols, key=lambda s: s.start_line)]
         listed = ", ".join(held[:MAX_NAMED_SYMBOLS]) + (

@@ -110,6 +110,9 @@ def test_an_engine_never_answers_outside_its_scopes(tmp_path: Path) -> None:
         assert prefix.open_file("app.py").path == "app.py"
         with pytest.raises(AccessDeniedError, match="outside what 'api-app' may read"):
             prefix.open_file("orders.py")
+        # A name the file lacks: refused for access, not answered with the file's symbols.
+        with pytest.raises(AccessDeniedError, match="outside what 'api-app' may read"):
+            prefix.open_file("orders.py#Nope", repo="api")
         with pytest.raises(AccessDeniedError):
             prefix.git_log(".")
         overview = prefix.repo_overview(repo="api")

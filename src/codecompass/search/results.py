@@ -110,8 +110,8 @@ def hits(
     docs = _docs(ctx, kept)
     out: list[Hit] = []
     for chunk in kept:
-        value = score_of[chunk.id]
-        own, share = ctx.cands[chunk.id].score, value - ctx.cands[chunk.id].score
+        value, own = score_of[chunk.id], ctx.cands[chunk.id].score
+        share = value - own
         if chunk.symbol:
             own, share = values.get(((chunk.repo, chunk.path), chunk.symbol), (own, share))
         why = _hit_why(ctx, chunk, own, share)
