@@ -570,3 +570,25 @@ def test_an_issue_forms_environment_sections_and_a_package_list_are_left_out() -
     # An answer in a code block stays, and so does the block's fence.
     fenced = "### Python version\n\n```\n3.9.7\n```\n\nmore text\n"
     assert without_environment_noise(fenced) == fenced
+
+
+def test_a_tracebacks_terminal_colour_codes_are_left_out() -> None:
+    """A Jupyter traceback copied from a terminal keeps its colour codes, often without
+    their escape character: its frame (`rolling.py in __init__`) and error line were
+    unread, and `0mda`, `0mrolling` read as names. The codes go, escaped or bare (bare
+    ones only where a two-number code shows them for what they are)."""
+    pasted = (
+        "ValueError                                Traceback (most recent call last)\n"
+        "[0;32m----> 1[0;31m [0mda[0m[0;34m.[0m[0mrolling[0m[0;34m([0m[0mx[0m"
+        "[0;34m=[0m[0;36m3[0m[0;34m)[0m\n"
+        "[0;32m~/lib/python3.8/site-packages/xarray/core/rolling.py[0m in "
+        "[0;36m__init__[0;34m(self, obj, windows)[0m\n"
+        "\x1b[0;31mValueError\x1b[0m: window must be > 0\n"
+    )
+    parsed = parse_query(without_environment_noise(pasted))
+    assert [(f.path, f.function) for f in parsed.frames] == [
+        ("~/lib/python3.8/site-packages/xarray/core/rolling.py", "__init__")
+    ]
+    assert parsed.errors == ["ValueError: window must be > 0"]
+    assert {"da", "rolling"} <= set(parsed.identifiers)
+    assert without_environment_noise("a[0m] = x[12m]") == "a[0m] = x[12m]"

@@ -428,15 +428,29 @@ _ENVIRONMENT_SECTION = re.compile(
 )
 
 
+# A terminal's colour codes, whole or with their escape character lost in the copy
+# (Jupyter's tracebacks pasted from a terminal: `[0;32m~/x/rolling.py[0m in [0;36m__init__`).
+# The codes without their escape are read as such only in a text holding one of the
+# two-number ones (`[0;32m`), which nothing else writes.
+_ESCAPED_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_BARE_ANSI = re.compile(r"\[(?:\d{1,3};)*\d{1,3}m")
+_BARE_ANSI_PAIR = re.compile(r"\[\d{1,3};\d{1,3}m")
+BARE_ANSI_CODES = 1
+
+
 def without_environment_noise(text: str) -> str:
-    """`text` less what a console or an environment prints about itself: the start-up
-    banners of Python and IPython consoles; an issue form's sections about versions,
-    the operating system or the installation, with their short answers; and version
-    reports (`show_versions()`, `pip freeze`: at least REPORT_VERSIONS lines of a run of
-    `key: value` or package lines giving a version or `None`, and no fewer than half of
-    them, with the line above it when that line is about versions). They name the
-    packages installed, not the code at fault; a configuration pasted as `key: value`
-    lines stays."""
+    """`text` less what a console or an environment prints about itself: a terminal's
+    colour codes; the start-up banners of Python and IPython consoles; an issue form's
+    sections about versions, the operating system or the installation, with their short
+    answers; and version reports (`show_versions()`, `pip freeze`: at least
+    REPORT_VERSIONS lines of a run of `key: value` or package lines giving a version or
+    `None`, and no fewer than half of them, with the line above it when that line is
+    about versions). They name the packages installed, not the code at fault; a
+    configuration pasted as `key: value` lines stays."""
+    if "\x1b" in text:
+        text = _ESCAPED_ANSI.sub("", text)
+    if len(_BARE_ANSI_PAIR.findall(text, 0, 20_000)) >= BARE_ANSI_CODES:
+        text = _BARE_ANSI.sub("", text)
     if "Python" in text or "->" in text:
         text = _CONSOLE_BANNER.sub("", text)
     if "#" in text:
