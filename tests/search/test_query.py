@@ -592,3 +592,24 @@ def test_a_tracebacks_terminal_colour_codes_are_left_out() -> None:
     assert parsed.errors == ["ValueError: window must be > 0"]
     assert {"da", "rolling"} <= set(parsed.identifiers)
     assert without_environment_noise("a[0m] = x[12m]") == "a[0m] = x[12m]"
+
+
+def test_a_version_report_in_json_is_left_out_and_a_json_configuration_stays() -> None:
+    """Requests' issue form asks for `python -m requests.help`, a JSON of versions:
+    appended to 25 Requests issues it took file@1 from 64 to 28 (`help.py` first). It
+    goes; a `tsconfig.json` pasted whole stays."""
+    report = (
+        "```json\n{\n"
+        '  "chardet": {\n    "version": "3.0.4"\n  },\n'
+        '  "idna": {\n    "version": "2.7"\n  },\n'
+        '  "implementation": {\n    "name": "CPython",\n    "version": "3.7.0"\n  },\n'
+        '  "pyOpenSSL": {\n    "openssl_version": "",\n    "version": null\n  },\n'
+        '  "urllib3": {\n    "version": "1.23"\n  },\n'
+        '  "using_pyopenssl": false\n}\n```\n'
+    )
+    assert without_environment_noise(report) == "```json\n```\n"
+    config = (
+        '{\n  "compilerOptions": {\n    "target": "es2017",\n    "module": "esnext",\n'
+        '    "strict": true,\n    "jsx": "preserve"\n  }\n}\n'
+    )
+    assert without_environment_noise(config) == config

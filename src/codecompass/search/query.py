@@ -408,10 +408,11 @@ _CONSOLE_BANNER = re.compile(
 # "Environment" list): `key: value` (after a list's bullet), a section's title, a rule;
 # or a package list's (`pip freeze`, `pip list`, `conda list`): a name and its version.
 _REPORT_LINE = re.compile(
-    r"^[^\S\n]*(?:[-*][^\S\n]+)?(?:[A-Za-z][\w.\-]*(?: [\w.\-]+){0,2}[^\S\n]*:[^\S\n]*\S.*"
-    r"|[A-Za-z][\w. \-]{0,30}:|INSTALLED VERSIONS|-{3,}|\[(?:GCC|Clang|MSC)\b.*\])[^\S\n]*\r?$"
+    r"^[^\S\n]*(?:[-*][^\S\n]+)?(?:[\"']?[A-Za-z][\w.\-]*(?: [\w.\-]+){0,2}[\"']?[^\S\n]*:"
+    r"[^\S\n]*\S.*|[A-Za-z][\w. \-]{0,30}:|INSTALLED VERSIONS|-{3,}|[{}\[\],]+"
+    r"|\[(?:GCC|Clang|MSC)\b.*\])[^\S\n]*\r?$"
 )
-_VERSION_VALUE = re.compile(r":[^\S\n]*(?:v?\d+\.\d+\S*|None)\b")
+_VERSION_VALUE = re.compile(r":[^\S\n]*[\"']?(?:v?\d+\.\d+[^\s\"',]*|None|null)\b")
 _PACKAGE_LINE = re.compile(
     r"^[^\S\n]*[A-Za-z][\w.\-\[\]]*(?:[^\S\n]*==[^\S\n]*v?\d+(?:\.\d+)*|[^\S\n]+v?\d+\.\d+\.\d+)"
     r"[\w.+\-]*(?:[^\S\n]+\S+){0,3}[^\S\n]*\r?$"
@@ -484,9 +485,14 @@ def _report_line(line: str) -> bool:
 
 
 def _report_entry(line: str) -> bool:
-    """A report line that gives a value: not a title (`System:`), a rule or a compiler."""
+    """A report line that gives a value: not a title (`System:`, `"idna": {`), a brace, a
+    rule or a compiler."""
     text = line.strip()
-    return bool(text) and not text.endswith(":") and not text.startswith(("---", "[", "INSTALLED"))
+    return (
+        bool(text.strip("{}[],"))
+        and not text.endswith((":", "{", "["))
+        and not text.startswith(("---", "[", "INSTALLED"))
+    )
 
 
 def parse_query(text: str) -> ParsedQuery:
