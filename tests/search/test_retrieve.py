@@ -194,17 +194,28 @@ def test_a_traceback_path_names_the_indexed_file_it_ends_with() -> None:
 
 
 def test_a_link_to_a_file_on_a_code_host_names_the_file(engine: Engine) -> None:
-    """Issues link the line at fault (`…/blob/<ref>/app/session_store.py#L2`): the link's
-    path, after its branch or commit, names the indexed file it ends with."""
+    """Issues link the file or line at fault (`…/blob/<ref>/app/session_store.py`): the link's
+    path, after its branch or commit, names the indexed file it ends with, and the
+    innermost function, method or class holding the line is marked as an outer frame."""
     query = (
         "Sessions are never found after login, see "
-        "https://github.com/acme/proj/blob/4f2a9c1e/app/session_store.py#L2"
+        "https://github.com/acme/proj/blob/4f2a9c1e/app/session_store.py"
     )
     result = engine.retrieve(query, engine.search_options(k=5))
     assert result.query.paths == ["4f2a9c1e/app/session_store.py"]
     assert result.files[0].path == "app/session_store.py"
     load = next(h for h in result.hits if h.path == "app/session_store.py")
     assert load.why["features"]["path"]["value"] == 1.0
+    # A link to a line: the function holding it is where the issue points, as a frame's.
+    linked = engine.retrieve(
+        "Expiry is never reset: https://github.com/acme/proj/blob/main/app/auth.py#L15",
+        engine.search_options(k=5),
+    )
+    assert linked.query.anchors == [("main/app/auth.py", 15)]
+    refresh = next(h for h in linked.hits if h.symbol == "Session.refresh")
+    assert refresh.why["features"]["frame"]["value"] == 0.9
+    assert linked.symbols[0].symbol == "Session.refresh"
+    assert not any("frame" in h.why["features"] for h in linked.hits if h is not refresh)
 
 
 def test_modes_and_caps(engine: Engine) -> None:

@@ -258,6 +258,11 @@ def add_named(ctx: SearchContext) -> None:
             for path in found_paths:
                 frame_funcs.setdefault(path, set()).add(frame.function)
     innermost = _innermost(in_repository, q.python_frames, q.cause_frames)
+    for wanted, line in q.anchors:
+        for path in _match_files(wanted, index):
+            pointed = _symbol_at(ctx, repo_of[path], path, line)
+            if pointed is not None:  # the code a link points at, as an outer frame's
+                frame_funcs.setdefault(path, set()).add(pointed)
 
     # A JavaScript private member (`#retry`, `Ky.#retry`) answers to its name without `#`.
     private = [f"#{n}" for n in names] + [p for d in dotted if (p := private_member(d))]
@@ -331,6 +336,19 @@ def add_named(ctx: SearchContext) -> None:
         for source, value in features.items():
             cand = ctx.add(cid, source, 0)
             cand.features[source] = max(cand.features.get(source, 0.0), value)
+
+
+def _symbol_at(ctx: SearchContext, repo: str, path: str, line: int) -> str | None:
+    """The qualified name of the innermost function, method or class of a file holding
+    `line`, if any."""
+    symbols = ctx.sources.symbols.symbols(SymbolQuery(files=[(repo, path)]))
+    holding = [
+        s
+        for s in symbols
+        if s.start_line <= line <= s.end_line and s.kind in ("function", "method", "class")
+    ]
+    inner = min(holding, key=lambda s: s.end_line - s.start_line, default=None)
+    return inner.qualified_name if inner is not None else None
 
 
 def _innermost(

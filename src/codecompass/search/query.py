@@ -155,9 +155,11 @@ _HYPHENATED = re.compile(
 )
 # A file's page on a code host, as issues link to the line at fault: GitHub's and
 # Gitea's `…/owner/repo/blob/<ref>/path#L45`, GitLab's `…/-/blob/…`, Bitbucket's
-# `…/src/<ref>/path`. `path` keeps the ref: the indexed file is the one it ends with.
+# `…/src/<ref>/path`. `path` keeps the ref: the indexed file is the one it ends with;
+# `line`, the first line the link points at.
 _HOSTED_FILE = re.compile(
     r"https?://[^\s/]+/(?:[^\s/]+/){1,4}?(?:-/)?(?:blob|blame|raw|src)/(?P<path>[^\s#?)\]>\"'`]+)"
+    r"(?:#L(?P<line>\d{1,7}))?"
 )
 _PSEUDO_FILE = re.compile(r"<[^<>]*>")
 _PATH_LIKE = re.compile(r"[/\\][^/\\]*\.\w+$")  # the last slash: linear
@@ -215,6 +217,8 @@ class ParsedQuery:
     quoted: list[str] = field(default_factory=list)
     literals: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # Lines a code host's link points at, (path as linked, line): `…/blob/main/x.py#L45`.
+    anchors: list[tuple[str, int]] = field(default_factory=list)
     python_frames: int = 0  # the first frames, Python's, whose innermost frame is the last
     cause_frames: int = 0  # of those, those before a chain's "direct cause" separator
     wants_tests: bool = False  # a short question asking for tests (`asks_for_tests`)
@@ -265,6 +269,7 @@ class ParsedQuery:
             "quoted": self.quoted,
             "literals": self.literals,
             "errors": self.errors,
+            "anchors": [{"path": path, "line": line} for path, line in self.anchors],
             "wants_tests": self.wants_tests,
         }
 
@@ -514,6 +519,7 @@ def parse_query(text: str) -> ParsedQuery:
     quoted: dict[str, None] = {}
     literals: dict[str, None] = {}
     errors: dict[str, None] = {}
+    anchors: dict[str, None] = {}  # "path#L45": a code host's link to a line
 
     for m in _PATH.finditer(text):
         path, ext = _clean_path(m.group(1)), m.group(2).lower()
@@ -527,6 +533,8 @@ def parse_query(text: str) -> ParsedQuery:
         path = m.group("path")
         if path.rpartition(".")[2].lower() in SOURCE_EXTENSIONS:
             _add(paths, path)  # the branch or commit before it: matched as a path's tail
+            if m.group("line"):
+                _add(anchors, f"{path}#L{m.group('line')}")
     for path in frame_paths:
         _add(paths, path)
 
@@ -597,6 +605,7 @@ def parse_query(text: str) -> ParsedQuery:
         _add(errors, f"{m.group(1)}: {m.group(2)}")
     q.paths, q.dotted, q.identifiers = list(paths), list(dotted_names), list(identifiers)
     q.quoted, q.literals, q.errors = list(quoted), list(literals), list(errors)
+    q.anchors = [(path, int(line)) for path, _, line in (a.rpartition("#L") for a in anchors)]
     q.wants_tests = not q.frames and not q.errors and asks_for_tests(text)
     return q
 
