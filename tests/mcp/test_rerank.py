@@ -148,6 +148,29 @@ def test_search_code_reorders_exactly_as_the_clients_model_says(
     assert user_text(params).startswith(f"Query: {QUERY}\n\nCandidates:\nc1 {plain[0]} ")
 
 
+def test_search_code_reranks_the_symbol_view_when_asked_for_it(shop: Shop, onnx: Embedder) -> None:
+    """With `view` "symbols" the model reorders the view's functions (one candidate a
+    symbol), not the chunks."""
+    state = state_for(shop, onnx)
+    (view,) = calls(state, [("search_code", {"query": QUERY, "top_k": 30, "view": "symbols"})])
+    symbols = [(h["path"], h["symbol"]) for h in view["results"]]
+    assert len(symbols) == len(set(symbols)) >= 3
+    model = Scripted("c2 c1")
+    (out,) = calls(
+        state,
+        [("search_code", {"query": QUERY, "top_k": 3, "view": "symbols", "rerank": True})],
+        sampling_callback=model,
+    )
+    (params,) = model.calls
+    assert list(shown(params).values()) == [loc(h) for h in view["results"]]
+    assert [(h["path"], h["symbol"]) for h in out["results"]] == [
+        symbols[1],
+        symbols[0],
+        symbols[2],
+    ]
+    assert out["rerank"]["used"] is True
+
+
 @pytest.mark.parametrize(
     ("model", "mode", "reason"),
     [
