@@ -223,8 +223,6 @@ def test_search_rerank_needs_a_model_and_reorders_with_it(repo: tuple[Path, Path
     refused = CliRunner().invoke(main, [*base, "--rerank"], env={"CODECOMPASS_LLM_BASE_URL": ""})
     assert refused.exit_code == 1
     assert "[llm] base_url and model in" in refused.output and "config.toml" in refused.output
-    views = CliRunner().invoke(main, [*base, "--rerank", "--files"])
-    assert views.exit_code == 2 and "--rerank reorders the hits" in views.output
 
     plain = [loc(h) for h in json.loads(run(*base, "--json"))["results"]]
     assert len(plain) >= 2 and "rerank" not in json.loads(run(*base, "--json"))
@@ -234,6 +232,9 @@ def test_search_rerank_needs_a_model_and_reorders_with_it(repo: tuple[Path, Path
         out = CliRunner().invoke(main, [*base, "--rerank", "--json"], env=env)
         assert out.exit_code == 0, out.output
         payload = json.loads(out.stdout)
+        files = [f["path"] for f in json.loads(run(*base, "--files", "--json"))["files"]]
+        chat.replies = ["c2 c1"]
+        by_file = CliRunner().invoke(main, [*base, "--files", "--rerank", "--json"], env=env)
         chat.replies = ["c2"]
         explained = CliRunner().invoke(main, [*base, "--rerank", "--explain"], env=env)
         chat.status = 500
@@ -243,6 +244,11 @@ def test_search_rerank_needs_a_model_and_reorders_with_it(repo: tuple[Path, Path
     assert payload["results"][0]["why"]["rank_before_rerank"] == 2
     assert payload["rerank"]["used"] is True and payload["rerank"]["model"] == "fake-chat-1"
     assert payload["rerank"]["candidates"] == len(plain)
+    # --files (--symbols) with --rerank: the model orders the files, one candidate each.
+    assert by_file.exit_code == 0, by_file.output
+    reordered = json.loads(by_file.stdout)
+    assert len(files) >= 2 and [f["path"] for f in reordered["files"]][:2] == [files[1], files[0]]
+    assert [h["path"] for h in reordered["results"]][:2] == [files[1], files[0]]
     assert explained.exit_code == 0 and "reranked: #2 before" in explained.stdout
     assert "reranked by fake-chat-1" in explained.stdout
     assert failed.exit_code == 0

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 from rich.markup import escape
@@ -39,7 +39,7 @@ from codecompass.indexing.pipeline import IndexStats
 from codecompass.indexing.pipeline import Progress as IndexProgress
 from codecompass.mcp_config import CLIENTS as MCP_CLIENTS
 from codecompass.models import ChunkFilter
-from codecompass.schemas import GraphResult
+from codecompass.schemas import FileHit, GraphResult, Hit, SymbolHit
 from codecompass.search.format import DETAILS
 from codecompass.search.rerank import WHY_KEY as RERANK_WHY_KEY
 from codecompass.search.retrieve import MODES
@@ -381,8 +381,8 @@ def search(
     files, symbols), whichever is chosen.
 
     With --rerank, the chat model set in [llm] reorders the best [llm] rerank_candidates
-    hits (one prompt within [llm] rerank_tokens); if it fails, the order stays as it was
-    and a warning says why.
+    hits, or files or symbols with --files or --symbols (one prompt within [llm]
+    rerank_tokens); if it fails, the order stays as it was and a warning says why.
 
     \b
     Examples:
@@ -393,13 +393,10 @@ def search(
       codecompass search - --files < issue.md      (the query from standard input)
       codecompass search "where are refunds computed" --rerank --explain
     """
-    if rerank and (files_view or symbols_view):
-        raise click.UsageError(
-            "--rerank reorders the hits; it does not apply to --files or --symbols."
-        )
     with Engine.open(data_dir) as engine:
-        want = engine.wants_rerank(rerank) and not (files_view or symbols_view)
+        want = engine.wants_rerank(rerank)
         top = k or engine.settings.search.top_k
+        view = "symbols" if symbols_view else "files" if files_view else "hits"
         options = engine.search_options(
             k=engine.rerank_pool(top) if want else k,
             where=where,
@@ -408,12 +405,19 @@ def search(
             max_files=k,
             max_symbols=k,
             subgraph=subgraph,
+            view=view if want else None,
         )
         result = engine.retrieve(query, options)
         hits, info = result.hits, None
-        if want:
+        if want:  # the view's list (as hits) in the model's order
             reranked = engine.rerank(query, result.hits)
             hits, info = reranked.hits[:top], reranked.info
+            if symbols_view:
+                result.symbols = _in_order(
+                    result.symbols, hits, lambda i: (i.repo, i.path, i.symbol)
+                )
+            if files_view:
+                result.files = _in_order(result.files, hits, lambda i: (i.repo, i.path))
         show_repo = len(engine.repo_names()) > 1
         dense = result.coverage.get("dense", 1.0)
         indexing = engine.indexing_now() if dense < 1.0 else []
@@ -535,6 +539,16 @@ def explain_lines(why: dict[str, Any]) -> list[str]:
     if why.get(RERANK_WHY_KEY):
         lines.append(f"reranked: #{why[RERANK_WHY_KEY]} before")
     return lines
+
+
+V = TypeVar("V", FileHit, SymbolHit)
+
+
+def _in_order(view: list[V], hits: list[Hit], key: Callable[[Any], tuple[Any, ...]]) -> list[V]:
+    """`view` in the order of its reranked hits (an item's best chunk is its hit), by
+    `key`: the file, or the file and symbol."""
+    place = {key(hit): i for i, hit in enumerate(hits)}
+    return sorted((item for item in view if key(item) in place), key=lambda i: place[key(i)])
 
 
 @main.command()
