@@ -743,7 +743,15 @@ async def find_symbol(
     rec.filters = {"kind": kind, "repo": repo, "limit": limit}
 
     def work(engine: Engine) -> SymbolMatches:
-        return SymbolMatches(matches=engine.find_symbol(name, kind=kind, repo=repo, limit=limit))
+        matches = engine.find_symbol(name, kind=kind, repo=repo, limit=limit)
+        if matches:
+            return SymbolMatches(matches=matches)
+        narrowed = " (or drop the kind or repo filter)" if kind or repo else ""
+        hint = (
+            f"No definition is named like {name!r}{narrowed}. search_code finds code by "
+            "what it does; part of the name (one word of it) may match."
+        )
+        return SymbolMatches(matches=[], hint=hint)
 
     return await _state(ctx).serve("find_symbol", work, lambda r: (len(r.matches), None))
 

@@ -261,6 +261,7 @@ class FileContent(Result):
 
 class SymbolMatches(Result):
     matches: list[SymbolMatch]
+    hint: str | None = None  # what to try when nothing matched
 
 
 class AskMeta(Result):

@@ -65,7 +65,8 @@ TOOLS = [
 # a graph result's `overloads` (the other overloads of its root) and `limits` (what it
 # cannot see) about 70 and 0; a description for each of the 26 arguments that had none
 # about 245 and 245, and definitions used once written in place about -345 and -50;
-# search_code's `view` (the symbol or file view as its hits) about 33 and 33.
+# search_code's `view` (the symbol or file view as its hits) about 33 and 33; find_symbol's
+# `hint` about 8 and 0.
 TOOL_LIST_TOKEN_BUDGET = 5650  # everything: names, descriptions, input and output schemas
 MODEL_FACING_TOKEN_BUDGET = 2460  # name + description + inputSchema (what most clients send)
 
@@ -371,11 +372,23 @@ def test_graph_tools_answer_with_paths_and_confidences(shop: Shop, onnx: Embedde
             ("repo_overview", {"budget_tokens": 300}),
             ("find_symbol", {"name": "GITHUB_TOKEN"}),
             ("get_callers", {"symbol": "no_such_symbol"}),
+            ("find_symbol", {"name": "getVisitorCountryFromMoon"}),
+            ("find_symbol", {"name": "getVisitorCountryFromMoon", "kind": "class"}),
         ],
     )
-    found, callers, deps, walk, overview, token, missing = (r.structured_content for r in results)
+    found, callers, deps, walk, overview, token, missing = (
+        r.structured_content for r in results[:7]
+    )
     assert found is not None and found["matches"][0]["id"] == "shop/orders/service.py#OrderBook"
-    assert found["matches"][0]["exact"] is True
+    assert found["matches"][0]["exact"] is True and found["hint"] is None
+    # Nothing matched: a hint says what to try (an empty list had been all an agent got).
+    nothing, narrowed = (r.structured_content for r in results[7:])
+    assert nothing == {
+        "matches": [],
+        "hint": "No definition is named like 'getVisitorCountryFromMoon'. search_code finds "
+        "code by what it does; part of the name (one word of it) may match.",
+    }
+    assert narrowed is not None and "(or drop the kind or repo filter)" in narrowed["hint"]
     assert callers is not None
     (edge,) = [e for e in callers["edges"] if e["source"].endswith("#checkout")]
     assert (edge["target"], edge["type"], edge["evidence_path"], edge["evidence_line"]) == (
@@ -404,8 +417,8 @@ def test_graph_tools_answer_with_paths_and_confidences(shop: Shop, onnx: Embedde
     # Constants' signatures carry their values: the server redacts them on the way out.
     assert token is not None and "[REDACTED:github_token]" in json.dumps(token)
     assert not any(c in text_of(r) for r in results for c in CANARIES)
-    assert missing is not None and error_of(results[-1])["code"] == "not_found"
-    message = error_of(results[-1])["message"]  # the agent's next step, not a CLI command
+    assert missing is not None and error_of(results[6])["code"] == "not_found"
+    message = error_of(results[6])["message"]  # the agent's next step, not a CLI command
     assert message.endswith("find_symbol (name='no_such_symbol').")
     assert "codecompass" not in message
 
