@@ -520,23 +520,18 @@ def name_under_test(path: str) -> str | None:
     return f"{stem}.{extension}" if stem.strip("_.") else None
 
 
-def is_declaration_path(path: str) -> bool:
-    """Type declarations only (`.d.ts`, `.pyi`): signatures of code that lives elsewhere."""
-    return path.endswith((".d.ts", ".d.mts", ".d.cts", ".pyi"))
-
-
-def stub_module(path: str) -> str | None:
-    """The module a Python type stub describes (`pkg/x.pyi` → `pkg/x.py`), else None."""
-    return path[:-1] if path.endswith(".pyi") else None
-
-
-# A declaration file's suffix → the suffixes of the code it may declare, beside it.
+# A type declaration file's suffix → the suffixes of the code it may declare, beside it.
 _DECLARED = {
     ".pyi": (".py",),
     ".d.ts": (".ts", ".tsx", ".js", ".jsx"),
     ".d.mts": (".mts", ".mjs"),
     ".d.cts": (".cts", ".cjs"),
 }
+
+
+def is_declaration_path(path: str) -> bool:
+    """Type declarations only (`.d.ts`, `.pyi`): signatures of code that lives elsewhere."""
+    return path.endswith(tuple(_DECLARED))
 
 
 def declared_code(path: str) -> tuple[str, ...]:
@@ -547,3 +542,8 @@ def declared_code(path: str) -> tuple[str, ...]:
             stem = path[: -len(suffix)]
             return tuple(stem + ext for ext in code)
     return ()
+
+
+def stub_module(path: str) -> str | None:
+    """The module a Python type stub describes (`pkg/x.pyi` → `pkg/x.py`), else None."""
+    return declared_code(path)[0] if path.endswith(".pyi") else None

@@ -103,19 +103,12 @@ def _implemented_stubs(ctx: SearchContext, cands: dict[str, Candidate]) -> set[t
     queries (Umami's `tracker/index.d.ts` led 2 of 12 issue texts over `index.js`); a
     stub with no code beside it (a C extension's, a package's only types) is the only
     view of its code and keeps its rank."""
-    stubs = {
-        (chunk.repo, chunk.path)
-        for chunk in map(ctx.chunks.__getitem__, cands)
-        if declared_code(chunk.path)
-    }
+    files = {(chunk.repo, chunk.path) for chunk in map(ctx.chunks.__getitem__, cands)}
+    stubs = {key: code for key in files if (code := declared_code(key[1]))}
     if not stubs:
         return set()
     indexed = set(ctx.paths)
-    return {
-        (repo, path)
-        for repo, path in stubs
-        if any((repo, code) in indexed for code in declared_code(path))
-    }
+    return {key for key, code in stubs.items() if any((key[0], c) in indexed for c in code)}
 
 
 # A function, method or class of at most this many lines (`def f(self):` and one

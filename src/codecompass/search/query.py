@@ -441,7 +441,6 @@ _ENVIRONMENT_SECTION = re.compile(
 _ESCAPED_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _BARE_ANSI = re.compile(r"\[(?:\d{1,3};)*\d{1,3}m")
 _BARE_ANSI_PAIR = re.compile(r"\[\d{1,3};\d{1,3}m")
-BARE_ANSI_CODES = 1
 
 
 def without_environment_noise(text: str) -> str:
@@ -455,7 +454,7 @@ def without_environment_noise(text: str) -> str:
     configuration pasted as `key: value` lines stays."""
     if "\x1b" in text:
         text = _ESCAPED_ANSI.sub("", text)
-    if len(_BARE_ANSI_PAIR.findall(text, 0, 20_000)) >= BARE_ANSI_CODES:
+    if _BARE_ANSI_PAIR.search(text, 0, 20_000):
         text = _BARE_ANSI.sub("", text)
     if "Python" in text or "->" in text:
         text = _CONSOLE_BANNER.sub("", text)
@@ -519,7 +518,7 @@ def parse_query(text: str) -> ParsedQuery:
     quoted: dict[str, None] = {}
     literals: dict[str, None] = {}
     errors: dict[str, None] = {}
-    anchors: dict[str, None] = {}  # "path#L45": a code host's link to a line
+    anchors: dict[tuple[str, int], None] = {}  # a code host's links to a line
 
     for m in _PATH.finditer(text):
         path, ext = _clean_path(m.group(1)), m.group(2).lower()
@@ -534,7 +533,7 @@ def parse_query(text: str) -> ParsedQuery:
         if path.rpartition(".")[2].lower() in SOURCE_EXTENSIONS:
             _add(paths, path)  # the branch or commit before it: matched as a path's tail
             if m.group("line"):
-                _add(anchors, f"{path}#L{m.group('line')}")
+                anchors[(path, int(m.group("line")))] = None
     for path in frame_paths:
         _add(paths, path)
 
@@ -605,7 +604,7 @@ def parse_query(text: str) -> ParsedQuery:
         _add(errors, f"{m.group(1)}: {m.group(2)}")
     q.paths, q.dotted, q.identifiers = list(paths), list(dotted_names), list(identifiers)
     q.quoted, q.literals, q.errors = list(quoted), list(literals), list(errors)
-    q.anchors = [(path, int(line)) for path, _, line in (a.rpartition("#L") for a in anchors)]
+    q.anchors = list(anchors)
     q.wants_tests = not q.frames and not q.errors and asks_for_tests(text)
     return q
 
