@@ -59,6 +59,27 @@ def test_an_error_of_an_exceptions_module_or_quoted_as_code_is_an_error() -> Non
     assert parse_query("pkg.models.Invalid: no host").errors == []
 
 
+def test_an_error_in_the_comment_ending_a_line_of_code_is_an_error() -> None:
+    """Snippets show what a line raised in its comment (`td["x"]  # KeyError: 'x'`,
+    `schema.load(d)  # ValidationError: {…}`): the message went unread."""
+    snippet = (
+        "```python\n"
+        "td['x']  # KeyError: 'x'\n"
+        "schema.load(d)  # marshmallow.exceptions.ValidationError: {'ts': ['Not valid.']}\n"
+        "render(x)  // TypeError: x is undefined\n"
+        "# ValueError: unit mismatch\n"
+        "## Error description\n"
+        "see https://example.org/ValueError: no\n"
+        "```"
+    )
+    assert parse_query(snippet).errors == [
+        "KeyError: 'x'",
+        "marshmallow.exceptions.ValidationError: {'ts': ['Not valid.']}",
+        "TypeError: x is undefined",
+        "ValueError: unit mismatch",
+    ]
+
+
 def test_frame_paths_keep_the_traceback_order() -> None:
     # Eight frames: a set's order (which varies with the process's hash seed) matches
     # the traceback's in one process of 40,320.

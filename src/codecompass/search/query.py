@@ -174,9 +174,10 @@ _QUOTED = re.compile(
 )
 MIN_QUOTED = 3
 # An error line: `ValueError: …`, or a class of an `exceptions`/`errors`/`exc` module
-# whatever its name (`requests.exceptions.InvalidURL: …`, as a traceback ends).
+# whatever its name (`requests.exceptions.InvalidURL: …`, as a traceback ends), alone or
+# as the comment ending a line of code (`d["x"]  # KeyError: 'x'`).
 _ERROR = re.compile(
-    r"^[^\S\n]*((?:[\w.]*(?:Error|Exception|Warning|Exit|Interrupt))"
+    r"^(?:[^\n#]*?(?:#|//))?[^\S\n]*((?:[\w.]*(?:Error|Exception|Warning|Exit|Interrupt))"
     r"|[\w.]*\.(?:exceptions?|errors?|exc)\.[A-Z]\w*|error|Error|FATAL|fatal)"
     r"\s*:\s*(\S(?:.*\S)?)\s*$",
     re.M,
