@@ -406,6 +406,36 @@ def test_a_typescript_constant_read_through_its_members_is_referenced(tmp_path: 
     }
 
 
+def test_a_destructuring_declaration_binds_its_names_and_reads_its_defaults(
+    tmp_path: Path,
+) -> None:
+    """`const [a, b = FALLBACK] = pair` had bound `FALLBACK` as a local, and
+    `const { size = DEFAULT_SIZE, ...rest } = props` bound neither name nor read the
+    default: a module function of a destructured name was taken for the local."""
+    constants = "export const FALLBACK = 1;\nexport const DEFAULT_SIZE = 2;\n"
+    use = (
+        "import { FALLBACK, DEFAULT_SIZE } from './constants';\n\n"
+        "function size() { return 3; }\n"
+        "function rest() { return 4; }\n"
+        "function nested() { return 5; }\n\n"
+        "export function pick(pair: number[]) {\n"
+        "  const [first, second = FALLBACK] = pair;\n"
+        "  return first + second;\n"
+        "}\n\n"
+        "export function Card(props: any) {\n"
+        "  const { size = DEFAULT_SIZE, outer: { nested }, ...rest } = props;\n"
+        "  return size() + nested() + rest();\n"
+        "}\n"
+    )
+    files = {"src/constants.ts": constants, "src/use.ts": use}
+    found = repo_edges(tmp_path, "d", files, ("references", "calls"))
+    resolved = {(src, t, conf, line) for src, t, _, conf, line in found if conf > 0}
+    assert resolved == {
+        ("d/src/use.ts#pick", "d/src/constants.ts#FALLBACK", 1.0, 8),
+        ("d/src/use.ts#Card", "d/src/constants.ts#DEFAULT_SIZE", 1.0, 13),
+    }
+
+
 def test_an_except_clause_references_the_classes_it_catches(tmp_path: Path) -> None:
     """Who handles `InvalidURL`? `raise` sites were calls of the class; the `except`
     clauses that catch it were nothing. Each class of the repository an `except` names,

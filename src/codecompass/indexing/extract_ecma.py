@@ -710,13 +710,8 @@ class EcmaExtractor:
         if annotation is not None:
             self.type_refs(annotation, scope)
         if pattern is not None and pattern.type != "identifier":
-            # `{ maxWidth = DEFAULT_WIDTH, ...rest }`: its names are the function's, its
-            # defaults are read.
-            names, defaults = _pattern_parts(pattern)
-            for default in defaults:
-                self.visit(default, scope)
-            for name in names:
-                self.facts.scopes[scope].bind(self.text(name), _line(param), "expr:?")
+            # `{ maxWidth = DEFAULT_WIDTH, ...rest }`: its names are the function's.
+            self.pattern(pattern, _line(param), scope)
             return
         if pattern is None:
             return
@@ -789,12 +784,24 @@ class EcmaExtractor:
                             f"from:{spec}:{self.text(key)}" if spec else member,
                         )
                         imported.append(self.text(key))
+                    else:  # `{ a: { b } }`, `{ a: b = B }`
+                        self.pattern(child, line, scope)
+                else:  # `{ size = DEFAULT_SIZE }`, `...rest`
+                    self.pattern(child, line, scope)
             if spec is not None:
                 for item in imported or [""]:
                     self.ref("import", f"{spec}:{item}" if item else spec, line, scope)
         else:
-            for ident in _identifiers(name):
-                s.bind(self.text(ident), line, "expr:?")
+            self.pattern(name, line, scope)
+
+    def pattern(self, pattern: Node, line: int, scope: int) -> None:
+        """Bind the names a destructuring pattern binds and read its defaults
+        (`[a, b = FALLBACK]`: `b` is bound, `FALLBACK` read)."""
+        names, defaults = _pattern_parts(pattern)
+        for default in defaults:
+            self.visit(default, scope)
+        for name in names:
+            self.facts.scopes[scope].bind(self.text(name), line, "expr:?")
 
     def component_options(self, value: Node, line: int) -> bool:
         """A Vue component's options (`export default { methods: { save() {} } }`, also
@@ -1220,15 +1227,6 @@ def _pattern_parts(pattern: Node) -> tuple[list[Node], list[Node]]:
         else:
             stack.extend(node.named_children)
     return names, defaults
-
-
-def _identifiers(node: Node) -> list[Node]:
-    if node.type in ("identifier", "shorthand_property_identifier_pattern"):
-        return [node]
-    found: list[Node] = []
-    for child in node.named_children:
-        found.extend(_identifiers(child))
-    return found
 
 
 def _injected(extractor: EcmaExtractor, call: Node) -> str | None:

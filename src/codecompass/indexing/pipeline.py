@@ -150,8 +150,10 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # `except` clause references the classes it catches. 69: so does a JavaScript or
 # TypeScript name read, not called, of a module's constant or function. 70: the object
 # of an attribute is read (`PERMISSIONS.create`), and a class body's or the module's
-# reads count at each line (Python, JavaScript, TypeScript).
-READER_VERSION = 70
+# reads count at each line (Python, JavaScript, TypeScript). 71: a JavaScript or
+# TypeScript destructuring declaration binds every name it holds and reads its defaults
+# (`const { size = DEFAULT_SIZE, ...rest } = props`, `const [a, b = FALLBACK] = pair`).
+READER_VERSION = 71
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -199,6 +201,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     68: (".py", ".pyi"),
     69: _SCRIPTS,
     70: (".py", ".pyi", *_SCRIPTS),
+    71: _SCRIPTS,
 }
 
 
