@@ -119,13 +119,13 @@ def test_the_frame_nearest_the_failure_weighs_most(engine: Engine) -> None:
         '  File "/usr/lib/python3.12/hmac.py", line 9, in compare_digest\n'
         "TypeError: boom"
     )
-    assert frame_values(engine, python) == {"compare": 1.0, "verify_token": 0.9}
+    assert frame_values(engine, python) == {"compare": 1.0, "verify_token": 0.7}
     js = (
         "TypeError: boom\n"
         "    at verify_token (/srv/app/auth.py:5:3)\n"
         "    at compare (/srv/app/auth.py:10:3)\n"
     )
-    assert frame_values(engine, js) == {"verify_token": 1.0, "compare": 0.9}
+    assert frame_values(engine, js) == {"verify_token": 1.0, "compare": 0.7}
 
 
 def test_a_frame_of_a_nested_function_and_a_chains_cause(tmp_path: Path) -> None:
@@ -161,7 +161,7 @@ def test_a_frame_of_a_nested_function_and_a_chains_cause(tmp_path: Path) -> None
         '  File "/venv/site-packages/viz/plot.py", line 9, in lint_file\n'
         "Crash: x"
     )
-    assert frame_values(eng, chained) == {"check": 1.0, "lint_file": 0.9}
+    assert frame_values(eng, chained) == {"check": 1.0, "lint_file": 0.7}
 
 
 def test_a_traceback_path_names_the_indexed_file_it_ends_with() -> None:
@@ -213,7 +213,7 @@ def test_a_link_to_a_file_on_a_code_host_names_the_file(engine: Engine) -> None:
     )
     assert linked.query.anchors == [("main/app/auth.py", 15)]
     refresh = next(h for h in linked.hits if h.symbol == "Session.refresh")
-    assert refresh.why["features"]["frame"]["value"] == 0.9
+    assert refresh.why["features"]["frame"]["value"] == 0.7
     assert linked.symbols[0].symbol == "Session.refresh"
     assert not any("frame" in h.why["features"] for h in linked.hits if h is not refresh)
 
