@@ -815,6 +815,36 @@ def test_a_private_member_is_named_without_its_hash(tmp_path: Path) -> None:
             assert named == marked, query
 
 
+def test_a_ruby_method_is_named_without_its_bang_or_question_mark(tmp_path: Path) -> None:
+    """A query's words lose Ruby's `!` and `?` (`Story.recalculate!` reads as
+    `Story.recalculate`): the `name` feature had never marked such a method, and the
+    wrong class's `recalculate!` came first on its words alone."""
+    story = (
+        "class Story\n  def recalculate!\n    self.score = 1\n  end\n\n"
+        "  def new?\n    true\n  end\nend\n"
+    )
+    comment = "class Comment\n  def recalculate!\n    self.score = 2\n  end\nend\n"
+    files = {"app/models/story.rb": story, "app/models/comment.rb": comment}
+    with _indexed(tmp_path, files) as eng:
+        for query, marked in [
+            (
+                "Story.recalculate! scores twice",
+                {"Story.recalculate!": 1.0, "Comment.recalculate!": 0.5906},
+            ),
+            ("why is Story.new? always true", {"Story.new?": 1.0}),
+            ("Story.new?", {"Story.new?": 1.0}),
+        ]:
+            result = eng.retrieve(query, eng.search_options(k=5, collect=True))
+            assert result.candidates is not None
+            named = {
+                c["symbol"]: round(c["features"]["name"], 4)
+                for c in result.candidates
+                if c["features"].get("name")
+            }
+            assert named == marked, query
+            assert result.symbols[0].symbol == next(iter(marked)), query
+
+
 def test_a_stub_ranks_below_the_module_it_describes(tmp_path: Path) -> None:
     """`curve.pyi` repeats `curve.py`'s signatures without the code: it is marked `stub`
     and its twin comes first. `fastcurve.pyi` stands for a C extension: no module beside

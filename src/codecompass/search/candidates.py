@@ -269,6 +269,9 @@ def add_named(ctx: SearchContext) -> None:
     # A JavaScript private member (`#retry`, `Ky.#retry`) answers to its name without `#`.
     private = [f"#{n}" for n in names] + [p for d in dotted if (p := private_member(d))]
     wanted_names = list(dict.fromkeys([*names, *dotted, *private]))
+    # Ruby's (Elixir's, Crystal's) `save!` and `valid?` answer to `save` and `valid`: the
+    # query's words lose the mark (`Story.recalculate!` reads as `Story.recalculate`).
+    wanted_names += [f"{name}{mark}" for name in wanted_names for mark in "!?"]
     rows = (
         ctx.sources.symbols.symbols(SymbolQuery(names_or_qualified=wanted_names, repo=repo))
         if wanted_names
@@ -288,7 +291,7 @@ def add_named(ctx: SearchContext) -> None:
     named = set(names)
     # A query that is one name asks for the symbol of that qualified name, however many
     # methods share it: `trigsimp` is the function, `Symbol` the class, not its members.
-    alone = ctx.query.strip()
+    alone = _plain(ctx.query.strip())
     symbol_value: dict[str, float] = {}
     for s in rows:
         qualified = _plain(s.qualified_name)
@@ -368,8 +371,9 @@ def _innermost(
 
 
 def _plain(name: str) -> str:
-    """A name as a query writes it: `Ky.#retry` → `Ky.retry`."""
-    return name.replace("#", "")
+    """A name as a query's words give it: `Ky.#retry` → `Ky.retry`, `User.valid?` →
+    `User.valid`."""
+    return name.replace("#", "").rstrip("!?")
 
 
 def _in_frames(entry: ChunkEntry, functions: set[str]) -> bool:
