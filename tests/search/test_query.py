@@ -634,3 +634,20 @@ def test_a_version_report_in_json_is_left_out_and_a_json_configuration_stays() -
         '    "strict": true,\n    "jsx": "preserve"\n  }\n}\n'
     )
     assert without_environment_noise(config) == config
+
+
+def test_a_capitalized_word_prose_calls_a_class_or_model_is_a_name() -> None:
+    """The question "where is the Check model defined" had no name at all (a plain capitalized word
+    is too often English), and migrations that create the model came first."""
+    assert parse_query("where is the Check model defined").identifiers == ["Check"]
+    assert parse_query("the Sponge class refuses private hosts").identifiers == ["Sponge"]
+    assert parse_query("where does class Story get its score").identifiers == ["Story"]
+    # Alone, or before a word that is no kind of code, it stays English.
+    assert parse_query("Check the settings of the Story").identifiers == []
+    assert parse_query("The Python class").identifiers == []
+
+
+def test_a_private_name_is_a_name_but_emphasis_is_not() -> None:
+    """`_dir` (a key's suffix a config loader tests for) was read as nothing."""
+    assert parse_query("keys ending in `_dir` are read as paths").identifiers == ["_dir"]
+    assert parse_query("this is _important_ and __init__ runs").identifiers == ["__init__"]

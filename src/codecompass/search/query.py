@@ -185,6 +185,18 @@ _ERROR = re.compile(
 _IMPORT = re.compile(
     r"^[^\S\n]*(?:>>> )?from\s+[\w.]+\s+import\s+([\w,()]+(?:[^\S\n]+[\w,()]+)*)[^\S\n]*$", re.M
 )
+# A capitalized word that prose calls a class, a model, a component…: "where is the Check
+# model defined", "the Sponge class", "class Check". Alone in a sentence it is too often
+# English to count.
+_KINDS = (
+    r"(?:model|class|struct|interface|enum|trait|type|component|controller|service|module"
+    r"|mixin|concern|protocol|job|worker|serializer|form|view|viewset|record|entity"
+    r"|schema|object|middleware|handler|manager|factory|exception|decorator)s?"
+)
+_KIND_NAMED = re.compile(
+    rf"(?<![\w.`])(?P<before>[A-Z][A-Za-z0-9]*)[^\S\n]+{_KINDS}\b"
+    rf"|\b{_KINDS}[^\S\n]+(?P<after>[A-Z][A-Za-z0-9]*)(?![\w.`])"
+)
 _EXCEPTION_NAME = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning))\b")
 _INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
 # Words that read as code by shape but are English or notation in issue text.
@@ -313,7 +325,8 @@ def _looks_like_code(word: str) -> bool:
     core = word.strip("_")
     if not core:
         return False
-    if "_" in core or word.startswith("__"):
+    # A private name (`_dir`), not Markdown's emphasis (`_word_`).
+    if "_" in core or word.startswith("__") or (word[0] == "_" and word[-1] != "_"):
         return True
     return bool(_INNER_CAPITAL.search(core))
 
@@ -568,6 +581,10 @@ def parse_query(text: str) -> ParsedQuery:
     for m in _WORD.finditer(named):
         if _looks_like_code(m.group(1)):
             _add(identifiers, m.group(1))
+    for m in _KIND_NAMED.finditer(named):
+        word = m.group("before") or m.group("after")
+        if word not in _NOT_NAMES:
+            _add(identifiers, word)
     # A query of one word is a name whatever its shape: `trigsimp` looked for alone means
     # the function, where in a sentence it might be prose.
     alone = text.strip()
