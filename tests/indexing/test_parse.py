@@ -1157,3 +1157,22 @@ def test_go_package_level_variables_are_symbols() -> None:
         ("errNoUpstream", "variable", 12, 12),
         ("run", "function", 14, 17),
     ]
+
+
+def test_a_rails_view_of_erb_tags_is_no_parse_error() -> None:
+    """28 of lobsters' 121 views (`_subnav.html.erb`: nothing but ERB tags) were
+    "syntax errors throughout the file" in `status`: the HTML grammar reads `<% … %>` as
+    broken tags. They are read as blanks; the HTML around them keeps its symbols."""
+    subnav = (
+        "<%# locals: () -%>\n<% content_for :subnav do %>\n"
+        "  <%= link_to 'About', about_path %>\n  <%= link_to 'Chat', chat_path %>\n<% end %>\n"
+    )
+    parsed = parse_file("app/views/about/_subnav.html.erb", subnav).parsed
+    assert (parsed.language, parsed.error) == ("html", None)
+    form = (
+        '<% if @story.errors.any? %>\n<div id="errors">\n  <%= @story.errors.count %>\n</div>\n'
+        '<% end %>\n<form id="story_form" action="<%= stories_path %>">\n</form>\n'
+    )
+    parsed = parse_file("app/views/stories/_form.html.erb", form).parsed
+    assert parsed.error is None
+    assert [(s.name, s.start_line) for s in parsed.symbols] == [("errors", 2), ("story_form", 6)]

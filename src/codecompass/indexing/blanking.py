@@ -31,7 +31,7 @@ from codecompass.indexing import treesitter
 
 __all__ = ["BLANKED_LANGUAGES", "blanked_text", "error_count", "without_attribute_macros"]
 
-BLANKED_LANGUAGES = frozenset({"c", "cpp", "objc", "csharp", "sql"})
+BLANKED_LANGUAGES = frozenset({"c", "cpp", "objc", "csharp", "sql", "html"})
 _MACRO_LANGUAGES = frozenset({"c", "cpp", "objc"})
 
 # ``#if``/``#ifdef``/``#ifndef``/``#elif``/``#else``/``#endif`` lines, with continuations.
@@ -126,14 +126,22 @@ _STATEMENT_KEYWORDS = frozenset(
 def blanked_text(language: str, data: bytes) -> bytes:
     """The text to parse again when ``data``'s tree has syntax errors: C, C++ and
     Objective-C without attribute-like macros, C# with only the first branch of each
-    conditional; ``data`` itself when there is nothing to blank."""
+    conditional, SQL without Jinja, HTML without a server template's tags; ``data``
+    itself when there is nothing to blank."""
     if language in _MACRO_LANGUAGES:
         return without_attribute_macros(data)
     if language == "csharp":
         return _blank(data, _other_branches(data))
     if language == "sql":
         return without_jinja(data)
+    if language == "html":
+        return _blank(data, [m.span() for m in _SERVER_TAG.finditer(data)])
     return data
+
+
+# A server template's tags in HTML: ERB's (Rails views, `show.html.erb`), EJS's, JSP's
+# and ASP's `<% … %>`, `<%= … %>`, `<%# … %>`. The HTML grammar reads them as broken tags.
+_SERVER_TAG = re.compile(rb"<%.*?%>", re.S)
 
 
 # Jinja in SQL (dbt models): expressions, statements and comments.

@@ -153,7 +153,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # reads count at each line (Python, JavaScript, TypeScript). 71: a JavaScript or
 # TypeScript destructuring declaration binds every name it holds and reads its defaults
 # (`const { size = DEFAULT_SIZE, ...rest } = props`, `const [a, b = FALLBACK] = pair`).
-READER_VERSION = 71
+# 72: HTML is read without a server template's tags (`<% … %>`: Rails views, EJS, JSP),
+# which the grammar read as broken tags (a view of ERB alone was a parse error).
+READER_VERSION = 72
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -202,6 +204,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     69: _SCRIPTS,
     70: (".py", ".pyi", *_SCRIPTS),
     71: _SCRIPTS,
+    72: (".html", ".htm", ".erb"),
 }
 
 
