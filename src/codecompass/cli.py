@@ -465,7 +465,8 @@ def search(
                 else ""
             )
             console.print(
-                f"[bold]{n}. {shown}[/bold]  [dim]score {f.score:.4f}[/dim]  [cyan]{symbols}"
+                f"[bold]{n}. {shown}[/bold]  [dim]{uses_note(f.why)}score {f.score:.4f}[/dim]"
+                f"  [cyan]{symbols}"
                 f"[/cyan]{vouched}{copies_note(f.why)}"
             )
         if not result.files:
@@ -479,6 +480,7 @@ def search(
             spread = sym.why.get("spread_for_file")
             if spread:
                 best += f"best of file #{spread}, "
+            best += uses_note(sym.why)
             console.print(
                 f"[bold]{n}. {location}[/bold]  [cyan]{sym.kind} {escape(sym.symbol)}[/cyan]  "
                 f"[dim]{best}score {sym.score:.4f} (chunk {sym.why['chunk_score']:.4f}, "
@@ -496,12 +498,18 @@ def search(
         name = f"{hit.kind} {hit.symbol}" if hit.symbol else hit.kind
         console.print(
             f"[bold]{n}. {location}[/bold]  [cyan]{escape(name)}[/cyan]  "
-            f"[dim]score {hit.score:.4f}[/dim]{copies_note(hit.why)}"
+            f"[dim]{uses_note(hit.why)}score {hit.score:.4f}[/dim]{copies_note(hit.why)}"
         )
         if explain:
             for line in explain_lines(hit.why):
                 console.print(f"   [dim]{escape(line)}[/dim]", highlight=False)
         print_code(hit.snippet, hit.language)
+
+
+def uses_note(why: dict[str, Any]) -> str:
+    """`uses Vote.cast, ` for a result answering a question about what uses that name."""
+    target = why.get("caller_of")
+    return f"uses {escape(target.rpartition('#')[2])}, " if target else ""
 
 
 def copies_note(why: dict[str, Any]) -> str:

@@ -66,7 +66,9 @@ class SymbolHit(Result):
     chunk's score plus its share of its file's score from its chunks (`why`:
     chunk_score, file_score, file_share; see `rank.symbol_scores`). The test evidence
     the file view adds is left out. The best symbol of each of the file view's first
-    three files is within the first ten (`why["spread_for_file"]` when brought there)."""
+    three files is within the first ten (`why["spread_for_file"]` when brought there).
+    In a question about what uses a name ("what calls Vote.cast"), the symbols using it
+    follow the first (`why["caller_of"]`: the symbol they use)."""
 
     repo: str
     path: str

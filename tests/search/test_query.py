@@ -7,6 +7,7 @@ import pytest
 from codecompass.search.query import (
     MAX_WINDOWS,
     Frame,
+    asks_for_callers,
     message_phrases,
     module_path_candidates,
     parse_query,
@@ -651,3 +652,26 @@ def test_a_private_name_is_a_name_but_emphasis_is_not() -> None:
     """`_dir` (a key's suffix a config loader tests for) was read as nothing."""
     assert parse_query("keys ending in `_dir` are read as paths").identifiers == ["_dir"]
     assert parse_query("this is _important_ and __init__ runs").identifiers == ["__init__"]
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("who calls verify_token?", True),
+        ("what calls Vote.cast", True),
+        ("what does ModNote.tattle! record and which code calls it", True),
+        ("where is NotifyCommentJob enqueued", True),
+        ("where is Keyed::key used to store items in a Table", True),
+        ("callers of verify_token", True),
+        ("where is verify_token defined", False),
+        ("where is the Sponge class defined and what is it used for", False),
+        ("which HTTP verb is used for the follow-up request", False),
+        ("where is the token checked", False),
+        ("verify_token is called twice " + "and the log fills " * 10, False),
+    ],
+)
+def test_a_short_question_about_what_uses_a_name_asks_for_callers(
+    question: str, asks: bool
+) -> None:
+    assert asks_for_callers(question) is asks
+    assert parse_query(question).wants_callers is asks

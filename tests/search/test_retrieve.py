@@ -845,6 +845,50 @@ def test_a_ruby_method_is_named_without_its_bang_or_question_mark(tmp_path: Path
             assert result.symbols[0].symbol == next(iter(marked)), query
 
 
+def test_a_question_about_what_uses_a_name_is_answered_by_its_users(tmp_path: Path) -> None:
+    """ "where is NotifyJob enqueued" and "who calls verify_token" had come back as the
+    definition and its file's members: the callers' own words seldom match the
+    question. The users follow the first result in every view, best edge first, with
+    `why.caller_of` naming what they use."""
+    files = {
+        "app/__init__.py": "",
+        "app/auth.py": (
+            "def verify_token(token):\n    return token == 'ok'\n\n\n"
+            "def verify_token_shape(token):\n    return len(token) == 2\n\n\n"
+            "def refresh_token(token):\n    return token + 'x'\n"
+        ),
+        "app/views.py": (
+            "from app.auth import verify_token\n\n\n"
+            "def login(request):\n    return verify_token(request.token)\n"
+        ),
+        "app/admin.py": (
+            "from app import auth\n\n\n"
+            "def dashboard(request):\n    if not auth.verify_token(request.token):\n"
+            "        return None\n    return request\n"
+        ),
+    }
+    with _indexed(tmp_path, files) as eng:
+        asked = eng.retrieve("who calls verify_token", eng.search_options(k=5))
+        assert asked.query.wants_callers
+        target = "p/app/auth.py#verify_token"
+        assert asked.hits[0].symbol == "verify_token"
+        users = [(h.symbol, h.why.get("caller_of")) for h in asked.hits[1:3]]
+        assert sorted(users) == [("dashboard", target), ("login", target)]
+        assert asked.hits[1].why["graph_path"] == [
+            target,
+            f"p/{asked.hits[1].path}#{asked.hits[1].symbol}",
+        ]
+        assert [s.symbol for s in asked.symbols[:3]][0] == "verify_token"
+        assert {s.symbol for s in asked.symbols[1:3]} == {"login", "dashboard"}
+        assert all(s.why["caller_of"] == target for s in asked.symbols[1:3])
+        assert {f.path for f in asked.files[1:3]} == {"app/views.py", "app/admin.py"}
+        assert "caller_of" not in asked.files[0].why
+        # Where it is defined is no question about its users.
+        defined = eng.retrieve("where is verify_token defined", eng.search_options(k=5))
+        assert not defined.query.wants_callers
+        assert not any("caller_of" in h.why for h in defined.hits)
+
+
 def test_a_stub_ranks_below_the_module_it_describes(tmp_path: Path) -> None:
     """`curve.pyi` repeats `curve.py`'s signatures without the code: it is marked `stub`
     and its twin comes first. `fastcurve.pyi` stands for a C extension: no module beside

@@ -42,6 +42,12 @@ NAME_FANOUT = 30
 # file@1 but cost function@5 on the dev split; 0.3 cost function@10.
 OUTER_FRAME = 0.7
 PATH_CHUNKS = 600  # chunks brought in by files the query names, all files together
+# A question about what uses a name brings the users of the CALLED_SYMBOLS symbols it
+# names best (by at least CALLED_NAME: shared by two symbols at most), MAX_CALLERS in all.
+CALLED_NAME = 0.5
+CALLED_SYMBOLS = 3
+MAX_CALLERS = 30
+CALLER_EDGES = ("calls", "references")
 FILE_CHUNKS = 200  # chunks of one best file brought in by file expansion
 # Chunks of one symbol brought in by graph expansion, from its start. A generated
 # function of thousands of chunks (sympy's Rubi rules) would otherwise bring them all.
@@ -337,10 +343,47 @@ def add_named(ctx: SearchContext) -> None:
                 features["path"] = file_value[path]
             if features:
                 found[cid] = features
+    callers = _caller_chunks(ctx, symbol_value) if q.wants_callers else {}
+    for cid, (value, _) in callers.items():
+        found.setdefault(cid, {})["name"] = max(found.get(cid, {}).get("name", 0.0), value)
     for cid, features in found.items():
         for source, value in features.items():
             cand = ctx.add(cid, source, 0)
             cand.features[source] = max(cand.features.get(source, 0.0), value)
+        if cid in callers:
+            ctx.cands[cid].graph_path = callers[cid][1]
+    ranked = sorted(callers, key=lambda cid: -callers[cid][0])
+    ctx.callers = {cid: callers[cid][1][0] for cid in ranked}
+
+
+def _caller_chunks(
+    ctx: SearchContext, symbol_value: dict[str, float]
+) -> dict[str, tuple[float, tuple[str, str]]]:
+    """In a question about what uses a name ("what calls Vote.cast"), the chunks that
+    call or reference the symbols it names best, each with the naming's strength times
+    the edge's confidence, and the (named symbol, user) path: the callers are the
+    answer, named through their relation."""
+    graph = ctx.sources.graph
+    named = sorted(
+        (sid for sid, value in symbol_value.items() if value >= CALLED_NAME),
+        key=lambda sid: -symbol_value[sid],
+    )[:CALLED_SYMBOLS]
+    if graph is None or not named:
+        return {}
+    best: dict[str, tuple[float, int, str]] = {}  # user → (value, line, named symbol)
+    for edge in graph.neighbors(named, CALLER_EDGES):
+        if edge.target not in named or edge.source in named or edge.evidence_line is None:
+            continue
+        value = symbol_value[edge.target] * edge.confidence
+        if value > best.get(edge.source, (0.0, 0, ""))[0]:
+            best[edge.source] = (value, edge.evidence_line, edge.target)
+    users = sorted(best, key=lambda sid: -best[sid][0])[:MAX_CALLERS]
+    out: dict[str, tuple[float, tuple[str, str]]] = {}
+    for sid, entries in ctx.sources.chunks.symbol_chunks(users).items():
+        value, line, target = best[sid]
+        holding = [e for e in entries if e.start_line <= line] or entries[:1]
+        out[holding[-1].id] = (value, (target, sid))
+    return out
 
 
 def _symbol_at(ctx: SearchContext, repo: str, path: str, line: int) -> str | None:

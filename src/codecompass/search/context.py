@@ -118,6 +118,9 @@ class SearchContext:
     cands: dict[str, Candidate] = field(default_factory=dict)
     chunks: dict[str, ChunkRecord] = field(default_factory=dict)
     tested: dict[tuple[str, str], Tested] = field(default_factory=dict)
+    # In a question about what uses a name: the users' chunks, best first, each with the
+    # named symbol it uses (`candidates.add_named`).
+    callers: dict[str, str] = field(default_factory=dict)
     _paths: Sequence[tuple[str, str]] | None = None
     _test_tooling: dict[tuple[str, str], bool] = field(default_factory=dict)
 

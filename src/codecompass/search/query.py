@@ -235,6 +235,7 @@ class ParsedQuery:
     python_frames: int = 0  # the first frames, Python's, whose innermost frame is the last
     cause_frames: int = 0  # of those, those before a chain's "direct cause" separator
     wants_tests: bool = False  # a short question asking for tests (`asks_for_tests`)
+    wants_callers: bool = False  # a short question asking what uses a name (`asks_for_callers`)
 
     @property
     def quoted_messages(self) -> list[str]:
@@ -284,6 +285,7 @@ class ParsedQuery:
             "errors": self.errors,
             "anchors": [{"path": path, "line": line} for path, line in self.anchors],
             "wants_tests": self.wants_tests,
+            "wants_callers": self.wants_callers,
         }
 
 
@@ -624,6 +626,7 @@ def parse_query(text: str) -> ParsedQuery:
     q.quoted, q.literals, q.errors = list(quoted), list(literals), list(errors)
     q.anchors = list(anchors)
     q.wants_tests = not q.frames and not q.errors and asks_for_tests(text)
+    q.wants_callers = not q.frames and asks_for_callers(text)
     return q
 
 
@@ -648,6 +651,27 @@ def asks_for_tests(text: str) -> bool:
     if len(text.split()) > MAX_TEST_QUESTION_WORDS or _FAILURE.search(text):
         return False
     return _ASKS_FOR_TESTS.search(text) is not None
+
+
+# A question about what uses a name: "what calls Vote.cast", "which code calls it",
+# "where is NotifyCommentJob enqueued", "callers of verify_token". Its answer is the
+# callers, which search had never returned: only the definition matched the words.
+_ASKS_FOR_CALLERS = re.compile(
+    r"\b(?:who|what|which(?:\s+\w+){0,2})\s+(?:calls|uses|invokes|enqueues|instantiates"
+    r"|references|triggers|dispatches|raises)\b"
+    r"|\bwhere\s+(?:is|are|does|do)\b(?:(?!\b(?:defined|declared|implemented)\b)[^?.!\n]){0,80}?"
+    r"\b(?:called|used|invoked|enqueued|instantiated|referenced|triggered|dispatched|raised)\b"
+    r"|\b(?:callers?|usages?|call\s+sites?)\s+of\b",
+    re.IGNORECASE,
+)
+MAX_CALLER_QUESTION_WORDS = 25
+
+
+def asks_for_callers(text: str) -> bool:
+    """Whether a short question asks what calls or uses a name, not where it is."""
+    if len(text.split()) > MAX_CALLER_QUESTION_WORDS:
+        return False
+    return _ASKS_FOR_CALLERS.search(text) is not None
 
 
 MESSAGE_RUN = 4  # words of an error message in a row that identify where it is raised

@@ -242,6 +242,20 @@ def spread_files(files: Sequence[K], lead: Sequence[K], places: int) -> list[int
     return rest[:kept] + brought + rest[kept:]
 
 
+def after_the_first(keys: Sequence[K], wanted: Sequence[K]) -> list[int]:
+    """The order (indices) of a ranked list whose item i has `keys[i]`, changed so that
+    the first item of each `wanted` key follows the list's first item, in `wanted`'s
+    order. A question about what uses a name is answered by its users: their own words
+    seldom match it, so the definition and its file's members came before them."""
+    first: dict[K, int] = {}
+    for index, key in enumerate(keys):
+        first.setdefault(key, index)
+    brought = [first[key] for key in dict.fromkeys(wanted) if first.get(key, 0) > 0]
+    moved = set(brought)
+    rest = [index for index in range(len(keys)) if index not in moved]
+    return rest[:1] + brought + rest[1:]
+
+
 def hit_ranking(
     scored: Sequence[tuple[K, str | None, float]],
     symbol_values: Mapping[tuple[K, str], tuple[float, float]],

@@ -15,6 +15,7 @@ from codecompass.search.expand import HUB_IN_EDGES
 from codecompass.search.features import TOKENS
 from codecompass.search.format import format_snippet
 from codecompass.search.rank import (
+    after_the_first,
     explain,
     hit_ranking,
     is_documentation,
@@ -69,7 +70,10 @@ def hit_order(
     ranking = hit_ranking(
         scored, values, dict(totals), options.symbol_file_weight, options.symbol_file_falloff
     )
-    return [(order[index], value) for index, value in ranking]
+    ranked = [(order[index], value) for index, value in ranking]
+    if ctx.callers:
+        ranked = [ranked[i] for i in after_the_first([cid for cid, _ in ranked], list(ctx.callers))]
+    return ranked
 
 
 def hits(
@@ -181,6 +185,8 @@ def _hit_why(ctx: SearchContext, chunk: ChunkRecord, own: float, share: float) -
             }
     if cand.graph_path:
         why["graph_path"] = list(cand.graph_path)
+    if chunk.id in ctx.callers:
+        why["caller_of"] = ctx.callers[chunk.id]
     return why
 
 
@@ -213,6 +219,9 @@ def files(
     bonus = {key: weight * t.value for key, t in ctx.tested.items()} if weight else {}
     totals = raise_files(totals, bonus)
     chunks = ctx.chunks
+    uses = {(chunks[cid].repo, chunks[cid].path): target for cid, target in ctx.callers.items()}
+    if uses:
+        totals = [totals[i] for i in after_the_first([key for key, _ in totals], list(uses))]
     ids_of: dict[tuple[str, str], list[str]] = {}
     for cid in order:
         ids_of.setdefault((chunks[cid].repo, chunks[cid].path), []).append(cid)
@@ -228,6 +237,8 @@ def files(
             continue
         symbols = list(dict.fromkeys(chunks[i].symbol for i in ids if chunks[i].symbol))
         why = _file_why(ctx, key, ids, bonus.get(key))
+        if key in uses:
+            why["caller_of"] = uses[key]
         copies.note(top, why)
         if not out and best > total:  # the best chunk's file leads: shown at the top score
             why |= {"first_as_best_chunk": True, "own_score": round(total, 6)}
@@ -292,7 +303,11 @@ def symbols(
     ]
     spread = spread_files([item[0] for _, item in ranked], lead_files, SPREAD_PLACES)
     brought = {ranked[index][1] for place, index in enumerate(spread) if index > place}
-    ranked = [ranked[index] for index in spread][: options.max_symbols]
+    ranked = [ranked[index] for index in spread]
+    uses = {_symbol_key(chunks[cid]): target for cid, target in ctx.callers.items()}
+    if uses:
+        ranked = [ranked[i] for i in after_the_first([item for _, item in ranked], list(uses))]
+    ranked = ranked[: options.max_symbols]
     ids = [sid for _, item in ranked if (sid := chunks[first[item]].symbol_id)]
     defined = {s.id: s for s in ctx.sources.symbols.symbols(SymbolQuery(ids=ids))} if ids else {}
     out: list[SymbolHit] = []
@@ -306,6 +321,8 @@ def symbols(
         }
         if item in brought:
             why["spread_for_file"] = list(lead_files).index(item[0]) + 1
+        if item in uses:
+            why["caller_of"] = uses[item]
         definition = defined.get(chunk.symbol_id or "")
         start, end = (
             (definition.start_line, definition.end_line)
@@ -328,6 +345,10 @@ def symbols(
             )
         )
     return out
+
+
+def _symbol_key(chunk: ChunkRecord) -> tuple[tuple[str, str], str]:
+    return ((chunk.repo, chunk.path), chunk.symbol or "")
 
 
 def brief_why(why: dict[str, Any]) -> dict[str, Any]:
