@@ -483,7 +483,8 @@ def search(
             best += uses_note(sym.why)
             console.print(
                 f"[bold]{n}. {location}[/bold]  [cyan]{sym.kind} {escape(sym.symbol)}[/cyan]  "
-                f"[dim]{best}score {sym.score:.4f} (chunk {sym.why['chunk_score']:.4f}, "
+                f"[dim]{best}score {sym.score:.4f} ({own_note(sym.why)}chunk "
+                f"{sym.why['chunk_score']:.4f}, "
                 f"file {sym.why['file_share']:.4f} of {sym.why['file_score']:.4f})[/dim]"
                 f"{copies_note(sym.why)}"
             )
@@ -504,6 +505,13 @@ def search(
             for line in explain_lines(hit.why):
                 console.print(f"   [dim]{escape(line)}[/dim]", highlight=False)
         print_code(hit.snippet, hit.language)
+
+
+def own_note(why: dict[str, Any]) -> str:
+    """`own 2.5400: ` for a result shown at the score of the one after it (brought
+    forward: a leading file's best symbol, a user of a named symbol)."""
+    own = why.get("own_score")
+    return f"own {own:.4f}: " if own is not None and "first_as_best_chunk" not in why else ""
 
 
 def uses_note(why: dict[str, Any]) -> str:

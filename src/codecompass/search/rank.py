@@ -256,6 +256,17 @@ def after_the_first(keys: Sequence[K], wanted: Sequence[K]) -> list[int]:
     return rest[:1] + brought + rest[1:]
 
 
+def raised_in_order(scores: Sequence[float]) -> list[float]:
+    """`scores` of a list in its final order, each raised to the one after it where
+    lower: an item brought forward (the best symbol of a leading file, a user of a
+    named symbol) ties with the one it displaced, so that sorting by score keeps the
+    order."""
+    out = list(scores)
+    for index in range(len(out) - 2, -1, -1):
+        out[index] = max(out[index], out[index + 1])
+    return out
+
+
 def hit_ranking(
     scored: Sequence[tuple[K, str | None, float]],
     symbol_values: Mapping[tuple[K, str], tuple[float, float]],

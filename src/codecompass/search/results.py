@@ -20,6 +20,7 @@ from codecompass.search.rank import (
     hit_ranking,
     is_documentation,
     raise_files,
+    raised_in_order,
     spread_files,
     symbol_scores,
 )
@@ -112,8 +113,9 @@ def hits(
         if not any(duplicates(chunk, other) for other in kept):
             kept.append(chunk)
     docs = _docs(ctx, kept)
+    shown = raised_in_order([score_of[chunk.id] for chunk in kept])
     out: list[Hit] = []
-    for chunk in kept:
+    for chunk, score in zip(kept, shown, strict=True):
         value, own = score_of[chunk.id], ctx.cands[chunk.id].score
         share = value - own
         if chunk.symbol:
@@ -121,8 +123,10 @@ def hits(
         why = _hit_why(ctx, chunk, own, share)
         if value > own + share + 1e-9:  # its score raised to the best total
             why |= {"first_as_best_chunk": True, "raised_by": round(value - own - share, 6)}
+        if score > value + 1e-9:
+            why["own_score"] = round(value, 6)
         copies.note(chunk, why)
-        out.append(_hit(ctx, chunk, value, why, docs))
+        out.append(_hit(ctx, chunk, score, why, docs))
     return out
 
 
@@ -227,26 +231,33 @@ def files(
         ids_of.setdefault((chunks[cid].repo, chunks[cid].path), []).append(cid)
     best = max((total for _, total in totals), default=0.0)
     copies = Copies()
-    out: list[FileHit] = []
+    kept: list[tuple[tuple[str, str], float, dict[str, Any]]] = []
     for key, total in totals:
-        if len(out) >= limit:
+        if len(kept) >= limit:
             break
-        ids = ids_of[key]
-        top = chunks[ids[0]]
+        top = chunks[ids_of[key][0]]
         if copies.seen(top, (top.file_hash,)):
             continue
-        symbols = list(dict.fromkeys(chunks[i].symbol for i in ids if chunks[i].symbol))
-        why = _file_why(ctx, key, ids, bonus.get(key))
+        why = _file_why(ctx, key, ids_of[key], bonus.get(key))
         if key in uses:
             why["caller_of"] = uses[key]
         copies.note(top, why)
-        if not out and best > total:  # the best chunk's file leads: shown at the top score
-            why |= {"first_as_best_chunk": True, "own_score": round(total, 6)}
+        if not kept and best > total:  # the best chunk's file leads: shown at the top score
+            why["first_as_best_chunk"] = True
+        kept.append((key, total, why))
+    shown = raised_in_order([best if n == 0 else total for n, (_, total, _) in enumerate(kept)])
+    out: list[FileHit] = []
+    for (key, total, why), score in zip(kept, shown, strict=True):
+        ids = ids_of[key]
+        top = chunks[ids[0]]
+        if score > total + 1e-9:
+            why["own_score"] = round(total, 6)
+        symbols = list(dict.fromkeys(chunks[i].symbol for i in ids if chunks[i].symbol))
         out.append(
             FileHit(
                 repo=top.repo,
                 path=top.path,
-                score=round(best if not out else total, 6),
+                score=round(score, 6),
                 start_line=top.start_line,
                 end_line=top.end_line,
                 symbols=[s for s in symbols if s][:5],
@@ -311,7 +322,8 @@ def symbols(
     ids = [sid for _, item in ranked if (sid := chunks[first[item]].symbol_id)]
     defined = {s.id: s for s in ctx.sources.symbols.symbols(SymbolQuery(ids=ids))} if ids else {}
     out: list[SymbolHit] = []
-    for value, item in ranked:
+    shown = raised_in_order([value for value, _ in ranked])
+    for (value, item), score in zip(ranked, shown, strict=True):
         cid = first[item]
         chunk = chunks[cid]
         why: dict[str, Any] = {
@@ -323,6 +335,8 @@ def symbols(
             why["spread_for_file"] = list(lead_files).index(item[0]) + 1
         if item in uses:
             why["caller_of"] = uses[item]
+        if score > value + 1e-9:
+            why["own_score"] = round(value, 6)
         definition = defined.get(chunk.symbol_id or "")
         start, end = (
             (definition.start_line, definition.end_line)
@@ -338,7 +352,7 @@ def symbols(
                 path=chunk.path,
                 symbol=chunk.symbol or "",
                 kind=chunk.kind,
-                score=round(value, 6),
+                score=round(score, 6),
                 start_line=start,
                 end_line=end,
                 why=why,
