@@ -731,6 +731,33 @@ def test_a_namespace_package_is_named_from_its_distribution_root(tmp_path: Path)
     }
 
 
+def test_a_module_imported_from_a_namespace_package_is_that_module(tmp_path: Path) -> None:
+    """`from app import auth` where `app/` has no `__init__.py` (PEP 420), and `from .
+    import auth` beside it, import the module `app/auth.py`: both had been taken for an
+    outside package's name, and `auth.verify_token(…)` for no call of the repository."""
+    files = {
+        "app/auth.py": "def verify_token(token):\n    return token\n",
+        "app/admin.py": "from app import auth\n\n\ndef dashboard(r):\n    "
+        "return auth.verify_token(r)\n",
+        "app/rel.py": "from . import auth\n\n\ndef rel(r):\n    return auth.verify_token(r)\n",
+        "app/views.py": "from app.auth import verify_token\n\n\ndef login(r):\n    "
+        "return verify_token(r)\n",
+        "app/std.py": "from os import path\n\n\ndef here():\n    return path.join('a')\n",
+        # pylint's `doc/…/good/functools.partial.py` was the module `functools.partial`.
+        "doc/good/functools.partial.py": "x = 1\n",
+        "app/tools.py": "from functools import partial\n\n\ndef bound():\n    return partial(f)\n",
+    }
+    found = repo_edges(tmp_path, "ns", files, ("calls",))
+    target = "ns/app/auth.py#verify_token"
+    assert found == {
+        ("ns/app/admin.py#dashboard", target, "calls", 0.9, 5),
+        ("ns/app/rel.py#rel", target, "calls", 0.9, 5),
+        ("ns/app/views.py#login", target, "calls", 1.0, 5),
+        ("ns/app/std.py#here", "?os.path.join", "calls", 1.0, 5),  # still outside
+        ("ns/app/tools.py#bound", "?functools.partial", "calls", 1.0, 5),
+    }
+
+
 def test_php_use_reaches_the_class_composer_autoloads(tmp_path: Path) -> None:
     """koel (Laravel): none of 7,169 `use` imports resolved, since `App\\` lives in `app/`
     (composer.json's PSR-4 map), and `Log::error`, `Cache::put`, `File::put` of imported

@@ -69,6 +69,7 @@ class SymbolIndex:
         self._named: dict[tuple[str, str, str | None], list[SymbolRecord]] = {}
         self._facts: dict[tuple[str, str], FileFacts | None] = {}
         self._modules: dict[str, list[tuple[str, str]]] | None = None
+        self._python_packages: set[str] | None = None
         self._packages: dict[str, list[Package]] | None = None
         self._provided: dict[str, set[str]] = {}
         self._mains: dict[tuple[str, str], str | None] = {}  # folder package.json "main"
@@ -240,6 +241,17 @@ class SymbolIndex:
             self._modules = dict(modules)
         return self._modules
 
+    def python_packages(self) -> set[str]:
+        """Every dotted name that holds a module of the workspace (`app` of `app.auth`),
+        namespace packages included."""
+        if self._python_packages is None:
+            self._python_packages = {
+                name.rsplit(".", depth)[0]
+                for name in self.python_modules()
+                for depth in range(1, name.count(".") + 1)
+            }
+        return self._python_packages
+
     def module_names(self, repo: str, path: str) -> list[str]:
         """Dotted names a Python file is imported by: from its source root (the first
         folder up without `__init__.py`), from its distribution's root (below), and
@@ -259,20 +271,20 @@ class SymbolIndex:
             root = self.root(repo)
             if root is not None and root.name.isidentifier():
                 canonical = [root.name, *canonical]
-        names = []
-        if canonical:
-            names.append(".".join(canonical))
         # A namespace package (PEP 420) has no `__init__.py`: langgraph's
         # `libs/checkpoint/langgraph/checkpoint/base/` is `langgraph.checkpoint.base`,
         # named from its distribution's root (the nearest folder up with a
         # pyproject.toml, setup.py or setup.cfg; its `src/` when the code is there).
         start = _distribution_start(files, folders[:depth]) if depth > 0 else None
-        if start is not None and all(part.isidentifier() for part in parts[start:]):
-            named = ".".join(parts[start:])
-            if named and named not in names:
-                names.append(named)
-        if parts and ".".join(parts) not in names:
-            names.append(".".join(parts))
+        distributed = parts[start:] if start is not None else []
+        names: list[str] = []
+        for named in (canonical, distributed, parts):
+            # A part no import can name (`functools.partial.py`, `cell-var-from-loop/`)
+            # makes no module: pylint's example file had become `functools.partial`.
+            if named and all(part.isidentifier() for part in named):
+                dotted = ".".join(named)
+                if dotted not in names:
+                    names.append(dotted)
         return names
 
     def python_module(self, dotted: str, repo: str, importer: str) -> list[tuple[str, str]]:

@@ -113,7 +113,10 @@ if TYPE_CHECKING:
 # (`pattern = _build()`, then `pattern.fullmatch(s)`). 40: the object of an attribute
 # is read (`PERMISSIONS.create`, `_HOSTNAME.match(host)`), and a class body's or the
 # module's reads count at each line (each decorated method, default or constant).
-FACTS_VERSION = 40
+# 41: `from app import auth` and `from . import auth` in a namespace package (no
+# `app/__init__.py`) import the module `app/auth.py` (the resolver's change: every file
+# is linked again).
+FACTS_VERSION = 41
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
