@@ -607,9 +607,9 @@ def test_requests_and_supertest_are_clients(tmp_path: Path) -> None:
     }
     found = {(s, t, m, c) for s, t, m, _, c, _ in repo_links(tmp_path, "app", files)}
     assert found == {
-        ("app/web/users.ts#UsersApi.create", "app/server.js", "POST", 0.9),
-        ("app/test/users.test.js", "app/server.js", "GET", 0.9),
-        ("app/cypress/e2e/users.cy.js", "app/server.js", "GET", 0.9),
+        ("app/web/users.ts#UsersApi.create", "app/server.js#create", "POST", 0.9),
+        ("app/test/users.test.js", "app/server.js#list", "GET", 0.9),
+        ("app/cypress/e2e/users.cy.js", "app/server.js#list", "GET", 0.9),
     }
 
 
@@ -1227,11 +1227,11 @@ def test_jquery_requests_are_client_calls(tmp_path: Path) -> None:
     found = repo_links(tmp_path, "hc", {"server.js": server, "static/js/checks.js": script})
     js = "hc/static/js/checks.js"
     assert found == {  # an inline handler's route is its file's
-        (f"{js}#preview", "hc/server.js", "POST", "/checks/cron_preview", 0.6,
+        (f"{js}#preview", "hc/server.js#preview", "POST", "/checks/cron_preview", 0.6,
          "unknown-base"),
-        (f"{js}#preview", "hc/server.js", "GET", "/checks/validate_schedule", 0.6,
+        (f"{js}#preview", "hc/server.js#validate", "GET", "/checks/validate_schedule", 0.6,
          "unknown-base"),
-        (f"{js}#pause", "hc/server.js", "POST", "/checks/{}/pause", 0.8, "template"),
+        (f"{js}#pause", "hc/server.js#pause", "POST", "/checks/{}/pause", 0.8, "template"),
     }  # fmt: skip
 
 
@@ -1270,18 +1270,19 @@ def test_a_url_built_from_this_reads_what_the_constructor_set(tmp_path: Path) ->
         "src/users.ts": client,
     }
     found = repo_links(tmp_path, "cfp", files)
+    # Each route's named handler (`function adminRate(req, res)`) is its function.
     assert found == {
-        ("cfp/js/admin/talk.js#Talk.rate", "cfp/server.js", "POST", "/admin/talks/{}/rate",
-         0.8, "template"),
-        ("cfp/js/reviewer/talk.js#Talk.rate", "cfp/server.js", "POST",
+        ("cfp/js/admin/talk.js#Talk.rate", "cfp/server.js#adminRate", "POST",
+         "/admin/talks/{}/rate", 0.8, "template"),
+        ("cfp/js/reviewer/talk.js#Talk.rate", "cfp/server.js#reviewerRate", "POST",
          "/reviewer/talks/{}/rate", 0.8, "template"),
-        ("cfp/src/users.ts#Users.one", "cfp/server.js", "GET", "/api/users/{}", 0.8,
+        ("cfp/src/users.ts#Users.one", "cfp/server.js#user", "GET", "/api/users/{}", 0.8,
          "template"),
         # two bases: below an unknown one, either route fits
-        ("cfp/src/users.ts#Either.rate", "cfp/server.js", "POST", "/admin/talks/{}/rate",
-         0.6, "unknown-base"),
-        ("cfp/src/users.ts#Either.rate", "cfp/server.js", "POST", "/reviewer/talks/{}/rate",
-         0.6, "unknown-base"),
+        ("cfp/src/users.ts#Either.rate", "cfp/server.js#adminRate", "POST",
+         "/admin/talks/{}/rate", 0.6, "unknown-base"),
+        ("cfp/src/users.ts#Either.rate", "cfp/server.js#reviewerRate", "POST",
+         "/reviewer/talks/{}/rate", 0.6, "unknown-base"),
     }  # fmt: skip
 
 
@@ -1309,7 +1310,7 @@ def test_an_angular_service_requests_below_the_path_it_gives_its_base(tmp_path: 
     files = {"server.js": server, "app/helpers.ts": helper, "app/lidarr.service.ts": service}
     found = repo_links(tmp_path, "ombi", files)
     assert found == {
-        ("ombi/app/lidarr.service.ts#LidarrService.enabled", "ombi/server.js", "GET",
+        ("ombi/app/lidarr.service.ts#LidarrService.enabled", "ombi/server.js#lidarr", "GET",
          "/api/v1/lidarr/enabled", 0.6, "unknown-base"),
     }  # fmt: skip
 

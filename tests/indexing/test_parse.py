@@ -723,6 +723,22 @@ def test_functions_made_by_a_call_are_functions() -> None:
     ]
 
 
+def test_a_named_function_handed_to_a_top_level_call_is_a_function() -> None:
+    """Next.js's `export default withAuth(async function middleware(req) {…})` was no
+    symbol: `symbol middleware` found nothing and the file stood for its calls."""
+    source = (
+        'import { withAuth } from "next-auth/middleware"\n\n'
+        "export default withAuth(\n  async function middleware(req) {\n    return req\n  },\n"
+        "  { pages: {} }\n)\n"
+        'app.get("/x", function handler(req, res) {\n  return res\n})\n'
+        'describe("x", function () {\n  it("y", function nested() {})\n})\n'
+    )
+    found = [
+        (s.name, s.kind, s.start_line, s.end_line) for s in parse(source, "typescript").symbols
+    ]
+    assert found == [("middleware", "function", 4, 6), ("handler", "function", 9, 11)]
+
+
 def test_call_names_reduce_complex_receivers() -> None:
     source = 'def f():\n    "-".join(x)\n    (a or b).c()\n    items[0].save()\n'
     names = [r.name for r in parse(source, "python").references]

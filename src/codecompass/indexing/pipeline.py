@@ -155,7 +155,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # (`const { size = DEFAULT_SIZE, ...rest } = props`, `const [a, b = FALLBACK] = pair`).
 # 72: HTML is read without a server template's tags (`<% … %>`: Rails views, EJS, JSP),
 # which the grammar read as broken tags (a view of ERB alone was a parse error).
-READER_VERSION = 72
+# 73: a named JS/TS function handed to a call the module exports or runs is a function
+# (`export default withAuth(async function middleware(req) {…})`).
+READER_VERSION = 73
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -205,6 +207,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     70: (".py", ".pyi", *_SCRIPTS),
     71: _SCRIPTS,
     72: (".html", ".htm", ".erb"),
+    73: _SCRIPTS,
 }
 
 

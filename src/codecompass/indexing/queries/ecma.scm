@@ -25,6 +25,17 @@
     arguments: (arguments . (call_expression
       arguments: (arguments . [(arrow_function) (function_expression)]))))) @definition.function
 
+; A named function handed to a call the module exports or runs: Next.js's
+; `export default withAuth(async function middleware(req) {…})`.
+(export_statement
+  value: (call_expression
+    arguments: (arguments (function_expression name: (identifier) @name) @definition.function)))
+
+(program
+  (expression_statement
+    (call_expression
+      arguments: (arguments (function_expression name: (identifier) @name) @definition.function))))
+
 ; Objects holding functions are class-like; rules.py keeps an object literal with function
 ; members, and a module-level variable that receives functions (`res.json = function …`).
 ; These come before the constant patterns, which match the same declarators.
