@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from codecompass.cli import main
+from codecompass.cli import main, own_note, raised_note, uses_note
 from tests.conftest import git, make_git_repo
 from tests.fake_llm import fake_chat_server
 
@@ -260,3 +260,12 @@ def test_search_rerank_needs_a_model_and_reorders_with_it(repo: tuple[Path, Path
 
 def loc(hit: dict[str, object]) -> str:
     return f"{hit['path']}:{hit['start_line']}-{hit['end_line']}"
+
+
+def test_a_raised_or_brought_forward_score_prints_its_own() -> None:
+    """`--files` showed the first file at the best chunk's score, and a brought-forward
+    item at the next one's, without saying so (an outside audit: "silently raised")."""
+    assert raised_note({"own_score": 1.5, "first_as_best_chunk": True}) == " (own 1.5000)"
+    assert raised_note({"chunks_matched": 3}) == ""
+    assert own_note({"own_score": 2.54}) == "own 2.5400: "
+    assert uses_note({"caller_of": "r/app/auth.py#verify_token"}) == "uses verify_token, "

@@ -465,7 +465,8 @@ def search(
                 else ""
             )
             console.print(
-                f"[bold]{n}. {shown}[/bold]  [dim]{uses_note(f.why)}score {f.score:.4f}[/dim]"
+                f"[bold]{n}. {shown}[/bold]  [dim]{uses_note(f.why)}score {f.score:.4f}"
+                f"{raised_note(f.why)}[/dim]"
                 f"  [cyan]{symbols}"
                 f"[/cyan]{vouched}{copies_note(f.why)}"
             )
@@ -512,6 +513,13 @@ def own_note(why: dict[str, Any]) -> str:
     forward: a leading file's best symbol, a user of a named symbol)."""
     own = why.get("own_score")
     return f"own {own:.4f}: " if own is not None and "first_as_best_chunk" not in why else ""
+
+
+def raised_note(why: dict[str, Any]) -> str:
+    """` (own 2.5400)` for a file shown above its own total: the best chunk's file, or
+    one brought forward."""
+    own = why.get("own_score")
+    return f" (own {own:.4f})" if own is not None else ""
 
 
 def uses_note(why: dict[str, Any]) -> str:
