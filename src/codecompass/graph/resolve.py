@@ -1275,15 +1275,17 @@ class Resolver:
         if kind == "from":
             spec, _, name = rest.rpartition(":")
             module = self.module_value(ctx, spec)
-            if module.kind != "module" and ctx.language == "python":
-                # A namespace package (PEP 420) has no file of its own: `from app import
-                # auth` with no `app/__init__.py` imports the module `app.auth`.
-                relative = spec.startswith(".")
-                if relative or spec in self.index.python_packages():
-                    joined = f"{spec}{name}" if spec.endswith(".") else f"{spec}.{name}"
-                    submodule = self.module_value(ctx, joined)
-                    if submodule.kind == "module":
-                        return submodule
+            # A namespace package (PEP 420) has no file of its own: `from app import auth`
+            # with no `app/__init__.py` imports the module `app.auth`.
+            if (
+                module.kind != "module"
+                and ctx.language == "python"
+                and (spec.startswith(".") or spec in self.index.python_packages())
+            ):
+                joined = f"{spec}{name}" if spec.endswith(".") else f"{spec}.{name}"
+                submodule = self.module_value(ctx, joined)
+                if submodule.kind == "module":
+                    return submodule
             if module.kind == "module":
                 found = self.module_attr(module, name, depth + 1)
                 if (found is None or not found.known) and ctx.language == "python":

@@ -345,15 +345,16 @@ def add_named(ctx: SearchContext) -> None:
                 found[cid] = features
     callers = _caller_chunks(ctx, symbol_value) if q.wants_callers else {}
     for cid, (value, _) in callers.items():
-        found.setdefault(cid, {})["name"] = max(found.get(cid, {}).get("name", 0.0), value)
+        features = found.setdefault(cid, {})
+        features["name"] = max(features.get("name", 0.0), value)
     for cid, features in found.items():
         for source, value in features.items():
             cand = ctx.add(cid, source, 0)
             cand.features[source] = max(cand.features.get(source, 0.0), value)
         if cid in callers:
             ctx.cands[cid].graph_path = callers[cid][1]
-    ranked = sorted(callers, key=lambda cid: -callers[cid][0])
-    ctx.callers = {cid: callers[cid][1][0] for cid in ranked}
+    best_first = sorted(callers.items(), key=lambda item: -item[1][0])
+    ctx.callers = {cid: path[0] for cid, (_, path) in best_first}
 
 
 def _caller_chunks(

@@ -648,7 +648,9 @@ MAX_TEST_QUESTION_WORDS = 25
 
 def asks_for_tests(text: str) -> bool:
     """Whether a short question asks for tests rather than the code they test."""
-    if len(text.split()) > MAX_TEST_QUESTION_WORDS or _FAILURE.search(text):
+    if len(text.split(None, MAX_TEST_QUESTION_WORDS)) > MAX_TEST_QUESTION_WORDS or _FAILURE.search(
+        text
+    ):
         return False
     return _ASKS_FOR_TESTS.search(text) is not None
 
@@ -669,7 +671,7 @@ MAX_CALLER_QUESTION_WORDS = 25
 
 def asks_for_callers(text: str) -> bool:
     """Whether a short question asks what calls or uses a name, not where it is."""
-    if len(text.split()) > MAX_CALLER_QUESTION_WORDS:
+    if len(text.split(None, MAX_CALLER_QUESTION_WORDS)) > MAX_CALLER_QUESTION_WORDS:
         return False
     return _ASKS_FOR_CALLERS.search(text) is not None
 
