@@ -758,6 +758,40 @@ def test_a_module_imported_from_a_namespace_package_is_that_module(tmp_path: Pat
     }
 
 
+def test_a_property_is_read_through_typed_names_and_a_typed_containers_elements(
+    tmp_path: Path,
+) -> None:
+    """sqlfluff's `callers Selectable.select_info` listed its own file only: the rules'
+    `for selectable in query.selectables: selectable.select_info` (a dataclass field
+    `selectables: list[Selectable]`) was no read of the property, and `for s in items:
+    s.go()` with `items: list[Selectable]` no call of it: the annotation's element type
+    was dropped."""
+    query = (
+        "from dataclasses import dataclass, field\nfrom functools import cached_property\n\n\n"
+        "class Selectable:\n    @cached_property\n    def select_info(self):\n        return 1\n\n"
+        "    def go(self):\n        return 2\n\n\n"
+        "class Other:\n    def go(self):\n        return 3\n\n\n"
+        "@dataclass\nclass Query:\n"
+        "    selectables: list[Selectable] = field(default_factory=list)\n"
+    )
+    rule = (
+        "from typing import Optional, Sequence\n\nfrom q import Query, Selectable\n\n\n"
+        "def analyze(query: Query):\n    for selectable in query.selectables:\n"
+        "        info = selectable.select_info\n    return info\n\n\n"
+        "def direct(s: Selectable):\n    return s.select_info\n\n\n"
+        "def each(items: Optional[Sequence[Selectable]]):\n"
+        "    for s in items:\n        s.go()\n\n\n"
+        "def untyped(items):\n    for s in items:\n        s.select_info\n"
+    )
+    found = repo_edges(tmp_path, "p", {"q.py": query, "rule.py": rule}, ("calls",))
+    resolved = {(src, t, line) for src, t, _, _, line in found if not t.startswith("?")}
+    assert resolved == {
+        ("p/rule.py#analyze", "p/q.py#Selectable.select_info", 8),
+        ("p/rule.py#direct", "p/q.py#Selectable.select_info", 13),
+        ("p/rule.py#each", "p/q.py#Selectable.go", 18),
+    }
+
+
 def test_php_use_reaches_the_class_composer_autoloads(tmp_path: Path) -> None:
     """koel (Laravel): none of 7,169 `use` imports resolved, since `App\\` lives in `app/`
     (composer.json's PSR-4 map), and `Log::error`, `Cache::put`, `File::put` of imported

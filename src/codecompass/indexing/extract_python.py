@@ -24,11 +24,18 @@ from codecompass.indexing.facts import (
     Ref,
     Scope,
     add_module_values,
+    binding_scope,
     written,
 )
 from codecompass.indexing.treesitter import Node
 
 MAX_CHAIN = 200
+# Generic containers whose first type argument is what iterating them gives.
+_ITERABLES = frozenset(
+    {"list", "List", "set", "Set", "frozenset", "FrozenSet", "tuple", "Tuple", "deque"}
+    | {"Sequence", "MutableSequence", "Iterable", "Iterator", "Collection", "AbstractSet"}
+    | {"MutableSet", "Generator", "AsyncIterator", "AsyncIterable", "KeysView", "Deque"}
+)
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*")
 # The literal head of a method name built at run time: `visit_`, `_print_`, `do_`,
 # `handle` (not `_` or `__` alone: every private or special method would match).
@@ -166,12 +173,26 @@ class PythonExtractor:
         if chain is None or "?" in chain:
             return
         head, _, name = chain.rpartition(".")
-        if head in ("self", "cls") or name in self.properties:
+        if head in ("self", "cls") or name in self.properties or self.typed(head, scope):
             self.ref("read", chain, _line(node), scope)
         # `settings.DEFAULT_LIMIT`, `sorted(items, key=utils.by_name)`: a module's constant
         # or function, read through the module (`add_module_values` keeps imported heads).
         if "." not in head and (CONSTANT_NAME.fullmatch(name) or _is_argument(node)):
             self.reads.note(scope, chain, _line(node))
+
+    def typed(self, receiver: str, scope: int) -> bool:
+        """Whether a receiver's first name holds a value whose class resolution may
+        know: annotated (`s: Selectable`), narrowed, or set from an expression
+        (`for selectable in query.selectables`). A property another file defines is read
+        through such names (sqlfluff's `selectable.select_info` had no caller)."""
+        root = receiver.split(".", 1)[0].split("[", 1)[0]
+        at = binding_scope(self.facts.scopes, scope, root)
+        if at < 0:
+            return False
+        value = self.facts.scopes[at].bindings[root][-1][1]
+        return value.startswith(("type:", "narrow:")) or (
+            value.startswith("expr:") and value != "expr:?"
+        )
 
     # -- chains ---------------------------------------------------------------------
     def chain(self, node: Node | None) -> str | None:
@@ -626,10 +647,12 @@ class PythonExtractor:
                     # `def f(callback=handler)`: the default, unless a caller passes another
                     own.bind(pname, _line(param), self.value_of(default, scope))
             value = "expr:?"
+            element = None
             if annotation is not None:
                 chain = self.annotation(annotation, scope)
                 if chain:
                     value = f"type:{chain}"
+                    element = self.element_type(annotation)
             if (
                 first
                 and is_method
@@ -641,7 +664,11 @@ class PythonExtractor:
                 elif value == "expr:?":
                     value = f"self:{owner}"
             first = False
-            own.bind(pname, _line(param), value)
+            if element is not None and not star:
+                own.bind(pname, _line(param), f"cont:{pname}")
+                own.bind(f"{pname}[]", _line(param), f"type:{element}")
+            else:
+                own.bind(pname, _line(param), value)
         returns = node.child_by_field_name("return_type")
         if returns is not None:
             facts.returns = self.annotation(returns, scope) or ""
@@ -714,6 +741,43 @@ class PythonExtractor:
             return base_chain
         return None
 
+    def element_type(self, node: Node) -> str | None:
+        """The type of what iterating a value so annotated gives: `list[Selectable]`,
+        `Sequence["Node"]`, `Optional[list[X]]`, `tuple[X, ...]` → its element's chain."""
+        t = node.type
+        if t == "type" and node.named_children:
+            return self.element_type(node.named_children[0])
+        if t == "binary_operator":  # list[X] | None
+            for side in ("left", "right"):
+                part = node.child_by_field_name(side)
+                if part is not None and part.type != "none":
+                    return self.element_type(part)
+            return None
+        if t not in ("generic_type", "subscript") or len(node.named_children) < 2:
+            return None
+        base = self.main_type(node.named_children[0]) or ""
+        args = list(node.named_children[1:])
+        while args and args[0].type == "type_parameter":
+            args = list(args[0].named_children)
+        if not args:
+            return None
+        if base.split(".")[-1] == "Optional":
+            return self.element_type(args[0])
+        if base.split(".")[-1] not in _ITERABLES:
+            return None
+        return self.main_type(args[0])
+
+    def bind_annotated(self, scope: int, name: str, line: int, annotation: Node, main: str) -> None:
+        """Bind an annotated name to its type; a container of a known element type
+        (`items: list[Selectable]`) to a container whose elements are that type, so
+        `for s in items: s.select_info` reaches `Selectable`."""
+        element = self.element_type(annotation)
+        if element is None:
+            self.facts.scopes[scope].bind(name, line, f"type:{main}")
+            return
+        self.facts.scopes[scope].bind(name, line, f"cont:{name}")
+        self.facts.scopes[scope].bind(f"{name}[]", line, f"type:{element}")
+
     def import_statement(self, node: Node, scope: int) -> None:
         s = self.facts.scopes[scope]
         for child in node.named_children:
@@ -781,8 +845,8 @@ class PythonExtractor:
         for left in targets:
             if plain and left.type == "identifier":
                 self.assign(left, right, scope, line)
-            elif declared and left.type == "identifier":
-                self.facts.scopes[scope].bind(self.text(left), line, f"type:{declared}")
+            elif declared and left.type == "identifier" and annotation is not None:
+                self.bind_annotated(scope, self.text(left), line, annotation, declared)
                 self.router_prefix(self.text(left), right)
             elif declared and left.type == "attribute":
                 self.instance_attribute(left, f"type:{declared}", scope)

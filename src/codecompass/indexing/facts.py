@@ -115,8 +115,10 @@ if TYPE_CHECKING:
 # module's reads count at each line (each decorated method, default or constant).
 # 41: `from app import auth` and `from . import auth` in a namespace package (no
 # `app/__init__.py`) import the module `app/auth.py` (the resolver's change: every file
-# is linked again).
-FACTS_VERSION = 41
+# is linked again). 42: a Python name annotated as a container of a type (`items:
+# list[Selectable]`, a dataclass field) holds elements of that type, and an attribute read
+# through a name of known value (`s: Selectable`, `for s in items`) may run a property.
+FACTS_VERSION = 42
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
