@@ -811,14 +811,19 @@ def test_a_private_member_is_named_without_its_hash(tmp_path: Path) -> None:
             ("Client.retry sends twice", {"Client.#retry": 1.0, "retry": 0.5906}),
             ("Client.#send is never called", {"Client.#send": 1.0}),
         ]:
-            result = eng.retrieve(query, eng.search_options(k=5, collect=True))
-            assert result.candidates is not None
-            named = {
-                c["symbol"]: round(c["features"]["name"], 4)
-                for c in result.candidates
-                if c["features"].get("name")
-            }
-            assert named == marked, query
+            assert _named(eng, query)[0] == marked, query
+
+
+def _named(eng: Engine, query: str) -> tuple[dict[str | None, float], SearchResult]:
+    """The `name` feature of each candidate it marks, by symbol, and the result."""
+    result = eng.retrieve(query, eng.search_options(k=5, collect=True))
+    assert result.candidates is not None
+    named = {
+        c["symbol"]: round(c["features"]["name"], 4)
+        for c in result.candidates
+        if c["features"].get("name")
+    }
+    return named, result
 
 
 def test_a_ruby_method_is_named_without_its_bang_or_question_mark(tmp_path: Path) -> None:
@@ -840,13 +845,7 @@ def test_a_ruby_method_is_named_without_its_bang_or_question_mark(tmp_path: Path
             ("why is Story.new? always true", {"Story.new?": 1.0}),
             ("Story.new?", {"Story.new?": 1.0}),
         ]:
-            result = eng.retrieve(query, eng.search_options(k=5, collect=True))
-            assert result.candidates is not None
-            named = {
-                c["symbol"]: round(c["features"]["name"], 4)
-                for c in result.candidates
-                if c["features"].get("name")
-            }
+            named, result = _named(eng, query)
             assert named == marked, query
             assert result.symbols[0].symbol == next(iter(marked)), query
 
