@@ -9,6 +9,7 @@ import signal
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -229,6 +230,31 @@ def test_modes_and_caps(engine: Engine) -> None:
     repeat = next((i for i, p in enumerate(paths) if p in paths[:i]), len(paths))
     assert repeat >= 2 and len(set(paths[:repeat])) == repeat
     assert set(paths[repeat:]) <= set(paths[:repeat])
+
+
+def test_the_retrievers_pool_does_not_depend_on_k(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A larger k had widened the dense and BM25 pools (3 × k), moving files' totals:
+    Black's gold function was 10th at -k 50 and 31st at -k 100. The first results are
+    the same whatever the number asked for."""
+    asked: list[int] = []
+    dense_top, lexical_top = candidates.dense_top, candidates.lexical_top
+
+    def dense(ctx: Any, pool: int) -> Any:
+        asked.append(pool)
+        return dense_top(ctx, pool)
+
+    def lexical(ctx: Any, pool: int) -> Any:
+        asked.append(pool)
+        return lexical_top(ctx, pool)
+
+    monkeypatch.setattr(candidates, "dense_top", dense)
+    monkeypatch.setattr(candidates, "lexical_top", lexical)
+    small = engine.retrieve("verify the token", engine.search_options(k=2))
+    large = engine.retrieve("verify the token", engine.search_options(k=200))
+    assert asked == [150, 150, 150, 150]
+    assert [h.symbol for h in small.hits] == [h.symbol for h in large.hits[:2]]
 
 
 def test_a_class_and_its_methods_are_not_copies_and_k_wins_over_the_file_cap(
