@@ -675,3 +675,14 @@ def test_a_short_question_about_what_uses_a_name_asks_for_callers(
 ) -> None:
     assert asks_for_callers(question) is asks
     assert parse_query(question).wants_callers is asks
+
+
+def test_what_a_usage_question_asks_about_is_a_name_whatever_its_shape() -> None:
+    """ "what calls sympify" had no name: a plain lower-case word is prose elsewhere."""
+    assert parse_query("what calls sympify").identifiers == ["sympify"]
+    assert parse_query("where is parse used").identifiers == ["parse"]
+    assert parse_query("callers of the render").identifiers == ["render"]
+    asked = parse_query("what calls Vote.cast")
+    assert asked.dotted == ["Vote.cast"]
+    assert parse_query("which code calls it").identifiers == []
+    assert parse_query("sympify calls are slow").identifiers == []  # no usage question

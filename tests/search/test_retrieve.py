@@ -883,6 +883,8 @@ def test_a_question_about_what_uses_a_name_is_answered_by_its_users(tmp_path: Pa
     `why.caller_of` naming what they use."""
     files = {
         "app/__init__.py": "",
+        # Two sections of that name: no code, so the name stays the function's alone.
+        "docs/api.md": "# API\n\n## verify_token\n\nChecks.\n\n# Old\n\n## verify_token\n\nOld.\n",
         "app/auth.py": (
             "def verify_token(token):\n    return token == 'ok'\n\n\n"
             "def verify_token_shape(token):\n    return len(token) == 2\n\n\n"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from codecompass.graph.lookup import private_member
 from codecompass.indexing.languages import is_test_folder, is_test_path, name_under_test
-from codecompass.models import ChunkEntry, Edge, SymbolQuery
+from codecompass.models import ChunkEntry, Edge, SymbolQuery, SymbolRecord
 from codecompass.protocols import Vectors
 from codecompass.search.context import Candidate, SearchContext, Tested
 from codecompass.search.expand import expand, personalized_rank
@@ -43,8 +43,10 @@ NAME_FANOUT = 30
 OUTER_FRAME = 0.7
 PATH_CHUNKS = 600  # chunks brought in by files the query names, all files together
 # A question about what uses a name brings the users of the CALLED_SYMBOLS symbols it
-# names best (by at least CALLED_NAME: shared by two symbols at most), MAX_CALLERS in all.
+# names best (by at least CALLED_NAME, or a name of CALLED_SHARED code symbols at most),
+# MAX_CALLERS in all.
 CALLED_NAME = 0.5
+CALLED_SHARED = 2
 CALLED_SYMBOLS = 3
 MAX_CALLERS = 30
 CALLER_EDGES = ("calls", "references")
@@ -343,7 +345,7 @@ def add_named(ctx: SearchContext) -> None:
                 features["path"] = file_value[path]
             if features:
                 found[cid] = features
-    callers = _caller_chunks(ctx, symbol_value) if q.wants_callers else {}
+    callers = _caller_chunks(ctx, rows, symbol_value) if q.wants_callers else {}
     for cid, (value, _) in callers.items():
         features = found.setdefault(cid, {})
         features["name"] = max(features.get("name", 0.0), value)
@@ -358,15 +360,23 @@ def add_named(ctx: SearchContext) -> None:
 
 
 def _caller_chunks(
-    ctx: SearchContext, symbol_value: dict[str, float]
+    ctx: SearchContext, rows: Sequence[SymbolRecord], symbol_value: dict[str, float]
 ) -> dict[str, tuple[float, tuple[str, str]]]:
     """In a question about what uses a name ("what calls Vote.cast"), the chunks that
-    call or reference the symbols it names best, each with the naming's strength times
-    the edge's confidence, and the (named symbol, user) path: the callers are the
-    answer, named through their relation."""
+    call or reference the code symbols it names best (a name of at most CALLED_SHARED
+    code symbols, or named as strongly as CALLED_NAME), each with the naming's strength
+    times the edge's confidence, and the (named symbol, user) path: the callers are the
+    answer, named through their relation. Documents' sections are no code: SymPy's
+    `sympify` shares its name with two."""
     graph = ctx.sources.graph
+    code = [s for s in rows if s.id in symbol_value and s.kind != "section"]
+    shared = Counter(_plain(s.name) for s in code)
     named = sorted(
-        (sid for sid, value in symbol_value.items() if value >= CALLED_NAME),
+        (
+            s.id
+            for s in code
+            if symbol_value[s.id] >= CALLED_NAME or shared[_plain(s.name)] <= CALLED_SHARED
+        ),
         key=lambda sid: -symbol_value[sid],
     )[:CALLED_SYMBOLS]
     if graph is None or not named:

@@ -627,6 +627,12 @@ def parse_query(text: str) -> ParsedQuery:
     q.anchors = list(anchors)
     q.wants_tests = not q.frames and not q.errors and asks_for_tests(text)
     q.wants_callers = not q.frames and asks_for_callers(text)
+    if q.wants_callers:
+        for m in _CALLED.finditer(text):
+            name = (m.group("after") or m.group("before")).rstrip(".")
+            found = q.dotted if "." in name else q.identifiers
+            if name.lower() not in _NOT_CALLED and name not in found:
+                found.append(name)
     return q
 
 
@@ -667,6 +673,20 @@ _ASKS_FOR_CALLERS = re.compile(
     re.IGNORECASE,
 )
 MAX_CALLER_QUESTION_WORDS = 25
+# What such a question asks about, which it need not write as code: "what calls
+# sympify", "callers of parse", "where is verify_token used".
+_CALLED = re.compile(
+    r"\b(?:calls|uses|invokes|enqueues|instantiates|references|triggers|dispatches|raises"
+    r"|callers?\s+of|usages?\s+of|call\s+sites?\s+of)\s+(?:the\s+)?(?P<after>[A-Za-z_][\w.]*)"
+    r"|\bwhere\s+(?:is|are|does|do)\s+(?:the\s+)?(?P<before>[A-Za-z_][\w.]*)\s+(?:\w+\s+)?"
+    r"(?:called|used|invoked|enqueued|instantiated|referenced|triggered|dispatched|raised)\b",
+    re.IGNORECASE,
+)
+_NOT_CALLED_TEXT = (
+    "it this that them these those its a an any some each every function method class "
+    "code file module variable constant"
+)
+_NOT_CALLED = frozenset(_NOT_CALLED_TEXT.split())
 
 
 def asks_for_callers(text: str) -> bool:
