@@ -647,12 +647,10 @@ class PythonExtractor:
                     # `def f(callback=handler)`: the default, unless a caller passes another
                     own.bind(pname, _line(param), self.value_of(default, scope))
             value = "expr:?"
-            element = None
             if annotation is not None:
                 chain = self.annotation(annotation, scope)
                 if chain:
                     value = f"type:{chain}"
-                    element = self.element_type(annotation)
             if (
                 first
                 and is_method
@@ -664,9 +662,8 @@ class PythonExtractor:
                 elif value == "expr:?":
                     value = f"self:{owner}"
             first = False
-            if element is not None and not star:
-                own.bind(pname, _line(param), f"cont:{pname}")
-                own.bind(f"{pname}[]", _line(param), f"type:{element}")
+            if annotation is not None and value.startswith("type:") and not star:
+                self.bind_annotated(index, pname, _line(param), annotation, value[5:])
             else:
                 own.bind(pname, _line(param), value)
         returns = node.child_by_field_name("return_type")
@@ -716,56 +713,58 @@ class PythonExtractor:
         return found
 
     def main_type(self, node: Node) -> str | None:
-        t = node.type
-        if t == "type" and node.named_children:
-            return self.main_type(node.named_children[0])
-        if t in ("identifier", "attribute"):
-            return self.chain(node)
-        if t == "string":
-            text = "".join(self.text(c) for c in node.named_children if c.type == "string_content")
-            return text if _DOTTED.fullmatch(text) else None
-        if t == "binary_operator":  # X | None
-            for side in ("left", "right"):
-                part = node.child_by_field_name(side)
-                if part is not None and part.type != "none":
-                    return self.main_type(part)
+        core = self.unwrapped(node)
+        if core is None:
             return None
+        t = core.type
+        if t in ("identifier", "attribute"):
+            return self.chain(core)
+        if t == "string":
+            text = "".join(self.text(c) for c in core.named_children if c.type == "string_content")
+            return text if _DOTTED.fullmatch(text) else None
         if t in ("generic_type", "subscript"):
-            base = node.named_children[0] if node.named_children else None
-            base_chain = self.main_type(base) if base is not None else None
-            if base_chain is not None and base_chain.split(".")[-1] in ("Optional", "Annotated"):
-                args = list(node.named_children[1:])
-                while args and args[0].type in ("type_parameter",):
-                    args = list(args[0].named_children)
-                return self.main_type(args[0]) if args else None
-            return base_chain
+            return self.type_arguments(core)[0] or None
         return None
 
     def element_type(self, node: Node) -> str | None:
         """The type of what iterating a value so annotated gives: `list[Selectable]`,
         `Sequence["Node"]`, `Optional[list[X]]`, `tuple[X, ...]` → its element's chain."""
-        t = node.type
-        if t == "type" and node.named_children:
-            return self.element_type(node.named_children[0])
-        if t == "binary_operator":  # list[X] | None
-            for side in ("left", "right"):
-                part = node.child_by_field_name(side)
-                if part is not None and part.type != "none":
-                    return self.element_type(part)
+        core = self.unwrapped(node, ("Optional",))
+        if core is None or core.type not in ("generic_type", "subscript"):
             return None
-        if t not in ("generic_type", "subscript") or len(node.named_children) < 2:
+        base, args = self.type_arguments(core)
+        if base.split(".")[-1] not in _ITERABLES or not args:
             return None
-        base = self.main_type(node.named_children[0]) or ""
+        return self.main_type(args[0])
+
+    def unwrapped(
+        self, node: Node | None, wrappers: tuple[str, ...] = ("Optional", "Annotated")
+    ) -> Node | None:
+        """An annotation without what only wraps its type: `X | None`, `Optional[X]`,
+        `Annotated[X, …]` (the generic `wrappers`)."""
+        while node is not None:
+            t = node.type
+            if t == "type" and node.named_children:
+                node = node.named_children[0]
+            elif t == "binary_operator":  # X | None
+                sides = (node.child_by_field_name(side) for side in ("left", "right"))
+                node = next((p for p in sides if p is not None and p.type != "none"), None)
+            elif t in ("generic_type", "subscript"):
+                base, args = self.type_arguments(node)
+                if base.split(".")[-1] not in wrappers:
+                    return node
+                node = args[0] if args else None
+            else:
+                return node
+        return None
+
+    def type_arguments(self, node: Node) -> tuple[str, list[Node]]:
+        """A generic annotation's base chain ("" when unknown) and its type arguments."""
+        base = self.main_type(node.named_children[0]) if node.named_children else None
         args = list(node.named_children[1:])
         while args and args[0].type == "type_parameter":
             args = list(args[0].named_children)
-        if not args:
-            return None
-        if base.split(".")[-1] == "Optional":
-            return self.element_type(args[0])
-        if base.split(".")[-1] not in _ITERABLES:
-            return None
-        return self.main_type(args[0])
+        return base or "", args
 
     def bind_annotated(self, scope: int, name: str, line: int, annotation: Node, main: str) -> None:
         """Bind an annotated name to its type; a container of a known element type

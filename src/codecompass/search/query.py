@@ -664,22 +664,22 @@ def asks_for_tests(text: str) -> bool:
 # A question about what uses a name: "what calls Vote.cast", "which code calls it",
 # "where is NotifyCommentJob enqueued", "callers of verify_token". Its answer is the
 # callers, which search had never returned: only the definition matched the words.
+_USES = r"(?:calls|uses|invokes|enqueues|instantiates|references|triggers|dispatches|raises)"
+_USED = r"(?:called|used|invoked|enqueued|instantiated|referenced|triggered|dispatched|raised)"
+_USERS_OF = r"(?:callers?|usages?|call\s+sites?)\s+of"
 _ASKS_FOR_CALLERS = re.compile(
-    r"\b(?:who|what|which(?:\s+\w+){0,2})\s+(?:calls|uses|invokes|enqueues|instantiates"
-    r"|references|triggers|dispatches|raises)\b"
-    r"|\bwhere\s+(?:is|are|does|do)\b(?:(?!\b(?:defined|declared|implemented)\b)[^?.!\n]){0,80}?"
-    r"\b(?:called|used|invoked|enqueued|instantiated|referenced|triggered|dispatched|raised)\b"
-    r"|\b(?:callers?|usages?|call\s+sites?)\s+of\b",
+    rf"\b(?:who|what|which(?:\s+\w+){{0,2}})\s+{_USES}\b"
+    rf"|\bwhere\s+(?:is|are|does|do)\b(?:(?!\b(?:defined|declared|implemented)\b)[^?.!\n]){{0,80}}?"
+    rf"\b{_USED}\b|\b{_USERS_OF}\b",
     re.IGNORECASE,
 )
 MAX_CALLER_QUESTION_WORDS = 25
 # What such a question asks about, which it need not write as code: "what calls
 # sympify", "callers of parse", "where is verify_token used".
 _CALLED = re.compile(
-    r"\b(?:calls|uses|invokes|enqueues|instantiates|references|triggers|dispatches|raises"
-    r"|callers?\s+of|usages?\s+of|call\s+sites?\s+of)\s+(?:the\s+)?(?P<after>[A-Za-z_][\w.]*)"
-    r"|\bwhere\s+(?:is|are|does|do)\s+(?:the\s+)?(?P<before>[A-Za-z_][\w.]*)\s+(?:\w+\s+)?"
-    r"(?:called|used|invoked|enqueued|instantiated|referenced|triggered|dispatched|raised)\b",
+    rf"\b(?:{_USES}|{_USERS_OF})\s+(?:the\s+)?(?P<after>[A-Za-z_][\w.]*)"
+    rf"|\bwhere\s+(?:is|are|does|do)\s+(?:the\s+)?(?P<before>[A-Za-z_][\w.]*)\s+(?:\w+\s+)?"
+    rf"{_USED}\b",
     re.IGNORECASE,
 )
 _NOT_CALLED_TEXT = (
