@@ -269,3 +269,5 @@ def test_a_raised_or_brought_forward_score_prints_its_own() -> None:
     assert raised_note({"chunks_matched": 3}) == ""
     assert own_note({"own_score": 2.54}) == "own 2.5400: "
     assert uses_note({"caller_of": "r/app/auth.py#verify_token"}) == "uses verify_token, "
+    assert uses_note({"special_of": "r/core/symbol.py#Symbol"}) == "runs for Symbol, "
+    assert uses_note({}) == ""

@@ -523,9 +523,13 @@ def raised_note(why: dict[str, Any]) -> str:
 
 
 def uses_note(why: dict[str, Any]) -> str:
-    """`uses Vote.cast, ` for a result answering a question about what uses that name."""
+    """`uses Vote.cast, ` for a result answering a question about what uses that name;
+    `runs for Symbol, ` for a special method the query's code runs on a class it names."""
     target = why.get("caller_of")
-    return f"uses {escape(target.rpartition('#')[2])}, " if target else ""
+    if target:
+        return f"uses {escape(target.rpartition('#')[2])}, "
+    named_class = why.get("special_of")
+    return f"runs for {escape(named_class.rpartition('#')[2])}, " if named_class else ""
 
 
 def copies_note(why: dict[str, Any]) -> str:

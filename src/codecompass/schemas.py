@@ -68,7 +68,9 @@ class SymbolHit(Result):
     the file view adds is left out. The best symbol of each of the file view's first
     three files is within the first ten (`why["spread_for_file"]` when brought there).
     In a question about what uses a name ("what calls Vote.cast"), the symbols using it
-    follow the first (`why["caller_of"]`: the symbol they use)."""
+    follow the first (`why["caller_of"]`: the symbol they use). A special method the
+    query's code runs without naming it (`ds == ds2` runs `Dataset.__eq__`) says for which
+    named class (`why["special_of"]`)."""
 
     repo: str
     path: str

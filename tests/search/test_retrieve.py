@@ -1509,3 +1509,35 @@ def test_any_k_up_to_the_mcp_limit_ranks_the_same_pool() -> None:
     from codecompass.settings import SearchSettings
 
     assert SearchSettings().candidates == 3 * MAX_TOP_K == 150
+
+
+def test_the_special_methods_a_querys_code_runs_are_named_through_their_class(
+    tmp_path: Path,
+) -> None:
+    """`q == 1` runs `__eq__` of `q`'s class, which the issue never names. A class
+    without its own method runs its base's; another class's `__eq__` is not marked, nor
+    any special method the code does not run (`__mul__`, `__repr__`), nor the
+    constructor the example calls."""
+    base = (
+        "class Base:\n    def __eq__(self, other):\n        return self.value == other\n\n"
+        "    def __mul__(self, other):\n        return self.value * other\n"
+    )
+    units = (
+        "from base import Base\n\n\nclass Quantity(Base):\n"
+        "    def __init__(self, value):\n        self.value = value\n\n"
+        "    def __repr__(self):\n        return 'Quantity'\n"
+    )
+    other = "class Other:\n    def __eq__(self, other):\n        return True\n"
+    files = {"base.py": base, "units.py": units, "other.py": other}
+    with _indexed(tmp_path, files) as eng:
+        query = "Quantity is equal to anything\n\n```\nq = Quantity(3)\nq == 1\n```"
+        named, result = _named(eng, query)
+        assert named == {"Quantity": 1.0, "Base.__eq__": 0.7}
+        # `why` says for which named class it runs, in the hits and the symbol view.
+        assert "Base.__eq__" in [item.symbol for item in result.symbols]
+        for item in [*result.hits, *result.symbols]:
+            expected = "p/units.py#Quantity" if item.symbol == "Base.__eq__" else None
+            assert item.why.get("special_of") == expected, item.symbol
+        # Without code that runs them, no special method is marked.
+        named, _ = _named(eng, "`Quantity` is equal to anything")
+        assert named == {"Quantity": 1.0}

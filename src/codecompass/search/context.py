@@ -121,6 +121,9 @@ class SearchContext:
     # In a question about what uses a name: the users' chunks, best first, each with the
     # named symbol it uses (`candidates.add_named`).
     callers: dict[str, str] = field(default_factory=dict)
+    # Special methods the query's code runs (`==` runs `Expr.__eq__`), by symbol id, each
+    # with the named class it runs for (`candidates.add_named`).
+    special_of: dict[str, str] = field(default_factory=dict)
     _paths: Sequence[tuple[str, str]] | None = None
     _test_tooling: dict[tuple[str, str], bool] = field(default_factory=dict)
 

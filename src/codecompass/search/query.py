@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from codecompass.search.protocols import special_methods
 from codecompass.tokens import code_tokens
 
 _EXTENSIONS = (
@@ -236,6 +237,7 @@ class ParsedQuery:
     cause_frames: int = 0  # of those, those before a chain's "direct cause" separator
     wants_tests: bool = False  # a short question asking for tests (`asks_for_tests`)
     wants_callers: bool = False  # a short question asking what uses a name (`asks_for_callers`)
+    special: list[str] = field(default_factory=list)  # special methods its code runs (`__eq__`)
 
     @property
     def quoted_messages(self) -> list[str]:
@@ -286,6 +288,7 @@ class ParsedQuery:
             "anchors": [{"path": path, "line": line} for path, line in self.anchors],
             "wants_tests": self.wants_tests,
             "wants_callers": self.wants_callers,
+            "special": self.special,
         }
 
 
@@ -625,6 +628,7 @@ def parse_query(text: str) -> ParsedQuery:
     q.paths, q.dotted, q.identifiers = list(paths), list(dotted_names), list(identifiers)
     q.quoted, q.literals, q.errors = list(quoted), list(literals), list(errors)
     q.anchors = list(anchors)
+    q.special = special_methods("\n".join(code_spans), named)
     q.wants_tests = not q.frames and not q.errors and asks_for_tests(text)
     q.wants_callers = not q.frames and asks_for_callers(text)
     if q.wants_callers:

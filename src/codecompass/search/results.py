@@ -191,6 +191,8 @@ def _hit_why(ctx: SearchContext, chunk: ChunkRecord, own: float, share: float) -
         why["graph_path"] = list(cand.graph_path)
     if chunk.id in ctx.callers:
         why["caller_of"] = ctx.callers[chunk.id]
+    if chunk.symbol_id in ctx.special_of:
+        why["special_of"] = ctx.special_of[chunk.symbol_id]
     return why
 
 
@@ -335,6 +337,8 @@ def symbols(
             why["spread_for_file"] = list(lead_files).index(item[0]) + 1
         if item in uses:
             why["caller_of"] = uses[item]
+        if chunk.symbol_id in ctx.special_of:
+            why["special_of"] = ctx.special_of[chunk.symbol_id]
         if score > value + 1e-9:
             why["own_score"] = round(value, 6)
         definition = defined.get(chunk.symbol_id or "")

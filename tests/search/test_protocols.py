@@ -1,0 +1,65 @@
+"""Which special methods a query's code runs (`search/protocols.py`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from codecompass.search.protocols import special_methods
+from codecompass.search.query import parse_query
+
+
+@pytest.mark.parametrize(
+    ("code", "methods"),
+    [
+        (">>> A@B\n>>> 2@B", ["__matmul__", "__rmatmul__"]),
+        ("milli*W == 1", ["__eq__", "__mul__", "__rmul__"]),
+        ("a != b", ["__ne__", "__eq__"]),
+        ("x <= y\nz > w", ["__le__", "__lt__", "__ge__", "__gt__"]),
+        ("a + b - c", ["__add__", "__radd__", "__sub__", "__rsub__"]),
+        ("x ** 2\nmilli/W", ["__pow__", "__rpow__", "__truediv__", "__rtruediv__", "__div__"]),
+        ("~mask\nX | None", ["__or__", "__ror__", "__invert__"]),
+        ("x = y[0]\nz[1] = 2\ndel q[3]", ["__setitem__", "__delitem__", "__getitem__"]),
+        ("with Lock() as held:\n    pass", ["__enter__", "__exit__"]),
+        # Not operators: a decorator, star-arguments, a path, a prompt's pseudo-file, an
+        # arrow, a shell option and a hyphenated name.
+        ("@property\ndef f(self) -> int:\n    return g(*args, **kw)", []),
+        ('see src/foo/bar.py\nFile "<stdin>", line 1, in <module>', []),
+        ("pip install -e .\nfrom x import *\nfoo-bar", []),
+    ],
+)
+def test_operators_in_code_run_special_methods(code: str, methods: list[str]) -> None:
+    assert special_methods(code, code) == methods
+
+
+def test_builtins_and_words_anywhere_run_special_methods() -> None:
+    text = (
+        "repr() of an element; the dataset compares unequal after copy.deepcopy(ds); "
+        'PicklingError; f"{VR.US}" gives VR.US; len(t.groups) is 0'
+    )
+    assert special_methods("", text) == [
+        "__repr__",
+        "__deepcopy__",
+        "__len__",
+        "__format__",
+        "__str__",
+        "__reduce__",
+        "__reduce_ex__",
+        "__getstate__",
+        "__setstate__",
+        "__eq__",
+    ]
+    # A method of the same name is no built-in: `ds.copy()`, `"{}".format(x)`.
+    assert special_methods("", 'ds.copy() and "{}".format(x)') == []
+    # Operators in prose are no code: "input/output", "a * footnote".
+    assert special_methods("", "input/output is a + b") == []
+
+
+def test_a_query_reads_the_special_methods_of_its_code() -> None:
+    q = parse_query(
+        "Dataset compares unequal to its copy\n\n```python\nds = Dataset()\n"
+        "print(ds == ds2)\n```\nand `make_table(3)` works"
+    )
+    assert q.special == ["__eq__"]
+    assert q.as_dict()["special"] == ["__eq__"]
+    # Prose operators are not read: "a/b testing" is no division.
+    assert parse_query("a/b testing of Dataset * 2 items").special == []
