@@ -765,7 +765,7 @@ def test_a_property_is_read_through_typed_names_and_a_typed_containers_elements(
     `for selectable in query.selectables: selectable.select_info` (a dataclass field
     `selectables: list[Selectable]`) was no read of the property, and `for s in items:
     s.go()` with `items: list[Selectable]` no call of it: the annotation's element type
-    was dropped."""
+    was dropped. Pydantic's `Annotated[list[X], Field(…)]` holds X's too."""
     query = (
         "from dataclasses import dataclass, field\nfrom functools import cached_property\n\n\n"
         "class Selectable:\n    @cached_property\n    def select_info(self):\n        return 1\n\n"
@@ -781,7 +781,9 @@ def test_a_property_is_read_through_typed_names_and_a_typed_containers_elements(
         "def direct(s: Selectable):\n    return s.select_info\n\n\n"
         "def each(items: Optional[Sequence[Selectable]]):\n"
         "    for s in items:\n        s.go()\n\n\n"
-        "def untyped(items):\n    for s in items:\n        s.select_info\n"
+        "def untyped(items):\n    for s in items:\n        s.select_info\n\n\n"
+        "def annotated(items: Annotated[list[Selectable], Field(min_length=1)]):\n"
+        "    for s in items:\n        s.go()\n"
     )
     found = repo_edges(tmp_path, "p", {"q.py": query, "rule.py": rule}, ("calls",))
     resolved = {(src, t, line) for src, t, _, _, line in found if not t.startswith("?")}
@@ -789,6 +791,7 @@ def test_a_property_is_read_through_typed_names_and_a_typed_containers_elements(
         ("p/rule.py#analyze", "p/q.py#Selectable.select_info", 8),
         ("p/rule.py#direct", "p/q.py#Selectable.select_info", 13),
         ("p/rule.py#each", "p/q.py#Selectable.go", 18),
+        ("p/rule.py#annotated", "p/q.py#Selectable.go", 28),
     }
 
 

@@ -728,8 +728,9 @@ class PythonExtractor:
 
     def element_type(self, node: Node) -> str | None:
         """The type of what iterating a value so annotated gives: `list[Selectable]`,
-        `Sequence["Node"]`, `Optional[list[X]]`, `tuple[X, ...]` → its element's chain."""
-        core = self.unwrapped(node, ("Optional",))
+        `Sequence["Node"]`, `Optional[list[X]]`, `tuple[X, ...]`,
+        `Annotated[list[X], Field(…)]` → its element's chain."""
+        core = self.unwrapped(node)
         if core is None or core.type not in ("generic_type", "subscript"):
             return None
         base, args = self.type_arguments(core)
@@ -737,11 +738,9 @@ class PythonExtractor:
             return None
         return self.main_type(args[0])
 
-    def unwrapped(
-        self, node: Node | None, wrappers: tuple[str, ...] = ("Optional", "Annotated")
-    ) -> Node | None:
+    def unwrapped(self, node: Node | None) -> Node | None:
         """An annotation without what only wraps its type: `X | None`, `Optional[X]`,
-        `Annotated[X, …]` (the generic `wrappers`)."""
+        `Annotated[X, …]`."""
         while node is not None:
             t = node.type
             if t == "type" and node.named_children:
@@ -751,7 +750,7 @@ class PythonExtractor:
                 node = next((p for p in sides if p is not None and p.type != "none"), None)
             elif t in ("generic_type", "subscript"):
                 base, args = self.type_arguments(node)
-                if base.split(".")[-1] not in wrappers:
+                if base.split(".")[-1] not in ("Optional", "Annotated"):
                     return node
                 node = args[0] if args else None
             else:

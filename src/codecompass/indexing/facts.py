@@ -118,7 +118,8 @@ if TYPE_CHECKING:
 # is linked again). 42: a Python name annotated as a container of a type (`items:
 # list[Selectable]`, a dataclass field) holds elements of that type, and an attribute read
 # through a name of known value (`s: Selectable`, `for s in items`) may run a property.
-FACTS_VERSION = 42
+# 43: `Annotated[list[X], Field(…)]` is a container of X too.
+FACTS_VERSION = 43
 
 # Calls that may publish to or subscribe to a topic, a queue or an event (the last
 # segment of the called chain; `graph/events.py` tells which really do): their
