@@ -268,6 +268,8 @@ def test_a_raised_or_brought_forward_score_prints_its_own() -> None:
     assert raised_note({"own_score": 1.5, "first_as_best_chunk": True}) == " (own 1.5000)"
     assert raised_note({"chunks_matched": 3}) == ""
     assert own_note({"own_score": 2.54}) == "own 2.5400: "
+    # The symbol view's first, the best chunk's symbol, says its own total too.
+    assert own_note({"own_score": 2.7625, "first_as_best_chunk": True}) == "own 2.7625: "
     assert uses_note({"caller_of": "r/app/auth.py#verify_token"}) == "uses verify_token, "
     assert uses_note({"special_of": "r/core/symbol.py#Symbol"}) == "runs for Symbol, "
     assert uses_note({}) == ""

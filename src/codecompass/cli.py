@@ -510,9 +510,10 @@ def search(
 
 def own_note(why: dict[str, Any]) -> str:
     """`own 2.5400: ` for a result shown at the score of the one after it (brought
-    forward: a leading file's best symbol, a user of a named symbol)."""
+    forward: the best chunk's symbol, a leading file's best symbol, a user of a named
+    symbol)."""
     own = why.get("own_score")
-    return f"own {own:.4f}: " if own is not None and "first_as_best_chunk" not in why else ""
+    return f"own {own:.4f}: " if own is not None else ""
 
 
 def raised_note(why: dict[str, Any]) -> str:

@@ -648,6 +648,18 @@ def test_a_capitalized_word_prose_calls_a_class_or_model_is_a_name() -> None:
     assert parse_query("The Python class").identifiers == []
 
 
+def test_a_lower_case_word_prose_calls_a_function_or_helper_is_a_name() -> None:
+    """ "where is the cn class-name helper defined" had no name: `cn` has no code's shape,
+    and its hundreds of calls came first."""
+    assert parse_query("where is the cn class-name helper defined").identifiers == ["cn"]
+    assert parse_query("what does the slugify function return").identifiers == ["slugify"]
+    assert parse_query("the authenticate method of the web session").identifiers == ["authenticate"]
+    # Words that only describe the function are no names.
+    assert parse_query("the same function is called twice").identifiers == []
+    assert parse_query("the following helper fails").identifiers == []
+    assert parse_query("a new method and the wrapper function").identifiers == []
+
+
 def test_a_private_name_is_a_name_but_emphasis_is_not() -> None:
     """`_dir` (a key's suffix a config loader tests for) was read as nothing."""
     assert parse_query("keys ending in `_dir` are read as paths").identifiers == ["_dir"]

@@ -592,8 +592,10 @@ def test_symbol_view_holds_the_best_symbol_of_each_leading_file(tmp_path: Path) 
 
 def test_the_best_chunk_leads_the_hits_and_the_evidence(tmp_path: Path) -> None:
     """lone.py holds the best chunk; strong.py's three near matches give its functions a
-    larger share. The best chunk stays first, in the hits and in the evidence an answer
-    is built from (not re-sorted by score)."""
+    larger share. The best chunk stays first, in the hits, the symbol view and the
+    evidence an answer is built from (not re-sorted by score). The symbol view had put
+    taxonomy's `cn`, the best chunk of "where is the cn class-name helper defined",
+    10th, under the members of a file that calls it nine times."""
     repo = make_git_repo(
         tmp_path / "p",
         {
@@ -625,6 +627,10 @@ def test_the_best_chunk_leads_the_hits_and_the_evidence(tmp_path: Path) -> None:
     assert raised == pytest.approx(hits[0].score, abs=1e-5) and first["raised_by"] > 0
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert [h.symbol for h in evidence] == order
+    symbols = found.symbols
+    assert [s.symbol for s in symbols] == order
+    assert symbols[0].why["first_as_best_chunk"] and "first_as_best_chunk" not in symbols[1].why
+    assert symbols[0].why["own_score"] < symbols[1].score == symbols[0].score
 
 
 def test_hits_follow_the_symbol_view_after_the_best_chunk() -> None:

@@ -198,6 +198,27 @@ _KIND_NAMED = re.compile(
     rf"(?<![\w.`])(?P<before>[A-Z][A-Za-z0-9]*)[^\S\n]+{_KINDS}\b"
     rf"|\b{_KINDS}[^\S\n]+(?P<after>[A-Z][A-Za-z0-9]*)(?![\w.`])"
 )
+# A lower-case word that prose calls a function or helper: "the cn class-name helper",
+# "the slugify function". Lower-case words are mostly English, so only right after "the"
+# and before such a kind (a hyphenated word may come between), and not a word that
+# describes the function rather than names it ("the same function").
+_FUNCTION_KINDS = (
+    r"(?:function|helper|method|hook|util|utility|decorator|callback|fixture|macro|filter"
+    r"|validator)s?"
+)
+_LOWER_NAMED = re.compile(
+    rf"\bthe[^\S\n]+(?P<name>[a-z_][a-z0-9_]*)[^\S\n]+(?:[a-z]+-[a-z-]+[^\S\n]+)?"
+    rf"{_FUNCTION_KINDS}\b"
+)
+_DESCRIBING_TEXT = (
+    "same following new old given other above below previous next original current "
+    "corresponding relevant appropriate internal private public default actual real right "
+    "wrong first last second whole entire specific particular generic custom existing "
+    "underlying parent child base top outer inner nested async sync static helper utility "
+    "wrapper this that each every any some its their our my your one only "
+    "user built"
+)
+_DESCRIBING = frozenset(_DESCRIBING_TEXT.split())
 _EXCEPTION_NAME = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning))\b")
 _INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
 # Words that read as code by shape but are English or notation in issue text.
@@ -590,6 +611,9 @@ def parse_query(text: str) -> ParsedQuery:
         word = m.group("before") or m.group("after")
         if word not in _NOT_NAMES:
             _add(identifiers, word)
+    for m in _LOWER_NAMED.finditer(named):
+        if m.group("name") not in _DESCRIBING:
+            _add(identifiers, m.group("name"))
     # A query of one word is a name whatever its shape: `trigsimp` looked for alone means
     # the function, where in a sentence it might be prose.
     alone = text.strip()

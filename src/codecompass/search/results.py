@@ -314,6 +314,14 @@ def symbols(
         if not copies.seen(chunks[first[item]], (chunks[first[item]].file_hash, item[1]))
         and not copies.seen(chunks[first[item]], copied_symbol(chunks[first[item]]))
     ]
+    # The best chunk of all leads, as in the hits and the file view: its symbol's total
+    # may be below that of a sibling in a file of more evidence.
+    lead = next(iter(first), None)
+    lead_moved = bool(ranked) and lead is not None and first[lead] == order[0]
+    if lead_moved and ranked[0][1] != lead:
+        ranked.sort(key=lambda pair: pair[1] != lead)
+    else:
+        lead_moved = False
     spread = spread_files([item[0] for _, item in ranked], lead_files, SPREAD_PLACES)
     brought = {ranked[index][1] for place, index in enumerate(spread) if index > place}
     ranked = [ranked[index] for index in spread]
@@ -333,6 +341,8 @@ def symbols(
             "file_score": round(file_total[item[0]], 6),
             **_score_parts(cands[cid].score, *values[item]),
         }
+        if lead_moved and item == lead:
+            why["first_as_best_chunk"] = True
         if item in brought:
             why["spread_for_file"] = list(lead_files).index(item[0]) + 1
         if item in uses:
