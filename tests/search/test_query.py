@@ -125,6 +125,52 @@ def test_js_ipython_and_pytest_frames() -> None:
     assert pytest_frame.frames == [Frame("pkg/core/expr.py", 124, "__eq__")]
 
 
+def test_go_traces_as_a_panic_recovery_and_the_race_detector_print_them() -> None:
+    """An outside audit on gin: a nested closure's frame read as a function named `1`; the
+    recovery handler deferred above `panic(` was taken for the failure; the race
+    detector's indented frames and gin's recovery log gave no frame at all."""
+    recovered = parse_query(
+        "goroutine 7 [running]:\n"
+        "github.com/gin-gonic/gin.CustomRecoveryWithWriter.func1.1()\n"
+        "\t/go/pkg/mod/github.com/gin-gonic/gin@v1.12.0/recovery.go:86 +0x4d2\n"
+        "panic({0x8c1e40?, 0xd2a7b0?})\n\t/usr/local/go/src/runtime/panic.go:787 +0x132\n"
+        "github.com/gin-gonic/gin.(*Context).initQueryCache(0xc0001b6000)\n"
+        "\t/go/pkg/mod/github.com/gin-gonic/gin@v1.12.0/context.go:581 +0x3e\n"
+        "testing.(*T).Run.gowrap1()\n\t/usr/local/go/src/testing/testing.go:1851 +0x44\n"
+    )
+    gin = "/go/pkg/mod/github.com/gin-gonic/gin@v1.12.0"
+    # The panic's own frames first: the deferred handler above `panic(` comes last.
+    assert recovered.frames == [
+        Frame(f"{gin}/context.go", 581, "Context.initQueryCache"),
+        Frame("/usr/local/go/src/testing/testing.go", 1851, "T.Run"),
+        Frame(f"{gin}/recovery.go", 86, "CustomRecoveryWithWriter"),
+    ]
+    race = parse_query(
+        "WARNING: DATA RACE\nWrite at 0x00000127a4b8 by goroutine 9:\n"
+        "  github.com/gin-gonic/gin.SetMode()\n"
+        f"      {gin}/mode.go:73 +0x1c4\n"
+        "  example.com/api/routes_test.newTestRouter()\n"
+        "      /builds/api/routes/routes_test.go:14 +0x2e\n"
+    )
+    assert race.frames == [
+        Frame(f"{gin}/mode.go", 73, "SetMode"),
+        Frame("/builds/api/routes/routes_test.go", 14, "newTestRouter"),
+    ]
+    logged = parse_query(
+        "[Recovery] 2026/05/28 - 10:14:03 panic recovered:\n"
+        "/usr/local/go/src/runtime/iface.go:275 (0x40d8e5)\n"
+        '\tpanicdottypeE: panic(&TypeAssertionError{iface, have, want, ""})\n'
+        f"{gin}/response_writer.go:121 (0x9c1f8b)\n"
+        "\t(*responseWriter).Hijack: return w.ResponseWriter.(http.Hijacker).Hijack()\n"
+        f"{gin}/recovery.go:90 (0x9c4c31)\n\tCustomRecoveryWithWriter.func1: c.Next()\n"
+    )
+    assert logged.frames == [
+        Frame("/usr/local/go/src/runtime/iface.go", 275, "panicdottypeE"),
+        Frame(f"{gin}/response_writer.go", 121, "responseWriter.Hijack"),
+        Frame(f"{gin}/recovery.go", 90, "CustomRecoveryWithWriter"),
+    ]
+
+
 OTHER_TRACES = {
     "jvm": (
         "java.lang.NullPointerException\n"
@@ -377,6 +423,12 @@ def test_a_call_that_looks_like_a_path_is_a_call() -> None:
     parsed = parse_query("data = r.json() fails, and resp.yaml(strict=True) too; see conf.json")
     assert parsed.paths == ["conf.json"]
     assert parsed.dotted == ["r.json", "resp.yaml"]
+
+
+def test_a_field_of_one_capital_letter_is_no_file() -> None:
+    """gin's `<-sub.C` (a Go channel field) was read as the C++ file `sub.C`."""
+    parsed = parse_query("reading <-sub.C blocks, see main.c and src/Foo.C")
+    assert parsed.paths == ["main.c", "src/Foo.C"]
 
 
 def test_short_double_quoted_strings_keep_the_later_ones_paired() -> None:

@@ -84,9 +84,21 @@ _JVM_FRAME = re.compile(
 _DOTNET_FRAME = re.compile(
     r"\bat (?:[\w.`]+\.)?([\w`]+)\.([\w<>]+)\([^()\n]*\) in (.{1,500}?):line (\d+)"
 )
-# Go (`main.(*Server).handle(0x0)` over `\t/app/server.go:42 +0x1d`).
+# Go (`main.(*Server).handle(0x0)` over `\t/app/server.go:42 +0x1d`; indented in a race
+# report). A closure (`Open.func1.2`, `Run.gowrap1`) is its function's.
+_GO_CLOSURE = r"(?:\.(?:func|gowrap|deferwrap)\d+(?:\.\d+)*)*"
 _GO_FRAME = re.compile(
-    r"^(?:[\w.-]+/)*[\w.-]+?\.(?:\(\*?(\w+)\)\.)?(\w+)(?:\.func\d+)*\(.*\)\n\s+(\S+\.go):(\d+)",
+    rf"^[^\S\n]*(?:[\w.-]+/)*[\w.-]+?\.(?:\(\*?(\w+)\)\.)?(\w+){_GO_CLOSURE}\(.*\)\n"
+    r"\s+(\S+\.go):(\d+)",
+    re.M,
+)
+# A panic's own frames follow its `panic(` line; those above it are the deferred calls
+# that ran during it (a recovery handler): outer to the failure.
+_GO_PANIC = re.compile(r"^panic\(", re.M)
+# Go's stack as gin's recovery and go-errors print it (`/app/ws.go:41 (0x9e31c7)` over
+# `\t(*Upgrader).Upgrade: source line`).
+_GO_PC_FRAME = re.compile(
+    rf"^[^\S\n]*(\S+\.go):(\d+) \(0x[0-9a-f]+\)\n\t(?:\(\*?(\w+)\)\.)?(\w+){_GO_CLOSURE}:",
     re.M,
 )
 # Rust backtraces (`  3: shapes::Circle::area` over `      at ./src/shapes.rs:12:9`).
@@ -406,28 +418,49 @@ def _rust_frame(m: re.Match[str]) -> Frame:
     return Frame(_clean_path(m[3]), int(m[4]), function)
 
 
-# Each trace format's pattern and how a match reads as a frame, in the order they are read.
-# The first PYTHON_READERS readers are Python's: its tracebacks run from the outermost
-# call to the failure ("most recent call last"); the other languages' traces from the
-# failure outwards.
+def _go_frames(text: str) -> list[Frame]:
+    """A Go trace's frames from the failure outwards: past a `panic(` line first."""
+    frames = [
+        (m.start(), Frame(_clean_path(m[3]), int(m[4]), f"{m[1]}.{m[2]}" if m[1] else m[2]))
+        for m in _GO_FRAME.finditer(text)
+    ]
+    panic = max((m.start() for m in _GO_PANIC.finditer(text)), default=-1)
+    return [f for at, f in frames if at > panic] + [f for at, f in frames if at < panic]
+
+
+Reader = Callable[[str], list[Frame]]
+
+
+def _each(pattern: re.Pattern[str], read: Callable[[re.Match[str]], Frame]) -> Reader:
+    """A reader of a format whose every match is a frame, in the order written."""
+    return lambda text: [read(m) for m in pattern.finditer(text)]
+
+
+# Each trace format's reader, in the order they are read. The first PYTHON_READERS are
+# Python's: its tracebacks run from the outermost call to the failure ("most recent call
+# last"); the other languages' traces from the failure outwards.
 PYTHON_READERS = 4
-_FRAME_READERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Frame]], ...] = (
-    (_PY_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
-    (_IPY_FRAME, lambda m: Frame(_clean_path(m[1]), 0, m[2])),
-    (_IPY8_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
-    (_PYTEST_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
-    (_JS_FRAME, _js_frame),
-    (_GECKO_FRAME, _gecko_frame),
-    (_JVM_FRAME, _jvm_frame),
-    (_DOTNET_FRAME, lambda m: Frame(_clean_path(m[3]), int(m[4]), f"{m[1]}.{m[2]}")),
-    (_GO_FRAME, lambda m: Frame(_clean_path(m[3]), int(m[4]), f"{m[1]}.{m[2]}" if m[1] else m[2])),
-    (_RUST_FRAME, _rust_frame),
+_FRAME_READERS: tuple[Reader, ...] = (
+    _each(_PY_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
+    _each(_IPY_FRAME, lambda m: Frame(_clean_path(m[1]), 0, m[2])),
+    _each(_IPY8_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
+    _each(_PYTEST_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
+    _each(_JS_FRAME, _js_frame),
+    _each(_GECKO_FRAME, _gecko_frame),
+    _each(_JVM_FRAME, _jvm_frame),
+    _each(_DOTNET_FRAME, lambda m: Frame(_clean_path(m[3]), int(m[4]), f"{m[1]}.{m[2]}")),
+    _go_frames,
+    _each(
+        _GO_PC_FRAME,
+        lambda m: Frame(_clean_path(m[1]), int(m[2]), f"{m[3]}.{m[4]}" if m[3] else m[4]),
+    ),
+    _each(_RUST_FRAME, _rust_frame),
     # Ruby's `block in show` is `show`; `User#greet` is `User.greet`.
-    (
+    _each(
         _RUBY_FRAME,
         lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3].split(" ")[-1].replace("#", ".")),
     ),
-    (_PHP_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), f"{m[3]}.{m[4]}")),
+    _each(_PHP_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), f"{m[3]}.{m[4]}")),
 )
 
 
@@ -543,7 +576,7 @@ def parse_query(text: str) -> ParsedQuery:
     q = ParsedQuery(text=text)
     q.terms = code_tokens(text)
 
-    read_frames = [[read(m) for m in pattern.finditer(text)] for pattern, read in _FRAME_READERS]
+    read_frames = [read(text) for read in _FRAME_READERS]
     q.frames = [frame for found in read_frames for frame in found]
     q.python_frames = sum(map(len, read_frames[:PYTHON_READERS]))
     caused = _CAUSED.search(text)
@@ -564,8 +597,8 @@ def parse_query(text: str) -> ParsedQuery:
         path, ext = _clean_path(m.group(1)), m.group(2).lower()
         if ext not in SOURCE_EXTENSIONS or _called(text, m.end()):
             continue
-        if "/" not in path and path.count(".") > 1:
-            continue  # a dotted name that happens to end in .py-like text
+        if "/" not in path and (path.count(".") > 1 or m.group(2) in ("C", "H")):
+            continue  # a dotted name that happens to end in .py-like text, a field `sub.C`
         if path not in frame_paths:
             _add(paths, path)
     for m in _HOSTED_FILE.finditer(text):
