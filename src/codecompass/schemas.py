@@ -65,9 +65,10 @@ class SymbolHit(Result):
     """A function, method or class ranked for "which functions" questions: its best
     chunk's score plus its share of its file's score from its chunks (`why`:
     chunk_score, file_score, file_share; see `rank.symbol_scores`). The test evidence
-    the file view adds is left out. The best chunk's symbol comes first, as in the hits
-    (`why["first_as_best_chunk"]` when brought there), and the best symbol of each of
-    the file view's first three files within the first ten (`why["spread_for_file"]`).
+    the file view adds is left out. The best chunk's symbol comes before every symbol
+    totalling less than 10% more, as its file does in the file view
+    (`why["first_as_best_chunk"]` when that puts it first), and the best symbol of each
+    of the file view's first three files within the first ten (`why["spread_for_file"]`).
     In a question about what uses a name ("what calls Vote.cast"), the symbols using it
     follow the first (`why["caller_of"]`: the symbol they use). A special method the
     query's code runs without naming it (`ds == ds2` runs `Dataset.__eq__`) says for which

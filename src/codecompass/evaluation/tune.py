@@ -126,7 +126,7 @@ def rankings(
     totals = file_scores([(task.paths[i], scores[i]) for i in order], views.file_support)
     tested = task.tested or (0.0,) * len(task.paths)
     bonus = {p: views.file_tested * t for p, t in zip(task.paths, tested, strict=True) if t}
-    files = [k for k, _ in raise_files(totals, bonus)]
+    files = [k for k, _ in raise_files(totals, bonus, task.paths[order[0]] if order else None)]
     values = symbol_scores(
         [(task.paths[i], s, scores[i]) for i in order if (s := task.symbols[i])],
         dict(totals),

@@ -19,6 +19,7 @@ from codecompass.search.rank import (
     explain,
     hit_ranking,
     is_documentation,
+    lead_first,
     raise_files,
     raised_in_order,
     spread_files,
@@ -223,7 +224,8 @@ def files(
     evidence."""
     weight = ctx.options.file_tested
     bonus = {key: weight * t.value for key, t in ctx.tested.items()} if weight else {}
-    totals = raise_files(totals, bonus)
+    lead = (ctx.chunks[order[0]].repo, ctx.chunks[order[0]].path) if order else None
+    totals = raise_files(totals, bonus, lead)
     chunks = ctx.chunks
     uses = {(chunks[cid].repo, chunks[cid].path): target for cid, target in ctx.callers.items()}
     if uses:
@@ -317,9 +319,10 @@ def symbols(
     # The best chunk of all leads, as in the hits and the file view: its symbol's total
     # may be below that of a sibling in a file of more evidence.
     lead = next(iter(first), None)
-    lead_moved = bool(ranked) and lead is not None and first[lead] == order[0]
-    if lead_moved and ranked[0][1] != lead:
-        ranked.sort(key=lambda pair: pair[1] != lead)
+    if lead is not None and first[lead] == order[0]:
+        best = ranked[0][0] if ranked else 0.0
+        ranked = [(value, item) for item, value in lead_first([(i, v) for v, i in ranked], lead)]
+        lead_moved = ranked[0][1] == lead and ranked[0][0] < best
     else:
         lead_moved = False
     spread = spread_files([item[0] for _, item in ranked], lead_files, SPREAD_PLACES)
