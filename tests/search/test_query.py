@@ -98,11 +98,20 @@ def test_js_ipython_and_pytest_frames() -> None:
         "    at async Ky.#retry (file:///app/node_modules/ky/source/core/Ky.js:297:20)\n"
         "    at App (http://localhost:5173/src/App.tsx?t=1700000000000:12:5)\n"
         "    at render (webpack-internal:///./src/view.js:8:3)\n"
+        # Next.js names its layer (an outside audit on axios: no frame was read).
+        "    at setProxy (webpack-internal:///(rsc)/./node_modules/axios/lib/http.js:86:102)\n"
+        # V8's `[as get]` is the property a function was called as: `wrap` is its name,
+        # and `Function.` the receiver's type (the audit read the function `get]`).
+        "    at Function.wrap [as get] (/repo/node_modules/axios/lib/helpers/bind.js:5:15)\n"
+        "    at Object.<anonymous> (/repo/app.js:3:1)\n"
     )
     assert urls.frames == [
         Frame("/app/node_modules/ky/source/core/Ky.js", 297, "Ky.#retry"),
         Frame("/src/App.tsx", 12, "App"),
         Frame("/src/view.js", 8, "render"),
+        Frame("/node_modules/axios/lib/http.js", 86, "setProxy"),
+        Frame("/repo/node_modules/axios/lib/helpers/bind.js", 5, "wrap"),
+        Frame("/repo/app.js", 3, "<anonymous>"),
     ]
     # Firefox and Safari write `function@url:line:column`.
     gecko = parse_query(

@@ -521,11 +521,13 @@ def name_under_test(path: str) -> str | None:
 
 
 # A type declaration file's suffix → the suffixes of the code it may declare, beside it.
+# A package's `index.d.cts` (`.d.mts`) types its CommonJS (ES module) build, which is
+# seldom indexed: the source beside it, `index.js`, is that code.
 _DECLARED = {
     ".pyi": (".py",),
     ".d.ts": (".ts", ".tsx", ".js", ".jsx"),
-    ".d.mts": (".mts", ".mjs"),
-    ".d.cts": (".cts", ".cjs"),
+    ".d.mts": (".mts", ".mjs", ".ts", ".js"),
+    ".d.cts": (".cts", ".cjs", ".ts", ".js"),
 }
 
 

@@ -45,8 +45,8 @@ _PY_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?')
 # A script's path in a frame, captured, may be a URL: `file:///app/x.mjs` (Node's ES
 # modules), `http://localhost:5173/src/App.tsx?t=1700000000000` (a browser, Vite),
 # `webpack-internal:///./src/view.js`. The scheme and host are read possessively: linear.
-_SCRIPT_PATH = (
-    r"(?:(?:file|https?|webpack(?:-internal)?)://[^/\s()]*+)?"
+_SCRIPT_PATH = (  # Next.js puts its layer first: `webpack-internal:///(rsc)/./src/x.js`
+    r"(?:(?:file|https?|webpack(?:-internal)?)://[^/\s()]*+(?:/\([\w-]+\))?)?"
     r"((?:/?[A-Za-z]:)?[\w./\\@~-]+\.[A-Za-z]{1,4})(?:\?[^\s:()]*)?"
 )
 # V8 and Node (`at Router.handle (…)`). A private method keeps its `#` (`Ky.#retry`).
@@ -389,10 +389,17 @@ def _clean_path(raw: str) -> str:
     return path
 
 
+# V8's `Function.wrap [as get]`: the property a function was called as, and the type of
+# the receiver of a plain function (`Function.`, `Object.`): its own name is `wrap`.
+_V8_ALIAS = re.compile(r"\s*\[as [^\]]*\]$")
+_V8_RECEIVER = re.compile(r"^(?:Function|Object)\.")
+
+
 def _js_frame(m: re.Match[str]) -> Frame:
     func = (m[1] or "").strip() or None
     if func is not None:
-        func = func.removeprefix("new ").split(" ")[-1]
+        func = func.removeprefix("new ")
+        func = _V8_RECEIVER.sub("", _V8_ALIAS.sub("", func)).split(" ")[-1]
     return Frame(posixpath.normpath(_clean_path(m[2])), int(m[3]), func)
 
 
