@@ -739,6 +739,41 @@ def test_a_named_function_handed_to_a_top_level_call_is_a_function() -> None:
     assert found == [("middleware", "function", 4, 6), ("handler", "function", 9, 11)]
 
 
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (
+            "export default isHttpAdapterSupported && function httpAdapter(config) {\n"
+            "  function onFinished() {\n    return 1\n  }\n  return onFinished\n}\n",
+            [("httpAdapter", "function", 1, 6), ("httpAdapter.onFinished", "function", 2, 4)],
+        ),
+        (
+            "export default isFetchSupported && (async (config) => {\n  return config\n})\n",
+            [("default", "function", 1, 3)],
+        ),
+        (
+            "export default isXHRAdapterSupported && function (config) {\n  return config\n}\n",
+            [("default", "function", 1, 3)],
+        ),
+        ("export default function (req) {\n  return req\n}\n", [("default", "function", 1, 3)]),
+        ("export default (req) => {\n  return req\n}\n", [("default", "function", 1, 3)]),
+        # An exported value stays a value.
+        ("export default isSupported && makeAdapter(config)\n", []),
+    ],
+)
+def test_a_default_export_behind_a_feature_test_or_anonymous_is_a_function(
+    source: str, expected: list[tuple[str, str, int, int]]
+) -> None:
+    """axios's adapters, `export default isHttpAdapterSupported && function httpAdapter(…)`
+    and its anonymous fetch and XHR adapters, were no symbols (an outside audit): the
+    file's main function could not be found or returned. An anonymous one is `default`,
+    the name JavaScript gives it."""
+    for language in ("javascript", "typescript"):
+        symbols = parse(source, language).symbols
+        found = [(s.qualified_name, s.kind, s.start_line, s.end_line) for s in symbols]
+        assert found == expected, language
+
+
 def test_call_names_reduce_complex_receivers() -> None:
     source = 'def f():\n    "-".join(x)\n    (a or b).c()\n    items[0].save()\n'
     names = [r.name for r in parse(source, "python").references]

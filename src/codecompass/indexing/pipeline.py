@@ -157,7 +157,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # which the grammar read as broken tags (a view of ERB alone was a parse error).
 # 73: a named JS/TS function handed to a call the module exports or runs is a function
 # (`export default withAuth(async function middleware(req) {…})`).
-READER_VERSION = 73
+# 74: a JS/TS function exported by default behind a feature test, or unnamed, is a
+# function (`export default isSupported && function adapter(config) {…}`; `default`).
+READER_VERSION = 74
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -208,6 +210,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     71: _SCRIPTS,
     72: (".html", ".htm", ".erb"),
     73: _SCRIPTS,
+    74: _SCRIPTS,
 }
 
 

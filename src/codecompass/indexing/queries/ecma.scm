@@ -36,6 +36,28 @@
     (call_expression
       arguments: (arguments (function_expression name: (identifier) @name) @definition.function))))
 
+; The function a module exports by default behind a feature test, or unnamed: axios's
+; `export default isHttpAdapterSupported && function httpAdapter(config) {…}`, its
+; `… && (async (config) => {…})`, `export default function (req) {…}`. An unnamed one
+; is `default`, the name JavaScript gives it.
+(export_statement
+  value: (binary_expression
+    right: [(function_expression name: (identifier) @name) @definition.function
+            (parenthesized_expression
+              (function_expression name: (identifier) @name) @definition.function)]))
+
+(export_statement
+  "default" @name
+  value: [(function_expression !name) (arrow_function)] @definition.function)
+
+(export_statement
+  "default" @name
+  value: (binary_expression
+    right: [(function_expression !name) @definition.function
+            (arrow_function) @definition.function
+            (parenthesized_expression
+              [(function_expression !name) (arrow_function)] @definition.function)]))
+
 ; Objects holding functions are class-like; rules.py keeps an object literal with function
 ; members, and a module-level variable that receives functions (`res.json = function …`).
 ; These come before the constant patterns, which match the same declarators.
