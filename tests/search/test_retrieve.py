@@ -1565,3 +1565,26 @@ def test_the_special_methods_a_querys_code_runs_are_named_through_their_class(
         # Without code that runs them, no special method is marked.
         named, _ = _named(eng, "`Quantity` is equal to anything")
         assert named == {"Quantity": 1.0}
+
+
+def test_a_nested_function_named_lends_its_naming_to_the_chunk_holding_it(
+    tmp_path: Path,
+) -> None:
+    """axios's `mergeConfig.getMergedValue` is a symbol but has no chunk of its own
+    (search keeps a nested function in its outer one), so naming it marked nothing; a
+    React component's `handleSubmit` the same. The chunk holding its first line gets
+    the naming."""
+    merge = (
+        "export default function mergeConfig(config1, config2) {\n"
+        "  const config = {}\n\n"
+        "  function getMergedValue(target, source) {\n"
+        "    return Object.assign({}, target, source)\n"
+        "  }\n\n"
+        "  return getMergedValue(config1, config2)\n"
+        "}\n"
+    )
+    other = "export function mergeDeep(a, b) {\n  return { ...a, ...b }\n}\n"
+    with _indexed(tmp_path, {"lib/mergeConfig.js": merge, "lib/deep.js": other}) as eng:
+        named, result = _named(eng, "getMergedValue drops the prototype")
+        assert named == {"mergeConfig": 1.0}
+        assert result.symbols[0].symbol == "mergeConfig"

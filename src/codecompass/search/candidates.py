@@ -330,7 +330,12 @@ def add_named(ctx: SearchContext) -> None:
     keys += [(s.repo, s.path) for s in [*rows, *(s for s, _, _ in special)] if s.id in symbol_value]
     found: dict[str, dict[str, float]] = {}
     budget = PATH_CHUNKS
+    named_in: dict[str, list[SymbolRecord]] = {}
+    for s in [*rows, *(s for s, _, _ in special)]:
+        if s.id in symbol_value:
+            named_in.setdefault(s.path, []).append(s)
     for (_, path), entries in ctx.sources.chunks.chunk_entries(keys).items():
+        held = _held_names(entries, named_in.get(path, ()), symbol_value)
         for entry in entries:
             cid, owner_id = entry.id, entry.symbol_id
             funcs = frame_funcs.get(path)
@@ -345,6 +350,8 @@ def add_named(ctx: SearchContext) -> None:
             features: dict[str, float] = {}
             if owner_id is not None and owner_id in symbol_value:
                 features["name"] = symbol_value[owner_id]
+            if cid in held:
+                features["name"] = max(features.get("name", 0.0), held[cid])
             # A named symbol in a named file has both pieces of evidence: `lambdify` is
             # the function of `lambdify.py` before a class of that name elsewhere. The
             # budget caps only the chunks the file's naming alone brings in.
@@ -418,6 +425,26 @@ def _lineages(graph: GraphView | None, classes: Sequence[str]) -> dict[str, list
         for cid, found in level.items():
             lineage[cid] += dict.fromkeys(found)
     return lineage
+
+
+def _held_names(
+    entries: Sequence[ChunkEntry], named: Sequence[SymbolRecord], symbol_value: dict[str, float]
+) -> dict[str, float]:
+    """The naming of the named symbols of a file that have no chunk of their own, given
+    to the chunk holding their first line: a nested function (axios's
+    `mergeConfig.getMergedValue`, a decorator's inner `wrapper`) is searched within its
+    outer function, whose chunk had no evidence of the name."""
+    owners = {entry.symbol_id for entry in entries}
+    ordered = sorted(entries, key=lambda entry: entry.start_line)
+    held: dict[str, float] = {}
+    for s in named:
+        if s.id in owners:
+            continue
+        holding = [entry for entry in ordered if entry.start_line <= s.start_line]
+        if holding:
+            cid = holding[-1].id
+            held[cid] = max(held.get(cid, 0.0), symbol_value[s.id])
+    return held
 
 
 def _caller_chunks(
