@@ -154,6 +154,9 @@ def test_a_frame_of_a_nested_function_and_a_chains_cause(tmp_path: Path) -> None
         "AttributeError: boom"
     )
     assert frame_values(eng, nested) == {"_plot2d": 1.0}
+    # The symbol view shows the framed function as itself, right after its holder.
+    shown = [s.symbol for s in eng.retrieve(nested, eng.search_options(k=5)).symbols]
+    assert shown[:2] == ["_plot2d", "_plot2d.newplotfunc"]
     chained = (
         "Traceback (most recent call last):\n"
         '  File "/venv/site-packages/viz/plot.py", line 13, in check\n'
@@ -1573,7 +1576,8 @@ def test_a_nested_function_named_lends_its_naming_to_the_chunk_holding_it(
     """axios's `mergeConfig.getMergedValue` is a symbol but has no chunk of its own
     (search keeps a nested function in its outer one), so naming it marked nothing; a
     React component's `handleSubmit` the same. The chunk holding its first line gets
-    the naming."""
+    the naming, and the symbol view shows it as itself right after its holder (Django's
+    `Command.handle.get_objects` could never be a result)."""
     merge = (
         "export default function mergeConfig(config1, config2) {\n"
         "  const config = {}\n\n"
@@ -1587,4 +1591,16 @@ def test_a_nested_function_named_lends_its_naming_to_the_chunk_holding_it(
     with _indexed(tmp_path, {"lib/mergeConfig.js": merge, "lib/deep.js": other}) as eng:
         named, result = _named(eng, "getMergedValue drops the prototype")
         assert named == {"mergeConfig": 1.0}
-        assert result.symbols[0].symbol == "mergeConfig"
+        holder, first = result.symbols[:2]
+        assert (first.symbol, first.kind, first.start_line, first.end_line) == (
+            "mergeConfig.getMergedValue",
+            "function",
+            4,
+            6,
+        )
+        assert first.why["nested_in"] == "mergeConfig"
+        assert first.why["best_chunk"] == holder.why["best_chunk"]
+        assert (holder.symbol, first.score) == ("mergeConfig", holder.score)
+        # Not named, it stays inside its holder.
+        _, plain = _named(eng, "merge two configs into one")
+        assert "mergeConfig.getMergedValue" not in [s.symbol for s in plain.symbols]

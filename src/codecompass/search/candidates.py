@@ -34,6 +34,7 @@ WEIGHTLESS_TERM_SHARE = 0.5
 # A name shared by more symbols than this only brings candidates from files the query
 # also names; otherwise `__init__` or `eval` would flood the pool.
 NAME_FANOUT = 30
+NESTED_KINDS = frozenset({"function", "method", "class"})  # nested symbols the view shows
 # A frame's function weighs 1 nearest the failure (of the repository's frames), OUTER_FRAME
 # farther out: the fix was in the innermost of them in 22 of the 33 tasks of six issue sets
 # whose traceback held it, and long outer functions (a CLI's command, a linter's loop)
@@ -292,10 +293,12 @@ def add_named(ctx: SearchContext) -> None:
     # A frame in a function nested in another (`newplotfunc` in `_plot2d`) is in the
     # outer one's chunks: search keeps a nested function in its outer function.
     outer: dict[tuple[str, str], str] = {}
+    framed_nested: list[SymbolRecord] = []
     for s in rows:
         if s.kind == "function" and s.parent and s.name in frame_funcs.get(s.path, ()):
             outer[(s.path, s.name)] = s.parent
             frame_funcs[s.path].add(s.parent)
+            framed_nested.append(s)
     if innermost is not None:
         paths, functions = innermost
         functions |= {outer[(p, f)] for p in paths for f in functions if (p, f) in outer}
@@ -330,12 +333,14 @@ def add_named(ctx: SearchContext) -> None:
     keys += [(s.repo, s.path) for s in [*rows, *(s for s, _, _ in special)] if s.id in symbol_value]
     found: dict[str, dict[str, float]] = {}
     budget = PATH_CHUNKS
-    named_in: dict[str, list[SymbolRecord]] = {}
-    for s in [*rows, *(s for s, _, _ in special)]:
-        if s.id in symbol_value:
-            named_in.setdefault(s.path, []).append(s)
+    pointed_in: dict[str, list[SymbolRecord]] = {}  # what the query names or frames
+    for s in [*rows, *(s for s, _, _ in special), *framed_nested]:
+        if s.id in symbol_value or s in framed_nested:
+            pointed_in.setdefault(s.path, []).append(s)
     for (_, path), entries in ctx.sources.chunks.chunk_entries(keys).items():
-        held = _held_names(entries, named_in.get(path, ()), symbol_value)
+        held = _held_symbols(entries, pointed_in.get(path, ()))
+        for cid, inside in held.items():
+            ctx.nested[cid] = [s for s in inside if s.kind in NESTED_KINDS]
         for entry in entries:
             cid, owner_id = entry.id, entry.symbol_id
             funcs = frame_funcs.get(path)
@@ -350,8 +355,9 @@ def add_named(ctx: SearchContext) -> None:
             features: dict[str, float] = {}
             if owner_id is not None and owner_id in symbol_value:
                 features["name"] = symbol_value[owner_id]
-            if cid in held:
-                features["name"] = max(features.get("name", 0.0), held[cid])
+            held_naming = max((symbol_value.get(s.id, 0.0) for s in held.get(cid, ())), default=0)
+            if held_naming:
+                features["name"] = max(features.get("name", 0.0), held_naming)
             # A named symbol in a named file has both pieces of evidence: `lambdify` is
             # the function of `lambdify.py` before a class of that name elsewhere. The
             # budget caps only the chunks the file's naming alone brings in.
@@ -427,23 +433,23 @@ def _lineages(graph: GraphView | None, classes: Sequence[str]) -> dict[str, list
     return lineage
 
 
-def _held_names(
-    entries: Sequence[ChunkEntry], named: Sequence[SymbolRecord], symbol_value: dict[str, float]
-) -> dict[str, float]:
-    """The naming of the named symbols of a file that have no chunk of their own, given
-    to the chunk holding their first line: a nested function (axios's
-    `mergeConfig.getMergedValue`, a decorator's inner `wrapper`) is searched within its
-    outer function, whose chunk had no evidence of the name."""
+def _held_symbols(
+    entries: Sequence[ChunkEntry], pointed: Sequence[SymbolRecord]
+) -> dict[str, list[SymbolRecord]]:
+    """The symbols the query points at (names, or a frame names) that have no chunk of
+    their own, by the chunk holding their first line: a nested function (axios's
+    `mergeConfig.getMergedValue`, Django's `Command.handle.get_objects`) is searched
+    within its outer function. That chunk gets their naming, and the symbol view shows
+    them as themselves (`SearchContext.nested`)."""
     owners = {entry.symbol_id for entry in entries}
     ordered = sorted(entries, key=lambda entry: entry.start_line)
-    held: dict[str, float] = {}
-    for s in named:
+    held: dict[str, list[SymbolRecord]] = {}
+    for s in dict.fromkeys(pointed):
         if s.id in owners:
             continue
         holding = [entry for entry in ordered if entry.start_line <= s.start_line]
         if holding:
-            cid = holding[-1].id
-            held[cid] = max(held.get(cid, 0.0), symbol_value[s.id])
+            held.setdefault(holding[-1].id, []).append(s)
     return held
 
 

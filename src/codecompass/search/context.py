@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from codecompass.indexing.languages import is_test_path, is_test_tooling, nested_test_package
-from codecompass.models import ChunkFilter, ChunkRecord, FileRecord
+from codecompass.models import ChunkFilter, ChunkRecord, FileRecord, SymbolRecord
 from codecompass.protocols import (
     ChunkCatalog,
     Embedder,
@@ -124,6 +124,9 @@ class SearchContext:
     # Special methods the query's code runs (`==` runs `Expr.__eq__`), by symbol id, each
     # with the named class it runs for (`candidates.add_named`).
     special_of: dict[str, str] = field(default_factory=dict)
+    # Nested functions the query names or frames, by the chunk of their outer function
+    # that holds them (`candidates.add_named`): the symbol view shows them as themselves.
+    nested: dict[str, list[SymbolRecord]] = field(default_factory=dict)
     _paths: Sequence[tuple[str, str]] | None = None
     _test_tooling: dict[tuple[str, str], bool] = field(default_factory=dict)
 
