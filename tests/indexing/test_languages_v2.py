@@ -43,6 +43,7 @@ FIXTURE_FILES = {
     "bash": "bash/deploy.sh",
     "cmake": "cmake/CMakeLists.txt",
     "css": "css/site.css",
+    "cython": "cython/_sgd_fast.pyx",
     "dart": "dart/counter.dart",
     "dockerfile": "dockerfile/Dockerfile",
     "elixir": "elixir/accounts.ex",
@@ -327,6 +328,18 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("method", "UserService.ListUsers", 35, 37),
         ("enum", "Role", 40, 43),
     ],
+    # scikit-learn's `.pyx` files were text with the documents' penalty: a traceback
+    # naming `_sgd_fast.pyx` and its function found the file 36th (an outside audit).
+    "cython": [
+        ("class", "LossFunction", 10, 18),
+        ("method", "LossFunction.loss", 13, 14),
+        ("method", "LossFunction.dloss", 16, 18),
+        ("function", "_dot", 21, 25),
+        ("function", "_plain_sgd", 28, 37),
+        ("function", "_plain_sgd.helper", 31, 32),
+        ("class", "Plain", 40, 42),
+        ("method", "Plain.fit", 41, 42),
+    ],
     "r": [
         ("function", "safe_mean", 4, 8),
         ("function", "scale_by", 10, 13),
@@ -477,6 +490,15 @@ SPOT_CHECKS: list[tuple[str, str, str, object]] = [
     ("perl", "Greeter._shout", "exported", False),
     ("fortran", "stats.mean", "signature", "function mean(values) result(m)"),
     ("r", "safe_mean", "doc", "Mean with missing values removed.\n@param x a numeric vector"),
+    ("cython", "LossFunction", "doc", "Base class for convex loss functions"),
+    ("cython", "_plain_sgd", "doc", "Plain SGD for generic loss functions."),
+    (
+        "cython",
+        "_dot",
+        "signature",
+        "cdef inline double _dot(double* x, double* w, int n) noexcept nogil",
+    ),
+    ("cython", "MAX_DLOSS", "absent", None),
     ("r", "summarise.helper", "exported", False),
     ("protobuf", "UserService.GetUser", "signature", "rpc GetUser(GetUserRequest) returns (User)"),
     ("protobuf", "UserService.GetUser", "doc", "Looks one account up."),

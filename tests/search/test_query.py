@@ -132,6 +132,12 @@ def test_js_ipython_and_pytest_frames() -> None:
     assert ipy.frames == [Frame("~/env/site-packages/pkg/point.py", 0, "__add__")]
     pytest_frame = parse_query("pkg/core/expr.py:124: in __eq__\n")
     assert pytest_frame.frames == [Frame("pkg/core/expr.py", 124, "__eq__")]
+    # Cython names a frame's function with its module.
+    cython = parse_query(
+        '  File "sklearn/linear_model/_sgd_fast.pyx", line 629, in '
+        "sklearn.linear_model._sgd_fast._plain_sgd\n"
+    )
+    assert cython.frames == [Frame("sklearn/linear_model/_sgd_fast.pyx", 629, "_plain_sgd")]
 
 
 def test_go_traces_as_a_panic_recovery_and_the_race_detector_print_them() -> None:

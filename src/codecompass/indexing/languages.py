@@ -119,11 +119,11 @@ EXTRA_INSTALL_HINT = "pip install 'codecompass[languages]'"
 
 MARKUP_LANGUAGES: frozenset[str] = frozenset({"markdown", "rst"})
 
-# Read by pure-Python code: documents, formats with no usable grammar wheel (R,
+# Read by pure-Python code: documents, formats with no usable grammar wheel (R, Cython,
 # Protobuf, GraphQL, Prisma, CMake, Dockerfile) and single-file components, whose <script>
 # is parsed with the JavaScript/TypeScript grammar.
 PLAIN_LANGUAGES: frozenset[str] = MARKUP_LANGUAGES | frozenset(
-    {"r", "protobuf", "graphql", "prisma", "cmake", "dockerfile", "vue", "svelte"}
+    {"r", "cython", "protobuf", "graphql", "prisma", "cmake", "dockerfile", "vue", "svelte"}
 )
 
 SYMBOL_LANGUAGES: frozenset[str] = TREE_SITTER_LANGUAGES | PLAIN_LANGUAGES
@@ -195,6 +195,9 @@ _EXTENSIONS: dict[str, str] = {
     ".zig": "zig",
     ".jl": "julia",
     ".r": "r",
+    ".pyx": "cython",
+    ".pxd": "cython",
+    ".pxi": "cython",
     ".sh": "bash",
     ".bash": "bash",
     ".zsh": "bash",
@@ -525,6 +528,7 @@ def name_under_test(path: str) -> str | None:
 # seldom indexed: the source beside it, `index.js`, is that code.
 _DECLARED = {
     ".pyi": (".py",),
+    ".pxd": (".pyx",),  # a Cython module's declarations
     ".d.ts": (".ts", ".tsx", ".js", ".jsx"),
     ".d.mts": (".mts", ".mjs", ".ts", ".js"),
     ".d.cts": (".cts", ".cjs", ".ts", ".js"),

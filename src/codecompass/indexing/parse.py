@@ -93,6 +93,7 @@ from codecompass.indexing.blanking import (
     grammar_code,
 )
 from codecompass.indexing.buildfiles import parse_cmake, parse_dockerfile
+from codecompass.indexing.cython import parse_cython
 from codecompass.indexing.idl import parse_graphql, parse_prisma, parse_protobuf
 from codecompass.indexing.languages import (
     EXTRA_INSTALL_HINT,
@@ -133,6 +134,7 @@ _PLAIN_READERS: dict[str, Callable[[str], list[Symbol]]] = {
     "markdown": parse_markdown,
     "rst": parse_rst,
     "r": parse_r,
+    "cython": parse_cython,
     "protobuf": parse_protobuf,
     "graphql": parse_graphql,
     "prisma": parse_prisma,

@@ -159,7 +159,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # (`export default withAuth(async function middleware(req) {…})`).
 # 74: a JS/TS function exported by default behind a feature test, or unnamed, is a
 # function (`export default isSupported && function adapter(config) {…}`; `default`).
-READER_VERSION = 74
+# 75: Cython (`.pyx`, `.pxd`, `.pxi`) is code with functions and classes, not text.
+READER_VERSION = 75
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -211,6 +212,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     72: (".html", ".htm", ".erb"),
     73: _SCRIPTS,
     74: _SCRIPTS,
+    75: (".pyx", ".pxd", ".pxi"),
 }
 
 

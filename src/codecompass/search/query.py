@@ -435,6 +435,14 @@ def _go_frames(text: str) -> list[Frame]:
     return [f for at, f in frames if at > panic] + [f for at, f in frames if at < panic]
 
 
+def _cython_function(path: str, function: str | None) -> str | None:
+    """A Cython frame's function without its module (`File "_sgd_fast.pyx", line 629, in
+    sklearn.linear_model._sgd_fast._plain_sgd`)."""
+    if function is not None and path.endswith((".pyx", ".pxi")):
+        return function.rsplit(".", 1)[-1]
+    return function
+
+
 Reader = Callable[[str], list[Frame]]
 
 
@@ -448,7 +456,7 @@ def _each(pattern: re.Pattern[str], read: Callable[[re.Match[str]], Frame]) -> R
 # last"); the other languages' traces from the failure outwards.
 PYTHON_READERS = 4
 _FRAME_READERS: tuple[Reader, ...] = (
-    _each(_PY_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
+    _each(_PY_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), _cython_function(m[1], m[3]))),
     _each(_IPY_FRAME, lambda m: Frame(_clean_path(m[1]), 0, m[2])),
     _each(_IPY8_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
     _each(_PYTEST_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
