@@ -1604,3 +1604,26 @@ def test_a_nested_function_named_lends_its_naming_to_the_chunk_holding_it(
         # Not named, it stays inside its holder.
         _, plain = _named(eng, "merge two configs into one")
         assert "mergeConfig.getMergedValue" not in [s.symbol for s in plain.symbols]
+
+
+def test_a_frames_line_tells_apart_the_functions_of_its_name(tmp_path: Path) -> None:
+    """scikit-learn's audit: a frame `line 6, in fit` gave the frame's full weight to
+    every `fit` of the file; the one not holding the line now weighs half."""
+    models = (
+        "class Plain:\n"
+        "    def fit(self, X):\n"
+        "        return self\n\n\n"
+        "class Tuned:\n"
+        "    def fit(self, X):\n"
+        "        raise ValueError(X)\n"
+    )
+    with _indexed(tmp_path, {"pkg/models.py": models}) as eng:
+        trace = (
+            "Traceback (most recent call last):\n"
+            '  File "/venv/site-packages/pkg/models.py", line 8, in fit\n'
+            "ValueError: bad"
+        )
+        assert frame_values(eng, trace) == {"Tuned.fit": 1.0, "Plain.fit": 0.5}
+        # A line that no namesake holds (a traceback of other code) marks them all alike.
+        drifted = trace.replace("line 8", "line 40")
+        assert frame_values(eng, drifted) == {"Tuned.fit": 1.0, "Plain.fit": 1.0}

@@ -42,6 +42,12 @@ NESTED_KINDS = frozenset({"function", "method", "class"})  # nested symbols the 
 # file@1 and 2 to function@5 and cost no task at @1, @5 or @10; 0.5 moved 3 more to
 # file@1 but cost function@5 on the dev split; 0.3 cost function@10.
 OUTER_FRAME = 0.7
+# A frame's line tells apart the functions of its name in its file, but only half: the
+# line of a traceback from another version of the code drifts (marshmallow's did, and a
+# line that chose the function outright lost 4 tasks there). A namesake not holding the
+# line weighs this much of the frame's weight: on 15 issue sets function@5 214 → 215,
+# scikit-learn's function@10 15 → 16, nothing lost at @5 or @10.
+FRAME_OFF_LINE = 0.5
 PATH_CHUNKS = 600  # chunks brought in by files the query names, all files together
 # A question about what uses a name brings the users of the CALLED_SYMBOLS symbols it
 # names best (by at least CALLED_NAME, or a name of CALLED_SHARED code symbols at most),
@@ -265,12 +271,16 @@ def add_named(ctx: SearchContext) -> None:
                 name_file(path, 0.5 * _specificity(len(share)))
     frame_funcs: dict[str, set[str]] = {}
     in_repository: list[tuple[int, list[str], str]] = []  # frame index, its files, function
+    frame_lines: dict[tuple[str, str], set[int]] = {}  # (path, function's name) → lines
     for at, frame in enumerate(q.frames):
         found_paths = _match_files(frame.path, index)
         if frame.function and found_paths:
             in_repository.append((at, found_paths, frame.function))
             for path in found_paths:
                 frame_funcs.setdefault(path, set()).add(frame.function)
+                if frame.line:
+                    name = frame.function.rsplit(".", 1)[-1]
+                    frame_lines.setdefault((path, name), set()).add(frame.line)
     innermost = _innermost(in_repository, q.python_frames, q.cause_frames)
     for wanted, line in q.anchors:
         for path in _match_files(wanted, index):
@@ -337,6 +347,7 @@ def add_named(ctx: SearchContext) -> None:
     for s in [*rows, *(s for s, _, _ in special), *framed_nested]:
         if s.id in symbol_value or s in framed_nested:
             pointed_in.setdefault(s.path, []).append(s)
+    off_line = _off_line(rows, frame_lines)
     for (_, path), entries in ctx.sources.chunks.chunk_entries(keys).items():
         held = _held_symbols(entries, pointed_in.get(path, ()))
         for cid, inside in held.items():
@@ -350,7 +361,8 @@ def add_named(ctx: SearchContext) -> None:
                     and path in innermost[0]
                     and _in_frames(entry, innermost[1])
                 )
-                found[cid] = {"frame": 1.0 if nearest else OUTER_FRAME}
+                weight = 1.0 if nearest else OUTER_FRAME
+                found[cid] = {"frame": weight * (FRAME_OFF_LINE if owner_id in off_line else 1)}
                 continue
             features: dict[str, float] = {}
             if owner_id is not None and owner_id in symbol_value:
@@ -431,6 +443,25 @@ def _lineages(graph: GraphView | None, classes: Sequence[str]) -> dict[str, list
         for cid, found in level.items():
             lineage[cid] += dict.fromkeys(found)
     return lineage
+
+
+def _off_line(
+    rows: Sequence[SymbolRecord], frame_lines: dict[tuple[str, str], set[int]]
+) -> set[str]:
+    """The functions a frame names that do not hold its line, when a namesake in the
+    same file does: a frame `line 1204, in fit` is `LogisticRegression.fit`, not
+    `LogisticRegressionCV.fit` of the same file (an outside audit on scikit-learn)."""
+    namesakes: dict[tuple[str, str], list[SymbolRecord]] = {}
+    for s in rows:
+        if (s.path, s.name) in frame_lines:
+            namesakes.setdefault((s.path, s.name), []).append(s)
+    off: set[str] = set()
+    for key, found in namesakes.items():
+        lines = frame_lines[key]
+        holding = {s.id for s in found if any(s.start_line <= n <= s.end_line for n in lines)}
+        if holding and len(found) > len(holding):
+            off.update(s.id for s in found if s.id not in holding)
+    return off
 
 
 def _held_symbols(
