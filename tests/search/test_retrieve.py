@@ -19,7 +19,7 @@ from codecompass.indexing.languages import is_test_path
 from codecompass.models import ChunkFilter
 from codecompass.search import candidates
 from codecompass.search.candidates import _idf, query_terms
-from codecompass.search.features import handled_type
+from codecompass.search.features import _stores_arguments, handled_type
 from codecompass.search.rank import (
     FEATURES,
     RankWeights,
@@ -1627,3 +1627,23 @@ def test_a_frames_line_tells_apart_the_functions_of_its_name(tmp_path: Path) -> 
         # A line that no namesake holds (a traceback of other code) marks them all alike.
         drifted = trace.replace("line 8", "line 40")
         assert frame_values(eng, drifted) == {"Tuned.fit": 1.0, "Plain.fit": 1.0}
+
+
+def test_a_constructor_that_only_stores_its_arguments_is_short() -> None:
+    """scikit-learn's estimators' `__init__` store their parameters and nothing else, yet
+    their parameters' words filled the function view (an outside audit)."""
+    ridge = (
+        "    def __init__(\n        self,\n        alpha=1.0,\n        *,\n        tol=1e-4,\n"
+        "    ):\n        super().__init__(\n            alpha=alpha,\n            tol=tol,\n"
+        "        )\n"
+    )
+    stored = (
+        '    def __init__(self, alpha, tol) -> None:\n        """Doc."""\n'
+        "        # the parameters\n        self.alpha = alpha\n        self.tol = tol\n"
+    )
+    assert _stores_arguments("Ridge.__init__", ridge)
+    assert _stores_arguments("Lasso.__init__", stored)
+    computed = stored.replace("self.tol = tol", "self.tol = float(tol)")
+    assert not _stores_arguments("Lasso.__init__", computed)
+    assert not _stores_arguments("Lasso.fit", stored)
+    assert not _stores_arguments("A.__init__", "    def __init__(self):\n        pass\n")

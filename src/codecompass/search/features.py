@@ -66,7 +66,11 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
             cand.features["stub"] = 1.0
         if is_documentation(chunk.language, chunk.path):
             cand.features["doc"] = 1.0
-        if cid in short or (chunk.kind == "module" and only_preamble(chunk.text)):
+        if (
+            cid in short
+            or (chunk.kind == "module" and only_preamble(chunk.text))
+            or _stores_arguments(chunk.symbol, chunk.text)
+        ):
             cand.features["short"] = 1.0
     vectors = ctx.sources.vectors
     if (weights.cosine or options.collect) and ctx.query_vectors is not None and vectors:
@@ -139,6 +143,41 @@ def _short_symbols(ctx: SearchContext, cands: dict[str, Candidate]) -> set[str]:
         if s.kind in SHORT_SYMBOL_KINDS and s.end_line - s.start_line < SHORT_SYMBOL_LINES
     }
     return {cid for cid, sid in maybe.items() if sid in short}
+
+
+# A constructor that only stores its arguments (`self.alpha = alpha`), as every
+# scikit-learn estimator's does: as seldom what a question is about as an accessor.
+_STORED = re.compile(r"\s*self\.(\w+)\s*=\s*\1\s*")
+_SUPER_INIT = re.compile(r"\s*super\(\)\.__init__\((?:[^()]|\([^()]*\))*\)\s*$", re.M)
+_BODY_START = re.compile(r"\)\s*(?:->\s*None\s*)?:\s*$")
+
+
+def _stores_arguments(symbol: str | None, text: str) -> bool:
+    """Whether this chunk is a whole `__init__` whose body only stores its arguments."""
+    if symbol is None or not symbol.endswith("__init__"):
+        return False
+    lines = text.split("\n")
+    starts = [n for n, line in enumerate(lines) if _BODY_START.search(line)]
+    if not starts:
+        return False
+    body = [line for line in lines[starts[0] + 1 :] if not line.strip().startswith("#")]
+    code = "\n".join(_without_docstring(body))
+    rest = _SUPER_INIT.sub("", code)
+    stored = [line for line in rest.split("\n") if line.strip()]
+    return (bool(stored) or rest != code) and all(_STORED.fullmatch(line) for line in stored)
+
+
+def _without_docstring(body: list[str]) -> list[str]:
+    first = next((n for n, line in enumerate(body) if line.strip()), None)
+    if first is None or not body[first].strip().startswith(('"""', "'''")):
+        return body
+    quote = body[first].strip()[:3]
+    if body[first].strip().count(quote) >= 2 and len(body[first].strip()) > 3:
+        return body[first + 1 :]
+    for n in range(first + 1, len(body)):
+        if quote in body[n]:
+            return body[n + 1 :]
+    return []
 
 
 # A string literal continued on the next line: `'…has not been' '  defined…'` or `+`.

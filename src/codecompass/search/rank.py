@@ -24,8 +24,9 @@
 |              | Jupyter notebooks, a repository's tutorials and worked examples, and for  |
 |              | an application's English message catalog (`locales/en.json`)             |
 | `short`      | 1 for a function, method or class of at most 3 lines (an accessor, a      |
-|              | `pass` class), or a module chunk of nothing but imports, package and      |
-|              | namespace lines: rarely what a question is about, weighed negative        |
+|              | `pass` class), an `__init__` that only stores its arguments, or a module  |
+|              | chunk of nothing but imports, package and namespace lines: rarely what a  |
+|              | question is about, weighed negative                                       |
 
 Seed 000's formula (0.6·cos + 0.2·keywords + 0.15·edge + 0.05·freshness) is the
 starting point; the weights in `SearchSettings` were tuned on evaluation runs recorded
