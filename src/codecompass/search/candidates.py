@@ -409,6 +409,8 @@ def _special_methods(
         if q.special and s.kind == "class" and s.id in symbol_value:
             class_value[s.id] = symbol_value[s.id]
     named = sorted(class_value, key=lambda cid: -class_value[cid])[:SPECIAL_CLASSES]
+    if not named:
+        return []
     lineage = _lineages(ctx.sources.graph, named)
     wanted_ids = {f"{node}.{m}" for cid in named for node in lineage[cid] for m in q.special}
     defined = {s.id: s for s in ctx.sources.symbols.symbols(SymbolQuery(ids=sorted(wanted_ids)))}
