@@ -7,6 +7,7 @@ then gives every candidate every other feature.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -336,22 +337,23 @@ def add_named(ctx: SearchContext) -> None:
         if value > symbol_value.get(s.id, 0.0):
             symbol_value[s.id] = value
             ctx.special_of[s.id] = named_class
+    named_rows = [*rows, *(s for s, _, _ in special)]
 
     # The strongest naming first: files share the PATH_CHUNKS budget in this order.
     wanted_files = sorted({*file_value, *frame_funcs}, key=lambda p: (-file_value.get(p, 1.0), p))
     keys = [(repo_of[p], p) for p in wanted_files if p in repo_of]
-    keys += [(s.repo, s.path) for s in [*rows, *(s for s, _, _ in special)] if s.id in symbol_value]
+    keys += [(s.repo, s.path) for s in named_rows if s.id in symbol_value]
     found: dict[str, dict[str, float]] = {}
     budget = PATH_CHUNKS
     pointed_in: dict[str, list[SymbolRecord]] = {}  # what the query names or frames
-    for s in [*rows, *(s for s, _, _ in special), *framed_nested]:
-        if s.id in symbol_value or s in framed_nested:
-            pointed_in.setdefault(s.path, []).append(s)
+    for s in [*(s for s in named_rows if s.id in symbol_value), *framed_nested]:
+        pointed_in.setdefault(s.path, []).append(s)
     off_line = _off_line(rows, frame_lines)
     for (_, path), entries in ctx.sources.chunks.chunk_entries(keys).items():
         held = _held_symbols(entries, pointed_in.get(path, ()))
         for cid, inside in held.items():
-            ctx.nested[cid] = [s for s in inside if s.kind in NESTED_KINDS]
+            if nested := [s for s in inside if s.kind in NESTED_KINDS]:
+                ctx.nested[cid] = nested
         for entry in entries:
             cid, owner_id = entry.id, entry.symbol_id
             funcs = frame_funcs.get(path)
@@ -404,10 +406,11 @@ def _special_methods(
     build their objects in every example, and marking constructors lost 3 tasks of 15
     issue sets in the symbol view and gained none."""
     q = ctx.parsed
-    class_value: dict[str, float] = {}
-    for s in rows:
-        if q.special and s.kind == "class" and s.id in symbol_value:
-            class_value[s.id] = symbol_value[s.id]
+    if not q.special:
+        return []
+    class_value = {
+        s.id: symbol_value[s.id] for s in rows if s.kind == "class" and s.id in symbol_value
+    }
     named = sorted(class_value, key=lambda cid: -class_value[cid])[:SPECIAL_CLASSES]
     if not named:
         return []
@@ -429,10 +432,10 @@ def _lineages(graph: GraphView | None, classes: Sequence[str]) -> dict[str, list
     """Each class's id, then its bases breadth-first up to BASE_DEPTH levels: the order
     Python looks a method up in, near enough for a class tree without diamonds."""
     lineage = {cid: [cid] for cid in classes}
+    if graph is None or not classes:
+        return lineage
     level = {cid: [cid] for cid in classes}
-    for _ in range(BASE_DEPTH if classes else 0):
-        if graph is None:
-            break
+    for _ in range(BASE_DEPTH):
         below = {node for nodes in level.values() for node in nodes}
         bases: dict[str, list[str]] = {}
         for edge in graph.neighbors(sorted(below), ("extends",)):
@@ -475,15 +478,19 @@ def _held_symbols(
     within its outer function. That chunk gets their naming, and the symbol view shows
     them as themselves (`SearchContext.nested`)."""
     owners = {entry.symbol_id for entry in entries}
-    ordered = sorted(entries, key=lambda entry: entry.start_line)
     held: dict[str, list[SymbolRecord]] = {}
     for s in dict.fromkeys(pointed):
-        if s.id in owners:
-            continue
-        holding = [entry for entry in ordered if entry.start_line <= s.start_line]
-        if holding:
-            held.setdefault(holding[-1].id, []).append(s)
+        holding = _chunk_at(entries, s.start_line) if s.id not in owners else None
+        if holding is not None:
+            held.setdefault(holding.id, []).append(s)
     return held
+
+
+def _chunk_at(entries: Sequence[ChunkEntry], line: int) -> ChunkEntry | None:
+    """The chunk of a file's `entries` (in line order) holding `line`: the last one
+    starting at or before it."""
+    at = bisect.bisect_right([entry.start_line for entry in entries], line)
+    return entries[at - 1] if at else None
 
 
 def _caller_chunks(
@@ -519,8 +526,8 @@ def _caller_chunks(
     out: dict[str, tuple[float, tuple[str, str]]] = {}
     for sid, entries in ctx.sources.chunks.symbol_chunks(users).items():
         value, line, target = best[sid]
-        holding = [e for e in entries if e.start_line <= line] or entries[:1]
-        out[holding[-1].id] = (value, (target, sid))
+        holding = _chunk_at(entries, line) or entries[0]
+        out[holding.id] = (value, (target, sid))
     return out
 
 

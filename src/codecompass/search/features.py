@@ -150,6 +150,7 @@ def _short_symbols(ctx: SearchContext, cands: dict[str, Candidate]) -> set[str]:
 _STORED = re.compile(r"\s*self\.(\w+)\s*=\s*\1\s*")
 _SUPER_INIT = re.compile(r"\s*super\(\)\.__init__\((?:[^()]|\([^()]*\))*\)\s*$", re.M)
 _BODY_START = re.compile(r"\)\s*(?:->\s*None\s*)?:\s*$")
+_DOCSTRING = re.compile(r"\A\s*[rRuU]?(\"\"\"|''')[\s\S]*?\1")  # a body's leading docstring
 
 
 def _stores_arguments(symbol: str | None, text: str) -> bool:
@@ -161,23 +162,10 @@ def _stores_arguments(symbol: str | None, text: str) -> bool:
     if not starts:
         return False
     body = [line for line in lines[starts[0] + 1 :] if not line.strip().startswith("#")]
-    code = "\n".join(_without_docstring(body))
+    code = _DOCSTRING.sub("", "\n".join(body), count=1)
     rest = _SUPER_INIT.sub("", code)
     stored = [line for line in rest.split("\n") if line.strip()]
     return (bool(stored) or rest != code) and all(_STORED.fullmatch(line) for line in stored)
-
-
-def _without_docstring(body: list[str]) -> list[str]:
-    first = next((n for n, line in enumerate(body) if line.strip()), None)
-    if first is None or not body[first].strip().startswith(('"""', "'''")):
-        return body
-    quote = body[first].strip()[:3]
-    if body[first].strip().count(quote) >= 2 and len(body[first].strip()) > 3:
-        return body[first + 1 :]
-    for n in range(first + 1, len(body)):
-        if quote in body[n]:
-            return body[n + 1 :]
-    return []
 
 
 # A string literal continued on the next line: `'…has not been' '  defined…'` or `+`.

@@ -425,10 +425,15 @@ def _rust_frame(m: re.Match[str]) -> Frame:
     return Frame(_clean_path(m[3]), int(m[4]), function)
 
 
+def _go_function(receiver: str | None, name: str) -> str:
+    """A Go frame's function: `Type.Method` for a method, the name for a function."""
+    return f"{receiver}.{name}" if receiver else name
+
+
 def _go_frames(text: str) -> list[Frame]:
     """A Go trace's frames from the failure outwards: past a `panic(` line first."""
     frames = [
-        (m.start(), Frame(_clean_path(m[3]), int(m[4]), f"{m[1]}.{m[2]}" if m[1] else m[2]))
+        (m.start(), Frame(_clean_path(m[3]), int(m[4]), _go_function(m[1], m[2])))
         for m in _GO_FRAME.finditer(text)
     ]
     panic = max((m.start() for m in _GO_PANIC.finditer(text)), default=-1)
@@ -465,10 +470,7 @@ _FRAME_READERS: tuple[Reader, ...] = (
     _each(_JVM_FRAME, _jvm_frame),
     _each(_DOTNET_FRAME, lambda m: Frame(_clean_path(m[3]), int(m[4]), f"{m[1]}.{m[2]}")),
     _go_frames,
-    _each(
-        _GO_PC_FRAME,
-        lambda m: Frame(_clean_path(m[1]), int(m[2]), f"{m[3]}.{m[4]}" if m[3] else m[4]),
-    ),
+    _each(_GO_PC_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), _go_function(m[3], m[4]))),
     _each(_RUST_FRAME, _rust_frame),
     # Ruby's `block in show` is `show`; `User#greet` is `User.greet`.
     _each(

@@ -26,6 +26,7 @@ from codecompass.search.rank import (
     symbol_scores,
 )
 
+SymbolItem = tuple[tuple[str, str], str]  # ((repo, path), qualified name): a symbol view item
 MAX_SUBGRAPH_NODES = 200
 # The symbol view's first SPREAD_PLACES hold the best symbol of each of the file
 # view's first SPREAD_FILES files (`rank.spread_files`).
@@ -301,7 +302,7 @@ def symbols(
     file view: they are no code to change."""
     chunks, cands, options = ctx.chunks, ctx.cands, ctx.options
     file_total = dict(totals)
-    first: dict[tuple[tuple[str, str], str], str] = {}
+    first: dict[SymbolItem, str] = {}
     for cid in order:
         chunk = chunks[cid]
         if chunk.symbol and not is_documentation(chunk.language, chunk.path):
@@ -320,11 +321,7 @@ def symbols(
     # may be below that of a sibling in a file of more evidence.
     lead = next(iter(first), None)
     if lead is not None and first[lead] == order[0]:
-        best = ranked[0][0] if ranked else 0.0
         ranked = [(value, item) for item, value in lead_first([(i, v) for v, i in ranked], lead)]
-        lead_moved = ranked[0][1] == lead and ranked[0][0] < best
-    else:
-        lead_moved = False
     spread = spread_files([item[0] for _, item in ranked], lead_files, SPREAD_PLACES)
     brought = {ranked[index][1] for place, index in enumerate(spread) if index > place}
     ranked = [ranked[index] for index in spread]
@@ -339,7 +336,7 @@ def symbols(
     defined = {s.id: s for s in ctx.sources.symbols.symbols(SymbolQuery(ids=ids))} if ids else {}
     out: list[SymbolHit] = []
     shown = raised_in_order([value for value, _ in ranked])
-    for (value, item), score in zip(ranked, shown, strict=True):
+    for place, ((value, item), score) in enumerate(zip(ranked, shown, strict=True)):
         inner, holder = nested.get(item, (None, item))
         cid = first[holder]
         chunk = chunks[cid]
@@ -350,8 +347,8 @@ def symbols(
         }
         if inner is not None:
             why["nested_in"] = chunk.symbol
-        if lead_moved and item == lead:
-            why["first_as_best_chunk"] = True
+        if place == 0 and item == lead and score > value + 1e-9:
+            why["first_as_best_chunk"] = True  # the best chunk's symbol, above its own total
         if item in brought:
             why["spread_for_file"] = list(lead_files).index(item[0]) + 1
         if item in uses:
@@ -384,9 +381,6 @@ def symbols(
     return out
 
 
-SymbolItem = tuple[tuple[str, str], str]  # ((repo, path), qualified name)
-
-
 def _with_nested(
     ctx: SearchContext, ranked: list[tuple[float, SymbolItem]]
 ) -> tuple[list[tuple[float, SymbolItem]], dict[SymbolItem, tuple[SymbolRecord, SymbolItem]]]:
@@ -415,7 +409,7 @@ def _with_nested(
     return out, nested
 
 
-def _symbol_key(chunk: ChunkRecord) -> tuple[tuple[str, str], str]:
+def _symbol_key(chunk: ChunkRecord) -> SymbolItem:
     return ((chunk.repo, chunk.path), chunk.symbol or "")
 
 
