@@ -525,12 +525,12 @@ def raised_note(why: dict[str, Any]) -> str:
 
 def uses_note(why: dict[str, Any]) -> str:
     """`uses Vote.cast, ` for a result answering a question about what uses that name;
-    `runs for Symbol, ` for a special method the query's code runs on a class it names."""
-    target = why.get("caller_of")
-    if target:
-        return f"uses {escape(target.rpartition('#')[2])}, "
-    named_class = why.get("special_of")
-    return f"runs for {escape(named_class.rpartition('#')[2])}, " if named_class else ""
+    `runs for Symbol, ` for a special method the query's code runs on a class it names;
+    `raises NoSuchCommand, ` for code raising the exception that formats a message."""
+    for key, verb in (("caller_of", "uses"), ("special_of", "runs for"), ("raises", "raises")):
+        if target := why.get(key):
+            return f"{verb} {escape(target.rpartition('#')[2])}, "
+    return ""
 
 
 def copies_note(why: dict[str, Any]) -> str:

@@ -72,9 +72,10 @@ class SymbolHit(Result):
     In a question about what uses a name ("what calls Vote.cast"), the symbols using it
     follow the first (`why["caller_of"]`: the symbol they use). A special method the
     query's code runs without naming it (`ds == ds2` runs `Dataset.__eq__`) says for which
-    named class (`why["special_of"]`). A nested function the query names or a frame
-    names follows the function holding it, at its own lines with its holder's chunk as
-    evidence (`why["nested_in"]`: the holder)."""
+    named class (`why["special_of"]`); code raising an exception class that formats a
+    message the query quotes names it (`why["raises"]`). A nested function the query
+    names or a frame names follows the function holding it, at its own lines with its
+    holder's chunk as evidence (`why["nested_in"]`: the holder)."""
 
     repo: str
     path: str

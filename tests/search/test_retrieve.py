@@ -18,7 +18,7 @@ from codecompass.errors import InputError
 from codecompass.indexing.languages import is_test_path
 from codecompass.models import ChunkFilter
 from codecompass.search import candidates
-from codecompass.search.candidates import _idf, query_terms
+from codecompass.search.candidates import RAISERS, _idf, query_terms
 from codecompass.search.features import _stores_arguments, handled_type
 from codecompass.search.rank import (
     FEATURES,
@@ -814,6 +814,93 @@ def test_the_code_raising_a_quoted_error_gets_message(tmp_path: Path) -> None:
     top = result.hits[0]
     # On by default (`weight_message` 0.5).
     assert (top.symbol, top.why["features"]["message"]["contribution"]) == ("Point.vel", 0.5)
+
+
+def test_a_message_template_places_a_message_no_four_words_of_which_are_in_code(
+    tmp_path: Path,
+) -> None:
+    """`Filtering by author__name not allowed` has no four words in a row in Django's
+    `'Filtering by %s not allowed'`: a template whose placeholders each stand for one
+    word places it whole. A template of fewer than three fixed words places nothing."""
+    admin = (
+        "def check_lookup(key, allowed):\n"
+        "    if key not in allowed:\n"
+        "        raise PermissionDenied('Filtering by %s not allowed' % key)\n"
+        "    return key\n\n\n"
+        "def describe(key, value):\n"
+        "    return '%s: %s' % (key, value)\n\n\n"
+        "def report(count):\n"
+        "    return f'{count} filters not allowed here'\n"
+    )
+    with _indexed(tmp_path, {"admin.py": admin}) as eng:
+        for query, marked in [
+            ("ValueError: Filtering by author__name not allowed", {"check_lookup"}),
+            (
+                "Filtering by  author__name\nnot allowed is raised: 'Filtering by x not allowed'",
+                {"check_lookup"},
+            ),
+            ("KeyError: author__name: 3", set()),
+            ("ValueError: Filtering by two words not allowed", set()),
+        ]:
+            result = eng.retrieve(query, eng.search_options(k=5, collect=True))
+            assert result.candidates is not None
+            found = {c["symbol"] for c in result.candidates if c["features"].get("message")}
+            assert found == marked, query
+
+
+def test_the_code_raising_an_exception_that_formats_the_message_shares_it(
+    tmp_path: Path,
+) -> None:
+    """click's `NoSuchCommand.__init__` formats `No such command {name!r}.`; the code at
+    fault is `Group.resolve_command`, which raises it. The places constructing an
+    exception class whose code holds the message get `message` too, but not those of
+    an ordinary class, nor of an exception raised in more than RAISERS places."""
+    errors = (
+        "class UsageError(Exception):\n    pass\n\n\n"
+        "class NoSuchCommand(UsageError):\n"
+        "    def __init__(self, name):\n"
+        "        super().__init__(f'No such command {name!r}.')\n\n\n"
+        "class Banner:\n"
+        "    def __init__(self, name):\n"
+        "        self.text = f'Welcome to the {name} shell'\n"
+    )
+    core = (
+        "from errors import Banner, NoSuchCommand\n\n\n"
+        "class Group:\n"
+        "    def resolve_command(self, name):\n"
+        "        if name not in self.commands:\n"
+        "            raise NoSuchCommand(name)\n"
+        "        return self.commands[name]\n\n"
+        "    def greet(self):\n"
+        "        return Banner(self.name)\n"
+    )
+    with _indexed(tmp_path, {"errors.py": errors, "core.py": core}) as eng:
+        for query, marked in [
+            (
+                "Error: No such command 'deploy'.",
+                {"NoSuchCommand.__init__", "Group.resolve_command"},
+            ),
+            ('I see "Welcome to the cli shell" twice', {"Banner.__init__"}),
+        ]:
+            result = eng.retrieve(query, eng.search_options(k=5, collect=True))
+            assert result.candidates is not None
+            found = {c["symbol"] for c in result.candidates if c["features"].get("message")}
+            assert found == marked, query
+            raising = {h.symbol: h.why.get("raises") for h in [*result.hits, *result.symbols]}
+            if "Group.resolve_command" in marked:
+                assert raising["Group.resolve_command"] == "p/errors.py#NoSuchCommand"
+                assert raising["NoSuchCommand.__init__"] is None
+        assert result.hits[0].symbol == "Banner.__init__"
+        assert not any(h.why.get("raises") for h in result.hits)
+    raisers = "".join(
+        f"def run_{n}(name):\n    raise NoSuchCommand(name)\n\n\n" for n in range(RAISERS + 1)
+    )
+    files = {"errors.py": errors, "core.py": "from errors import NoSuchCommand\n\n\n" + raisers}
+    with _indexed(tmp_path / "many", files) as eng:
+        result = eng.retrieve("Error: No such command 'deploy'.", eng.search_options(collect=True))
+    assert result.candidates is not None
+    found = {c["symbol"] for c in result.candidates if c["features"].get("message")}
+    assert found == {"NoSuchCommand.__init__"}
 
 
 def test_a_quoted_message_brings_and_marks_the_code_printing_it(tmp_path: Path) -> None:

@@ -149,6 +149,68 @@ def add_quoted(ctx: SearchContext) -> None:
             ctx.add(cid, "quoted", rank)
 
 
+# An exception class constructed in more places than this says nothing of where a
+# message it formats came from.
+RAISERS = 5
+_EXCEPTION_NAME = re.compile(r"(?:Error|Exception|Warning)$")
+
+
+def add_raisers(ctx: SearchContext) -> None:
+    """An exception class often formats its own message: click's `NoSuchCommand.__init__`
+    holds `No such command {name!r}.`, and the code that failed is `Group.resolve_command`,
+    which raises it. The places constructing an exception class (its name, or a base's up
+    to BASE_DEPTH levels, ends in `Error`, `Exception` or `Warning`) whose code holds a
+    message of the query share that message's feature, when there are at most RAISERS."""
+    graph = ctx.sources.graph
+    if graph is None:
+        return
+    found: dict[str, float] = {}  # class id → its best message value
+    for cid, cand in ctx.cands.items():
+        value, chunk = cand.features.get("message"), ctx.chunks[cid]
+        if not value or not chunk.symbol_id:
+            continue
+        owner = chunk.symbol_id if chunk.kind == "class" else _parent_id(chunk.symbol_id)
+        if owner is not None and value > found.get(owner, 0.0):
+            found[owner] = value
+    if not found:
+        return
+    lineage = _lineages(graph, sorted(found))
+    raisers: dict[str, list[str]] = {}
+    for edge in graph.neighbors(sorted(found), ("calls",)):
+        if edge.target in found and edge.source != edge.target:
+            raisers.setdefault(edge.target, []).append(edge.source)
+    value_of: dict[str, float] = {}
+    for owner, sources in raisers.items():
+        names = [node.partition("#")[2].rsplit(".", 1)[-1] for node in lineage[owner]]
+        if len(sources) <= RAISERS and any(_EXCEPTION_NAME.search(n) for n in names):
+            for sid in sources:
+                if found[owner] > value_of.get(sid, 0.0):
+                    value_of[sid] = found[owner]
+                    ctx.raises[sid] = owner
+    if not value_of:
+        return
+    entries = ctx.sources.chunks.symbol_chunks(sorted(value_of))
+    new_ids = [e.id for held in entries.values() for e in held if e.id not in ctx.chunks]
+    ctx.chunks.update(ctx.sources.chunks.chunks(new_ids))
+    added: dict[str, Candidate] = {}
+    for sid, held in entries.items():
+        for entry in held:
+            if entry.id not in ctx.chunks or not ctx.passes(ctx.chunks[entry.id]):
+                continue
+            cand = ctx.cands.get(entry.id) or added.setdefault(
+                entry.id, Candidate(sources={"raiser": 0})
+            )
+            cand.features["message"] = max(cand.features.get("message", 0.0), value_of[sid])
+    _join(ctx, added)
+
+
+def _parent_id(symbol_id: str) -> str | None:
+    """`repo/path#Owner` of `repo/path#Owner.method`, else None."""
+    head, _, qualified = symbol_id.partition("#")
+    owner = qualified.rpartition(".")[0]
+    return f"{head}#{owner}" if owner else None
+
+
 def add_lexical(ctx: SearchContext, top: list[tuple[str, float]]) -> None:
     best = ctx.lexical_best = top[0][1] if top and top[0][1] > 0 else 1.0
     for rank, (cid, bm25) in enumerate(top, 1):

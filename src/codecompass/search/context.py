@@ -124,6 +124,9 @@ class SearchContext:
     # Special methods the query's code runs (`==` runs `Expr.__eq__`), by symbol id, each
     # with the named class it runs for (`candidates.add_named`).
     special_of: dict[str, str] = field(default_factory=dict)
+    # The code constructing an exception class whose own code holds a message the query
+    # quotes, by symbol id, with that class (`candidates.add_raisers`).
+    raises: dict[str, str] = field(default_factory=dict)
     # Nested functions the query names or frames, by the chunk of their outer function
     # that holds them (`candidates.add_named`): the symbol view shows them as themselves.
     nested: dict[str, list[SymbolRecord]] = field(default_factory=dict)

@@ -56,7 +56,7 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
         owners = (chunk.symbol or "").split(".")[:-1]
         if owners and any(owner in names for owner in owners):
             cand.features["member"] = 1.0
-        if phrases.by_word and phrases.found_in(_flat_strings(chunk.text)):
+        if phrases.by_word and _holds_message(_flat_strings(chunk.text), phrases, messages):
             cand.features["message"] = 1.0
         if literal_pattern is not None and literal_pattern.search(chunk.text):
             cand.features["literal"] = 1.0
@@ -203,6 +203,38 @@ class _Phrases:
     def found_in(self, flat: str) -> bool:
         words = self.by_word.keys() & flat.split(" ")
         return any(phrase in flat for word in words for phrase in self.by_word[word])
+
+
+TEMPLATE_WORDS = 3  # the fewest fixed words of a template that place a message
+# A placeholder of a message template: printf's `%s`, `%(name)s`, `%-5d`, Go's `%v`;
+# `str.format`'s `{}`, `{0}`, `{name!r}`; an f-string's or a JS template's `{x}`, `${x}`.
+_PLACEHOLDER = re.compile(
+    r"%(?:\([\w.]+\))?[-+ #0]*\d*(?:\.\d+)?[sdrifgeExXvqcoTtpw]|\$?\{[^{}\n]{0,60}\}"
+)
+_STRING = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\\\n])*)\1""")
+
+
+def _holds_message(flat: str, phrases: _Phrases, messages: list[str]) -> bool:
+    """Whether flat code text holds one of the messages: four words of it in a row, or
+    the whole message as a template with placeholders."""
+    return phrases.found_in(flat) or any(
+        template.search(message) for template in _templates(flat) for message in messages
+    )
+
+
+@lru_cache(maxsize=4096)
+def _templates(flat: str) -> tuple[re.Pattern[str], ...]:
+    """The message templates among a chunk's string literals, each as a pattern in which
+    a placeholder stands for one word: `'Filtering by %s not allowed'` finds
+    `Filtering by author__name not allowed`, which no run of four words placed. The
+    text is flat (`_flat_strings`): one space between words."""
+    found: list[re.Pattern[str]] = []
+    for m in _STRING.finditer(flat):
+        parts = _PLACEHOLDER.split(m.group(2))
+        if len(parts) < 2 or sum(len(p.split()) for p in parts) < TEMPLATE_WORDS:
+            continue
+        found.append(re.compile(r"\S+".join(map(re.escape, parts))))
+    return tuple(found)
 
 
 def _flat_strings(text: str) -> str:

@@ -286,8 +286,9 @@ class ParsedQuery:
     @property
     def messages(self) -> list[str]:
         """The texts of the error messages and the quoted messages, to find where the
-        code holds them."""
-        return [e.partition(": ")[2] for e in self.errors] + self.quoted_messages
+        code holds them, one space between words."""
+        texts = [e.partition(": ")[2] for e in self.errors] + self.quoted_messages
+        return [" ".join(text.split()) for text in texts]
 
     @property
     def names(self) -> list[str]:

@@ -193,9 +193,17 @@ def _hit_why(ctx: SearchContext, chunk: ChunkRecord, own: float, share: float) -
         why["graph_path"] = list(cand.graph_path)
     if chunk.id in ctx.callers:
         why["caller_of"] = ctx.callers[chunk.id]
-    if chunk.symbol_id in ctx.special_of:
-        why["special_of"] = ctx.special_of[chunk.symbol_id]
+    _add_links(ctx, chunk.symbol_id, why)
     return why
+
+
+def _add_links(ctx: SearchContext, symbol_id: str | None, why: dict[str, Any]) -> None:
+    """The named class a special method runs for (`special_of`) and the exception class
+    whose message the code raises (`raises`)."""
+    if symbol_id in ctx.special_of:
+        why["special_of"] = ctx.special_of[symbol_id]
+    if symbol_id in ctx.raises:
+        why["raises"] = ctx.raises[symbol_id]
 
 
 def _hit(
@@ -353,8 +361,7 @@ def symbols(
             why["spread_for_file"] = list(lead_files).index(item[0]) + 1
         if item in uses:
             why["caller_of"] = uses[item]
-        if chunk.symbol_id in ctx.special_of:
-            why["special_of"] = ctx.special_of[chunk.symbol_id]
+        _add_links(ctx, chunk.symbol_id, why)
         if score > value + 1e-9:
             why["own_score"] = round(value, 6)
         definition = inner or defined.get(chunk.symbol_id or "")
