@@ -526,8 +526,15 @@ def raised_note(why: dict[str, Any]) -> str:
 def uses_note(why: dict[str, Any]) -> str:
     """`uses Vote.cast, ` for a result answering a question about what uses that name;
     `runs for Symbol, ` for a special method the query's code runs on a class it names;
-    `raises NoSuchCommand, ` for code raising the exception that formats a message."""
-    for key, verb in (("caller_of", "uses"), ("special_of", "runs for"), ("raises", "raises")):
+    `raises NoSuchCommand, ` for code raising the exception that formats a message;
+    `guards ChangeList.get_filters, ` for the check above the line holding a message."""
+    links = (
+        ("caller_of", "uses"),
+        ("special_of", "runs for"),
+        ("raises", "raises"),
+        ("guard_of", "guards"),
+    )
+    for key, verb in links:
         if target := why.get(key):
             return f"{verb} {escape(target.rpartition('#')[2])}, "
     return ""

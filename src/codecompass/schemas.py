@@ -73,9 +73,10 @@ class SymbolHit(Result):
     follow the first (`why["caller_of"]`: the symbol they use). A special method the
     query's code runs without naming it (`ds == ds2` runs `Dataset.__eq__`) says for which
     named class (`why["special_of"]`); code raising an exception class that formats a
-    message the query quotes names it (`why["raises"]`). A nested function the query
-    names or a frame names follows the function holding it, at its own lines with its
-    holder's chunk as evidence (`why["nested_in"]`: the holder)."""
+    message the query quotes names it (`why["raises"]`), and a function the check above
+    such a message calls names the function holding it (`why["guard_of"]`). A nested
+    function the query names or a frame names follows the function holding it, at its
+    own lines with its holder's chunk as evidence (`why["nested_in"]`: the holder)."""
 
     repo: str
     path: str

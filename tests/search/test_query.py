@@ -60,6 +60,37 @@ def test_an_error_of_an_exceptions_module_or_quoted_as_code_is_an_error() -> Non
     assert parse_query("pkg.models.Invalid: no host").errors == []
 
 
+def test_a_tracebacks_last_line_and_a_loggers_warning_are_errors() -> None:
+    """httpx's tracebacks end in `httpx.InvalidURL: …` and Django logs
+    `WARNING django.security.DisallowedModelAdminLookup: Filtering by … not allowed`:
+    neither class's name ends in `Error`, so the messages that place the code went
+    unread. After a frame's source lines, and after a logger's level, they are errors."""
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/venv/site-packages/httpx/_urls.py", line 115, in __init__\n'
+        "    self._uri_reference = urlparse(url, **kwargs)\n"
+        "                          ^^^^^^^^^^^^^^^^^^^^^^^\n"
+        "httpx.InvalidURL: Invalid non-printable ASCII character in URL\n"
+    )
+    assert parse_query(trace).errors == [
+        "httpx.InvalidURL: Invalid non-printable ASCII character in URL"
+    ]
+    logged = (
+        "The log says:\n\n"
+        "WARNING django.security.DisallowedModelAdminLookup: Filtering by x__exact not allowed\n"
+        "2024-05-01 10:00:01,123 ERROR app.db: connection lost to replica 3\n"
+        "ERROR:root:worker stopped\n"
+        "INFO app.db: connected\n"
+    )
+    assert parse_query(logged).errors == [
+        "django.security.DisallowedModelAdminLookup: Filtering by x__exact not allowed",
+        "app.db: connection lost to replica 3",
+        "root: worker stopped",
+    ]
+    # Not after a frame's lines, nor after a level: prose with a colon is no error.
+    assert parse_query("Note: the URL is\nhttpx.URL: a class").errors == []
+
+
 def test_an_error_in_the_comment_ending_a_line_of_code_is_an_error() -> None:
     """Snippets show what a line raised in its comment (`td["x"]  # KeyError: 'x'`,
     `schema.load(d)  # ValidationError: {…}`): the message went unread."""

@@ -18,8 +18,8 @@ from codecompass.errors import InputError
 from codecompass.indexing.languages import is_test_path
 from codecompass.models import ChunkFilter
 from codecompass.search import candidates
-from codecompass.search.candidates import RAISERS, _idf, query_terms
-from codecompass.search.features import _stores_arguments, handled_type
+from codecompass.search.candidates import GUARD_NAMESAKES, RAISERS, _idf, query_terms
+from codecompass.search.features import GUARD_LINES, _stores_arguments, guard_calls, handled_type
 from codecompass.search.rank import (
     FEATURES,
     RankWeights,
@@ -901,6 +901,67 @@ def test_the_code_raising_an_exception_that_formats_the_message_shares_it(
     assert result.candidates is not None
     found = {c["symbol"] for c in result.candidates if c["features"].get("message")}
     assert found == {"NoSuchCommand.__init__"}
+
+
+def test_the_check_guarding_a_matched_message_shares_it(tmp_path: Path) -> None:
+    """Django raises `Filtering by … not allowed` when `lookup_allowed` says no: the
+    check that failed is where the fix lands, yet only the raise site held the message.
+    The functions its guard calls share the message; a name with more than
+    GUARD_NAMESAKES definitions marks none, and a call before the guard marks nothing."""
+    changelist = (
+        "class ChangeList:\n"
+        "    def get_filters(self, params):\n"
+        "        for key in params:\n"
+        "            prepared = prepare_lookup(key)\n"
+        "            if not self.model_admin.lookup_allowed(prepared):\n"
+        "                raise DisallowedLookup(f'Filtering by {key} not allowed')\n"
+        "        return params\n"
+    )
+    options = (
+        "class ModelAdmin:\n"
+        "    def lookup_allowed(self, lookup):\n"
+        "        return lookup in self.list_filter\n\n\n"
+        "def prepare_lookup(key):\n"
+        "    return key.strip()\n"
+    )
+    query = "WARNING django.security.DisallowedLookup: Filtering by author__id__exact not allowed"
+    with _indexed(tmp_path, {"main.py": changelist, "options.py": options}) as eng:
+        result = eng.retrieve(query, eng.search_options(k=5, collect=True))
+    assert result.candidates is not None
+    found = {c["symbol"] for c in result.candidates if c["features"].get("message")}
+    assert found == {"ChangeList.get_filters", "ModelAdmin.lookup_allowed"}
+    guards = {h.symbol: h.why.get("guard_of") for h in [*result.hits, *result.symbols]}
+    assert guards["ModelAdmin.lookup_allowed"] == "p/main.py#ChangeList.get_filters"
+    assert guards["ChangeList.get_filters"] is None
+    many = "".join(
+        f"class Admin{n}:\n    def lookup_allowed(self, lookup):\n        return True\n\n\n"
+        for n in range(GUARD_NAMESAKES + 1)
+    )
+    with _indexed(tmp_path / "many", {"main.py": changelist, "options.py": many}) as eng:
+        result = eng.retrieve(query, eng.search_options(k=5, collect=True))
+    assert result.candidates is not None
+    found = {c["symbol"] for c in result.candidates if c["features"].get("message")}
+    assert found == {"ChangeList.get_filters"}
+
+
+def test_guard_calls_reads_the_condition_above_a_message() -> None:
+    go = (
+        "func (b tomlBinding) Bind(req *http.Request, obj any) error {\n"
+        "\tif err := decodeToml(req.Body, obj); err != nil {\n"
+        '\t\treturn fmt.Errorf("cannot decode toml body: %w", err)\n'
+        "\t}\n"
+        "\treturn validate(obj)\n}\n"
+    )
+    assert guard_calls(go, ["cannot decode toml body: EOF"]) == ["decodeToml"]
+    # A message under no `if` has no guard; nor one whose `if` is a line too far.
+    assert (
+        guard_calls('raise ValueError("cannot decode toml body")', ["cannot decode toml body"])
+        == []
+    )
+    far = (
+        "if check(x):\n" + "    y = 1\n" * GUARD_LINES + '    raise E("cannot decode toml body")\n'
+    )
+    assert guard_calls(far, ["cannot decode toml body"]) == []
 
 
 def test_a_quoted_message_brings_and_marks_the_code_printing_it(tmp_path: Path) -> None:

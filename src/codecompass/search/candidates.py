@@ -20,7 +20,7 @@ from codecompass.models import ChunkEntry, Edge, SymbolQuery, SymbolRecord
 from codecompass.protocols import GraphView, Vectors
 from codecompass.search.context import Candidate, SearchContext, Tested
 from codecompass.search.expand import expand, personalized_rank
-from codecompass.search.features import fill
+from codecompass.search.features import fill, guard_calls
 from codecompass.search.query import module_path_candidates, query_windows
 from codecompass.tokens import code_tokens
 
@@ -152,6 +152,8 @@ def add_quoted(ctx: SearchContext) -> None:
 # An exception class constructed in more places than this says nothing of where a
 # message it formats came from.
 RAISERS = 5
+GUARD_NAMESAKES = 3
+GUARD_KINDS = frozenset({"function", "method"})
 _EXCEPTION_NAME = re.compile(r"(?:Error|Exception|Warning)$")
 
 
@@ -187,6 +189,39 @@ def add_raisers(ctx: SearchContext) -> None:
                 if found[owner] > value_of.get(sid, 0.0):
                     value_of[sid] = found[owner]
                     ctx.raises[sid] = owner
+    _mark_symbols(ctx, value_of, "raiser")
+
+
+def add_guards(ctx: SearchContext) -> None:
+    """The functions the guard of a matched message calls (`features.guard_calls`) share
+    its `message`: the check that failed is where a fix lands (Django's `lookup_allowed`
+    above `raise DisallowedModelAdminLookup("Filtering by …")`). A name with more than
+    GUARD_NAMESAKES definitions marks none of them."""
+    messages = ctx.parsed.messages
+    if not messages:
+        return
+    wanted: dict[str, tuple[float, str]] = {}  # called name → best message value, guarded
+    for cid, cand in ctx.cands.items():
+        value, chunk = cand.features.get("message"), ctx.chunks[cid]
+        if value and chunk.symbol_id:
+            for name in guard_calls(chunk.text, messages):
+                if value > wanted.get(name, (0.0, ""))[0]:
+                    wanted[name] = (value, chunk.symbol_id)
+    if not wanted:
+        return
+    rows = ctx.sources.symbols.symbols(
+        SymbolQuery(names=sorted(wanted), repo=ctx.options.where.repo)
+    )
+    namesakes = Counter(row.name for row in rows)
+    value_of: dict[str, float] = {}
+    for row in rows:
+        if row.kind in GUARD_KINDS and namesakes[row.name] <= GUARD_NAMESAKES:
+            value_of[row.id], ctx.guard_of[row.id] = wanted[row.name]
+    _mark_symbols(ctx, value_of, "guard")
+
+
+def _mark_symbols(ctx: SearchContext, value_of: dict[str, float], source: str) -> None:
+    """Give every chunk of these symbols `message` at their value, as candidates."""
     if not value_of:
         return
     entries = ctx.sources.chunks.symbol_chunks(sorted(value_of))
@@ -198,7 +233,7 @@ def add_raisers(ctx: SearchContext) -> None:
             if entry.id not in ctx.chunks or not ctx.passes(ctx.chunks[entry.id]):
                 continue
             cand = ctx.cands.get(entry.id) or added.setdefault(
-                entry.id, Candidate(sources={"raiser": 0})
+                entry.id, Candidate(sources={source: 0})
             )
             cand.features["message"] = max(cand.features.get("message", 0.0), value_of[sid])
     _join(ctx, added)

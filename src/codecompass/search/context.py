@@ -127,6 +127,9 @@ class SearchContext:
     # The code constructing an exception class whose own code holds a message the query
     # quotes, by symbol id, with that class (`candidates.add_raisers`).
     raises: dict[str, str] = field(default_factory=dict)
+    # A function the guard of a matched message calls, by symbol id, with the function
+    # holding the message (`candidates.add_guards`).
+    guard_of: dict[str, str] = field(default_factory=dict)
     # Nested functions the query names or frames, by the chunk of their outer function
     # that holds them (`candidates.add_named`): the symbol view shows them as themselves.
     nested: dict[str, list[SymbolRecord]] = field(default_factory=dict)

@@ -214,6 +214,38 @@ _PLACEHOLDER = re.compile(
 _STRING = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\\\n])*)\1""")
 
 
+GUARD_LINES = 4  # how far above the line holding a message its guard is looked for
+_GUARD = re.compile(r"^(\s*)(?:\}\s*)?(?:if|elif|else if|unless)\b(.*)$")
+_CALLED_NAME = re.compile(r"([A-Za-z_]\w*)\s*\(")
+
+
+def guard_calls(text: str, messages: list[str]) -> list[str]:
+    """The functions the guard of a message calls: in `if not
+    self.model_admin.lookup_allowed(*params):` above `raise
+    DisallowedModelAdminLookup(f"Filtering by {key} not allowed")`, the check that failed
+    is `lookup_allowed`. A guard is the nearest `if` (`elif`, `else if`, `unless`) above
+    the line where the message starts, indented less, at most GUARD_LINES above."""
+    phrases, _ = _query_matchers(tuple(messages), ())
+    lines = text.splitlines()
+    called: dict[str, None] = {}
+    for at, line in enumerate(lines):
+        if not any(quote in line for quote in "\"'`"):
+            continue
+        window = _flat_strings("\n".join(lines[at : at + 3]))
+        if not _holds_message(window, phrases, messages):
+            continue
+        indent = len(line) - len(line.lstrip())
+        for above in reversed(lines[max(0, at - GUARD_LINES) : at]):
+            depth = len(above) - len(above.lstrip())
+            if not above.strip() or depth >= indent:
+                continue
+            guard = _GUARD.match(above)
+            if guard is not None:
+                called.update(dict.fromkeys(_CALLED_NAME.findall(guard.group(2))))
+            break
+    return list(called)
+
+
 def _holds_message(flat: str, phrases: _Phrases, messages: list[str]) -> bool:
     """Whether flat code text holds one of the messages: four words of it in a row, or
     the whole message as a template with placeholders."""

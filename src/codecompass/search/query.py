@@ -195,6 +195,20 @@ _ERROR = re.compile(
     r"\s*:\s*(\S(?:.*\S)?)\s*$",
     re.M,
 )
+# The line a Python traceback ends in, whatever its class's name (`httpx.InvalidURL: …`,
+# `django.core.exceptions.FieldError: …`): right after a frame and its source lines.
+_RAISED = re.compile(
+    r'^[^\S\n]+File "[^"\n]+", line \d+[^\n]*\n(?:[^\S\n]+[^\n]*\n){0,4}'
+    r"((?:[A-Za-z_]\w*\.)*[A-Z]\w*):[^\S\n]+(\S(?:[^\n]*\S)?)[^\S\n]*$",
+    re.M,
+)
+# A warning or error a logger printed, after its time stamp: `WARNING
+# django.security.DisallowedModelAdminLookup: Filtering by … not allowed`, `ERROR:root:…`.
+_LOGGED = re.compile(
+    r"^[^\S\n]*(?:[\d:,.T/+-]+[^\S\n]+)*\[?(?:WARNING|WARN|ERROR|CRITICAL|FATAL)\]?"
+    r"(?:[^\S\n]+|:)([A-Za-z_][\w.]*):[^\S\n]*(\S(?:[^\n]*\S)?)[^\S\n]*$",
+    re.M,
+)
 _IMPORT = re.compile(
     r"^[^\S\n]*(?:>>> )?from\s+[\w.]+\s+import\s+([\w,()]+(?:[^\S\n]+[\w,()]+)*)[^\S\n]*$", re.M
 )
@@ -698,7 +712,12 @@ def parse_query(text: str) -> ParsedQuery:
     for m in _HYPHENATED.finditer(text):
         _add(literals, m.group(1))
     # An error line stands alone, or is quoted as code in a sentence.
-    for m in [*_ERROR.finditer(text), *filter(None, map(_ERROR.fullmatch, inline))]:
+    for m in [
+        *_ERROR.finditer(text),
+        *filter(None, map(_ERROR.fullmatch, inline)),
+        *_RAISED.finditer(text),
+        *_LOGGED.finditer(text),
+    ]:
         _add(errors, f"{m.group(1)}: {m.group(2)}")
     q.paths, q.dotted, q.identifiers = list(paths), list(dotted_names), list(identifiers)
     q.quoted, q.literals, q.errors = list(quoted), list(literals), list(errors)

@@ -198,12 +198,16 @@ def _hit_why(ctx: SearchContext, chunk: ChunkRecord, own: float, share: float) -
 
 
 def _add_links(ctx: SearchContext, symbol_id: str | None, why: dict[str, Any]) -> None:
-    """The named class a special method runs for (`special_of`) and the exception class
-    whose message the code raises (`raises`)."""
-    if symbol_id in ctx.special_of:
-        why["special_of"] = ctx.special_of[symbol_id]
-    if symbol_id in ctx.raises:
-        why["raises"] = ctx.raises[symbol_id]
+    """The named class a special method runs for (`special_of`), the exception class
+    whose message the code raises (`raises`), and the function holding the message a
+    check guards (`guard_of`)."""
+    for key, links in (
+        ("special_of", ctx.special_of),
+        ("raises", ctx.raises),
+        ("guard_of", ctx.guard_of),
+    ):
+        if symbol_id in links:
+            why[key] = links[symbol_id]
 
 
 def _hit(

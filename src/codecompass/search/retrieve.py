@@ -194,6 +194,7 @@ def _retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sea
     features.fill(ctx, ctx.cands)
     if hybrid and (weights.message or options.collect):
         candidates.add_raisers(ctx)
+        candidates.add_guards(ctx)
     lap("features")
 
     if hybrid and options.expand_files > 0:
