@@ -63,3 +63,11 @@ def test_a_query_reads_the_special_methods_of_its_code() -> None:
     assert q.as_dict()["special"] == ["__eq__"]
     # Prose operators are not read: "a/b testing" is no division.
     assert parse_query("a/b testing of Dataset * 2 items").special == []
+
+
+def test_a_string_literals_text_runs_no_operator() -> None:
+    """httpx's audit: `httpx.URL("postgres://admin:p@ss@db:5432/app")` ran `__matmul__`
+    and `__truediv__`."""
+    code = 'url = httpx.URL("postgres://admin:p@ss@db.example.com:5432/app")\nprint(url.host)'
+    assert special_methods(code, code) == []
+    assert special_methods("x = 'a' + name", "") == ["__add__", "__radd__"]

@@ -498,7 +498,7 @@ def test_a_tracebacks_own_words_name_nothing() -> None:
         '  |   File "/home/kim/test_eg.py", line 5, in test_group\n'
         '  |     raise ExceptionGroup("batch failed", [RuntimeError("worker 1")]) from e\n```'
     )
-    assert group.identifiers == ["ExceptionGroup", "RuntimeError", "test_eg", "test_group"]
+    assert group.identifiers == ["ExceptionGroup", "RuntimeError", "test_group"]
     assert fenced.frames[:2] == parse_query(TRACEBACK).frames
     # The word stays a name where code names it.
     assert parse_query("`Traceback.cut()` drops the frames").identifiers == ["Traceback", "cut"]
@@ -796,3 +796,26 @@ def test_what_a_usage_question_asks_about_is_a_name_whatever_its_shape() -> None
     assert asked.dotted == ["Vote.cast"]
     assert parse_query("which code calls it").identifiers == []
     assert parse_query("sympify calls are slow").identifiers == []  # no usage question
+
+
+def test_a_paths_folders_and_nodes_own_frames_name_nothing() -> None:
+    """A dependency's frame (`…/site-packages/httpcore/_exceptions.py`) made
+    `_exceptions` a name, whose stem then named httpx's own `_exceptions.py`; Node's
+    frames (`at ModuleJob.run (node:internal/…)`) made `run` a name."""
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/venv/lib/python3.12/site-packages/httpcore/_exceptions.py", line 10, in '
+        "map_exceptions\n    yield\n"
+        "TimeoutError: The read operation timed out\n"
+    )
+    q = parse_query(trace)
+    assert "_exceptions" not in q.names and "httpcore" not in q.names
+    assert q.names == ["map_exceptions", "TimeoutError"]
+    node = (
+        "ZodError: bad input\n"
+        "    at Object.parse (file:///app/node_modules/zod/v4/core/parse.js:12:9)\n"
+        "    at ModuleJob.run (node:internal/modules/esm/module_job:234:25)\n"
+        "    at async ModuleLoader.import (node:internal/modules/esm/loader:473:24)\n"
+        "    at Module._compile (internal/modules/cjs/loader.js:1105:14)\n"
+    )
+    assert parse_query(node).names == ["Object", "parse", "ZodError"]

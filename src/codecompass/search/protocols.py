@@ -86,6 +86,8 @@ _WORDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
 )
 _FSTRING = re.compile(r"""\bf(['"])[^'"\n]*\{[^}\n]+\}""")
 _PROMPT = re.compile(r"^[^\S\n]*(?:>>>|\.\.\.|In \[\d+\]:|\$)[^\S\n]?", re.M)
+# A string literal's text is no code: `"https://a.org/x@y"` divides nothing.
+_STRING_LITERAL = re.compile(r""""[^"\n]*"|'[^'\n]*'""")
 _OPERATOR_PATTERNS = tuple((re.compile(pattern), methods) for pattern, methods in _OPERATORS)
 
 
@@ -93,7 +95,7 @@ def special_methods(code: str, text: str) -> list[str]:
     """The special methods the code spans `code` and the whole `text` use, in a fixed
     order without repeats."""
     found: dict[str, None] = {}
-    code = _PROMPT.sub("", code)
+    code = _STRING_LITERAL.sub('""', _PROMPT.sub("", code))
     for pattern, methods in _OPERATOR_PATTERNS:
         if pattern.search(code):
             found.update(dict.fromkeys(methods))

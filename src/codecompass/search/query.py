@@ -113,7 +113,7 @@ _RUBY_FRAME = re.compile(r"(?<!\S)(\S+\.rb):(\d+):in [`']([^`'\n]+)'")
 _PHP_FRAME = re.compile(r"#\d+ (\S+\.php)\((\d+)\): (?:[\w\\]*\\)?(\w+)(?:->|::)(\w+)\(")
 _PATH = re.compile(r"(?<![\w/.@-])((?:\.{0,2}/)?(?:[\w@.-]+/)*[\w@-][\w.@-]*\.([A-Za-z]{1,5}))\b")
 _DOTTED = re.compile(r"(?<![\w./\\])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
-_WORD = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)")
+_WORD = re.compile(r"(?<![\w./\\])([A-Za-z_][A-Za-z0-9_]*)")
 # A call starts where a run of name characters does (its leading digits and dots are
 # skipped): tried at every character instead, a 60 KB run without `(` took 25 s.
 _CALL = re.compile(r"(?<![A-Za-z0-9_.])[0-9.]*([A-Za-z_][A-Za-z0-9_.]*)\s*\(")
@@ -135,9 +135,15 @@ _STDLIB_PATH = re.compile(
 )
 
 
+# A frame of Node's own code (`at ModuleJob.run (node:internal/modules/esm/module_job:
+# 234:25)`, `at Module._compile (internal/modules/cjs/loader.js:1105:14)`): its names
+# are Node's, not the project's (`run` had pulled up zod's `$ZodIntersection`).
+_NODE_FRAME = re.compile(r"^[^\S\n]*at [^\n(]*\(?(?:node:|internal/)[^\n]*$", re.M)
+
+
 def _names_text(text: str) -> str:
     """`text` with the words that name nothing blanked (same length): a traceback's own
-    words, and the standard library's frames with their source lines."""
+    words, the standard library's frames with their source lines, and Node's frames."""
     spans: list[tuple[int, int]] = []
     for m in _PY_FRAME.finditer(text):
         if not _STDLIB_PATH.search(m[1]) or (spans and m.start() < spans[-1][1]):
@@ -158,6 +164,7 @@ def _names_text(text: str) -> str:
         parts += [text[last:start], " " * (end - start)]
         last = end
     text = "".join([*parts, text[last:]])
+    text = _NODE_FRAME.sub(lambda m: " " * len(m[0]), text)
     return _TRACEBACK_WORDS.sub(lambda m: " " * len(m[0]), text)
 
 
