@@ -1677,6 +1677,28 @@ def test_the_english_message_catalog_ranks_as_documentation(tmp_path: Path) -> N
     assert "locales/en.json" not in {s.path for s in found.symbols}
 
 
+def test_a_large_best_file_brings_its_best_matching_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """File expansion brings FILE_CHUNKS chunks of each best file: the first ones had
+    left out zod's `handleOptionalResult`, chunk 400 of the 586 of `schemas.ts`, though
+    it outscored the symbol view's 200th. A larger file brings its best by BM25."""
+    monkeypatch.setattr(candidates, "FILE_CHUNKS", 3)
+    helpers = "".join(f"def helper_{n}(x):\n    return x + {n}\n\n\n" for n in range(6))
+    schemas = (
+        "def parse_schema(value):\n    return value\n\n\n"
+        + helpers
+        + "def handle_optional_result(result, value):\n"
+        "    if result.issues and value is None:\n        return optional_default(value)\n"
+        "    return result\n"
+    )
+    other = "def optional_default(value):\n    return value\n"
+    with _indexed(tmp_path, {"schemas.py": schemas, "other.py": other}) as eng:
+        options = eng.search_options(k=20, candidates=1, view="symbols")
+        found = eng.retrieve("parse_schema optional result issues", options)
+    assert "handle_optional_result" in [item.symbol for item in found.symbols]
+
+
 def test_any_k_up_to_the_mcp_limit_ranks_the_same_pool() -> None:
     """pylint's audit: the pool was max(candidates, 3 × k), 100 by default, so `-k 20` and
     `-k 50` ranked different candidates (the top 5 files differed in 10 of 25 issues)."""

@@ -699,14 +699,18 @@ def expand_files(ctx: SearchContext) -> None:
 def _join_files(
     ctx: SearchContext, files: list[tuple[str, str]], source: str
 ) -> dict[str, Candidate]:
-    """The first FILE_CHUNKS chunks of each of these files that are not candidates yet,
-    added to the pool with their features (all but `importance`), not yet scored."""
-    new_ids = [
-        e.id
-        for entries in ctx.sources.chunks.chunk_entries(files).values()
-        for e in entries[:FILE_CHUNKS]
-        if e.id not in ctx.cands
-    ]
+    """FILE_CHUNKS chunks of each of these files that are not candidates yet, added to
+    the pool with their features (all but `importance`), not yet scored: all of a file's
+    when it has no more, else its best by BM25 (the first ones after them). The first
+    FILE_CHUNKS alone had left out zod's `handleOptionalResult`, chunk 400 of 586 of
+    its file."""
+    new_ids: list[str] = []
+    for entries in ctx.sources.chunks.chunk_entries(files).values():
+        ids = [e.id for e in entries if e.id not in ctx.cands]
+        if len(entries) > FILE_CHUNKS and ctx.lexical is not None:
+            bm25 = ctx.lexical.scores(ids)
+            ids = sorted(ids, key=lambda cid: -bm25.get(cid, 0.0))  # stable: in line order
+        new_ids += ids[: max(0, FILE_CHUNKS - (len(entries) - len(ids)))]
     if not new_ids:
         return {}
     ctx.chunks.update(ctx.sources.chunks.chunks(new_ids))

@@ -249,9 +249,11 @@ def guard_calls(text: str, messages: list[str]) -> list[str]:
 def _holds_message(flat: str, phrases: _Phrases, messages: list[str]) -> bool:
     """Whether flat code text holds one of the messages: four words of it in a row, or
     the whole message as a template with placeholders."""
-    return phrases.found_in(flat) or any(
-        template.search(message) for template in _templates(flat) for message in messages
-    )
+    if phrases.found_in(flat):
+        return True
+    if "%" not in flat and "{" not in flat:
+        return False  # no placeholder: no template
+    return any(template.search(message) for template in _templates(flat) for message in messages)
 
 
 @lru_cache(maxsize=4096)
