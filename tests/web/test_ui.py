@@ -890,6 +890,11 @@ def test_a_phone_wide_page_stacks_its_panes(browser: Any, linked: Running) -> No
         # had been squeezed to 35 px, a row 440 px tall).
         page.goto(f"{linked.url}/#/links")
         page.wait_for_selector("#page-links table:not([hidden]) tbody tr")
+        # Laid out first: on a loaded machine the cells were measured at 0 px.
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('#page-links td')]"
+            ".every(c => c.getBoundingClientRect().width > 0)"
+        )
         ends = page.eval_on_selector_all(
             "#page-links td", "cells => cells.map(c => c.getBoundingClientRect().width)"
         )

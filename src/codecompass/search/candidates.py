@@ -221,10 +221,14 @@ def add_guards(ctx: SearchContext) -> None:
 
 
 def _mark_symbols(ctx: SearchContext, value_of: dict[str, float], source: str) -> None:
-    """Give every chunk of these symbols `message` at their value, as candidates."""
+    """Give the chunks of these symbols (the first SYMBOL_CHUNKS of each) `message` at
+    their value, as candidates."""
     if not value_of:
         return
-    entries = ctx.sources.chunks.symbol_chunks(sorted(value_of))
+    entries = {
+        sid: held[:SYMBOL_CHUNKS]
+        for sid, held in ctx.sources.chunks.symbol_chunks(sorted(value_of)).items()
+    }
     new_ids = [e.id for held in entries.values() for e in held if e.id not in ctx.chunks]
     ctx.chunks.update(ctx.sources.chunks.chunks(new_ids))
     added: dict[str, Candidate] = {}

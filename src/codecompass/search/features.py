@@ -214,8 +214,33 @@ _PLACEHOLDER = re.compile(
 _STRING = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\\\n])*)\1""")
 
 
+def _holds_message(flat: str, phrases: _Phrases, messages: list[str]) -> bool:
+    """Whether flat code text holds one of the messages: four words of it in a row, or
+    the whole message as a template with placeholders."""
+    if phrases.found_in(flat):
+        return True
+    if "%" not in flat and "{" not in flat:
+        return False  # no placeholder: no template
+    return any(template.search(message) for template in _templates(flat) for message in messages)
+
+
+@lru_cache(maxsize=4096)
+def _templates(flat: str) -> tuple[re.Pattern[str], ...]:
+    """The message templates among a chunk's string literals, each as a pattern in which
+    a placeholder stands for one word: `'Filtering by %s not allowed'` finds
+    `Filtering by author__name not allowed`, which no run of four words placed. The
+    text is flat (`_flat_strings`): one space between words."""
+    found: list[re.Pattern[str]] = []
+    for m in _STRING.finditer(flat):
+        parts = _PLACEHOLDER.split(m.group(2))
+        if len(parts) < 2 or sum(len(p.split()) for p in parts) < TEMPLATE_WORDS:
+            continue
+        found.append(re.compile(r"\S+".join(map(re.escape, parts))))
+    return tuple(found)
+
+
 GUARD_LINES = 4  # how far above the line holding a message its guard is looked for
-_GUARD = re.compile(r"^(\s*)(?:\}\s*)?(?:if|elif|else if|unless)\b(.*)$")
+_GUARD = re.compile(r"^\s*(?:\}\s*)?(?:if|elif|else if|unless)\b(.*)$")
 _CALLED_NAME = re.compile(r"([A-Za-z_]\w*)\s*\(")
 
 
@@ -241,34 +266,9 @@ def guard_calls(text: str, messages: list[str]) -> list[str]:
                 continue
             guard = _GUARD.match(above)
             if guard is not None:
-                called.update(dict.fromkeys(_CALLED_NAME.findall(guard.group(2))))
+                called.update(dict.fromkeys(_CALLED_NAME.findall(guard.group(1))))
             break
     return list(called)
-
-
-def _holds_message(flat: str, phrases: _Phrases, messages: list[str]) -> bool:
-    """Whether flat code text holds one of the messages: four words of it in a row, or
-    the whole message as a template with placeholders."""
-    if phrases.found_in(flat):
-        return True
-    if "%" not in flat and "{" not in flat:
-        return False  # no placeholder: no template
-    return any(template.search(message) for template in _templates(flat) for message in messages)
-
-
-@lru_cache(maxsize=4096)
-def _templates(flat: str) -> tuple[re.Pattern[str], ...]:
-    """The message templates among a chunk's string literals, each as a pattern in which
-    a placeholder stands for one word: `'Filtering by %s not allowed'` finds
-    `Filtering by author__name not allowed`, which no run of four words placed. The
-    text is flat (`_flat_strings`): one space between words."""
-    found: list[re.Pattern[str]] = []
-    for m in _STRING.finditer(flat):
-        parts = _PLACEHOLDER.split(m.group(2))
-        if len(parts) < 2 or sum(len(p.split()) for p in parts) < TEMPLATE_WORDS:
-            continue
-        found.append(re.compile(r"\S+".join(map(re.escape, parts))))
-    return tuple(found)
 
 
 def _flat_strings(text: str) -> str:

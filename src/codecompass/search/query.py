@@ -413,7 +413,7 @@ def _clean_path(raw: str) -> str:
 
 # V8's `Function.wrap [as get]`: the property a function was called as, and the type of
 # the receiver of a plain function (`Function.`, `Object.`): its own name is `wrap`.
-_V8_ALIAS = re.compile(r"\s*\[as [^\]]*\]$")
+_V8_ALIAS = re.compile(r" ?\[as [^\]]*\]$")  # one space: `\s*` was quadratic on blanks
 _V8_RECEIVER = re.compile(r"^(?:Function|Object)\.")
 
 
