@@ -819,3 +819,12 @@ def test_a_paths_folders_and_nodes_own_frames_name_nothing() -> None:
         "    at Module._compile (internal/modules/cjs/loader.js:1105:14)\n"
     )
     assert parse_query(node).names == ["Object", "parse", "ZodError"]
+
+
+def test_a_name_alone_in_backticks_is_a_name_whatever_its_shape() -> None:
+    """Textual's audit: `Input` (a capitalized English word) and `display` (lower case)
+    in backticks named nothing, so the widget the issue was about lost to another."""
+    q = parse_query("the cursor in `Input` widgets is hidden when `display` is set")
+    assert q.identifiers == ["Input", "display"]
+    # Constants, keywords and one or two letters name nothing.
+    assert parse_query("`None` or `True` in a `for` over `xs` by `i`").identifiers == []

@@ -25,6 +25,7 @@ Nothing here looks at the index: it only reads the text.
 from __future__ import annotations
 
 import bisect
+import keyword
 import posixpath
 import re
 from collections.abc import Callable, Iterable
@@ -263,6 +264,10 @@ _NOT_NAMES_TEXT = (
     "Returns Example Examples Yes"
 )
 _NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
+_CONSTANTS = frozenset(
+    ["True", "False", "None", "true", "false", "null", "nil", "undefined", "self", "this", "cls"]
+)
+_KEYWORDS = frozenset(keyword.kwlist)
 
 
 @dataclass(frozen=True, slots=True)
@@ -691,6 +696,11 @@ def parse_query(text: str) -> ParsedQuery:
     alone = text.strip()
     if alone.isidentifier() and alone.lower() not in _NOT_IDENTIFIERS:
         _add(identifiers, alone)
+    # A name alone in backticks is code whatever its shape: `display`, `Input`.
+    for span in inline:
+        word = span.strip()
+        if len(word) >= 3 and word.isidentifier() and word not in _CONSTANTS | _KEYWORDS:
+            _add(identifiers, word)
     for span in code_spans:
         for m in _WORD.finditer(span):
             word = m.group(1)
