@@ -71,3 +71,14 @@ def test_a_string_literals_text_runs_no_operator() -> None:
     code = 'url = httpx.URL("postgres://admin:p@ss@db.example.com:5432/app")\nprint(url.host)'
     assert special_methods(code, code) == []
     assert special_methods("x = 'a' + name", "") == ["__add__", "__radd__"]
+
+
+def test_pytests_explanation_and_async_with_run_no_special_method() -> None:
+    """Textual's audit: pytest's `E  +  where …` lines read as `+`, and `async with`
+    as `__enter__`/`__exit__`, which it does not run. (Marking `__aenter__` and
+    `__aexit__` instead lost httpx's audit a task: every async example opens its
+    client so.)"""
+    failure = "E       assert 2 == 3\nE        +  where 2 = count(x)\nE        -  3"
+    assert special_methods(failure, "") == ["__eq__"]
+    assert special_methods("async with App().run_test() as pilot:\n    pass", "") == []
+    assert special_methods("with open(p) as f:\n    pass", "") == ["__enter__", "__exit__"]

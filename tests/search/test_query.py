@@ -828,3 +828,23 @@ def test_a_name_alone_in_backticks_is_a_name_whatever_its_shape() -> None:
     assert q.identifiers == ["Input", "display"]
     # Constants, keywords and one or two letters name nothing.
     assert parse_query("`None` or `True` in a `for` over `xs` by `i`").identifiers == []
+
+
+def test_richs_boxed_traceback_gives_python_frames() -> None:
+    """Textual prints its crashes as Rich's boxed traceback: `│ /…/widget.py:4285 in
+    render_lines`. Its frames were not read (its paths were, as paths only)."""
+    boxed = (
+        "╭──────── Traceback (most recent call last) ────────╮\n"
+        "│ /venv/lib/python3.12/site-packages/textual/widget.py:4285 in render_lines\n"
+        "│ ❱ 4285 │   │   strips = self._styles_cache.render_widget(self, crop)\n"
+        "│ /venv/lib/python3.12/site-packages/textual/_styles_cache.py:116 in render_widget\n"
+        "╰───────────────────────────────────────────────────╯\n"
+        "IndexError: list index out of range\n"
+    )
+    q = parse_query(boxed)
+    assert [(f.path.rsplit("/", 1)[1], f.line, f.function) for f in q.frames] == [
+        ("widget.py", 4285, "render_lines"),
+        ("_styles_cache.py", 116, "render_widget"),
+    ]
+    assert q.python_frames == 2
+    assert q.errors == ["IndexError: list index out of range"]

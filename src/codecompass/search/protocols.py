@@ -43,7 +43,9 @@ _OPERATORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"(?<=[\w)\]])\[[^\]\n]*\][^\S\n]*=(?!=)", ("__setitem__",)),
     (r"\bdel[^\S\n]+[\w.]+\[", ("__delitem__",)),
     (r"(?<=[\w)\]])\[(?!\])", ("__getitem__",)),
-    (r"\bwith[^\S\n]+[\w.]+(?:\(|[^\S\n]*(?:as\b|:))", ("__enter__", "__exit__")),
+    # Not `async with`, which runs `__aenter__`: marking those lost httpx's audit a task
+    # (every async example opens its client so).
+    (r"(?<!async )\bwith[^\S\n]+[\w.]+(?:\(|[^\S\n]*(?:as\b|:))", ("__enter__", "__exit__")),
 )
 # Built-ins that call a special method of their argument, read anywhere: `repr()` in
 # prose is as clear as in code.
@@ -86,6 +88,9 @@ _WORDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
 )
 _FSTRING = re.compile(r"""\bf(['"])[^'"\n]*\{[^}\n]+\}""")
 _PROMPT = re.compile(r"^[^\S\n]*(?:>>>|\.\.\.|In \[\d+\]:|\$)[^\S\n]?", re.M)
+# pytest's explanation of a failed assertion (`E       +  where 3 = len(x)`) and its
+# diff's marks are no operators.
+_PYTEST_EXPLANATION = re.compile(r"^E[^\S\n]+[-+?][^\S\n].*$", re.M)
 # A string literal's text is no code: `"https://a.org/x@y"` divides nothing.
 _STRING_LITERAL = re.compile(r""""[^"\n]*"|'[^'\n]*'""")
 _OPERATOR_PATTERNS = tuple((re.compile(pattern), methods) for pattern, methods in _OPERATORS)
@@ -95,7 +100,7 @@ def special_methods(code: str, text: str) -> list[str]:
     """The special methods the code spans `code` and the whole `text` use, in a fixed
     order without repeats."""
     found: dict[str, None] = {}
-    code = _STRING_LITERAL.sub('""', _PROMPT.sub("", code))
+    code = _STRING_LITERAL.sub('""', _PROMPT.sub("", _PYTEST_EXPLANATION.sub("", code)))
     for pattern, methods in _OPERATOR_PATTERNS:
         if pattern.search(code):
             found.update(dict.fromkeys(methods))

@@ -75,6 +75,9 @@ _CHAINED = re.compile(
     re.M,
 )
 _CAUSED = re.compile(rf"^[^\S\n]*{_DIRECT_CAUSE}", re.M)
+# Rich's boxed traceback (`rich.traceback`, Textual's crash output, Typer's):
+# `│ /app/.venv/…/textual/widget.py:4285 in render_lines`.
+_RICH_FRAME = re.compile(r"^[^\S\n]*[│┃|][^\S\n]*(\S+\.py):(\d+) in ([\w<>]+)", re.M)
 _PYTEST_FRAME = re.compile(r"^[^\S\n]*(\S+\.py):(\d+): in ([\w<>]+)", re.M)
 # JVM (`at com.acme.shop.OrderService.place(OrderService.java:42)`): the package is the
 # file's folder.
@@ -486,12 +489,13 @@ def _each(pattern: re.Pattern[str], read: Callable[[re.Match[str]], Frame]) -> R
 # Each trace format's reader, in the order they are read. The first PYTHON_READERS are
 # Python's: its tracebacks run from the outermost call to the failure ("most recent call
 # last"); the other languages' traces from the failure outwards.
-PYTHON_READERS = 4
+PYTHON_READERS = 5
 _FRAME_READERS: tuple[Reader, ...] = (
     _each(_PY_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), _cython_function(m[1], m[3]))),
     _each(_IPY_FRAME, lambda m: Frame(_clean_path(m[1]), 0, m[2])),
     _each(_IPY8_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
     _each(_PYTEST_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
+    _each(_RICH_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
     _each(_JS_FRAME, _js_frame),
     _each(_GECKO_FRAME, _gecko_frame),
     _each(_JVM_FRAME, _jvm_frame),
