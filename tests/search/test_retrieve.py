@@ -1699,6 +1699,34 @@ def test_a_large_best_file_brings_its_best_matching_chunks(
     assert "handle_optional_result" in [item.symbol for item in found.symbols]
 
 
+def test_a_frame_in_a_packages_build_output_is_its_source(tmp_path: Path) -> None:
+    """hono's audit: `at HonoRequest.param (…/node_modules/hono/dist/request.js:55:52)`
+    is hono's `src/request.ts`, yet no frame feature came of it. A file under
+    `node_modules` maps to its source when the repository is that package; another
+    package's frame (express's `lib/router/index.js`) names none of its files."""
+    files = {
+        "src/request.ts": "export class HonoRequest {\n  param(key: string) {\n"
+        "    return this.params[key]\n  }\n}\n",
+        "src/router/index.ts": "export function handle(req: Request) {\n  return req\n}\n",
+    }
+    repo = make_git_repo(tmp_path / "hono", files)
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    query = (
+        "TypeError: Cannot read properties of undefined\n"
+        "    at HonoRequest.param (file:///app/node_modules/hono/dist/cjs/request.js:55:52)\n"
+        "    at handle (/srv/node_modules/express/lib/router/index.js:95:5)\n"
+    )
+    with eng:
+        eng.index(root)
+        result = eng.retrieve(query, eng.search_options(k=5, collect=True))
+    assert result.candidates is not None
+    framed = {c["symbol"] for c in result.candidates if c["features"].get("frame")}
+    assert framed == {"HonoRequest.param"}
+    assert not any(
+        c["features"].get("path") for c in result.candidates if c["path"] == "src/router/index.ts"
+    )
+
+
 def test_any_k_up_to_the_mcp_limit_ranks_the_same_pool() -> None:
     """pylint's audit: the pool was max(candidates, 3 × k), 100 by default, so `-k 20` and
     `-k 50` ranked different candidates (the top 5 files differed in 10 of 25 issues)."""

@@ -309,6 +309,19 @@ def _match_files(wanted: str, index: PathIndex) -> list[str]:
     if not wanted:
         return []
     paths = index.names.get(wanted.rsplit("/", 1)[-1], [])
+    if not paths:
+        # An installed package's compiled file is its source's: the frame `…/node_modules/
+        # hono/dist/cjs/request.js` is hono's `src/request.ts`, when the repository is
+        # that package (by its name, or a folder of the path: `packages/zod/src/…`).
+        package, sources = _compiled_from(wanted)
+        for source in sources:
+            found = [
+                p
+                for p in _match_files(source, index)
+                if index.repo_of[p] == package or f"/{package}/" in f"/{p}"
+            ]
+            if found:
+                return found
     exact = [p for p in paths if p == wanted]
     if exact:
         return exact
@@ -327,6 +340,26 @@ def _match_files(wanted: str, index: PathIndex) -> list[str]:
         return []
     deepest = max(shared.values())
     return [p for p, depth in shared.items() if depth == deepest]
+
+
+# A file of a JavaScript package under `node_modules`: the package's name (without its
+# scope) and the module path below its build folders (`dist/`, `dist/cjs/`, `lib/esm/`).
+_BUILT_MODULE = re.compile(
+    r"(?:^|/)node_modules/(?:@[\w.-]+/)?([\w.-]+)/(?:(?:dist|lib|build|out|esm|cjs|es|umd)/)*"
+    r"([\w./@-]+?)\.[mc]?js$"
+)
+_SOURCE_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs")
+
+
+def _compiled_from(path: str) -> tuple[str, list[str]]:
+    """The package of a file under `node_modules` and the source paths it may be built
+    from: `hono` and `src/request.ts`, `request.ts`, … for `…/node_modules/hono/dist/
+    request.js`; no sources for another path."""
+    m = _BUILT_MODULE.search(path)
+    if m is None:
+        return "", []
+    package, module = m.groups()
+    return package, [f"{root}{module}{ext}" for root in ("src/", "") for ext in _SOURCE_EXTENSIONS]
 
 
 def _installed_module(path: str) -> list[str]:
