@@ -807,9 +807,7 @@ def test_the_code_raising_a_quoted_error_gets_message(tmp_path: Path) -> None:
         "ValueError: Velocity of point Q has not been defined in ReferenceFrame A\n"
     )
     with _indexed(tmp_path, {"point.py": point}) as eng:
-        result = eng.retrieve(query, eng.search_options(k=5, collect=True))
-    assert result.candidates is not None
-    marked = {c["symbol"] for c in result.candidates if c["features"].get("message")}
+        marked, result = _with_message(eng, query, k=5)
     assert marked == {"Point.vel"}
     top = result.hits[0]
     # On by default (`weight_message` 0.5).
@@ -842,9 +840,7 @@ def test_a_message_template_places_a_message_no_four_words_of_which_are_in_code(
             ("KeyError: author__name: 3", set()),
             ("ValueError: Filtering by two words not allowed", set()),
         ]:
-            result = eng.retrieve(query, eng.search_options(k=5, collect=True))
-            assert result.candidates is not None
-            found = {c["symbol"] for c in result.candidates if c["features"].get("message")}
+            found, result = _with_message(eng, query, k=5)
             assert found == marked, query
 
 
@@ -882,9 +878,7 @@ def test_the_code_raising_an_exception_that_formats_the_message_shares_it(
             ),
             ('I see "Welcome to the cli shell" twice', {"Banner.__init__"}),
         ]:
-            result = eng.retrieve(query, eng.search_options(k=5, collect=True))
-            assert result.candidates is not None
-            found = {c["symbol"] for c in result.candidates if c["features"].get("message")}
+            found, result = _with_message(eng, query, k=5)
             assert found == marked, query
             raising = {h.symbol: h.why.get("raises") for h in [*result.hits, *result.symbols]}
             if "Group.resolve_command" in marked:
@@ -897,9 +891,7 @@ def test_the_code_raising_an_exception_that_formats_the_message_shares_it(
     )
     files = {"errors.py": errors, "core.py": "from errors import NoSuchCommand\n\n\n" + raisers}
     with _indexed(tmp_path / "many", files) as eng:
-        result = eng.retrieve("Error: No such command 'deploy'.", eng.search_options(collect=True))
-    assert result.candidates is not None
-    found = {c["symbol"] for c in result.candidates if c["features"].get("message")}
+        found, result = _with_message(eng, "Error: No such command 'deploy'.")
     assert found == {"NoSuchCommand.__init__"}
 
 
@@ -926,9 +918,7 @@ def test_the_check_guarding_a_matched_message_shares_it(tmp_path: Path) -> None:
     )
     query = "WARNING django.security.DisallowedLookup: Filtering by author__id__exact not allowed"
     with _indexed(tmp_path, {"main.py": changelist, "options.py": options}) as eng:
-        result = eng.retrieve(query, eng.search_options(k=5, collect=True))
-    assert result.candidates is not None
-    found = {c["symbol"] for c in result.candidates if c["features"].get("message")}
+        found, result = _with_message(eng, query, k=5)
     assert found == {"ChangeList.get_filters", "ModelAdmin.lookup_allowed"}
     guards = {h.symbol: h.why.get("guard_of") for h in [*result.hits, *result.symbols]}
     assert guards["ModelAdmin.lookup_allowed"] == "p/main.py#ChangeList.get_filters"
@@ -938,9 +928,7 @@ def test_the_check_guarding_a_matched_message_shares_it(tmp_path: Path) -> None:
         for n in range(GUARD_NAMESAKES + 1)
     )
     with _indexed(tmp_path / "many", {"main.py": changelist, "options.py": many}) as eng:
-        result = eng.retrieve(query, eng.search_options(k=5, collect=True))
-    assert result.candidates is not None
-    found = {c["symbol"] for c in result.candidates if c["features"].get("message")}
+        found, result = _with_message(eng, query, k=5)
     assert found == {"ChangeList.get_filters"}
 
 
@@ -1022,6 +1010,13 @@ def _named(eng: Engine, query: str) -> tuple[dict[str | None, float], SearchResu
         if c["features"].get("name")
     }
     return named, result
+
+
+def _with_message(eng: Engine, query: str, **options: Any) -> tuple[set[str | None], SearchResult]:
+    """The symbols of the candidates given `message`, and the result."""
+    result = eng.retrieve(query, eng.search_options(collect=True, **options))
+    assert result.candidates is not None
+    return {c["symbol"] for c in result.candidates if c["features"].get("message")}, result
 
 
 def test_a_ruby_method_is_named_without_its_bang_or_question_mark(tmp_path: Path) -> None:
