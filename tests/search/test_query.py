@@ -819,6 +819,11 @@ def test_a_paths_folders_and_nodes_own_frames_name_nothing() -> None:
         "    at Module._compile (internal/modules/cjs/loader.js:1105:14)\n"
     )
     assert parse_query(node).names == ["Object", "parse", "ZodError"]
+    # Alternatives joined by a slash in prose stay names (hono's audit).
+    assert parse_query("the default RegExpRouter/SmartRouter").identifiers == [
+        "RegExpRouter",
+        "SmartRouter",
+    ]
 
 
 def test_a_name_alone_in_backticks_is_a_name_whatever_its_shape() -> None:

@@ -117,7 +117,7 @@ _RUBY_FRAME = re.compile(r"(?<!\S)(\S+\.rb):(\d+):in [`']([^`'\n]+)'")
 _PHP_FRAME = re.compile(r"#\d+ (\S+\.php)\((\d+)\): (?:[\w\\]*\\)?(\w+)(?:->|::)(\w+)\(")
 _PATH = re.compile(r"(?<![\w/.@-])((?:\.{0,2}/)?(?:[\w@.-]+/)*[\w@-][\w.@-]*\.([A-Za-z]{1,5}))\b")
 _DOTTED = re.compile(r"(?<![\w./\\])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
-_WORD = re.compile(r"(?<![\w./\\])([A-Za-z_][A-Za-z0-9_]*)")
+_WORD = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)")
 # A call starts where a run of name characters does (its leading digits and dots are
 # skipped): tried at every character instead, a 60 KB run without `(` took 25 s.
 _CALL = re.compile(r"(?<![A-Za-z0-9_.])[0-9.]*([A-Za-z_][A-Za-z0-9_.]*)\s*\(")
@@ -147,7 +147,8 @@ _NODE_FRAME = re.compile(r"^[^\S\n]*at [^\n(]*\(?(?:node:|internal/)[^\n]*$", re
 
 def _names_text(text: str) -> str:
     """`text` with the words that name nothing blanked (same length): a traceback's own
-    words, the standard library's frames with their source lines, and Node's frames."""
+    words, the standard library's frames with their source lines, Node's frames, and
+    source paths with folders."""
     spans: list[tuple[int, int]] = []
     for m in _PY_FRAME.finditer(text):
         if not _STDLIB_PATH.search(m[1]) or (spans and m.start() < spans[-1][1]):
@@ -169,7 +170,20 @@ def _names_text(text: str) -> str:
         last = end
     text = "".join([*parts, text[last:]])
     text = _NODE_FRAME.sub(lambda m: " " * len(m[0]), text)
+    text = _PATH.sub(_blank_foldered_source, _FILE_URL.sub(lambda m: " " * len(m[0]), text))
     return _TRACEBACK_WORDS.sub(lambda m: " " * len(m[0]), text)
+
+
+_FILE_URL = re.compile(r"\b(?:file|webpack(?:-internal)?):///?[^\s():]+")  # a frame's script
+
+
+def _blank_foldered_source(m: re.Match[str]) -> str:
+    """A source file's path with folders, blanked: its folders and file name name no
+    code (a dependency's frame `…/site-packages/httpcore/_exceptions.py` had named
+    httpx's `_exceptions.py` by its stem), and the path itself names its file."""
+    if "/" in m[1] and m[2].lower() in SOURCE_EXTENSIONS:
+        return " " * len(m[0])
+    return m[0]
 
 
 # Not inside a path, URL or dotted name (`github.com/pylint-dev/pylint`).
