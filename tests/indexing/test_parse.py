@@ -683,6 +683,18 @@ def test_typescript_function_fields_are_methods() -> None:
     ]
 
 
+def test_a_generic_arrow_function_read_as_a_type_assertion_is_a_function() -> None:
+    """hono's `useSyncExternalStore = <T>(…): T => {…}` was no symbol: in a file the
+    `.ts` grammar cannot read whole it took the arrow function for a type assertion
+    of it (an unfinished statement does the same here). `.tsx` has no such reading."""
+    source = (
+        "export const useStore = <T>(\n): T => {\n  if (!ready) {\n  }\n  const snapshot =\n}\n"
+    )
+    found = [(s.name, s.kind, s.start_line) for s in parse(source, "typescript").symbols]
+    assert found == [("useStore", "function", 1)]
+    assert [s.name for s in parse("const cast = <Options>defaults\n", "typescript").symbols] == []
+
+
 def test_functions_made_by_a_call_are_functions() -> None:
     """excalidraw: React components wrapped in `memo`/`forwardRef` and handlers wrapped in
     `throttle` or `withBatchedUpdates` (18 of `App`'s, `App.onBlur`…) were no symbols, or

@@ -160,7 +160,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 74: a JS/TS function exported by default behind a feature test, or unnamed, is a
 # function (`export default isSupported && function adapter(config) {…}`; `default`).
 # 75: Cython (`.pyx`, `.pxd`, `.pxi`) is code with functions and classes, not text.
-READER_VERSION = 75
+# 76: a TypeScript generic arrow function the grammar took for a type assertion of it
+# (`const f = <T>(…): T => …` in a file it cannot read whole) is a function.
+READER_VERSION = 76
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -213,6 +215,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     73: _SCRIPTS,
     74: _SCRIPTS,
     75: (".pyx", ".pxd", ".pxi"),
+    76: (".ts", ".mts", ".cts", ".vue", ".svelte"),
 }
 
 

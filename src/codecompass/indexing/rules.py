@@ -540,7 +540,7 @@ class EcmaRules(Rules):
             if owner is not None:
                 return [*owner, name]
         if node.type == "variable_declarator" and not _CONSTANT_NAME.fullmatch(name):
-            value = node.child_by_field_name("value")
+            value = _asserted_function(node.child_by_field_name("value"))
             if value is None or (
                 value.type not in _FUNCTION_VALUES
                 and (made_function(value) is None or _in_function(node))
@@ -558,7 +558,7 @@ class EcmaRules(Rules):
                 value = made_function(value)
             return value.child_by_field_name("body") if value is not None else None
         if node.type == "variable_declarator":
-            value = node.child_by_field_name("value")
+            value = _asserted_function(node.child_by_field_name("value"))
             if value is None:
                 return None
             if value.type in _FUNCTION_VALUES:
@@ -675,6 +675,16 @@ _VALUE_MAKERS = frozenset(
     | {"createEffect", "createSignal", "derived", "readable", "writable", "autorun"}
     | {"reaction", "effect", "signal", "setTimeout", "setInterval", "requestAnimationFrame"}
 )
+
+
+def _asserted_function(value: Node | None) -> Node | None:
+    """The arrow function of `<T>(a: T): T => …` that the `.ts` grammar, recovering from
+    something it cannot read, took for a type assertion of it; else `value` itself."""
+    if value is not None and value.type == "type_assertion" and value.named_children:
+        inner = value.named_children[-1]
+        if inner.type in _FUNCTION_VALUES:
+            return inner
+    return value
 
 
 def made_function(value: Node) -> Node | None:

@@ -88,10 +88,13 @@ _GRAMMARS: dict[str, tuple[str, str]] = {
     "fortran": ("tree_sitter_fortran", "language"),
 }
 
-# Query files concatenated per language; shared patterns live in ecma.scm, jsx.scm, c.scm.
+# Query files concatenated per language; shared patterns live in ecma.scm, jsx.scm, c.scm,
+# typescript.scm (`.ts` and `.tsx`).
 _QUERY_FILES: dict[str, tuple[str, ...]] = {
     "javascript": ("ecma", "javascript", "jsx"),
-    "typescript": ("ecma", "typescript"),
+    # ts.scm first: a pattern wins over the later ones matching the same node, and
+    # ecma.scm's constants match every declarator.
+    "typescript": ("ts", "ecma", "typescript"),
     "tsx": ("ecma", "typescript", "jsx"),
     "cpp": ("c", "cpp"),
 }
