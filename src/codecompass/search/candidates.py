@@ -154,7 +154,7 @@ def add_quoted(ctx: SearchContext) -> None:
 RAISERS = 5
 GUARD_NAMESAKES = 3
 GUARD_KINDS = frozenset({"function", "method"})
-_EXCEPTION_NAME = re.compile(r"(?:Error|Exception|Warning)$")
+_EXCEPTION_CLASS = re.compile(r"(?:Error|Exception|Warning)$")  # by its name's end
 
 
 def add_raisers(ctx: SearchContext) -> None:
@@ -184,7 +184,7 @@ def add_raisers(ctx: SearchContext) -> None:
     value_of: dict[str, float] = {}
     for owner, sources in raisers.items():
         names = [node.partition("#")[2].rsplit(".", 1)[-1] for node in lineage[owner]]
-        if len(sources) <= RAISERS and any(_EXCEPTION_NAME.search(n) for n in names):
+        if len(sources) <= RAISERS and any(_EXCEPTION_CLASS.search(n) for n in names):
             for sid in sources:
                 if found[owner] > value_of.get(sid, 0.0):
                     value_of[sid] = found[owner]

@@ -143,6 +143,7 @@ _STDLIB_PATH = re.compile(
 # 234:25)`, `at Module._compile (internal/modules/cjs/loader.js:1105:14)`): its names
 # are Node's, not the project's (`run` had pulled up zod's `$ZodIntersection`).
 _NODE_FRAME = re.compile(r"^[^\S\n]*at [^\n(]*\(?(?:node:|internal/)[^\n]*$", re.M)
+_FILE_URL = re.compile(r"\b(?:file|webpack(?:-internal)?):///?[^\s():]+")  # a frame's script
 
 
 def _names_text(text: str) -> str:
@@ -169,21 +170,21 @@ def _names_text(text: str) -> str:
         parts += [text[last:start], " " * (end - start)]
         last = end
     text = "".join([*parts, text[last:]])
-    text = _NODE_FRAME.sub(lambda m: " " * len(m[0]), text)
-    text = _PATH.sub(_blank_foldered_source, _FILE_URL.sub(lambda m: " " * len(m[0]), text))
-    return _TRACEBACK_WORDS.sub(lambda m: " " * len(m[0]), text)
+    for pattern in (_NODE_FRAME, _FILE_URL):
+        text = pattern.sub(_blank, text)
+    text = _PATH.sub(_blank_foldered_source, text)
+    return _TRACEBACK_WORDS.sub(_blank, text)
 
 
-_FILE_URL = re.compile(r"\b(?:file|webpack(?:-internal)?):///?[^\s():]+")  # a frame's script
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m[0])
 
 
 def _blank_foldered_source(m: re.Match[str]) -> str:
     """A source file's path with folders, blanked: its folders and file name name no
     code (a dependency's frame `…/site-packages/httpcore/_exceptions.py` had named
     httpx's `_exceptions.py` by its stem), and the path itself names its file."""
-    if "/" in m[1] and m[2].lower() in SOURCE_EXTENSIONS:
-        return " " * len(m[0])
-    return m[0]
+    return _blank(m) if "/" in m[1] and m[2].lower() in SOURCE_EXTENSIONS else m[0]
 
 
 # Not inside a path, URL or dotted name (`github.com/pylint-dev/pylint`).
@@ -281,10 +282,10 @@ _NOT_NAMES_TEXT = (
     "Returns Example Examples Yes"
 )
 _NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
-_CONSTANTS = frozenset(
+# Words in backticks that are no names: constants, the receiver, Python's keywords.
+_NOT_BACKTICKED = frozenset(
     ["True", "False", "None", "true", "false", "null", "nil", "undefined", "self", "this", "cls"]
-)
-_KEYWORDS = frozenset(keyword.kwlist)
+) | frozenset(keyword.kwlist)
 
 
 @dataclass(frozen=True, slots=True)
@@ -717,7 +718,7 @@ def parse_query(text: str) -> ParsedQuery:
     # A name alone in backticks is code whatever its shape: `display`, `Input`.
     for span in inline:
         word = span.strip()
-        if len(word) >= 3 and word.isidentifier() and word not in _CONSTANTS | _KEYWORDS:
+        if len(word) >= 3 and word.isidentifier() and word not in _NOT_BACKTICKED:
             _add(identifiers, word)
     for span in code_spans:
         for m in _WORD.finditer(span):
