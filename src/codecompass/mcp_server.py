@@ -40,18 +40,23 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Resolve, Sample
 from mcp.server.mcpserver.tools import Tool
-from mcp.shared.message import ServerMessageMetadata
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp_types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
     CallToolResult,
     CreateMessageRequest,
     CreateMessageRequestParams,
     CreateMessageResult,
+    ErrorData,
+    JSONRPCError,
     SamplingMessage,
     TextContent,
     ToolAnnotations,
 )
 from mcp_types.version import is_version_at_least
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp
@@ -1447,6 +1452,67 @@ def watching(settings: Settings, embedder: Embedder | None = None) -> Iterator[E
             engine.close()
 
 
+async def _run_stdio(server: MCPServer[ServerState]) -> None:
+    """`MCPServer.run_stdio_async`, but a line that is no JSON-RPC message gets an error
+    reply: the SDK's stdio reader drops it, and a client waiting on that id hangs."""
+    lowlevel = server._lowlevel_server  # the SDK has no public hook for the streams
+    async with stdio_server() as (received, write_stream):
+        checked_writer, checked = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+        async def answer_invalid() -> None:
+            async with checked_writer:
+                async for item in received:
+                    if not isinstance(item, Exception):
+                        await checked_writer.send(item)
+                    elif (reply := invalid_message_reply(item)) is not None:
+                        await write_stream.send(SessionMessage(reply))
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(answer_invalid)
+            await lowlevel.run(checked, write_stream, lowlevel.create_initialization_options())
+            tasks.cancel_scope.cancel()
+
+
+def invalid_message_reply(error: Exception) -> JSONRPCError | None:
+    """The JSON-RPC 2.0 answer to a line the SDK could not read: a parse error (-32700)
+    for text that is no JSON, else an invalid request (-32600) under the message's own
+    `id` when it has a usable one (null otherwise, as the spec says). A response from
+    the client (`result` or `error`, no `method`) is not answered."""
+    if not isinstance(error, ValidationError):
+        return None
+    problems = error.errors()
+    if any(p["type"] == "json_invalid" for p in problems):
+        return JSONRPCError(
+            jsonrpc="2.0",
+            id=None,
+            error=ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON"),
+        )
+    message: dict[str, Any] = next(
+        (p["input"] for p in problems if isinstance(p.get("input"), dict)), {}
+    )
+    answers = "method" not in message and ("result" in message or "error" in message)
+    if answers:
+        return None
+    raw_id = message.get("id")
+    usable = isinstance(raw_id, str) or (isinstance(raw_id, int) and not isinstance(raw_id, bool))
+    where = "; ".join(  # a request's problems, not those of the response it is not
+        dict.fromkeys(
+            f"{'.'.join(str(x) for x in p['loc'][1:]) or 'message'}: {p['msg']}"
+            for p in problems
+            if p["loc"][1:2] not in (("result",), ("error",))
+        )
+    )
+    return JSONRPCError(
+        jsonrpc="2.0",
+        id=raw_id if usable else None,
+        error=ErrorData(
+            code=INVALID_REQUEST,
+            message="Invalid Request: not a JSON-RPC 2.0 message MCP knows "
+            f"({where or 'no known shape'})",
+        ),
+    )
+
+
 def _serve(
     settings: Settings,
     *,
@@ -1462,7 +1528,7 @@ def _serve(
         check_http_binding(bind, token, bool(state.principals.principals()))
     server = build_server(state)
     if not http:
-        anyio.run(server.run_stdio_async)
+        anyio.run(_run_stdio, server)
         return
     auth = (
         "bearer token required"

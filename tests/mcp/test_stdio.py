@@ -3,6 +3,8 @@ tool, the error paths, and the hostile table."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -96,3 +98,58 @@ def test_stdio_server_without_an_index_says_how_to_make_one(tmp_path: Path) -> N
     (result,) = over_stdio(tmp_path / "none", [("search_code", {"query": "x"})], mode="legacy")
     assert error_of(result)["code"] == "not_indexed"
     assert f"--data-dir {tmp_path / 'none'}" in error_of(result)["message"]
+
+
+def test_a_line_that_is_no_json_rpc_message_gets_an_error_reply(shop: Shop) -> None:
+    """The SDK's stdio reader drops a line it cannot read, and a raw client waiting on
+    that id would hang: each gets JSON-RPC 2.0's error, under its own id when it has
+    one, and the session goes on."""
+    proc = subprocess.Popen(
+        [sys.executable, *serve_params(shop.data).args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        encoding="utf-8",
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    client = {"name": "t", "version": "1"}
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}),
+        '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+        '{"jsonrpc": "2.0", "id": 7, "method": 5}',
+        "{not json",
+        '{"jsonrpc": "2.0", "id": "p", "method": "tools/call", "params": "x"}',
+        '{"jsonrpc": "1.0", "id": 10, "method": "tools/list"}',
+        "[1, 2]",
+        '{"jsonrpc": "2.0", "id": 11, "result": 5, "method": 6}',
+        '{"jsonrpc": "2.0", "id": 12, "result": 5, "extra": []}',  # a response: no reply
+        '{"jsonrpc": "2.0", "id": 99, "method": "ping"}',
+    ]
+    try:
+        proc.stdin.write("\n".join(lines) + "\n")
+        proc.stdin.flush()
+        replies = []
+        while not replies or replies[-1].get("id") != 99:
+            line = proc.stdout.readline()
+            assert line, f"the server closed stdout after {replies}"
+            replies.append(json.loads(line))
+    finally:
+        proc.kill()
+        proc.wait()
+    got = [(r["id"], r.get("error", {}).get("code")) for r in replies]
+    assert got == [
+        (1, None),
+        (7, -32600),
+        (None, -32700),
+        ("p", -32600),
+        (10, -32600),
+        (None, -32600),
+        (11, -32600),
+        (99, None),
+    ]
+    assert replies[1]["error"]["message"] == (
+        "Invalid Request: not a JSON-RPC 2.0 message MCP knows (method: Input should be a "
+        "valid string)"
+    )

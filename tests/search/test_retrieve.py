@@ -18,7 +18,13 @@ from codecompass.errors import InputError
 from codecompass.indexing.languages import is_test_path
 from codecompass.models import ChunkFilter
 from codecompass.search import candidates
-from codecompass.search.candidates import GUARD_NAMESAKES, RAISERS, _idf, query_terms
+from codecompass.search.candidates import (
+    GUARD_NAMESAKES,
+    RAISERS,
+    _idf,
+    query_terms,
+    short_name,
+)
 from codecompass.search.features import GUARD_LINES, _stores_arguments, guard_calls, handled_type
 from codecompass.search.rank import (
     FEATURES,
@@ -893,6 +899,14 @@ def test_the_code_raising_an_exception_that_formats_the_message_shares_it(
     with _indexed(tmp_path / "many", files) as eng:
         found, result = _with_message(eng, "Error: No such command 'deploy'.")
     assert found == {"NoSuchCommand.__init__"}
+
+
+def test_short_name_drops_the_line_of_a_repeated_definition() -> None:
+    """A repeated definition's id ends in `@line`; `add_raisers` reads an exception's
+    name from ids, and `FooError@12` must still end in `Error`."""
+    assert short_name("r/errors.py#FooError@12") == "FooError"
+    assert short_name("r/errors.py#Outer.FooError") == "FooError"
+    assert short_name("r/errors.py#Outer.method@40") == "method"
 
 
 def test_the_check_guarding_a_matched_message_shares_it(tmp_path: Path) -> None:

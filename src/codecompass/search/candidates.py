@@ -183,7 +183,7 @@ def add_raisers(ctx: SearchContext) -> None:
             raisers.setdefault(edge.target, []).append(edge.source)
     value_of: dict[str, float] = {}
     for owner, sources in raisers.items():
-        names = [node.partition("#")[2].rsplit(".", 1)[-1] for node in lineage[owner]]
+        names = [short_name(node) for node in lineage[owner]]
         if len(sources) <= RAISERS and any(_EXCEPTION_CLASS.search(n) for n in names):
             for sid in sources:
                 if found[owner] > value_of.get(sid, 0.0):
@@ -241,6 +241,12 @@ def _mark_symbols(ctx: SearchContext, value_of: dict[str, float], source: str) -
             )
             cand.features["message"] = max(cand.features.get("message", 0.0), value_of[sid])
     _join(ctx, added)
+
+
+def short_name(symbol_id: str) -> str:
+    """`FooError` of `repo/path#mod.FooError@12`: the last part of the qualified name,
+    without the line a repeated definition's id carries."""
+    return symbol_id.partition("#")[2].rsplit(".", 1)[-1].partition("@")[0]
 
 
 def _parent_id(symbol_id: str) -> str | None:
