@@ -354,6 +354,16 @@ def test_a_plural_in_prose_is_no_call() -> None:
     assert code.identifiers == ["strip", "parse", "load"]
 
 
+def test_a_generic_call_is_a_call() -> None:
+    """hono's audit: `hc<AppType>("/api")` names hono's client `hc`, as `hc("/api")`
+    does; type arguments (one level nested) sit between a name and its parenthesis."""
+    code = parse_query('```ts\nconst client = hc<AppType>("/api")\n```')
+    assert code.identifiers == ["hc", "AppType"]
+    nested = parse_query("const m = new Map<string, Array<number>>()")
+    assert nested.identifiers == ["Map"]
+    assert parse_query("a List<int> (the type) here").identifiers == []
+
+
 def test_a_remark_in_parentheses_is_no_call() -> None:
     """moto's history: "ECS: Fix container memory validation (#7280)" named a Terraform
     resource `validation` first. Prose puts a space before a remark in parentheses; a

@@ -120,7 +120,9 @@ _DOTTED = re.compile(r"(?<![\w./\\])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
 _WORD = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)")
 # A call starts where a run of name characters does (its leading digits and dots are
 # skipped): tried at every character instead, a 60 KB run without `(` took 25 s.
-_CALL = re.compile(r"(?<![A-Za-z0-9_.])[0-9.]*([A-Za-z_][A-Za-z0-9_.]*)\s*\(")
+# A call, with a generic's type arguments if any (`hc<AppType>(`, `new Map<K, V<W>>(`).
+_TYPE_ARGS = r"(?:<[^<>()\n]{1,80}(?:<[^<>()\n]{1,80}>[^<>()\n]{0,20})?>)?"
+_CALL = re.compile(rf"(?<![A-Za-z0-9_.])[0-9.]*([A-Za-z_][A-Za-z0-9_.]*){_TYPE_ARGS}\s*\(")
 _PLURAL = re.compile(r"e?s\)")  # after `file(`: "file(s)" in prose is a plural
 _FENCE = re.compile(r"```[^\n`]*\n(?P<code>.*?)(?:```|$)", re.S)  # no ` in an info string
 # Markdown's `x` and reST's ``x``: read as one, a double pair shifts no later pairing.
