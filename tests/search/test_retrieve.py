@@ -569,6 +569,10 @@ def test_spread_files_brings_each_lead_files_best_item_into_the_first_places() -
     assert spread_files(files, [], 2) == list(range(8))
     # More files to bring than places: the ranking stands.
     assert spread_files(["a", "b", "c"], ["b", "c"], 1) == [0, 1, 2]
+    # A lead file's best already in the last place keeps it: the item brought displaces
+    # the one before (werkzeug's audit: security.py's `safe_join` went from 10th to 11th).
+    files = ["a", "a", "a", "b", "a", "c"]
+    assert spread_files(files, ["a", "b", "c"], 4) == [0, 1, 3, 5, 2, 4]
 
 
 def test_symbol_view_holds_the_best_symbol_of_each_leading_file(tmp_path: Path) -> None:

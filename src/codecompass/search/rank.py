@@ -255,8 +255,12 @@ def spread_files(files: Sequence[K], lead: Sequence[K], places: int) -> list[int
         return list(range(len(files)))
     moved = set(brought)
     rest = [index for index in range(len(files)) if index not in moved]
-    kept = places - len(brought)
-    return rest[:kept] + brought + rest[kept:]
+    # The items displaced are the last of the places that are no lead file's best.
+    bests = {index for key in lead if (index := first.get(key, places)) < places}
+    displaced = [index for index in rest[:places] if index not in bests][-len(brought) :]
+    gone = set(displaced)
+    kept = [index for index in rest[:places] if index not in gone]
+    return kept + brought + displaced + rest[places:]
 
 
 def after_the_first(keys: Sequence[K], wanted: Sequence[K]) -> list[int]:
