@@ -20,6 +20,7 @@ from codecompass.models import ChunkFilter
 from codecompass.search import candidates
 from codecompass.search.candidates import (
     GUARD_NAMESAKES,
+    OUTER_FRAME,
     RAISERS,
     _idf,
     query_terms,
@@ -1570,6 +1571,41 @@ def test_a_frame_naming_a_method_with_its_class_finds_that_method(tmp_path: Path
         ("src/users.js", "getUser"),
         ("lib/router.js", "Router.handle"),
         ("lib/router.js", "Router.#retry"),
+    }
+
+
+def test_a_frame_without_a_symbols_name_is_its_lines_code(tmp_path: Path) -> None:
+    """fastify's audit: `at /srv/…/lib/request.js:4:12` (an anonymous function) and
+    `at Object.get [as hostname] (…:8:5)` (a getter no symbol is named for) gave their
+    file nothing: the chunk holding the frame's line is framed, the innermost at 1.0;
+    a frame whose name a symbol of its file has keeps to that symbol."""
+    files = {
+        "lib/request.js": (
+            "function Request(raw) {\n  this.raw = raw\n"
+            "  this.parse = function (q) {\n    return q.split('&')\n  }\n}\n\n"
+            "Object.defineProperties(Request.prototype, {\n"
+            "  hostname: { get () { return this.raw.headers.host.split(':')[0] } }\n})\n"
+        ),
+        "lib/reply.js": "function send(payload) {\n  return payload\n}\n",
+    }
+    trace = (
+        "TypeError: Cannot read properties of undefined (reading 'split')\n"
+        "    at Object.get [as hostname] (/srv/node_modules/fastify/lib/request.js:9:48)\n"
+        "    at /srv/node_modules/fastify/lib/request.js:4:14\n"
+        "    at send (/srv/node_modules/fastify/lib/reply.js:2:3)\n"
+    )
+    with _indexed(tmp_path, files) as eng:
+        result = eng.retrieve(trace, eng.search_options(k=5, collect=True))
+    assert result.candidates is not None
+    framed = {
+        (c["path"], c["start_line"], c["features"]["frame"])
+        for c in result.candidates
+        if c["features"].get("frame")
+    }
+    assert framed == {
+        ("lib/request.js", 8, 1.0),  # the getter's line, in the module's chunk
+        ("lib/request.js", 1, OUTER_FRAME),  # the anonymous function's, in `Request`
+        ("lib/reply.js", 1, OUTER_FRAME),  # `send`, by its name
     }
 
 

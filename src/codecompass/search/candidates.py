@@ -413,16 +413,24 @@ def add_named(ctx: SearchContext) -> None:
     frame_funcs: dict[str, set[str]] = {}
     in_repository: list[tuple[int, list[str], str]] = []  # frame index, its files, function
     frame_lines: dict[tuple[str, str], set[int]] = {}  # (path, function's name) → lines
+    # A frame whose function has no name (`at /app/lib/request.js:219:5`), or a name no
+    # symbol of its file answers to (`Object.get [as hostname]`), is its line's chunk's.
+    by_line: list[tuple[int, list[str], str, int]] = []  # index, files, function, line
     for at, frame in enumerate(q.frames):
         found_paths = _match_files(frame.path, index)
-        if frame.function and found_paths:
-            in_repository.append((at, found_paths, frame.function))
-            for path in found_paths:
-                frame_funcs.setdefault(path, set()).add(frame.function)
+        if not found_paths or not (frame.function or frame.line):
+            continue
+        in_repository.append((at, found_paths, frame.function or ""))
+        if frame.line and frame.function != "<module>":  # a module's top: no function
+            by_line.append((at, found_paths, frame.function or "", frame.line))
+        for path in found_paths:
+            frame_funcs.setdefault(path, set())
+            if frame.function:
+                frame_funcs[path].add(frame.function)
                 if frame.line:
                     name = frame.function.rsplit(".", 1)[-1]
                     frame_lines.setdefault((path, name), set()).add(frame.line)
-    innermost = _innermost(in_repository, q.python_frames, q.cause_frames)
+    innermost_at, innermost = _innermost(in_repository, q.python_frames, q.cause_frames)
     for wanted, line in q.anchors:
         for path in _match_files(wanted, index):
             pointed = _symbol_at(ctx, repo_of[path], path, line)
@@ -489,7 +497,8 @@ def add_named(ctx: SearchContext) -> None:
     for s in [*(s for s in named_rows if s.id in symbol_value), *framed_nested]:
         pointed_in.setdefault(s.path, []).append(s)
     off_line = _off_line(rows, frame_lines)
-    for (_, path), entries in ctx.sources.chunks.chunk_entries(keys).items():
+    entries_of = ctx.sources.chunks.chunk_entries(keys)
+    for (_, path), entries in entries_of.items():
         held = _held_symbols(entries, pointed_in.get(path, ()))
         for cid, inside in held.items():
             if nested := [s for s in inside if s.kind in NESTED_KINDS]:
@@ -521,6 +530,17 @@ def add_named(ctx: SearchContext) -> None:
                 features["path"] = file_value[path]
             if features:
                 found[cid] = features
+    paths_entries = {path: entries for (_, path), entries in entries_of.items()}
+    for at, paths, function, line in by_line:
+        for path in paths:
+            entries = paths_entries.get(path, [])
+            if function and any(_in_frames(entry, {function}) for entry in entries):
+                continue
+            holding = _chunk_at(entries, line)
+            if holding is not None:
+                weight = 1.0 if at == innermost_at else OUTER_FRAME
+                features = found.setdefault(holding.id, {})
+                features["frame"] = max(features.get("frame", 0.0), weight)
     callers = _caller_chunks(ctx, rows, symbol_value) if q.wants_callers else {}
     for cid, (value, _) in callers.items():
         features = found.setdefault(cid, {})
@@ -686,16 +706,16 @@ def _symbol_at(ctx: SearchContext, repo: str, path: str, line: int) -> str | Non
 
 def _innermost(
     frames: list[tuple[int, list[str], str]], python_frames: int, cause_frames: int
-) -> tuple[list[str], set[str]] | None:
-    """The files and function of the frame nearest the failure among `frames` (index in
-    the query's frames, the repository's files it names, its function): a Python
-    traceback's last (of the cause's traceback in a chain: pylint wraps a crash in a
-    second one), another language's first (Python's are the first `python_frames`,
-    the cause's the first `cause_frames`)."""
+) -> tuple[int, tuple[list[str], set[str]] | None]:
+    """The index, and the files and function, of the frame nearest the failure among
+    `frames` (index in the query's frames, the repository's files it names, its
+    function): a Python traceback's last (of the cause's traceback in a chain: pylint
+    wraps a crash in a second one), another language's first (Python's are the first
+    `python_frames`, the cause's the first `cause_frames`); -1 and None for none."""
     python = [f for f in frames if f[0] < python_frames]
     cause = [f for f in python if f[0] < cause_frames]
     nearest = (cause or python)[-1] if python else frames[0] if frames else None
-    return (nearest[1], {nearest[2]}) if nearest else None
+    return (nearest[0], (nearest[1], {nearest[2]})) if nearest else (-1, None)
 
 
 def _plain(name: str) -> str:
