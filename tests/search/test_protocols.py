@@ -82,3 +82,24 @@ def test_pytests_explanation_and_async_with_run_no_special_method() -> None:
     assert special_methods(failure, "") == ["__eq__"]
     assert special_methods("async with App().run_test() as pilot:\n    pass", "") == []
     assert special_methods("with open(p) as f:\n    pass", "") == ["__enter__", "__exit__"]
+
+
+def test_shell_commands_urls_paths_and_other_languages_run_no_operator() -> None:
+    """werkzeug's audit: `/users//42` ran `__floordiv__`, a curl command's `@body.gz`
+    and URL `__matmul__` and `__truediv__`; echo's and fastify's: a Go trace's `+0x9c`
+    and a ```js fence's `/` ran Python's operators."""
+    assert special_methods("curl -X POST http://h/echo --data-binary @body.gz", "") == []
+    assert special_methods("GET /users//42 then a/b", "") == [
+        "__truediv__",
+        "__rtruediv__",
+        "__div__",
+    ]
+    assert parse_query("Requesting `/users//42` gives 404").special == []
+    assert parse_query("```js\nconst ratio = a / b\n```").special == []
+    assert parse_query("```Python\nratio = a / b\n```").special == [
+        "__truediv__",
+        "__rtruediv__",
+        "__div__",
+    ]
+    go = "panic: x\n\ngoroutine 1 [running]:\nmain.main()\n\t/app/main.go:3 +0x9c\n`len(a + b)`"
+    assert parse_query(go).special == []

@@ -217,6 +217,66 @@ def test_go_traces_as_a_panic_recovery_and_the_race_detector_print_them() -> Non
     ]
 
 
+def test_go_panics_name_their_message_and_the_standard_library_names_nothing() -> None:
+    """echo's audit: `panic: msg` was no error line (an `Error: msg` scored +1.1 on the
+    code holding it); GOROOT's frames named `HandlerFunc` and `ServeHTTP`, echo's own
+    names; a value receiver's type was lost (`RequestLoggerConfig.ToMiddleware` read as
+    `ToMiddleware`); the goroutine's creator was no frame; `github.com`, `v4`, `func1`
+    were names."""
+    echo = "/go/pkg/mod/github.com/labstack/echo/v4@v4.12.0/middleware"
+    trace = parse_query(
+        "2024/08/16 12:00:01 http: panic serving 127.0.0.1:50240: flushing not supported\n"
+        "panic: response writer flushing is not supported [recovered]\n"
+        "goroutine 9 [running]:\n"
+        "net/http.HandlerFunc.ServeHTTP(0xc0001)\n"
+        "\t/usr/local/go/src/net/http/server.go:2220 +0x29\n"
+        "github.com/labstack/echo/v4/middleware.RequestLoggerConfig.ToMiddleware.func1.1()\n"
+        f"\t{echo}/request_logger.go:281 +0x9c\n"
+        "created by github.com/labstack/echo/v4/middleware.TimeoutConfig.ToMiddleware.func1"
+        " in goroutine 900\n"
+        f"\t{echo}/timeout.go:160 +0x2f4\n"
+    )
+    assert trace.errors == [
+        "panic: flushing not supported",
+        "panic: response writer flushing is not supported",
+    ]
+    assert trace.frames == [
+        Frame("/usr/local/go/src/net/http/server.go", 2220, "HandlerFunc.ServeHTTP"),
+        Frame(f"{echo}/request_logger.go", 281, "RequestLoggerConfig.ToMiddleware"),
+        Frame(f"{echo}/timeout.go", 160, "TimeoutConfig.ToMiddleware"),
+    ]
+    assert trace.identifiers == ["RequestLoggerConfig", "ToMiddleware", "TimeoutConfig"]
+    assert trace.names == ["RequestLoggerConfig", "ToMiddleware", "TimeoutConfig"]
+    assert parse_query("fatal error: concurrent map writes").errors == [
+        "fatal error: concurrent map writes"
+    ]
+    assert parse_query("I panic: the build is red").errors == []
+
+
+def test_a_fences_lines_of_output_name_nothing() -> None:
+    """echo's audit: a log line in a fence made `Accept` a name (echo's
+    `tcpKeepAliveListener.Accept` came first), an HTTP response `Too`, `Many`,
+    `Requests`; werkzeug's `404 Not Found` made `Found`. A fence's line of several words
+    with no mark of code is output; a line of code keeps its capitalized names."""
+    query = parse_query(
+        "Eventually the server logs:\n```\n"
+        "echo: http: Accept error: accept tcp [::]:8080: too many open files; retrying in 1s\n"
+        "HTTP/1.1 429 Too Many Requests\nContent-Type: application/json\n"
+        "--- FAIL: TestChatProxy (0.31s)\n```\n"
+        "```go\ne.Use(middleware.RateLimiter(store))\nvar limit Limit\nRateLimiterConfig\n```"
+    )
+    assert query.identifiers == [
+        "TestChatProxy",
+        "Use",  # and not `e`, a one-letter receiver
+        "middleware",
+        "RateLimiter",
+        "RateLimiterConfig",
+        "Limit",
+    ]
+    # A name at a line's end is not called by a parenthesis on the next line.
+    assert parse_query("+0x9e4\n   (*Echo).ServeHTTP()").identifiers == ["ServeHTTP"]
+
+
 OTHER_TRACES = {
     "jvm": (
         "java.lang.NullPointerException\n"

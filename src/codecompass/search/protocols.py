@@ -93,6 +93,14 @@ _PROMPT = re.compile(r"^[^\S\n]*(?:>>>|\.\.\.|In \[\d+\]:|\$)[^\S\n]?", re.M)
 _PYTEST_EXPLANATION = re.compile(r"^E[^\S\n]+[-+?][^\S\n].*$", re.M)
 # A string literal's text is no code: `"https://a.org/x@y"` divides nothing.
 _STRING_LITERAL = re.compile(r""""[^"\n]*"|'[^'\n]*'""")
+# A shell command's line (`curl … --data-binary @body.gz http://h/x`), a URL and an
+# absolute path (`/users//42`) hold no operators.
+_NOT_PYTHON = re.compile(
+    r"^[^\S\n]*(?:curl|wget|http|printf|echo|git|pip3?|npm|npx|yarn|pnpm|docker|kubectl"
+    r"|ls|cat|grep|tail|head|wc|cd|sudo|python3?|node|bash|sh)[^\S\n]+[^\s(=.][^\n]*$"
+    r"|\b[a-z][a-z0-9+.-]*://\S*|(?<![\w)\].])/(?=[\w/])\S*",
+    re.M,
+)
 _OPERATOR_PATTERNS = tuple((re.compile(pattern), methods) for pattern, methods in _OPERATORS)
 
 
@@ -100,7 +108,8 @@ def special_methods(code: str, text: str) -> list[str]:
     """The special methods the code spans `code` and the whole `text` use, in a fixed
     order without repeats."""
     found: dict[str, None] = {}
-    code = _STRING_LITERAL.sub('""', _PROMPT.sub("", _PYTEST_EXPLANATION.sub("", code)))
+    code = _PROMPT.sub("", _PYTEST_EXPLANATION.sub("", code))
+    code = _NOT_PYTHON.sub("", _STRING_LITERAL.sub('""', code))
     for pattern, methods in _OPERATOR_PATTERNS:
         if pattern.search(code):
             found.update(dict.fromkeys(methods))

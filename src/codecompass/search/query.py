@@ -90,9 +90,17 @@ _DOTNET_FRAME = re.compile(
 )
 # Go (`main.(*Server).handle(0x0)` over `\t/app/server.go:42 +0x1d`; indented in a race
 # report). A closure (`Open.func1.2`, `Run.gowrap1`) is its function's.
-_GO_CLOSURE = r"(?:\.(?:func|gowrap|deferwrap)\d+(?:\.\d+)*)*"
+# The package path ends at the first dot after its last slash (Go escapes a dot in the
+# last element as `%2e`); a method's receiver follows, `(*T).` or a value's `T.`; a
+# generic's type arguments print as `[...]`. The goroutine's creator (`created by
+# pkg.fn in goroutine 9`) is its outermost frame.
+_GO_CLOSURE = r"(?:\.(?:func|gowrap|deferwrap)\d+(?:\.\d+)*)*(?:-fm)?"
+_GO_GENERIC = r"(?:\[\.\.\.\])?"
 _GO_FRAME = re.compile(
-    rf"^[^\S\n]*(?:[\w.-]+/)*[\w.-]+?\.(?:\(\*?(\w+)\)\.)?(\w+){_GO_CLOSURE}\(.*\)\n"
+    r"^[^\S\n]*(?P<created>created by )?(?P<package>(?:[\w.%-]+/)*[\w%-]+\.)"
+    rf"(?:\(\*?(\w+){_GO_GENERIC}\)\.|(\w+){_GO_GENERIC}\.(?!(?:func|gowrap|deferwrap)\d))?"
+    rf"(\w+){_GO_GENERIC}(?P<closure>{_GO_CLOSURE})"
+    r"(?(created)(?: in goroutine \d+)?|\(.*\))\n"
     r"\s+(\S+\.go):(\d+)",
     re.M,
 )
@@ -122,9 +130,11 @@ _WORD = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)")
 # skipped): tried at every character instead, a 60 KB run without `(` took 25 s.
 # A call, with a generic's type arguments if any (`hc<AppType>(`, `new Map<K, V<W>>(`).
 _TYPE_ARGS = r"(?:<[^<>()\n]{1,80}(?:<[^<>()\n]{1,80}>[^<>()\n]{0,20})?>)?"
-_CALL = re.compile(rf"(?<![A-Za-z0-9_.])[0-9.]*([A-Za-z_][A-Za-z0-9_.]*){_TYPE_ARGS}\s*\(")
+_CALL = re.compile(rf"(?<![A-Za-z0-9_.])[0-9.]*([A-Za-z_][A-Za-z0-9_.]*){_TYPE_ARGS}[^\S\n]*\(")
 _PLURAL = re.compile(r"e?s\)")  # after `file(`: "file(s)" in prose is a plural
-_FENCE = re.compile(r"```[^\n`]*\n(?P<code>.*?)(?:```|$)", re.S)  # no ` in an info string
+_FENCE = re.compile(r"```(?P<info>[^\n`]*)\n(?P<code>.*?)(?:```|$)", re.S)  # no ` in an info
+# A fence's language that may be Python: special methods are read from these only.
+_PYTHON_FENCES = frozenset({"", "py", "python", "python3", "py3", "pycon", "ipython", "pyi"})
 # Markdown's `x` and reST's ``x``: read as one, a double pair shifts no later pairing.
 _INLINE = re.compile(r"(``?)(?P<code>[^`\n]{1,200})\1")
 # A Python traceback's own words, which name nothing: "Traceback", "File", "During".
@@ -138,6 +148,12 @@ _TRACEBACK_WORDS = re.compile(
 # had made pytest's `Expression.compile` and `Code.source` names of the query).
 _STDLIB_PATH = re.compile(
     r"^<frozen [\w.]+>$|[/\\](?:lib[/\\]python\d[\d.]*|Lib)[/\\](?!site-packages|dist-packages)"
+    # Go's, under GOROOT: `/usr/local/go/src/net/http/server.go`.
+    r"|[/\\]src[/\\](?:archive|bufio|bytes|cmp|compress|container|context|crypto|database"
+    r"|debug|embed|encoding|errors|expvar|flag|fmt|go|hash|html|image|index|internal|io|iter"
+    r"|log|maps|math|mime|net|os|path|plugin|reflect|regexp|runtime|slices|sort|strconv"
+    r"|strings|structs|sync|syscall|testing|text|time|unicode|unique|unsafe|vendor|weak)"
+    r"[/\\][^\n]*\.go$"
 )
 
 
@@ -172,14 +188,54 @@ def _names_text(text: str) -> str:
         parts += [text[last:start], " " * (end - start)]
         last = end
     text = "".join([*parts, text[last:]])
+    text = _GO_FRAME.sub(_go_frame_names, text)
     for pattern in (_NODE_FRAME, _FILE_URL):
         text = pattern.sub(_blank, text)
     text = _PATH.sub(_blank_foldered_source, text)
     return _TRACEBACK_WORDS.sub(_blank, text)
 
 
+# A line of code has some mark of it: a call, braces, an assignment, a statement's
+# end, an arrow, a decorator, or a statement's first word. A fence's other lines of several
+# words are a program's output (a log line, an HTTP response, a race report's `Previous
+# write at … by goroutine 87:`), whose capitalized words name nothing.
+_CODE_LINE = re.compile(
+    r"\w\(|[{}=]|;[^\S\n]*$|->|^[^\S\n]*@\w|^[^\S\n]*(?:import|from|return|def|class|func|const"
+    r"|let|var|if|elif|else|for|while|try|except|finally|raise|throw|with|async|await|yield"
+    r"|pass|new|fn|impl|struct|type|interface|switch|case|del|assert|export|use)\b"
+)
+
+
+def _without_output(code: str) -> str:
+    """A fence's code without the lines of output it holds (blank lines in their place:
+    the same line count)."""
+    return "\n".join(
+        line if len(line.split()) < 2 or _CODE_LINE.search(line) else ""
+        for line in code.split("\n")
+    )
+
+
+def _fence_language(info: str) -> str:
+    """```` ```Python title="x" ```` → `python`."""
+    words = info.split()
+    return words[0].lower().lstrip("{.") if words else ""
+
+
 def _blank(m: re.Match[str]) -> str:
     return " " * len(m[0])
+
+
+def _go_frame_names(m: re.Match[str]) -> str:
+    """A Go frame with what names nothing blanked: the whole of a standard library's
+    frame, and an other frame's package path and closure suffix (`github.com`, `v4`,
+    `func1` are no names of the code)."""
+    if _STDLIB_PATH.search(m[7]):
+        return _blank(m)
+    text, start = m[0], m.start()
+    for group in ("package", "closure"):
+        begin, end = m.start(group) - start, m.end(group) - start
+        text = text[:begin] + " " * (end - begin) + text[end:]
+    return text
 
 
 def _blank_foldered_source(m: re.Match[str]) -> str:
@@ -235,6 +291,14 @@ _RAISED = re.compile(
 _LOGGED = re.compile(
     r"^[^\S\n]*(?:[\d:,.T/+-]+[^\S\n]+)*\[?(?:WARNING|WARN|ERROR|CRITICAL|FATAL)\]?"
     r"(?:[^\S\n]+|:)([A-Za-z_][\w.]*):[^\S\n]*(\S(?:[^\n]*\S)?)[^\S\n]*$",
+    re.M,
+)
+# Go's error lines: a panic (`panic: msg [recovered]`), the runtime's `fatal error: msg`,
+# and a panic net/http recovered (`… http: panic serving 10.0.0.1:5123: msg`, after a
+# logger's prefix).
+_GO_ERROR = re.compile(
+    r"^[^\S\n]*(?:(panic|fatal error)|[^\n]*?\bhttp: (panic) serving \S+):[^\S\n]+"
+    r"(\S(?:[^\n]*?\S)?)(?:[^\S\n]+\[recovered[^\]\n]*\])?[^\S\n]*$",
     re.M,
 )
 _IMPORT = re.compile(
@@ -480,7 +544,7 @@ def _go_function(receiver: str | None, name: str) -> str:
 def _go_frames(text: str) -> list[Frame]:
     """A Go trace's frames from the failure outwards: past a `panic(` line first."""
     frames = [
-        (m.start(), Frame(_clean_path(m[3]), int(m[4]), _go_function(m[1], m[2])))
+        (m.start(), Frame(_clean_path(m[7]), int(m[8]), _go_function(m[3] or m[4], m[5])))
         for m in _GO_FRAME.finditer(text)
     ]
     panic = max((m.start() for m in _GO_PANIC.finditer(text)), default=-1)
@@ -679,7 +743,8 @@ def parse_query(text: str) -> ParsedQuery:
     # `retry`; add_named finds `#retry` by it).
     named = _names_text(text).replace(".#", ".")
     inline = [m["code"] for m in _INLINE.finditer(named)]
-    code_spans = [m["code"] for m in _FENCE.finditer(named)] + inline
+    fences = list(_FENCE.finditer(named))
+    code_spans = [_without_output(m["code"]) for m in fences] + inline
     in_code = _Spans(
         m.span("code") for pattern in (_FENCE, _INLINE) for m in pattern.finditer(named)
     )
@@ -699,7 +764,8 @@ def parse_query(text: str) -> ParsedQuery:
                 continue  # "followed by whitespace(s)" names no `whitespace`
             if m.group(0)[-2].isspace() and not _spaced_call(m.group(1)):
                 continue  # "validation (#7280)", "Traceback (most recent call last)"
-        for part in m.group(1).split("."):
+        *receivers, called = m.group(1).split(".")
+        for part in [*(r for r in receivers if len(r) > 1), called]:  # no `e` of `e.Use(`
             if part.isidentifier() and part.lower() not in _NOT_IDENTIFIERS:
                 _add(identifiers, part)
     for m in _WORD.finditer(named):
@@ -757,10 +823,20 @@ def parse_query(text: str) -> ParsedQuery:
         *_LOGGED.finditer(text),
     ]:
         _add(errors, f"{m.group(1)}: {m.group(2)}")
+    for m in _GO_ERROR.finditer(text):
+        _add(errors, f"{m.group(1) or m.group(2)}: {m.group(3)}")
     q.paths, q.dotted, q.identifiers = list(paths), list(dotted_names), list(identifiers)
     q.quoted, q.literals, q.errors = list(quoted), list(literals), list(errors)
     q.anchors = list(anchors)
-    q.special = special_methods("\n".join(code_spans), named)
+    # Python's special methods, unless the code is another language's: a Go trace's
+    # `+0x9c` adds nothing, a ```js fence's `a/b` divides nothing.
+    if not q.frames or q.python_frames:
+        python = [
+            code
+            for m, code in zip(fences, code_spans, strict=False)
+            if _fence_language(m["info"]) in _PYTHON_FENCES
+        ]
+        q.special = special_methods("\n".join([*python, *inline]), named)
     q.wants_tests = not q.frames and not q.errors and asks_for_tests(text)
     q.wants_callers = not q.frames and asks_for_callers(text)
     if q.wants_callers:
