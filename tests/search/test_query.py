@@ -277,6 +277,18 @@ def test_a_fences_lines_of_output_name_nothing() -> None:
     assert parse_query("+0x9e4\n   (*Echo).ServeHTTP()").identifiers == ["ServeHTTP"]
 
 
+def test_javascripts_built_in_objects_name_nothing() -> None:
+    """fastify's audit: `Object.keys(opts)` named fastify's `lib/symbols.js::keys`,
+    which came first; `console.log` would name a `log`. A library's `Promise.all` may be
+    the repository's own (bluebird), so it stays."""
+    query = parse_query(
+        "```js\nconst ks = Object.keys(opts)\nconsole.log(JSON.stringify(x))\n"
+        "await Promise.all(list)\nreq.hostname\n```"
+    )
+    assert query.identifiers == ["Promise", "all"]
+    assert query.dotted == ["Promise.all", "req.hostname"]
+
+
 OTHER_TRACES = {
     "jvm": (
         "java.lang.NullPointerException\n"
@@ -888,7 +900,7 @@ def test_a_paths_folders_and_nodes_own_frames_name_nothing() -> None:
         "    at async ModuleLoader.import (node:internal/modules/esm/loader:473:24)\n"
         "    at Module._compile (internal/modules/cjs/loader.js:1105:14)\n"
     )
-    assert parse_query(node).names == ["Object", "parse", "ZodError"]
+    assert parse_query(node).names == ["ZodError", "parse"]  # V8's `Object.` is no name
     # Alternatives joined by a slash in prose stay names (hono's audit).
     assert parse_query("the default RegExpRouter/SmartRouter").identifiers == [
         "RegExpRouter",

@@ -341,6 +341,29 @@ _EXCEPTION_NAME = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning))\b")
 _INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
 # Words that read as code by shape but are English or notation in issue text.
 _NOT_IDENTIFIERS = frozenset({"e.g", "i.e", "etc", "vs", "http", "https", "www"})
+# JavaScript's built-in objects: `Object.keys(o)` names no `keys` of the repository
+# (fastify's `lib/symbols.js::keys` came first), `console.log` no `log`.
+_JS_GLOBALS = frozenset(
+    [
+        "Object",
+        "Array",
+        "JSON",
+        "Math",
+        "Reflect",
+        "Number",
+        "String",
+        "Date",
+        "Symbol",
+        "Intl",
+        "Buffer",
+        "console",
+        "process",
+        "globalThis",
+        "window",
+        "document",
+        "navigator",
+    ]
+)
 # Capitalized words of code spans that are prompts, keywords or prose, not names.
 _NOT_NAMES_TEXT = (
     "In Out True False None Traceback The This That It If In Is No Not Note See So We I A An "
@@ -754,7 +777,7 @@ def parse_query(text: str) -> ParsedQuery:
             continue
         if dotted.rsplit(".", 1)[-1].lower() in SOURCE_EXTENSIONS and not _called(named, m.end()):
             continue  # a file name: `setup.py`
-        if any(not part for part in dotted.split(".")):
+        if any(not part for part in dotted.split(".")) or dotted.split(".")[0] in _JS_GLOBALS:
             continue
         _add(dotted_names, dotted)
 
@@ -765,6 +788,8 @@ def parse_query(text: str) -> ParsedQuery:
             if m.group(0)[-2].isspace() and not _spaced_call(m.group(1)):
                 continue  # "validation (#7280)", "Traceback (most recent call last)"
         *receivers, called = m.group(1).split(".")
+        if receivers[:1] and receivers[0] in _JS_GLOBALS:
+            continue
         for part in [*(r for r in receivers if len(r) > 1), called]:  # no `e` of `e.Use(`
             if part.isidentifier() and part.lower() not in _NOT_IDENTIFIERS:
                 _add(identifiers, part)
@@ -793,7 +818,12 @@ def parse_query(text: str) -> ParsedQuery:
             word = m.group(1)
             # In code a capitalized word is most often a class; lower-case words are too
             # often prose or locals (`x`, `result`) to count as names unless called.
-            if len(word) > 1 and word[0].isupper() and word not in _NOT_NAMES:
+            if (
+                len(word) > 1
+                and word[0].isupper()
+                and word not in _NOT_NAMES
+                and word not in _JS_GLOBALS
+            ):
                 _add(identifiers, word)
     for m in _IMPORT.finditer(text):
         for name in re.split(r"[\s,()]+", m.group(1)):
