@@ -19,6 +19,7 @@ from codecompass.indexing.languages import is_test_path
 from codecompass.models import ChunkFilter
 from codecompass.search import candidates
 from codecompass.search.candidates import (
+    FRAME_OTHER_CHUNK,
     GUARD_NAMESAKES,
     OUTER_FRAME,
     RAISERS,
@@ -1607,6 +1608,32 @@ def test_a_frame_without_a_symbols_name_is_its_lines_code(tmp_path: Path) -> Non
         ("lib/request.js", 1, OUTER_FRAME),  # the anonymous function's, in `Request`
         ("lib/reply.js", 1, OUTER_FRAME),  # `send`, by its name
     }
+
+
+def test_a_framed_functions_chunk_holding_the_line_is_its_evidence(tmp_path: Path) -> None:
+    """werkzeug's audit: the hit for a frame at `run_wsgi` line 370 showed lines 382–393;
+    every chunk of the function had the frame's weight. The chunk holding the frame's
+    line keeps it, the function's others weigh FRAME_OTHER_CHUNK of it."""
+    body = "".join(f"    step_{n} = handle(environ, {n})\n" for n in range(160))
+    files = {"serving.py": f"def run_wsgi(environ):\n{body}    return environ\n"}
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/venv/lib/python3.12/site-packages/serving.py", line 150, in run_wsgi\n'
+        "    step_148 = handle(environ, 148)\n"
+        "KeyError: 'x'\n"
+    )
+    with _indexed(tmp_path, files) as eng:
+        result = eng.retrieve(trace, eng.search_options(k=5, collect=True))
+    assert result.candidates is not None
+    framed = sorted(
+        (c["start_line"], c["features"]["frame"])
+        for c in result.candidates
+        if c["features"].get("frame")
+    )
+    assert len(framed) > 1
+    holding = max(start for start, _ in framed if start <= 150)
+    assert framed == [(s, 1.0 if s == holding else FRAME_OTHER_CHUNK) for s, _ in framed]
+    assert result.hits[0].start_line <= 150 <= result.hits[0].end_line
 
 
 def test_a_module_chunk_of_only_the_files_head_counts_as_short(tmp_path: Path) -> None:

@@ -49,6 +49,10 @@ OUTER_FRAME = 0.7
 # line weighs this much of the frame's weight: on 15 issue sets function@5 214 → 215,
 # scikit-learn's function@10 15 → 16, nothing lost at @5 or @10.
 FRAME_OFF_LINE = 0.5
+# Of a framed function's chunks, the one holding the frame's line is the evidence to
+# show (werkzeug's audit: `run_wsgi`'s hit showed lines 382–393 for a frame at 370); the
+# others weigh this much of the frame's weight, gently, as the line may have drifted.
+FRAME_OTHER_CHUNK = 0.9
 PATH_CHUNKS = 600  # chunks brought in by files the query names, all files together
 # A question about what uses a name brings the users of the CALLED_SYMBOLS symbols it
 # names best (by at least CALLED_NAME, or a name of CALLED_SHARED code symbols at most),
@@ -498,7 +502,17 @@ def add_named(ctx: SearchContext) -> None:
         pointed_in.setdefault(s.path, []).append(s)
     off_line = _off_line(rows, frame_lines)
     entries_of = ctx.sources.chunks.chunk_entries(keys)
+    lines_in: dict[str, set[int]] = {}
+    for _, paths, _, line in by_line:
+        for path in paths:
+            lines_in.setdefault(path, set()).add(line)
     for (_, path), entries in entries_of.items():
+        holding_lines = {
+            (chunk.id, chunk.symbol_id)
+            for line in lines_in.get(path, ())
+            if (chunk := _chunk_at(entries, line)) is not None
+        }
+        line_owners = {owner for _, owner in holding_lines}
         held = _held_symbols(entries, pointed_in.get(path, ()))
         for cid, inside in held.items():
             if nested := [s for s in inside if s.kind in NESTED_KINDS]:
@@ -513,7 +527,11 @@ def add_named(ctx: SearchContext) -> None:
                     and _in_frames(entry, innermost[1])
                 )
                 weight = 1.0 if nearest else OUTER_FRAME
-                found[cid] = {"frame": weight * (FRAME_OFF_LINE if owner_id in off_line else 1)}
+                if owner_id in off_line:
+                    weight *= FRAME_OFF_LINE
+                elif owner_id in line_owners and (cid, owner_id) not in holding_lines:
+                    weight *= FRAME_OTHER_CHUNK
+                found[cid] = {"frame": weight}
                 continue
             features: dict[str, float] = {}
             if owner_id is not None and owner_id in symbol_value:
