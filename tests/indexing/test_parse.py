@@ -664,6 +664,33 @@ def test_javascript_commonjs_and_object_symbols() -> None:
     assert (send.signature, send.doc) == ("res.send = function send(body)", "Send a body.")
 
 
+def test_javascript_accessors_object_define_properties_defines() -> None:
+    """fastify's audit: `Request.hostname`, `Request.port` and `Reply.sent` are getters
+    `Object.defineProperties(Request.prototype, {…})` defines, and were no symbols: a
+    query naming `request.hostname` found nothing by name. A descriptor of a plain value,
+    and another call's object, define none."""
+    source = (
+        "function Request(raw) { this.raw = raw }\n"
+        "Object.defineProperties(Request.prototype, {\n"
+        "  hostname: {\n    get () { return this.raw.host }\n  },\n"  # 3
+        "  maxAge: { value: 5, writable: true },\n"
+        "  log: { value: function log (msg) { return msg } }\n"  # 7
+        "})\n"
+        "Object.defineProperties(module.exports, { version: { get () { return 1 } } })\n"
+        "register({ a: { get () { return 1 } } })\n"  # 10
+    )
+    found = [
+        (s.qualified_name, s.kind, s.start_line, s.end_line)
+        for s in parse(source, "javascript").symbols
+    ]
+    assert found == [
+        ("Request", "function", 1, 1),
+        ("Request.hostname", "method", 3, 5),
+        ("Request.log", "method", 7, 7),
+        ("version", "function", 9, 9),
+    ]
+
+
 def test_typescript_function_fields_are_methods() -> None:
     source = (
         "export class A {\n"

@@ -1577,7 +1577,7 @@ def test_a_frame_naming_a_method_with_its_class_finds_that_method(tmp_path: Path
 
 def test_a_frame_without_a_symbols_name_is_its_lines_code(tmp_path: Path) -> None:
     """fastify's audit: `at /srv/…/lib/request.js:4:12` (an anonymous function) and
-    `at Object.get [as hostname] (…:8:5)` (a getter no symbol is named for) gave their
+    `at Object.get [as hostname] (…:9:48)` (a getter: no symbol is named `get`) gave their
     file nothing: the chunk holding the frame's line is framed, the innermost at 1.0;
     a frame whose name a symbol of its file has keeps to that symbol."""
     files = {
@@ -1604,7 +1604,7 @@ def test_a_frame_without_a_symbols_name_is_its_lines_code(tmp_path: Path) -> Non
         if c["features"].get("frame")
     }
     assert framed == {
-        ("lib/request.js", 8, 1.0),  # the getter's line, in the module's chunk
+        ("lib/request.js", 9, 1.0),  # the getter's line: `Request.hostname`, not `get`
         ("lib/request.js", 1, OUTER_FRAME),  # the anonymous function's, in `Request`
         ("lib/reply.js", 1, OUTER_FRAME),  # `send`, by its name
     }

@@ -99,12 +99,38 @@ def assigned_name(data: bytes, left: Node) -> Assigned | None:
 
 def literal_owner(data: bytes, obj: Node) -> tuple[str, ...] | None:
     """Qualifiers for the functions of an object literal assigned to `module.exports`
-    (none: they are module-level) or to `Foo.prototype` (("Foo",)); None otherwise."""
+    (none: they are module-level) or to `Foo.prototype` (("Foo",)), or whose properties
+    `Object.defineProperties` defines on one of them; None otherwise."""
     parent = obj.parent
-    if parent is None or parent.type != "assignment_expression":
+    if parent is None:
+        return None
+    if parent.type == "arguments":
+        return _defined_owner(data, obj)
+    if parent.type != "assignment_expression":
         return None
     left = parent.child_by_field_name("left")
     path = member_path(data, left) if left is not None else None
+    if path == ["module", "exports"]:
+        return ()
+    if path is not None and len(path) >= 2 and path[-1] == "prototype":
+        return tuple(path[:-1])
+    return None
+
+
+def _defined_owner(data: bytes, obj: Node) -> tuple[str, ...] | None:
+    """`Object.defineProperties(Foo.prototype, {…})`'s object literal: ("Foo",) (or ()
+    for `module.exports`), its second argument's owner; None for any other call's."""
+    arguments = obj.parent
+    call = arguments.parent if arguments is not None else None
+    callee = call.child_by_field_name("function") if call is not None else None
+    if arguments is None or callee is None:
+        return None
+    if member_path(data, callee) != ["Object", "defineProperties"]:
+        return None
+    args = arguments.named_children
+    if len(args) != 2 or args[1] != obj:
+        return None
+    path = member_path(data, args[0])
     if path == ["module", "exports"]:
         return ()
     if path is not None and len(path) >= 2 and path[-1] == "prototype":

@@ -162,7 +162,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # 75: Cython (`.pyx`, `.pxd`, `.pxi`) is code with functions and classes, not text.
 # 76: a TypeScript generic arrow function the grammar took for a type assertion of it
 # (`const f = <T>(…): T => …` in a file it cannot read whole) is a function.
-READER_VERSION = 76
+# 77: the accessors and methods `Object.defineProperties(Foo.prototype, {…})` defines
+# are Foo's methods (`Request.hostname`).
+READER_VERSION = 77
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -216,6 +218,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     74: _SCRIPTS,
     75: (".pyx", ".pxd", ".pxi"),
     76: (".ts", ".mts", ".cts", ".vue", ".svelte"),
+    77: _SCRIPTS,
 }
 
 

@@ -515,10 +515,14 @@ class EcmaRules(Rules):
             return "method" if found.prototype else "function"
         if node.type in ("method_definition", "pair") and node.parent is not None:
             grand = node.parent.parent
-            if grand is not None and grand.type == "assignment_expression":
+            if grand is not None and grand.type in ("assignment_expression", "arguments"):
                 owner = commonjs.literal_owner(ctx.data, node.parent)
                 if owner is None:
                     return None
+                if grand.type == "arguments" and not commonjs.holds_functions(
+                    node.child_by_field_name("value")
+                ):
+                    return None  # a descriptor of a plain value
                 return "method" if owner else "function"
         return super().accept(ctx, kind, node)
 

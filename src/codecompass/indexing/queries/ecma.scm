@@ -101,6 +101,13 @@
       key: (property_identifier) @name
       value: [(arrow_function) (function_expression) (generator_function)]) @definition.method))
 
+; Accessors and methods `Object.defineProperties(Foo.prototype, { hostname: { get () {…} } })`
+; defines: `Foo.hostname` (rules.py keeps those of that call whose descriptor holds a
+; function).
+(call_expression
+  arguments: (arguments
+    (object (pair key: (property_identifier) @name value: (object)) @definition.method)))
+
 ; Module-level constants, exported or not; rules.py keeps only ALL_CAPS names.
 (program
   (lexical_declaration
