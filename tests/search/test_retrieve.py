@@ -1878,6 +1878,25 @@ def test_a_nested_function_named_lends_its_naming_to_the_chunk_holding_it(
         # Not named, it stays inside its holder.
         _, plain = _named(eng, "merge two configs into one")
         assert "mergeConfig.getMergedValue" not in [s.symbol for s in plain.symbols]
+    # fastify's audit: in a long holder, the nested function's evidence is the holder's
+    # chunk holding it, not the holder's best chunk (`fastify.addHook` was shown at lines
+    # 581-608, which are `fastify.ready`'s).
+    filler = "".join(f"  config.merge_step_{n} = mergeDeep(config1, config2)\n" for n in range(150))
+    head = "  // normalize the incoming headers before anything is merged\n"
+    long = merge.replace("  const config = {}\n", "  const config = {}\n" + head + filler)
+    start = 4 + 151
+    with _indexed(tmp_path / "long", {"lib/mergeConfig.js": long, "lib/deep.js": other}) as eng:
+        query = (
+            "mergeConfig: normalize the incoming headers before anything is merged, "
+            "in getMergedValue"
+        )
+        _, result = _named(eng, query)
+        holder = next(s for s in result.symbols if s.symbol == "mergeConfig")
+        assert holder.why["best_chunk_lines"][0] == 1
+        inner = next(s for s in result.symbols if s.symbol == "mergeConfig.getMergedValue")
+        lines = inner.why.get("best_chunk_lines", [inner.start_line, inner.end_line])
+        assert (inner.start_line, inner.end_line) == (start, start + 2)
+        assert lines[0] <= start <= lines[1], lines
 
 
 def test_a_frames_line_tells_apart_the_functions_of_its_name(tmp_path: Path) -> None:

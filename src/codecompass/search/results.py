@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from codecompass.indexing.chunk import CONTAINER_KINDS
@@ -349,13 +350,14 @@ def symbols(
     out: list[SymbolHit] = []
     shown = raised_in_order([value for value, _ in ranked])
     for place, ((value, item), score) in enumerate(zip(ranked, shown, strict=True)):
-        inner, holder = nested.get(item, (None, item))
-        cid = first[holder]
+        found = nested.get(item)
+        inner, holder = (found.symbol, found.holder) if found else (None, item)
+        cid = found.chunk_id if found else first[holder]
         chunk = chunks[cid]
         why: dict[str, Any] = {
             "best_chunk": cid,
             "file_score": round(file_total[item[0]], 6),
-            **_score_parts(cands[cid].score, *values[holder]),
+            **_score_parts(cands[first[holder]].score, *values[holder]),
         }
         if inner is not None:
             why["nested_in"] = chunk.symbol
@@ -392,30 +394,41 @@ def symbols(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Nested:
+    """A nested function in the symbol view: its symbol, its holder's item, and the
+    holder's chunk holding its first line (its evidence: the holder's best chunk may lie
+    outside it)."""
+
+    symbol: SymbolRecord
+    holder: SymbolItem
+    chunk_id: str
+
+
 def _with_nested(
     ctx: SearchContext, ranked: list[tuple[float, SymbolItem]]
-) -> tuple[list[tuple[float, SymbolItem]], dict[SymbolItem, tuple[SymbolRecord, SymbolItem]]]:
+) -> tuple[list[tuple[float, SymbolItem]], dict[SymbolItem, Nested]]:
     """The view with each nested function the query names or frames (which has no chunk
     of its own) right after the function holding it, at its score: Django's
     `Command.handle.get_objects`, a traceback's `sensitive_variables.decorator`. After,
     not before: a fix inside a nested function is a change of its holder too, and
     benchmarks name the holder (SymPy's `_TR56` for its `_f`: before it, the holder lost
     2 first places of 403). By item, the nested symbol and the item of its holder."""
-    inside: dict[SymbolItem, list[SymbolRecord]] = {}
+    inside: dict[SymbolItem, list[tuple[SymbolRecord, str]]] = {}
     for cid, symbols in ctx.nested.items():
         if cid in ctx.chunks and symbols:
-            inside.setdefault(_symbol_key(ctx.chunks[cid]), []).extend(symbols)
+            inside.setdefault(_symbol_key(ctx.chunks[cid]), []).extend((s, cid) for s in symbols)
     if not inside:
         return ranked, {}
     present = {item for _, item in ranked}
-    nested: dict[SymbolItem, tuple[SymbolRecord, SymbolItem]] = {}
+    nested: dict[SymbolItem, Nested] = {}
     out: list[tuple[float, SymbolItem]] = []
     for value, item in ranked:
         out.append((value, item))
-        for s in inside.get(item, ()):
+        for s, cid in inside.get(item, ()):
             key = (item[0], s.qualified_name)
             if key not in present and key not in nested:
-                nested[key] = (s, item)
+                nested[key] = Nested(s, item, cid)
                 out.append((value, key))
     return out, nested
 
