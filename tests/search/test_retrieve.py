@@ -27,7 +27,13 @@ from codecompass.search.candidates import (
     query_terms,
     short_name,
 )
-from codecompass.search.features import GUARD_LINES, _stores_arguments, guard_calls, handled_type
+from codecompass.search.features import (
+    GENERIC_PHRASE_CHUNKS,
+    GUARD_LINES,
+    _stores_arguments,
+    guard_calls,
+    handled_type,
+)
 from codecompass.search.rank import (
     FEATURES,
     RankWeights,
@@ -913,6 +919,31 @@ def test_short_name_drops_the_line_of_a_repeated_definition() -> None:
     assert short_name("r/errors.py#FooError@12") == "FooError"
     assert short_name("r/errors.py#Outer.FooError") == "FooError"
     assert short_name("r/errors.py#Outer.method@40") == "method"
+
+
+def test_a_run_of_a_messages_words_many_chunks_hold_places_nothing(tmp_path: Path) -> None:
+    """pydantic's audit: `'foo' is not a valid SomeEnum` marked every template holding
+    `is not a valid` (43 chunks, none raising it). A run held by more than
+    GENERIC_PHRASE_CHUNKS chunks of the pool (tests aside) gives no `message`; one held
+    by few still does."""
+    errors = "".join(
+        f"class Bad{n}Error(ValueError):\n    msg = 'value is not a valid kind {n}'\n\n\n"
+        for n in range(GENERIC_PHRASE_CHUNKS + 1)
+    )
+    enum = "def check(value, kind):\n    raise ValueError(f'{value!r} is not a member of {kind}')\n"
+    tests = "".join(
+        f"def test_{n}():\n    assert 'is not a valid' in run({n})\n\n\n" for n in range(9)
+    )
+    files = {"errors.py": errors, "enum.py": enum, "tests/test_enum.py": tests}
+    with _indexed(tmp_path, files) as eng:
+        found, _ = _with_message(eng, "ValueError: 'foo' is not a valid SomeEnum", k=10)
+        assert found == set()
+        found, _ = _with_message(eng, "ValueError: 'foo' is not a member of SomeEnum", k=10)
+        assert found == {"check"}
+    few = {"errors.py": errors.split("\n\n\n", GENERIC_PHRASE_CHUNKS)[0], "enum.py": enum}
+    with _indexed(tmp_path / "few", few) as eng:
+        found, _ = _with_message(eng, "ValueError: 'foo' is not a valid SomeEnum", k=10)
+    assert found == {"Bad0Error"}
 
 
 def test_the_check_guarding_a_matched_message_shares_it(tmp_path: Path) -> None:

@@ -130,6 +130,9 @@ class SearchContext:
     # A function the guard of a matched message calls, by symbol id, with the function
     # holding the message (`candidates.add_guards`).
     guard_of: dict[str, str] = field(default_factory=dict)
+    # Runs of a message's words that more code chunks of the pool hold than
+    # GENERIC_PHRASE_CHUNKS (`features.drop_generic_messages`): they place nothing.
+    generic_phrases: frozenset[str] = frozenset()
     # Nested functions the query names or frames, by the chunk of their outer function
     # that holds them (`candidates.add_named`): the symbol view shows them as themselves.
     nested: dict[str, list[SymbolRecord]] = field(default_factory=dict)

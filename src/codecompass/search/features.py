@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from datetime import UTC, datetime
 from functools import lru_cache
 
@@ -49,6 +49,7 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
     messages = ctx.parsed.messages if weights.message or options.collect else []
     literals = ctx.parsed.literals if weights.literal or options.collect else []
     phrases, literal_pattern = _query_matchers(tuple(messages), tuple(literals))
+    phrases = phrases.without(ctx.generic_phrases)
     stubs = _implemented_stubs(ctx, cands) if weights.stub or options.collect else set()
     short = _short_symbols(ctx, cands) if weights.short or options.collect else set()
     for cid, cand in cands.items():
@@ -201,8 +202,23 @@ class _Phrases:
             self.by_word.setdefault(phrase.split(" ")[1], []).append(phrase)
 
     def found_in(self, flat: str) -> bool:
-        words = self.by_word.keys() & flat.split(" ")
-        return any(phrase in flat for word in words for phrase in self.by_word[word])
+        return bool(self.held_in(flat, first=True))
+
+    def held_in(self, flat: str, *, first: bool = False) -> list[str]:
+        """The phrases `flat` holds (the first found only, with `first`)."""
+        held: list[str] = []
+        for word in self.by_word.keys() & flat.split(" "):
+            for phrase in self.by_word[word]:
+                if phrase in flat:
+                    held.append(phrase)
+                    if first:
+                        return held
+        return held
+
+    def without(self, generic: frozenset[str]) -> _Phrases:
+        if not generic:
+            return self
+        return _Phrases([p for held in self.by_word.values() for p in held if p not in generic])
 
 
 TEMPLATE_WORDS = 3  # the fewest fixed words of a template that place a message
@@ -217,11 +233,46 @@ _STRING = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\\\n])*)\1""")
 def _holds_message(flat: str, phrases: _Phrases, messages: list[str]) -> bool:
     """Whether flat code text holds one of the messages: four words of it in a row, or
     the whole message as a template with placeholders."""
-    if phrases.found_in(flat):
-        return True
+    return phrases.found_in(flat) or _holds_template(flat, messages)
+
+
+def _holds_template(flat: str, messages: list[str]) -> bool:
     if "%" not in flat and "{" not in flat:
         return False  # no placeholder: no template
     return any(template.search(message) for template in _templates(flat) for message in messages)
+
+
+# A run of a message's words that more chunks of the pool hold than this (tests aside) is the
+# wording of many messages (pydantic's audit: `is not a valid` of `'foo' is not a valid
+# SomeEnum`, the `1 validation error for` every error of it prints): it places nothing.
+GENERIC_PHRASE_CHUNKS = 3
+
+
+def drop_generic_messages(ctx: SearchContext) -> None:
+    """Take `message` from the candidates that hold only generic runs of the query's
+    messages (see GENERIC_PHRASE_CHUNKS; tests, which assert a message in many places,
+    are not counted), and keep those runs from marking the candidates added later
+    (`SearchContext.generic_phrases`)."""
+    messages = ctx.parsed.messages
+    if not messages:
+        return
+    phrases, _ = _query_matchers(tuple(messages), ())
+    held: dict[str, list[str]] = {}
+    counts: Counter[str] = Counter()
+    for cid, cand in ctx.cands.items():
+        if cand.features.get("message"):
+            chunk = ctx.chunks[cid]
+            held[cid] = phrases.held_in(_flat_strings(chunk.text))
+            if not ctx.is_test(chunk.repo, chunk.path):
+                counts.update(held[cid])
+    generic = frozenset(p for p, n in counts.items() if n > GENERIC_PHRASE_CHUNKS)
+    if not generic:
+        return
+    ctx.generic_phrases = generic
+    for cid, found in held.items():
+        flat = _flat_strings(ctx.chunks[cid].text)
+        if found and generic.issuperset(found) and not _holds_template(flat, messages):
+            del ctx.cands[cid].features["message"]
 
 
 @lru_cache(maxsize=4096)

@@ -192,6 +192,8 @@ def _retrieve(query: str, options: SearchOptions, sources: SearchSources) -> Sea
     }
     candidates.fill_bm25(ctx, {cid: c for cid, c in ctx.cands.items() if "bm25" not in c.features})
     features.fill(ctx, ctx.cands)
+    if weights.message or options.collect:
+        features.drop_generic_messages(ctx)
     if hybrid and (weights.message or options.collect):
         candidates.add_raisers(ctx)
         candidates.add_guards(ctx)
