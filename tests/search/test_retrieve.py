@@ -19,6 +19,7 @@ from codecompass.indexing.languages import is_test_path
 from codecompass.models import ChunkFilter
 from codecompass.search import candidates
 from codecompass.search.candidates import (
+    FENCED_NAME,
     FRAME_OTHER_CHUNK,
     GUARD_NAMESAKES,
     OUTER_FRAME,
@@ -919,6 +920,30 @@ def test_short_name_drops_the_line_of_a_repeated_definition() -> None:
     assert short_name("r/errors.py#FooError@12") == "FooError"
     assert short_name("r/errors.py#Outer.FooError") == "FooError"
     assert short_name("r/errors.py#Outer.method@40") == "method"
+
+
+def test_a_name_only_in_the_querys_fenced_code_weighs_less(tmp_path: Path) -> None:
+    """The audits' most common miss: the snippet's public API (`TypeAdapter`,
+    `echo.Context`, `EnvironBuilder`) took the first places while the prose said what
+    was wrong. A name written only in fenced code weighs FENCED_NAME of its naming when
+    the prose around has words of its own; one the prose names, or a frame's, does not."""
+    files = {
+        "adapter.py": "class TypeAdapter:\n    def validate(self, data):\n        return data\n",
+        "schema.py": "def typed_dict_schema(cls):\n    return {'type': 'typed-dict'}\n",
+    }
+    prose = (
+        "Validating a TypedDict with a NotRequired field through the adapter fails, "
+        "although the same dict validates as a model; the schema for typed dicts "
+        "drops the field.\n"
+    )
+    snippet = "```python\nTypeAdapter(Movie).validate({'title': 'x'})\n```\n"
+    with _indexed(tmp_path, files) as eng:
+        named, _ = _named(eng, prose + snippet)
+        assert named["TypeAdapter"] == round(FENCED_NAME, 4)
+        named, _ = _named(eng, prose + "The TypeAdapter is at fault.\n" + snippet)
+        assert named["TypeAdapter"] == 1.0
+        named, _ = _named(eng, "Broken:\n" + snippet)  # no prose to tell it apart
+        assert named["TypeAdapter"] == 1.0
 
 
 def test_a_run_of_a_messages_words_many_chunks_hold_places_nothing(tmp_path: Path) -> None:

@@ -215,6 +215,22 @@ def _without_output(code: str) -> str:
     )
 
 
+def _fenced_only(text: str, fences: list[re.Match[str]], names: list[str]) -> frozenset[str]:
+    """The `names` not written outside `fences`, when the rest of `text` has PROSE_WORDS
+    words or more."""
+    if not fences:
+        return frozenset()
+    parts, last = [], 0
+    for m in fences:
+        parts.append(text[last : m.start()])
+        last = m.end()
+    prose = " ".join([*parts, text[last:]])
+    words = set(_WORD.findall(prose))
+    if len(prose.split()) < PROSE_WORDS:
+        return frozenset()
+    return frozenset(name for name in names if name not in words)
+
+
 def _fence_language(info: str) -> str:
     """```` ```Python title="x" ```` → `python`."""
     words = info.split()
@@ -270,6 +286,7 @@ _QUOTED = re.compile(
     r"(?![A-Za-z])"
 )
 MIN_QUOTED = 3
+PROSE_WORDS = 15  # a text around its fences of this many words tells what it is about
 # An error line: `ValueError: …`, or a class of an `exceptions`/`errors`/`exc` module
 # whatever its name (`requests.exceptions.InvalidURL: …`, as a traceback ends), alone or
 # as the comment ending a line of code (`d["x"]  # KeyError: 'x'`).
@@ -404,6 +421,9 @@ class ParsedQuery:
     wants_tests: bool = False  # a short question asking for tests (`asks_for_tests`)
     wants_callers: bool = False  # a short question asking what uses a name (`asks_for_callers`)
     special: list[str] = field(default_factory=list)  # special methods its code runs (`__eq__`)
+    # Names written only inside fenced code (a reproducing snippet's API), when the text
+    # around the fences has words of its own.
+    fenced_only: frozenset[str] = frozenset()
 
     @property
     def quoted_messages(self) -> list[str]:
@@ -867,6 +887,7 @@ def parse_query(text: str) -> ParsedQuery:
             if _fence_language(m["info"]) in _PYTHON_FENCES
         ]
         q.special = special_methods("\n".join([*python, *inline]), named)
+    q.fenced_only = _fenced_only(named, fences, q.names)
     q.wants_tests = not q.frames and not q.errors and asks_for_tests(text)
     q.wants_callers = not q.frames and asks_for_callers(text)
     if q.wants_callers:
