@@ -98,10 +98,11 @@ _GO_CLOSURE = r"(?:\.(?:func|gowrap|deferwrap)\d+(?:\.\d+)*)*(?:-fm)?"
 _GO_GENERIC = r"(?:\[\.\.\.\])?"
 _GO_FRAME = re.compile(
     r"^[^\S\n]*(?P<created>created by )?(?P<package>(?:[\w.%-]+/)*[\w%-]+\.)"
-    rf"(?:\(\*?(\w+){_GO_GENERIC}\)\.|(\w+){_GO_GENERIC}\.(?!(?:func|gowrap|deferwrap)\d))?"
-    rf"(\w+){_GO_GENERIC}(?P<closure>{_GO_CLOSURE})"
+    rf"(?:\(\*?(?P<pointer>\w+){_GO_GENERIC}\)\."
+    rf"|(?P<value>\w+){_GO_GENERIC}\.(?!(?:func|gowrap|deferwrap)\d))?"
+    rf"(?P<name>\w+){_GO_GENERIC}(?P<closure>{_GO_CLOSURE})"
     r"(?(created)(?: in goroutine \d+)?|\(.*\))\n"
-    r"\s+(\S+\.go):(\d+)",
+    r"\s+(?P<path>\S+\.go):(?P<line>\d+)",
     re.M,
 )
 # A panic's own frames follow its `panic(` line; those above it are the deferred calls
@@ -245,7 +246,7 @@ def _go_frame_names(m: re.Match[str]) -> str:
     """A Go frame with what names nothing blanked: the whole of a standard library's
     frame, and an other frame's package path and closure suffix (`github.com`, `v4`,
     `func1` are no names of the code)."""
-    if _STDLIB_PATH.search(m[7]):
+    if _STDLIB_PATH.search(m["path"]):
         return _blank(m)
     text, start = m[0], m.start()
     for group in ("package", "closure"):
@@ -360,27 +361,11 @@ _INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
 _NOT_IDENTIFIERS = frozenset({"e.g", "i.e", "etc", "vs", "http", "https", "www"})
 # JavaScript's built-in objects: `Object.keys(o)` names no `keys` of the repository
 # (fastify's `lib/symbols.js::keys` came first), `console.log` no `log`.
-_JS_GLOBALS = frozenset(
-    [
-        "Object",
-        "Array",
-        "JSON",
-        "Math",
-        "Reflect",
-        "Number",
-        "String",
-        "Date",
-        "Symbol",
-        "Intl",
-        "Buffer",
-        "console",
-        "process",
-        "globalThis",
-        "window",
-        "document",
-        "navigator",
-    ]
+_JS_GLOBALS_TEXT = (
+    "Object Array JSON Math Reflect Number String Date Symbol Intl Buffer console process"
+    " globalThis window document navigator"
 )
+_JS_GLOBALS = frozenset(_JS_GLOBALS_TEXT.split())
 # Capitalized words of code spans that are prompts, keywords or prose, not names.
 _NOT_NAMES_TEXT = (
     "In Out True False None Traceback The This That It If In Is No Not Note See So We I A An "
@@ -587,7 +572,14 @@ def _go_function(receiver: str | None, name: str) -> str:
 def _go_frames(text: str) -> list[Frame]:
     """A Go trace's frames from the failure outwards: past a `panic(` line first."""
     frames = [
-        (m.start(), Frame(_clean_path(m[7]), int(m[8]), _go_function(m[3] or m[4], m[5])))
+        (
+            m.start(),
+            Frame(
+                _clean_path(m["path"]),
+                int(m["line"]),
+                _go_function(m["pointer"] or m["value"], m["name"]),
+            ),
+        )
         for m in _GO_FRAME.finditer(text)
     ]
     panic = max((m.start() for m in _GO_PANIC.finditer(text)), default=-1)
