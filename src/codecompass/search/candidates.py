@@ -11,7 +11,7 @@ import bisect
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from codecompass.graph.lookup import private_member
@@ -558,17 +558,8 @@ def add_named(ctx: SearchContext) -> None:
                 features["path"] = file_value[path]
             if features:
                 found[cid] = features
-    paths_entries = {path: entries for (_, path), entries in entries_of.items()}
-    for at, paths, function, line in by_line:
-        for path in paths:
-            entries = paths_entries.get(path, [])
-            if function and any(_in_frames(entry, {function}) for entry in entries):
-                continue
-            holding = _chunk_at(entries, line)
-            if holding is not None:
-                weight = 1.0 if at == innermost_at else OUTER_FRAME
-                features = found.setdefault(holding.id, {})
-                features["frame"] = max(features.get("frame", 0.0), weight)
+    entries_in = {path: entries for (_, path), entries in entries_of.items()}
+    _frame_unnamed(found, entries_in, by_line, innermost_at)
     callers = _caller_chunks(ctx, rows, symbol_value) if q.wants_callers else {}
     for cid, (value, _) in callers.items():
         features = found.setdefault(cid, {})
@@ -581,6 +572,27 @@ def add_named(ctx: SearchContext) -> None:
             ctx.cands[cid].graph_path = callers[cid][1]
     best_first = sorted(callers.items(), key=lambda item: -item[1][0])
     ctx.callers = {cid: path[0] for cid, (_, path) in best_first}
+
+
+def _frame_unnamed(
+    found: dict[str, dict[str, float]],
+    entries_in: Mapping[str, Sequence[ChunkEntry]],
+    by_line: list[tuple[int, list[str], str, int]],
+    innermost_at: int,
+) -> None:
+    """The chunk holding the line of each frame (index, files, function, line) whose
+    function no chunk of its file answers to, framed: at 1.0 for the innermost frame,
+    OUTER_FRAME for the others."""
+    for at, paths, function, line in by_line:
+        for path in paths:
+            entries = entries_in.get(path, [])
+            if function and any(_in_frames(entry, {function}) for entry in entries):
+                continue
+            holding = _chunk_at(entries, line)
+            if holding is not None:
+                weight = 1.0 if at == innermost_at else OUTER_FRAME
+                features = found.setdefault(holding.id, {})
+                features["frame"] = max(features.get("frame", 0.0), weight)
 
 
 def _special_methods(
