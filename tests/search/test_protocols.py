@@ -17,7 +17,7 @@ from codecompass.search.query import parse_query
         ("x <= y\nz > w", ["__le__", "__lt__", "__ge__", "__gt__"]),
         ("a + b - c", ["__add__", "__radd__", "__sub__", "__rsub__"]),
         ("x ** 2\nmilli/W", ["__pow__", "__rpow__", "__truediv__", "__rtruediv__", "__div__"]),
-        ("~mask\nX | None", ["__or__", "__ror__", "__invert__"]),
+        ("~mask\nX | Y", ["__or__", "__ror__", "__invert__"]),
         ("x = y[0]\nz[1] = 2\ndel q[3]", ["__setitem__", "__delitem__", "__getitem__"]),
         ("with Lock() as held:\n    pass", ["__enter__", "__exit__"]),
         # Not operators: a decorator, star-arguments, a path, a prompt's pseudo-file, an
@@ -25,6 +25,8 @@ from codecompass.search.query import parse_query
         ("@property\ndef f(self) -> int:\n    return g(*args, **kw)", []),
         ('see src/foo/bar.py\nFile "<stdin>", line 1, in <module>', []),
         ("pip install -e .\nfrom x import *\nfoo-bar", []),
+        # Type hints subscript and union no object (typer's audit).
+        ("def f(name: Optional[str] = None, n: list[int] = []): ...\nx: str | None", []),
     ],
 )
 def test_operators_in_code_run_special_methods(code: str, methods: list[str]) -> None:
@@ -103,3 +105,4 @@ def test_shell_commands_urls_paths_and_other_languages_run_no_operator() -> None
     ]
     go = "panic: x\n\ngoroutine 1 [running]:\nmain.main()\n\t/app/main.go:3 +0x9c\n`len(a + b)`"
     assert parse_query(go).special == []
+

@@ -101,6 +101,14 @@ _NOT_PYTHON = re.compile(
     r"|\b[a-z][a-z0-9+.-]*://\S*|(?<![\w)\].])/(?=[\w/])\S*",
     re.M,
 )
+# A type hint subscripts or unions no object: `Optional[str] = None`, `list[int]`,
+# `str | None` (typer's audit: read as `__getitem__`, `__setitem__` and `__or__`).
+_ANNOTATION = re.compile(
+    r"\b(?:Optional|List|Dict|Set|FrozenSet|Tuple|Union|Type|Callable|Iterable|Iterator"
+    r"|Sequence|Mapping|MutableMapping|Annotated|Literal|ClassVar|Final|Generator"
+    r"|list|dict|set|frozenset|tuple|type)\[[^\]\n]*\]+"
+    r"|[^\S\n]*\|[^\S\n]*None\b|\bNone[^\S\n]*\|"
+)
 _OPERATOR_PATTERNS = tuple((re.compile(pattern), methods) for pattern, methods in _OPERATORS)
 
 
@@ -110,6 +118,7 @@ def special_methods(code: str, text: str) -> list[str]:
     found: dict[str, None] = {}
     code = _PROMPT.sub("", _PYTEST_EXPLANATION.sub("", code))
     code = _NOT_PYTHON.sub("", _STRING_LITERAL.sub('""', code))
+    code = _ANNOTATION.sub("", code)
     for pattern, methods in _OPERATOR_PATTERNS:
         if pattern.search(code):
             found.update(dict.fromkeys(methods))
