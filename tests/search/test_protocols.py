@@ -106,3 +106,15 @@ def test_shell_commands_urls_paths_and_other_languages_run_no_operator() -> None
     go = "panic: x\n\ngoroutine 1 [running]:\nmain.main()\n\t/app/main.go:3 +0x9c\n`len(a + b)`"
     assert parse_query(go).special == []
 
+
+def test_a_tracebacks_echoed_source_lines_run_no_special_method() -> None:
+    """typer's audit: the library's line under a frame (`return f"{value}" if value ==
+    2`) was read as the user's `==` and f-string."""
+    trace = (
+        "It fails:\n```\nTraceback (most recent call last):\n"
+        '  File "/venv/lib/site-packages/typer/main.py", line 639, in convertor\n'
+        '    return f"{value}" if value == 2 else None\n'
+        "TypeError: bad value\n```\n"
+    )
+    assert parse_query(trace).special == []
+    assert parse_query(trace + "and `a == b` is fine").special == ["__eq__"]

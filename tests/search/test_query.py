@@ -289,6 +289,27 @@ def test_javascripts_built_in_objects_name_nothing() -> None:
     assert query.dotted == ["Promise.all", "req.hostname"]
 
 
+def test_names_the_querys_code_defines_and_nodes_frames_are_its_own() -> None:
+    """typer's audit: a repro's `def main():` named typer's `main.py` by its stem; immer's:
+    `at ModuleJob.run (node:internal/modules/esm/module_job:…)` put package.json first by
+    `modules` and `esm`. The code's definitions are `defined`; Node's frames leave the
+    text before anything reads it."""
+    query = parse_query(
+        "```python\nimport typer\n\nasync def main(name: str):\n    print(name)\n"
+        "class Cfg:\n    pass\n```\nand `function handler(req) {}`, `func run() {}`"
+    )
+    assert query.defined == {"main", "Cfg", "handler", "run"}
+    text = (
+        "Counter is read only\n"
+        "    at ModuleJob.run (node:internal/modules/esm/module_job:234:25)\n"
+        "    at produce (/app/node_modules/immer/src/core/immerClass.ts:98:12)\n"
+    )
+    assert without_environment_noise(text) == (
+        "Counter is read only\n"
+        "    at produce (/app/node_modules/immer/src/core/immerClass.ts:98:12)\n"
+    )
+
+
 OTHER_TRACES = {
     "jvm": (
         "java.lang.NullPointerException\n"

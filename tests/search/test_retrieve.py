@@ -1631,6 +1631,33 @@ def test_a_frame_naming_a_method_with_its_class_finds_that_method(tmp_path: Path
     }
 
 
+def test_a_frame_in_a_nested_function_credits_the_holder_of_its_line(tmp_path: Path) -> None:
+    """typer's audit: `line 9, in internal_convertor` framed both functions nesting an
+    `internal_convertor`, though only the second holds line 9."""
+    source = (
+        "def list_convertor(items):\n"
+        "    def internal_convertor(value):\n"
+        "        return [v for v in value]\n"
+        "    return internal_convertor\n"
+        "\n\n"
+        "def tuple_convertor(types):\n"
+        "    def internal_convertor(value):\n"
+        "        return tuple(t(v) for t, v in zip(types, value))\n"
+        "    return internal_convertor\n"
+    )
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/venv/lib/site-packages/pkg/convert.py", line 9, in internal_convertor\n'
+        "    return tuple(t(v) for t, v in zip(types, value))\n"
+        "TypeError: 'NoneType' object is not callable\n"
+    )
+    with _indexed(tmp_path, {"pkg/convert.py": source}) as eng:
+        result = eng.retrieve(trace, eng.search_options(k=5, collect=True))
+    assert result.candidates is not None
+    framed = {c["symbol"] for c in result.candidates if c["features"].get("frame")}
+    assert framed == {"tuple_convertor"}
+
+
 def test_a_frame_without_a_symbols_name_is_its_lines_code(tmp_path: Path) -> None:
     """fastify's audit: `at /srv/…/lib/request.js:4:12` (an anonymous function) and
     `at Object.get [as hostname] (…:9:48)` (a getter: no symbol is named `get`) gave their

@@ -416,7 +416,8 @@ def add_named(ctx: SearchContext) -> None:
         if path in modules or (inner in modules and f"{root}/__init__.py" not in repo_of):
             name_file(path, 0.7)
     for name in names:
-        if len(name) >= 3 and name in index.stems:
+        # A name the query's own code defines (`def main():`) names no `main.py`.
+        if len(name) >= 3 and name in index.stems and name not in q.defined:
             share = index.stems[name]
             for path in share:
                 name_file(path, 0.5 * _specificity(len(share)))
@@ -461,13 +462,29 @@ def add_named(ctx: SearchContext) -> None:
     by_name = Counter(_plain(row.name) for row in rows)
     # A frame in a function nested in another (`newplotfunc` in `_plot2d`) is in the
     # outer one's chunks: search keeps a nested function in its outer function.
+    # Of namesakes nested in several functions of a file, the ones holding the frame's
+    # line, if any does (typer's `internal_convertor`, nested in two convertor builders).
     outer: dict[tuple[str, str], str] = {}
     framed_nested: list[SymbolRecord] = []
-    for s in rows:
-        if s.kind == "function" and s.parent and s.name in frame_funcs.get(s.path, ()):
-            outer[(s.path, s.name)] = s.parent
-            frame_funcs[s.path].add(s.parent)
-            framed_nested.append(s)
+    nested = [
+        s
+        for s in rows
+        if s.kind == "function" and s.parent and s.name in frame_funcs.get(s.path, ())
+    ]
+    holding = {
+        (s.path, s.name)
+        for s in nested
+        if any(s.start_line <= n <= s.end_line for n in frame_lines.get((s.path, s.name), ()))
+    }
+    for s in nested:
+        lines = frame_lines.get((s.path, s.name), ())
+        if not s.parent or (
+            (s.path, s.name) in holding and not any(s.start_line <= n <= s.end_line for n in lines)
+        ):
+            continue
+        outer[(s.path, s.name)] = s.parent
+        frame_funcs[s.path].add(s.parent)
+        framed_nested.append(s)
     if innermost is not None:
         paths, functions = innermost
         functions |= {outer[(p, f)] for p in paths for f in functions if (p, f) in outer}

@@ -162,6 +162,7 @@ _STDLIB_PATH = re.compile(
 # 234:25)`, `at Module._compile (internal/modules/cjs/loader.js:1105:14)`): its names
 # are Node's, not the project's (`run` had pulled up zod's `$ZodIntersection`).
 _NODE_FRAME = re.compile(r"^[^\S\n]*at [^\n(]*\(?(?:node:|internal/)[^\n]*$", re.M)
+_NODE_FRAME_LINE = re.compile(_NODE_FRAME.pattern + r"\n?", re.M)
 _FILE_URL = re.compile(r"\b(?:file|webpack(?:-internal)?):///?[^\s():]+")  # a frame's script
 
 
@@ -230,6 +231,21 @@ def _fenced_only(text: str, fences: list[re.Match[str]], names: list[str]) -> fr
     if len(prose.split()) < PROSE_WORDS:
         return frozenset()
     return frozenset(name for name in names if name not in words)
+
+
+# A definition in the query's code: Python's, JavaScript's and Go's functions, a class.
+_DEFINED = re.compile(r"^[^\S\n]*(?:async[^\S\n]+)?(?:def|class|function|func)[^\S\n]+(\w+)", re.M)
+# A Python frame's line and the source line under it: the library's code as it ran.
+# (The names text has blanked its `File`.)
+_FRAME_AND_SOURCE = re.compile(
+    r'^[^\S\n]*(?:File[^\S\n]+)?"[^"\n]+", line \d+[^\n]*(?:\n[^\n]*)?', re.M
+)
+
+
+def _without_frame_sources(text: str) -> str:
+    """`text` without Python frames and their source lines: `len(value)` echoed from the
+    library runs no `__len__` of the user's (typer's audit)."""
+    return _FRAME_AND_SOURCE.sub("", text)
 
 
 def _fence_language(info: str) -> str:
@@ -409,6 +425,8 @@ class ParsedQuery:
     # Names written only inside fenced code (a reproducing snippet's API), when the text
     # around the fences has words of its own.
     fenced_only: frozenset[str] = frozenset()
+    # Names the query's code defines (`def main():` in a reproducing script): its own.
+    defined: frozenset[str] = frozenset()
 
     @property
     def quoted_messages(self) -> list[str]:
@@ -687,8 +705,10 @@ def without_environment_noise(text: str) -> str:
     answers; and version reports (`show_versions()`, `pip freeze`: at least
     REPORT_VERSIONS lines of a run of `key: value` or package lines giving a version or
     `None`, and no fewer than half of them, with the line above it when that line is
-    about versions). They name the packages installed, not the code at fault; a
-    configuration pasted as `key: value` lines stays."""
+    about versions); Node's own frames (`at ModuleJob.run (node:internal/…)`, whose
+    `modules`, `esm` had put immer's package.json first). They name the packages
+    installed or the runtime, not the code at fault; a configuration pasted as
+    `key: value` lines stays."""
     if "\x1b" in text:
         text = _ESCAPED_ANSI.sub("", text)
     if _BARE_ANSI_PAIR.search(text, 0, 20_000):
@@ -697,6 +717,8 @@ def without_environment_noise(text: str) -> str:
         text = _CONSOLE_BANNER.sub("", text)
     if "#" in text:
         text = _ENVIRONMENT_SECTION.sub("", text)
+    if "node:" in text or "internal/" in text:
+        text = _NODE_FRAME_LINE.sub("", text)
     if text.count("\n") < REPORT_VERSIONS:
         return text
     lines = text.split("\n")
@@ -873,13 +895,11 @@ def parse_query(text: str) -> ParsedQuery:
     # Python's special methods, unless the code is another language's: a Go trace's
     # `+0x9c` adds nothing, a ```js fence's `a/b` divides nothing.
     if not q.frames or q.python_frames:
-        python = [
-            code
-            for m, code in zip(fences, code_spans, strict=False)
-            if _fence_language(m["info"]) in _PYTHON_FENCES
-        ]
-        q.special = special_methods("\n".join([*python, *inline]), named)
+        python = [m["code"] for m in fences if _fence_language(m["info"]) in _PYTHON_FENCES]
+        code = _without_frame_sources("\n".join([*python, *inline]))
+        q.special = special_methods(code, _without_frame_sources(named))
     q.fenced_only = _fenced_only(named, fences, q.names)
+    q.defined = frozenset(m.group(1) for span in code_spans for m in _DEFINED.finditer(span))
     q.wants_tests = not q.frames and not q.errors and asks_for_tests(text)
     q.wants_callers = not q.frames and asks_for_callers(text)
     if q.wants_callers:
