@@ -1095,6 +1095,19 @@ def _with_message(eng: Engine, query: str, **options: Any) -> tuple[set[str | No
     return {c["symbol"] for c in result.candidates if c["features"].get("message")}, result
 
 
+def _framed(eng: Engine, query: str) -> tuple[dict[tuple[str, int], float], SearchResult]:
+    """The `frame` feature of each candidate it marks, by (path, first line), and the
+    result."""
+    result = eng.retrieve(query, eng.search_options(k=5, collect=True))
+    assert result.candidates is not None
+    framed = {
+        (c["path"], c["start_line"]): c["features"]["frame"]
+        for c in result.candidates
+        if c["features"].get("frame")
+    }
+    return framed, result
+
+
 def test_a_ruby_method_is_named_without_its_bang_or_question_mark(tmp_path: Path) -> None:
     """A query's words lose Ruby's `!` and `?` (`Story.recalculate!` reads as
     `Story.recalculate`): the `name` feature had never marked such a method, and the
@@ -1652,10 +1665,8 @@ def test_a_frame_in_a_nested_function_credits_the_holder_of_its_line(tmp_path: P
         "TypeError: 'NoneType' object is not callable\n"
     )
     with _indexed(tmp_path, {"pkg/convert.py": source}) as eng:
-        result = eng.retrieve(trace, eng.search_options(k=5, collect=True))
-    assert result.candidates is not None
-    framed = {c["symbol"] for c in result.candidates if c["features"].get("frame")}
-    assert framed == {"tuple_convertor"}
+        framed, _ = _framed(eng, trace)
+    assert framed == {("pkg/convert.py", 7): 1.0}  # `tuple_convertor`'s chunk
 
 
 def test_a_frame_without_a_symbols_name_is_its_lines_code(tmp_path: Path) -> None:
@@ -1679,17 +1690,11 @@ def test_a_frame_without_a_symbols_name_is_its_lines_code(tmp_path: Path) -> Non
         "    at send (/srv/node_modules/fastify/lib/reply.js:2:3)\n"
     )
     with _indexed(tmp_path, files) as eng:
-        result = eng.retrieve(trace, eng.search_options(k=5, collect=True))
-    assert result.candidates is not None
-    framed = {
-        (c["path"], c["start_line"], c["features"]["frame"])
-        for c in result.candidates
-        if c["features"].get("frame")
-    }
+        framed, _ = _framed(eng, trace)
     assert framed == {
-        ("lib/request.js", 9, 1.0),  # the getter's line: `Request.hostname`, not `get`
-        ("lib/request.js", 1, OUTER_FRAME),  # the anonymous function's, in `Request`
-        ("lib/reply.js", 1, OUTER_FRAME),  # `send`, by its name
+        ("lib/request.js", 9): 1.0,  # the getter's line: `Request.hostname`, not `get`
+        ("lib/request.js", 1): OUTER_FRAME,  # the anonymous function's, in `Request`
+        ("lib/reply.js", 1): OUTER_FRAME,  # `send`, by its name
     }
 
 
@@ -1706,16 +1711,11 @@ def test_a_framed_functions_chunk_holding_the_line_is_its_evidence(tmp_path: Pat
         "KeyError: 'x'\n"
     )
     with _indexed(tmp_path, files) as eng:
-        result = eng.retrieve(trace, eng.search_options(k=5, collect=True))
-    assert result.candidates is not None
-    framed = sorted(
-        (c["start_line"], c["features"]["frame"])
-        for c in result.candidates
-        if c["features"].get("frame")
-    )
-    assert len(framed) > 1
-    holding = max(start for start, _ in framed if start <= 150)
-    assert framed == [(s, 1.0 if s == holding else FRAME_OTHER_CHUNK) for s, _ in framed]
+        framed, result = _framed(eng, trace)
+    starts = sorted(start for _, start in framed)
+    assert len(starts) > 1
+    holding = max(start for start in starts if start <= 150)
+    assert framed == {("serving.py", s): 1.0 if s == holding else FRAME_OTHER_CHUNK for s in starts}
     assert result.hits[0].start_line <= 150 <= result.hits[0].end_line
 
 
