@@ -691,6 +691,36 @@ def test_javascript_accessors_object_define_properties_defines() -> None:
     ]
 
 
+def test_typescript_a_declaration_the_grammar_gives_up_on_keeps_the_rest() -> None:
+    """immer's audit: call signatures of generic overloads in an interface made
+    tree-sitter-typescript read the rest of the file as one error (`IProduce`,
+    `Producer` and a function after them were no symbols). The body of such a
+    declaration is blanked and the file read again: it keeps its name and the rest
+    parses; a declaration with a local error keeps its members."""
+    signatures = [
+        "\t<A>(\n\t\tfirst: Wrap<A>,\n\t\tsecond?: Wrap<A>\n\t): A\n",
+        "\t/** two */\n\t<B extends Fn>(only: B): Made<\n\t\tB,\n\t\tfalse\n\t>\n",
+        "\t/** three */\n\t<C>(\n\t\tcb: (\n\t\t\tc: Box<C>,\n\t\t\tinit: C\n\t\t) => Ret<C>\n"
+        "\t): (c?: C) => C\n",
+        "\t<D, E extends any[]>(\n\t\tcb: (\n\t\t\td: Box<D>,\n\t\t\t...rest: E\n"
+        "\t\t) => Ret<D>,\n\t\tinit: D\n\t): (d?: D, ...rest: E) => D\n",
+    ]
+    source = (
+        "export interface Maker {\n" + "\n".join(signatures) + "}\n\n"
+        "export type After<T> = (x: Box<T>) => Ret<Box<T>>\n\nexport function lastOne() {}\n"
+    )
+    found = [
+        (s.qualified_name, s.start_line, s.end_line) for s in parse(source, "typescript").symbols
+    ]
+    assert found == [("Maker", 1, 28), ("After", 30, 30), ("lastOne", 32, 32)]
+    local = (
+        "export class A {\n  one() { return 1 }\n  two() { const x = ; return x }\n"
+        "  three() { return 3 }\n}\nexport function after() {}\n"
+    )
+    found = [(s.qualified_name, s.start_line) for s in parse(local, "typescript").symbols]
+    assert found == [("A", 1), ("A.one", 2), ("A.two", 3), ("A.three", 4), ("after", 6)]
+
+
 def test_typescript_function_fields_are_methods() -> None:
     source = (
         "export class A {\n"

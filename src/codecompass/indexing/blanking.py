@@ -31,7 +31,7 @@ from codecompass.indexing import treesitter
 
 __all__ = ["BLANKED_LANGUAGES", "blanked_text", "error_count", "without_attribute_macros"]
 
-BLANKED_LANGUAGES = frozenset({"c", "cpp", "objc", "csharp", "sql", "html"})
+BLANKED_LANGUAGES = frozenset({"c", "cpp", "objc", "csharp", "sql", "html", "typescript", "tsx"})
 _MACRO_LANGUAGES = frozenset({"c", "cpp", "objc"})
 
 # ``#if``/``#ifdef``/``#ifndef``/``#elif``/``#else``/``#endif`` lines, with continuations.
@@ -136,7 +136,82 @@ def blanked_text(language: str, data: bytes) -> bytes:
         return without_jinja(data)
     if language == "html":
         return _blank(data, [m.span() for m in _SERVER_TAG.finditer(data)])
+    if language in ("typescript", "tsx"):
+        return without_broken_bodies(language, data)
     return data
+
+
+BROKEN_BODIES = 8  # the most top-level bodies blanked in one file
+HEADER_LINES = 20  # the longest declaration header looked through for its `{`
+_BLOCK_END = re.compile(rb"^\}[;)]*[ \t]*\r?$", re.M)
+_PARSE_SECONDS = 5.0
+
+
+def without_broken_bodies(language: str, data: bytes) -> bytes:
+    """TypeScript whose grammar gives up on a top-level declaration: from there on the
+    tree is one error, and every later definition is lost (immer's `IProduce` interface
+    of overloaded generic call signatures made the rest of `types-external.ts` no
+    symbols). The body of each such declaration, from the line after its header's `{`
+    to the next `}` at the start of a line, is blanked, so the declaration keeps its
+    name and the rest parses; a blanking that leaves no more statements whole than
+    before is undone, and the reading stops there."""
+    root = treesitter.parse_tree(language, data, _PARSE_SECONDS + len(data) / 1_000_000)
+    whole = _whole_statements(root)
+    start = 0
+    for _ in range(BROKEN_BODIES):
+        row = _first_broken_row(root, start) if root.has_error else None
+        if row is None:
+            break
+        lines = data.split(b"\n")
+        # The declaration holding the failure: the last line at or above it that starts
+        # at its first column with a word (`export interface IProduceWithPatches {`).
+        while row > start and not lines[row][:1].isalpha():
+            row -= 1
+        opened = next(
+            (
+                r
+                for r in range(row, min(row + HEADER_LINES, len(lines)))
+                if lines[r].rstrip().endswith(b"{")
+            ),
+            None,
+        )
+        if opened is None:
+            break
+        body = sum(len(line) + 1 for line in lines[: opened + 1])
+        end = _BLOCK_END.search(data, body)
+        if end is None:
+            break
+        blanked = _blank(data, [(body, end.start())])
+        second = treesitter.parse_tree(language, blanked, _PARSE_SECONDS + len(data) / 1_000_000)
+        if _whole_statements(second) <= whole:
+            break
+        data, root, whole = blanked, second, _whole_statements(second)
+        start = data.count(b"\n", 0, end.end()) + 1
+    return data
+
+
+def _whole_statements(root: treesitter.Node) -> int:
+    """Top-level statements and declarations without an error (not the loose names and
+    parameter lists of an error's debris)."""
+    return sum(
+        1
+        for child in root.children
+        if child.type.endswith(("statement", "declaration")) and not child.has_error
+    )
+
+
+def _first_broken_row(root: treesitter.Node, after: int) -> int | None:
+    """The first row, at or after `after`, where a top-level statement fails: an error,
+    a bare keyword or name the grammar could not place in one, or one holding an error
+    that starts indented."""
+    for child in root.children:
+        row = child.start_point[0]
+        broken = child.is_error or not child.is_named or child.type == "identifier"
+        # A statement holding an error that starts indented: the grammar fell out of the
+        # declaration above it. One at the first column keeps its own local repair.
+        if row >= after and (broken or (child.has_error and child.start_point[1] > 0)):
+            return row
+    return None
 
 
 # A server template's tags in HTML: ERB's (Rails views, `show.html.erb`), EJS's, JSP's

@@ -164,7 +164,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # (`const f = <T>(…): T => …` in a file it cannot read whole) is a function.
 # 77: the accessors and methods `Object.defineProperties(Foo.prototype, {…})` defines
 # are Foo's methods (`Request.hostname`).
-READER_VERSION = 77
+# 78: TypeScript whose grammar gives up on a top-level declaration is read again with
+# that declaration's body blanked (immer's `IProduce`: the rest of the file was lost).
+READER_VERSION = 78
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -219,6 +221,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     75: (".pyx", ".pxd", ".pxi"),
     76: (".ts", ".mts", ".cts", ".vue", ".svelte"),
     77: _SCRIPTS,
+    78: (".ts", ".mts", ".cts", ".tsx", ".vue", ".svelte"),
 }
 
 
