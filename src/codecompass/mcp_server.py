@@ -1490,9 +1490,8 @@ def invalid_message_reply(error: Exception) -> JSONRPCError | None:
     message: dict[str, Any] = next(
         (p["input"] for p in problems if isinstance(p.get("input"), dict)), {}
     )
-    answers = "method" not in message and ("result" in message or "error" in message)
-    if answers:
-        return None
+    if "method" not in message and ("result" in message or "error" in message):
+        return None  # a response: nothing to answer
     raw_id = message.get("id")
     usable = isinstance(raw_id, str) or (isinstance(raw_id, int) and not isinstance(raw_id, bool))
     where = "; ".join(  # a request's problems, not those of the response it is not

@@ -123,11 +123,14 @@ _STATEMENT_KEYWORDS = frozenset(
 )
 
 
-def blanked_text(language: str, data: bytes) -> bytes:
+def blanked_text(
+    language: str, data: bytes, root: treesitter.Node | None = None, timeout: float = 5.0
+) -> bytes:
     """The text to parse again when ``data``'s tree has syntax errors: C, C++ and
     Objective-C without attribute-like macros, C# with only the first branch of each
-    conditional, SQL without Jinja, HTML without a server template's tags; ``data``
-    itself when there is nothing to blank."""
+    conditional, SQL without Jinja, HTML without a server template's tags, TypeScript
+    without the bodies its grammar gave up on (read from ``root``, ``data``'s tree, when
+    given); ``data`` itself when there is nothing to blank."""
     if language in _MACRO_LANGUAGES:
         return without_attribute_macros(data)
     if language == "csharp":
@@ -137,17 +140,19 @@ def blanked_text(language: str, data: bytes) -> bytes:
     if language == "html":
         return _blank(data, [m.span() for m in _SERVER_TAG.finditer(data)])
     if language in ("typescript", "tsx"):
-        return without_broken_bodies(language, data)
+        tree = root if root is not None else treesitter.parse_tree(language, data, timeout)
+        return without_broken_bodies(language, data, tree, timeout)
     return data
 
 
 BROKEN_BODIES = 8  # the most top-level bodies blanked in one file
 HEADER_LINES = 20  # the longest declaration header looked through for its `{`
 _BLOCK_END = re.compile(rb"^\}[;)]*[ \t]*\r?$", re.M)
-_PARSE_SECONDS = 5.0
 
 
-def without_broken_bodies(language: str, data: bytes) -> bytes:
+def without_broken_bodies(
+    language: str, data: bytes, root: treesitter.Node, timeout: float
+) -> bytes:
     """TypeScript whose grammar gives up on a top-level declaration: from there on the
     tree is one error, and every later definition is lost (immer's `IProduce` interface
     of overloaded generic call signatures made the rest of `types-external.ts` no
@@ -155,7 +160,6 @@ def without_broken_bodies(language: str, data: bytes) -> bytes:
     to the next `}` at the start of a line, is blanked, so the declaration keeps its
     name and the rest parses; a blanking that leaves no more statements whole than
     before is undone, and the reading stops there."""
-    root = treesitter.parse_tree(language, data, _PARSE_SECONDS + len(data) / 1_000_000)
     whole = _whole_statements(root)
     start = 0
     for _ in range(BROKEN_BODIES):
@@ -182,7 +186,7 @@ def without_broken_bodies(language: str, data: bytes) -> bytes:
         if end is None:
             break
         blanked = _blank(data, [(body, end.start())])
-        second = treesitter.parse_tree(language, blanked, _PARSE_SECONDS + len(data) / 1_000_000)
+        second = treesitter.parse_tree(language, blanked, timeout)
         if _whole_statements(second) <= whole:
             break
         data, root, whole = blanked, second, _whole_statements(second)

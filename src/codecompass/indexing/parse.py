@@ -190,7 +190,7 @@ def _second_parse(
 ) -> tuple[treesitter.Node, bytes]:
     """The tree of ``data``'s blanked text (``blanking.py``) and that text, when the tree
     has fewer syntax errors than ``root``; otherwise ``root`` and ``data``."""
-    blanked = blanked_text(language, data)
+    blanked = blanked_text(language, data, root, timeout)
     if blanked == data:
         return root, data
     second = treesitter.parse_tree(language, blanked, timeout)

@@ -466,21 +466,18 @@ def add_named(ctx: SearchContext) -> None:
     # line, if any does (typer's `internal_convertor`, nested in two convertor builders).
     outer: dict[tuple[str, str], str] = {}
     framed_nested: list[SymbolRecord] = []
-    nested = [
+    inner_framed = [
         s
         for s in rows
         if s.kind == "function" and s.parent and s.name in frame_funcs.get(s.path, ())
     ]
-    holding = {
-        (s.path, s.name)
-        for s in nested
-        if any(s.start_line <= n <= s.end_line for n in frame_lines.get((s.path, s.name), ()))
-    }
-    for s in nested:
-        lines = frame_lines.get((s.path, s.name), ())
-        if not s.parent or (
-            (s.path, s.name) in holding and not any(s.start_line <= n <= s.end_line for n in lines)
-        ):
+
+    def holds_frame_line(s: SymbolRecord) -> bool:
+        return any(s.start_line <= n <= s.end_line for n in frame_lines.get((s.path, s.name), ()))
+
+    holding = {(s.path, s.name) for s in inner_framed if holds_frame_line(s)}
+    for s in inner_framed:
+        if not s.parent or ((s.path, s.name) in holding and not holds_frame_line(s)):
             continue
         outer[(s.path, s.name)] = s.parent
         frame_funcs[s.path].add(s.parent)

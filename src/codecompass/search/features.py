@@ -257,20 +257,20 @@ def drop_generic_messages(ctx: SearchContext) -> None:
     if not messages:
         return
     phrases, _ = _query_matchers(tuple(messages), ())
-    held: dict[str, list[str]] = {}
+    held: dict[str, tuple[str, list[str]]] = {}  # candidate → its flat text, its phrases
     counts: Counter[str] = Counter()
     for cid, cand in ctx.cands.items():
         if cand.features.get("message"):
             chunk = ctx.chunks[cid]
-            held[cid] = phrases.held_in(_flat_strings(chunk.text))
+            flat = _flat_strings(chunk.text)
+            held[cid] = (flat, phrases.held_in(flat))
             if not ctx.is_test(chunk.repo, chunk.path):
-                counts.update(held[cid])
+                counts.update(held[cid][1])
     generic = frozenset(p for p, n in counts.items() if n > GENERIC_PHRASE_CHUNKS)
     if not generic:
         return
     ctx.generic_phrases = generic
-    for cid, found in held.items():
-        flat = _flat_strings(ctx.chunks[cid].text)
+    for cid, (flat, found) in held.items():
         if found and generic.issuperset(found) and not _holds_template(flat, messages):
             del ctx.cands[cid].features["message"]
 
