@@ -908,6 +908,22 @@ def test_rust_impl_qualifies_and_attributes_attach() -> None:
     assert symbols[0].doc == "Docs."
 
 
+def test_rust_impl_for_a_reference_names_the_type_referred_to() -> None:
+    """serde_json's audit: `impl … for &'a mut Deserializer<R>` named its 20 methods
+    `?.deserialize_any`, so neither a name nor the eval could match them."""
+    source = (
+        "impl<'de, 'a, R: Read<'de>> de::Deserializer<'de> for &'a mut Deserializer<R> {\n"
+        "    fn deserialize_any(self) {}\n}\n"
+        "impl<T> Send for *const Slot<T> {\n    fn f(&self) {}\n}\n"
+        "impl<T> Serialize for [T] {\n    fn serialize(&self) {}\n}\n"
+    )
+    assert [(s.qualified_name, s.kind) for s in parse(source, "rust").symbols] == [
+        ("Deserializer.deserialize_any", "method"),
+        ("Slot.f", "method"),
+        ("serialize", "function"),  # a slice has no name to qualify with
+    ]
+
+
 def test_ruby_private_def_inline() -> None:
     source = "class A\n  private def hidden\n  end\n\n  def shown\n  end\nend\n"
     exported = {s.qualified_name: s.exported for s in parse(source, "ruby").symbols}

@@ -166,7 +166,9 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # are Foo's methods (`Request.hostname`).
 # 78: TypeScript whose grammar gives up on a top-level declaration is read again with
 # that declaration's body blanked (immer's `IProduce`: the rest of the file was lost).
-READER_VERSION = 78
+# 79: a Rust `impl … for &'a mut T` (or `*const T`) names its methods after `T`; they had
+# been `?.method` (serde_json's `Deserializer` and `Serializer` methods).
+READER_VERSION = 79
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -222,6 +224,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     76: (".ts", ".mts", ".cts", ".vue", ".svelte"),
     77: _SCRIPTS,
     78: (".ts", ".mts", ".cts", ".tsx", ".vue", ".svelte"),
+    79: (".rs",),
 }
 
 

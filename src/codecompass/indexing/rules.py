@@ -973,8 +973,13 @@ class RustRules(Rules):
         return super().clean_doc([c for c in comments if not c.lstrip().startswith("//!")])
 
     def scope_name_parts(self, ctx: FileContext, node: Node, name_node: Node | None) -> list[str]:
+        # `impl Deserializer for &'a mut Deserializer<R>` (or `*const T`) implements for
+        # the type referred to: its methods had been `?.deserialize_any`. A type with no
+        # name (`[T]`, a tuple) names none.
+        while name_node is not None and name_node.type in ("reference_type", "pointer_type"):
+            name_node = name_node.child_by_field_name("type")
         parts = super().scope_name_parts(ctx, node, name_node)
-        return parts[-1:]
+        return [part for part in parts[-1:] if part.removeprefix("r#").isidentifier()]
 
     def visible(self, ctx: FileContext, definition: Definition) -> bool:
         container = definition.container
