@@ -177,3 +177,10 @@ def _line_at(valid_prefix: bytes, encoding: str) -> str:
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def well_formed(text: str) -> str:
+    """`text` with each UTF-16 surrogate pair joined and a lone surrogate (half an emoji,
+    `"\\ud83c"` in JSON) as U+FFFD: the tokenizer, SQLite and PostgreSQL refuse them, and
+    a query holding one had failed as an unexpected error."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")

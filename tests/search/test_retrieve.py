@@ -2023,3 +2023,19 @@ def test_a_constructor_that_only_stores_its_arguments_is_short() -> None:
     assert not _stores_arguments("Lasso.__init__", computed)
     assert not _stores_arguments("Lasso.fit", stored)
     assert not _stores_arguments("A.__init__", "    def __init__(self):\n        pass\n")
+
+
+@pytest.mark.slow
+def test_a_lone_surrogate_in_a_query_is_read_as_a_replacement_character(tmp_path: Path) -> None:
+    """serde_json's audit: a task whose JSON held `"\\ud83c"` (half an emoji) failed
+    `eval` as an unexpected error, in the real model's tokenizer; an MCP argument can hold
+    one as well."""
+    from codecompass.decoding import well_formed
+    from codecompass.embedders.onnx import OnnxEmbedder
+
+    assert well_formed("a \ud83c b \ud83c\udf00") == "a \ufffd b \U0001f300"
+    repo = make_git_repo(tmp_path / "proj", {"app/auth.py": AUTH})
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=OnnxEmbedder())
+    eng.index(root)
+    hits = eng.search("verify_token fails on \ud83c tokens", k=1)
+    assert hits[0].symbol == "verify_token"

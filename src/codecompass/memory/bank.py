@@ -28,6 +28,7 @@ from typing import Any, cast
 import numpy as np
 
 from codecompass.answer import approx_tokens
+from codecompass.decoding import well_formed
 from codecompass.errors import CodeCompassError, InputError, NotFoundError
 from codecompass.hashing import hash_bytes, normalize_text
 from codecompass.models import MEMORY_TYPES, MemoryQuery, MemoryRecord, MemoryType
@@ -189,7 +190,7 @@ class MemoryBank:
 
     # -- writing ----------------------------------------------------------------------
     def check_content(self, content: str) -> str:
-        text = content.strip()
+        text = well_formed(content).strip()
         if not text:
             raise InputError("The memory is empty; give the fact to remember.")
         if len(text) > MAX_CONTENT_CHARS:
@@ -494,7 +495,7 @@ class MemoryBank:
             )
         if limit < 1:
             raise InputError("limit must be at least 1.")
-        query = query.strip()
+        query = well_formed(query).strip()
         records = self._select(
             types,
             tags,

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from codecompass.blas import use_one_blas_thread
+from codecompass.decoding import well_formed
 from codecompass.errors import InputError
 from codecompass.models import FileRecord
 from codecompass.schemas import FileHit, Hit, MemoryNote, SearchCodeResult, SymbolHit
@@ -106,7 +107,7 @@ def mode_weights(mode: str, weights: RankWeights) -> RankWeights:
 
 
 def check_options(query: str, options: SearchOptions) -> str:
-    query = query.strip()
+    query = well_formed(query).strip()
     if not query:
         raise InputError("The query is empty; pass some words, an identifier or a path.")
     if options.k < 1:
