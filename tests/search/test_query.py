@@ -373,6 +373,58 @@ OTHER_TRACES = {
 }
 
 
+def test_a_jvm_trace_starts_at_its_last_cause_and_names_no_package() -> None:
+    """gson's audit: the root cause's frames (after `Caused by:`) are where the failure
+    began; `<init>` is the constructor and `<clinit>` the class; a `$` of the file's own
+    class is its name's; the package's words (`com`, `google`, `internal`) and the Java
+    platform's frames named nothing."""
+    trace = parse_query(
+        "com.google.gson.JsonSyntaxException: java.lang.NumberFormatException: bad\n"
+        "\tat com.google.gson.internal.bind.TypeAdapters$11.read(TypeAdapters.java:363)\n"
+        "\tat com.google.gson.reflect.TypeToken.<init>(TypeToken.java:83)\n"
+        "\tat com.google.gson.internal.$Gson$Types.getRawType($Gson$Types.java:141)\n"
+        'Caused by: java.lang.NumberFormatException: For input string: "12 pcs"\n'
+        "\tat java.base/java.lang.Long.parseLong(Long.java:711)\n"
+        "\tat jdk.internal.reflect.DirectMethodHandleAccessor.invoke(Unknown Source)\n"
+        "\tat com.google.gson.internal.bind.JsonTreeReader.nextLong(JsonTreeReader.java:261)\n"
+        "\tat com.google.gson.Registry$Loader.<clinit>(Registry.java:12)\n"
+        "\t... 8 more"
+    )
+    assert trace.frames == [
+        Frame("com/google/gson/internal/bind/JsonTreeReader.java", 261, "JsonTreeReader.nextLong"),
+        Frame("com/google/gson/Registry.java", 12, "Registry.Loader"),
+        Frame("com/google/gson/internal/bind/TypeAdapters.java", 363, "TypeAdapters.read"),
+        Frame("com/google/gson/reflect/TypeToken.java", 83, "TypeToken.TypeToken"),
+        Frame("com/google/gson/internal/$Gson$Types.java", 141, "$Gson$Types.getRawType"),
+    ]
+    assert trace.identifiers == [
+        "read",
+        "TypeToken",
+        "Types",
+        "getRawType",
+        "JsonTreeReader",
+        "nextLong",
+        "Loader",
+        "TypeAdapters",
+        "JsonSyntaxException",
+        "NumberFormatException",
+    ]
+
+
+def test_rusts_compiler_output_is_an_error_and_runs_no_special_method() -> None:
+    """serde_json's audit: `error[E0277]: …` was no error line, and the `|` gutter of
+    rustc's output (in a fence with no language, beside a ```rust one) ran `__or__`."""
+    issue = parse_query(
+        "```rust\nlet v: &Value = Default::default();\n```\n"
+        "```\nerror[E0277]: the trait bound `&Value: Default` is not satisfied\n"
+        " --> src/main.rs:7:32\n  |\n7 |     let v: &Value = Default::default();\n"
+        "  |                     ^^^^^^^^^^^^^^^^^^ the trait is not implemented\n```"
+    )
+    assert issue.errors == ["error[E0277]: the trait bound `&Value: Default` is not satisfied"]
+    assert issue.special == []
+    assert parse_query("```\nx = a | b\n```").special == ["__or__", "__ror__"]
+
+
 @pytest.mark.parametrize("language", sorted(OTHER_TRACES))
 def test_frames_of_jvm_dotnet_go_rust_ruby_and_php_traces(language: str) -> None:
     """Each names the file and the function, a method with its class."""
@@ -956,3 +1008,19 @@ def test_richs_boxed_traceback_gives_python_frames() -> None:
     ]
     assert q.python_frames == 2
     assert q.errors == ["IndexError: list index out of range"]
+
+
+def test_quotes_code_points_hyphenated_files_and_letters_outside_ascii() -> None:
+    """httpx's audit: a backticked `''` opened a string that ended three code spans on
+    (read as an error message); `U+1F4A9` added; `proxy-ca.pem` gave the dotted name
+    `ca.pem`; `Zoë` the name `Zo`."""
+    q = parse_query(
+        "`list(r.iter_text())` ends with `''` (no chunk_size given) — is that intended? "
+        "It ends with `''` for Zoë's ZoëClient too.\n"
+        "```\nidna.core.InvalidCodepoint: Codepoint U+1F4A9 at position 1\n```\n"
+        "The bundle /etc/corp/proxy-ca.pem fails for https://xn--ls8h.la/ as well."
+    )
+    assert q.quoted == []
+    assert q.special == []
+    assert q.dotted == ["r.iter_text", "idna.core.InvalidCodepoint"]
+    assert q.identifiers == ["list", "iter_text", "chunk_size", "InvalidCodepoint"]

@@ -2039,3 +2039,31 @@ def test_a_lone_surrogate_in_a_query_is_read_as_a_replacement_character(tmp_path
     eng.index(root)
     hits = eng.search("verify_token fails on \ud83c tokens", k=1)
     assert hits[0].symbol == "verify_token"
+
+
+def test_a_name_only_a_frame_writes_weighs_half_elsewhere(tmp_path: Path) -> None:
+    """gson's audit: the frame `JsonTreeReader.nextLong(…)` gave its whole naming to
+    `JsonReader.nextLong` of another file, which came first; the frame names its own."""
+    repo = make_git_repo(
+        tmp_path / "proj",
+        {
+            "app/reader.py": "def next_long(text):\n    return int(text)\n",
+            "app/stream.py": "def next_long(text):\n    return int(text, 10)\n",
+        },
+    )
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    eng.index(root)
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/site-packages/app/reader.py", line 2, in next_long\n'
+        "ValueError: invalid literal for int() with base 10: '12 pcs'"
+    )
+
+    def stream_naming(query: str) -> float:
+        hit = next(h for h in eng.search(query, k=5) if h.path == "app/stream.py")
+        return float(hit.why["features"]["name"]["value"])
+
+    assert stream_naming(trace) == pytest.approx(0.5 / (1 + math.log(2)), abs=1e-4)
+    assert stream_naming(f"next_long fails on '12 pcs'\n{trace}") == pytest.approx(
+        1 / (1 + math.log(2)), abs=1e-4
+    )

@@ -59,6 +59,10 @@ FRAME_OTHER_CHUNK = 0.9
 # split and four audit sets (pydantic, echo, werkzeug, fastify; 177 tasks) gave file@1
 # +3 / +3 / +3, function@5 +3 / +4 / +3, function@10 +2 / +4 / +2; 0.7 gave +2, +1, 0.
 FENCED_NAME = 0.4
+# A name written only in a traceback's frames, for a namesake outside the frames' files:
+# the frame names its own file's function (gson's `JsonTreeReader.nextLong` frame had
+# named `JsonReader.nextLong`).
+FRAMED_ELSEWHERE = 0.5
 PATH_CHUNKS = 600  # chunks brought in by files the query names, all files together
 # A question about what uses a name brings the users of the CALLED_SYMBOLS symbols it
 # names best (by at least CALLED_NAME, or a name of CALLED_SHARED code symbols at most),
@@ -506,6 +510,8 @@ def add_named(ctx: SearchContext) -> None:
                 value = min(1.0, value + 0.5)
         if _plain(s.name) in fenced:
             value *= FENCED_NAME
+        elif _plain(s.name) in q.framed_only and s.path not in frame_funcs:
+            value *= FRAMED_ELSEWHERE
         symbol_value[s.id] = max(symbol_value.get(s.id, 0.0), value)
 
     special = _special_methods(ctx, rows, symbol_value)

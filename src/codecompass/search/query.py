@@ -25,6 +25,7 @@ Nothing here looks at the index: it only reads the text.
 from __future__ import annotations
 
 import bisect
+import itertools
 import keyword
 import posixpath
 import re
@@ -84,6 +85,15 @@ _PYTEST_FRAME = re.compile(r"^[^\S\n]*(\S+\.py):(\d+): in ([\w<>]+)", re.M)
 _JVM_FRAME = re.compile(
     r"\bat ((?:[A-Za-z_][\w]*\.)*)([\w$]+)\.([\w$<>]+)\(([\w$-]+\.(?:java|kt|scala|groovy)):(\d+)\)"
 )
+# The Java platform's own frames (`at java.base/java.lang.Long.parseLong(Long.java:711)`,
+# `at jdk.internal.reflect.DirectMethodHandleAccessor.invoke(…)`, `(Native Method)`):
+# their names are the runtime's, not the project's.
+_JVM_PLATFORM_FRAME = re.compile(
+    r"\bat (?:[\w.]+/)?(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala)\.[\w$.<>]+\([^()\n]*\)"
+)
+# A chained cause (`Caused by: java.lang.NumberFormatException: …`) is printed after the
+# exception that wrapped it: the last one is where the failure began.
+_JVM_CAUSE = re.compile(r"^[^\S\n]*Caused by: ", re.M)
 # .NET (`at Acme.Shop.OrderService.Place(Order order) in C:\src\OrderService.cs:line 42`).
 _DOTNET_FRAME = re.compile(
     r"\bat (?:[\w.`]+\.)?([\w`]+)\.([\w<>]+)\([^()\n]*\) in (.{1,500}?):line (\d+)"
@@ -125,8 +135,10 @@ _RUBY_FRAME = re.compile(r"(?<!\S)(\S+\.rb):(\d+):in [`']([^`'\n]+)'")
 # PHP (`#0 /var/www/src/Order.php(42): App\Order->place()`).
 _PHP_FRAME = re.compile(r"#\d+ (\S+\.php)\((\d+)\): (?:[\w\\]*\\)?(\w+)(?:->|::)(\w+)\(")
 _PATH = re.compile(r"(?<![\w/.@-])((?:\.{0,2}/)?(?:[\w@.-]+/)*[\w@-][\w.@-]*\.([A-Za-z]{1,5}))\b")
-_DOTTED = re.compile(r"(?<![\w./\\])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
-_WORD = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)")
+# Neither starts after a hyphen (`proxy-ca.pem`, `xn--ls8h.la`) nor stops before a letter
+# outside ASCII (`Zoë` is no name `Zo`).
+_DOTTED = re.compile(r"(?<![\w./\\-])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
+_WORD = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)(?!\w)")
 # A call starts where a run of name characters does (its leading digits and dots are
 # skipped): tried at every character instead, a 60 KB run without `(` took 25 s.
 # A call, with a generic's type arguments if any (`hc<AppType>(`, `new Map<K, V<W>>(`).
@@ -168,8 +180,8 @@ _FILE_URL = re.compile(r"\b(?:file|webpack(?:-internal)?):///?[^\s():]+")  # a f
 
 def _names_text(text: str) -> str:
     """`text` with the words that name nothing blanked (same length): a traceback's own
-    words, the standard library's frames with their source lines, Node's frames, and
-    source paths with folders."""
+    words, the standard library's frames with their source lines, Node's and the Java
+    platform's frames, a Go or JVM frame's package, and source paths with folders."""
     spans: list[tuple[int, int]] = []
     for m in _PY_FRAME.finditer(text):
         if not _STDLIB_PATH.search(m[1]) or (spans and m.start() < spans[-1][1]):
@@ -191,6 +203,7 @@ def _names_text(text: str) -> str:
         last = end
     text = "".join([*parts, text[last:]])
     text = _GO_FRAME.sub(_go_frame_names, text)
+    text = _JVM_FRAME.sub(_jvm_frame_names, _JVM_PLATFORM_FRAME.sub(_blank, text))
     for pattern in (_NODE_FRAME, _FILE_URL):
         text = pattern.sub(_blank, text)
     text = _PATH.sub(_blank_foldered_source, text)
@@ -271,6 +284,11 @@ def _go_frame_names(m: re.Match[str]) -> str:
     return text
 
 
+def _jvm_frame_names(m: re.Match[str]) -> str:
+    """A JVM frame with its package blanked: `com`, `google`, `internal` name no code."""
+    return m[0].replace(m[1], " " * len(m[1]), 1)
+
+
 def _blank_foldered_source(m: re.Match[str]) -> str:
     """A source file's path with folders, blanked: its folders and file name name no
     code (a dependency's frame `…/site-packages/httpcore/_exceptions.py` had named
@@ -298,8 +316,9 @@ _PATH_LIKE = re.compile(r"[/\\][^/\\]*\.\w+$")  # the last slash: linear
 # starts no string.
 # An apostrophe inside a word ("isn't … there's") neither opens nor closes one; a string
 # prefix (`f'…'`, `r'…'`) still opens.
+# Neither crosses a code span's backtick: `''` had opened a string ending three spans on.
 _QUOTED = re.compile(
-    r"\"([^\"\n]{0,200})\"|(?:(?<![A-Za-z])|(?<=(?<![A-Za-z])[frbuFRBU]))'([^'\n]{3,200})'"
+    r"\"([^\"\n`]{0,200})\"|(?:(?<![A-Za-z])|(?<=(?<![A-Za-z])[frbuFRBU]))'([^'\n`]{3,200})'"
     r"(?![A-Za-z])"
 )
 MIN_QUOTED = 3
@@ -309,7 +328,7 @@ PROSE_WORDS = 15  # a text around its fences of this many words tells what it is
 # as the comment ending a line of code (`d["x"]  # KeyError: 'x'`).
 _ERROR = re.compile(
     r"^(?:[^\n#]*?(?:#|//))?[^\S\n]*((?:[\w.]*(?:Error|Exception|Warning|Exit|Interrupt))"
-    r"|[\w.]*\.(?:exceptions?|errors?|exc)\.[A-Z]\w*|error|Error|FATAL|fatal)"
+    r"|[\w.]*\.(?:exceptions?|errors?|exc)\.[A-Z]\w*|error(?:\[E\d{4}\])?|Error|FATAL|fatal)"
     r"\s*:\s*(\S(?:.*\S)?)\s*$",
     re.M,
 )
@@ -327,6 +346,8 @@ _LOGGED = re.compile(
     r"(?:[^\S\n]+|:)([A-Za-z_][\w.]*):[^\S\n]*(\S(?:[^\n]*\S)?)[^\S\n]*$",
     re.M,
 )
+# Rust's compiler: `error[E0277]: …` over `  --> src/main.rs:7:32`.
+_RUSTC = re.compile(r"^(?:error|warning)\[E\d{4}\]:|^[^\S\n]*--> \S+\.rs:\d+:\d+", re.M)
 # Go's error lines: a panic (`panic: msg [recovered]`), the runtime's `fatal error: msg`,
 # and a panic net/http recovered (`… http: panic serving 10.0.0.1:5123: msg`, after a
 # logger's prefix).
@@ -427,6 +448,8 @@ class ParsedQuery:
     fenced_only: frozenset[str] = frozenset()
     # Names the query's code defines (`def main():` in a reproducing script): its own.
     defined: frozenset[str] = frozenset()
+    # Names written only in its stack-trace frames: a frame names its own file's function.
+    framed_only: frozenset[str] = frozenset()
 
     @property
     def quoted_messages(self) -> list[str]:
@@ -569,10 +592,30 @@ def _gecko_frame(m: re.Match[str]) -> Frame:
 
 def _jvm_frame(m: re.Match[str]) -> Frame:
     # `Library$Loan` is the nested `Library.Loan`; `Outer$1`, an anonymous class, is
-    # looked up in `Outer`.
-    owner = ".".join(part for part in m[2].split("$") if not part.isdigit())
-    method = None if "$" in m[3] else m[3]  # `lambda$place$0`: no name
-    return Frame(m[1].replace(".", "/") + m[4], int(m[5]), f"{owner}.{method}" if method else None)
+    # looked up in `Outer`. A `$` of the file's own class is its name's (`$Gson$Types` in
+    # `$Gson$Types.java`). A constructor `<init>` is the class's own name, a static
+    # initializer `<clinit>` the class.
+    stem = m[4].rsplit(".", 1)[0]
+    own = m[2] == stem or m[2].startswith(f"{stem}$")
+    top, nested = (stem, m[2][len(stem) :]) if own else ("", m[2])
+    owner = ".".join(filter(None, [top, *(p for p in nested.split("$") if not p.isdigit())]))
+    if m[3] == "<init>":
+        function: str | None = f"{owner}.{owner.rsplit('.', 1)[-1]}"
+    elif m[3] == "<clinit>":
+        function = owner
+    else:
+        function = None if "$" in m[3] else f"{owner}.{m[3]}"  # `lambda$place$0`: no name
+    return Frame(m[1].replace(".", "/") + m[4], int(m[5]), function)
+
+
+def _jvm_frames(text: str) -> list[Frame]:
+    """A JVM trace's frames from the failure outwards: its last cause's first."""
+    starts = [0, *(m.start() for m in _JVM_CAUSE.finditer(text)), len(text)]
+    blocks = [
+        [_jvm_frame(m) for m in _JVM_FRAME.finditer(text, start, end)]
+        for start, end in itertools.pairwise(starts)
+    ]
+    return [frame for block in reversed(blocks) for frame in block]
 
 
 def _rust_frame(m: re.Match[str]) -> Frame:
@@ -613,6 +656,12 @@ def _cython_function(path: str, function: str | None) -> str | None:
 
 
 Reader = Callable[[str], list[Frame]]
+# Each format's frame, as a frame names its function: `framed_only`.
+_FRAME_PATTERNS = (
+    *(_PY_FRAME, _IPY_FRAME, _IPY8_FRAME, _PYTEST_FRAME, _RICH_FRAME, _JS_FRAME, _GECKO_FRAME),
+    *(_JVM_FRAME, _DOTNET_FRAME, _GO_FRAME, _GO_PC_FRAME, _RUST_FRAME, _RUBY_FRAME, _PHP_FRAME),
+)
+_ANY_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def _each(pattern: re.Pattern[str], read: Callable[[re.Match[str]], Frame]) -> Reader:
@@ -632,7 +681,7 @@ _FRAME_READERS: tuple[Reader, ...] = (
     _each(_RICH_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3])),
     _each(_JS_FRAME, _js_frame),
     _each(_GECKO_FRAME, _gecko_frame),
-    _each(_JVM_FRAME, _jvm_frame),
+    _jvm_frames,
     _each(_DOTNET_FRAME, lambda m: Frame(_clean_path(m[3]), int(m[4]), f"{m[1]}.{m[2]}")),
     _go_frames,
     _each(_GO_PC_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), _go_function(m[3], m[4]))),
@@ -893,12 +942,22 @@ def parse_query(text: str) -> ParsedQuery:
     q.quoted, q.literals, q.errors = list(quoted), list(literals), list(errors)
     q.anchors = list(anchors)
     # Python's special methods, unless the code is another language's: a Go trace's
-    # `+0x9c` adds nothing, a ```js fence's `a/b` divides nothing.
-    if not q.frames or q.python_frames:
+    # `+0x9c` adds nothing, a ```js fence's `a/b` divides nothing, nor does any code of a
+    # query whose fences are labelled with other languages only, or that quotes Rust's
+    # compiler (its `|` gutter had run `__or__`).
+    labelled = {_fence_language(m["info"]) for m in fences} - {""}
+    other_language = bool(labelled) and not labelled & _PYTHON_FENCES
+    if (not q.frames or q.python_frames) and not other_language and not _RUSTC.search(text):
         python = [m["code"] for m in fences if _fence_language(m["info"]) in _PYTHON_FENCES]
         code = _without_frame_sources("\n".join([*python, *inline]))
         q.special = special_methods(code, _without_frame_sources(named))
     q.fenced_only = _fenced_only(named, fences, q.names)
+    if q.frames:
+        unframed = text
+        for pattern in _FRAME_PATTERNS:
+            unframed = pattern.sub(" ", unframed)
+        outside = set(_ANY_WORD.findall(unframed))
+        q.framed_only = frozenset(name for name in q.names if name not in outside)
     q.defined = frozenset(m.group(1) for span in code_spans for m in _DEFINED.finditer(span))
     q.wants_tests = not q.frames and not q.errors and asks_for_tests(text)
     q.wants_callers = not q.frames and asks_for_callers(text)
