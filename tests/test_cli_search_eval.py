@@ -210,7 +210,15 @@ def test_eval_as_indexed_runs_localization_tasks_on_the_index_as_it_stands(
 
     with_git = CliRunner().invoke(main, [*args, "--git", f"acme/proj={source}"])
     assert with_git.exit_code == 2 and "--as-indexed checks out no commit" in with_git.output
+    # One repository asked for and one indexed under another name (serde-rs/json indexed
+    # as serde_json) is that one; two asked for must each be found by name.
     tasks.write_text(json.dumps({**task, "repo": "acme/other"}) + "\n", encoding="utf-8")
+    assert "acme/other: scored against 'proj', the index's only repository" in run(*args)
+    third = {**task, "repo": "acme/third", "instance_id": "third-1"}
+    tasks.write_text(
+        json.dumps({**task, "repo": "acme/other"}) + "\n" + json.dumps(third) + "\n",
+        encoding="utf-8",
+    )
     unknown = CliRunner().invoke(main, args)
     assert unknown.exit_code == 1
     assert "no repository named 'other' in this index (it holds: proj)" in unknown.output

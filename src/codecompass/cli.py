@@ -731,7 +731,7 @@ def eval_(
     Golden queries run against the index in --data-dir. Localization tasks (SWE-bench
     style) index each base commit from git objects into --data-dir, oldest first; with
     --as-indexed they run against the index as it stands (repository `owner/name` is
-    the one indexed as `name`).
+    the one indexed as `name`, or the index's only repository when all tasks name one).
 
     \b
     Examples:

@@ -265,23 +265,31 @@ def run_localization_as_indexed(
     task's commit may answer it, so the figures are the per-commit run's only roughly."""
     say = log or (lambda _: None)
     indexed = {name: engine.repo(name).last_commit for name in engine.repo_names()}
-    for repo in dict.fromkeys(t.repo for t in tasks):
+    repos = list(dict.fromkeys(t.repo for t in tasks))
+    index_names: dict[str, str] = {}
+    for repo in repos:
         name = _index_name(repo)
+        if name not in indexed and len(repos) == 1 and len(indexed) == 1:
+            # One repository asked for, one indexed under another name (`serde-rs/json`
+            # indexed as `serde_json`): it is that one.
+            (name,) = indexed
+            say(f"{repo}: scored against {name!r}, the index's only repository")
         if name not in indexed:
             raise InputError(
                 f"{repo}: no repository named {name!r} in this index "
                 f"(it holds: {', '.join(sorted(indexed)) or 'nothing'}). Index a clone of "
                 f"it first: codecompass index PATH --name {name}"
             )
+        index_names[repo] = name
         _warm_up(engine, name)
     scores = {mode: ModeScores(mode) for mode in modes}
     per_task: list[dict[str, Any]] = []
     read_file = _indexed_file(engine)
     for task in tasks:
-        row = _localize(engine, task, _index_name(task.repo), modes, scores, read_file, dump)
+        row = _localize(engine, task, index_names[task.repo], modes, scores, read_file, dump)
         per_task.append(row)
         say(_task_line(task, row, modes))
-    names = dict.fromkeys(_index_name(t.repo) for t in tasks)
+    names = dict.fromkeys(index_names.values())
     return localization_report(scores, per_task, as_indexed={n: indexed[n] for n in names})
 
 
