@@ -24,6 +24,7 @@ from codecompass.indexing.languages import (
     PLAIN_LANGUAGES,
     SYMBOL_LANGUAGES,
     TREE_SITTER_LANGUAGES,
+    is_auxiliary_path,
     is_example_path,
     is_test_path,
     is_test_tooling,
@@ -1091,6 +1092,23 @@ def test_a_script_without_an_extension_gets_symbols() -> None:
 )
 def test_example_paths(path: str, example: bool) -> None:
     assert is_example_path(path) is example
+
+
+@pytest.mark.parametrize(
+    ("path", "auxiliary"),
+    [
+        ("examples/ping.py", True),
+        ("sympy/core/benchmarks/bench_basic.py", True),
+        ("asv_bench/benchmarks/coding.py", True),
+        ("docs_src/commands/tutorial001.py", True),
+        ("docs/conf.py", True),
+        ("src/main/java/com/acme/docs/Renderer.java", False),  # a package
+        ("typer/main.py", False),
+        ("benchmark.py", False),  # a file, not a folder of them
+    ],
+)
+def test_auxiliary_paths_show_measure_or_document_the_project(path: str, auxiliary: bool) -> None:
+    assert is_auxiliary_path(path) is auxiliary
 
 
 def test_aliases_name_languages() -> None:

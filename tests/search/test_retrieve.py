@@ -1836,6 +1836,29 @@ def test_the_english_message_catalog_ranks_as_documentation(tmp_path: Path) -> N
     assert "locales/en.json" not in {s.path for s in found.symbols}
 
 
+def test_examples_and_benchmarks_rank_as_documentation(tmp_path: Path) -> None:
+    """gson's audit: a benchmark's `Item` class came first for a user's `Item.class`;
+    typer's `docs_src/` tutorials filled its top files. Code that shows or measures the
+    project is weighed as text for people."""
+    files = {
+        "shop/cart.py": "def add_item(cart, item):\n    cart.append(item)\n",
+        "examples/cart_demo.py": "def add_item_demo(cart, item):\n    add_item(cart, item)\n",
+        "benchmarks/bench_cart.py": "def bench_add_item(cart, item):\n    add_item(cart, item)\n",
+    }
+    repo = make_git_repo(tmp_path / "p", files)
+    eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
+    with eng:
+        eng.index(root)
+        found = eng.retrieve("add item to cart", eng.search_options(k=10))
+    doc = {h.path: "doc" in h.why["features"] for h in found.hits}
+    assert doc == {
+        "shop/cart.py": False,
+        "examples/cart_demo.py": True,
+        "benchmarks/bench_cart.py": True,
+    }
+    assert found.files[0].path == "shop/cart.py"
+
+
 def test_a_large_best_file_brings_its_best_matching_chunks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

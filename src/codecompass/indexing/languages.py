@@ -480,6 +480,9 @@ def is_test_tooling(folder: str, paths: Iterable[str]) -> bool:
 
 # `sample` alone is left out: it names the package of PyPA's sample project.
 _EXAMPLE_DIRS = frozenset({"examples", "example", "_examples", "_example", "samples", "demos"})
+# Code that shows, measures or documents the project rather than being it.
+_AUXILIARY_DIRS = _EXAMPLE_DIRS | {"benchmarks", "benchmark", "bench", "asv_bench"}
+_AUXILIARY_DIRS |= {"docs", "doc", "docs_src"}
 
 
 _JVM_SOURCE_ROOTS = frozenset({"java", "kotlin", "scala", "groovy"})
@@ -489,12 +492,23 @@ def is_example_path(path: str) -> bool:
     """Code in an examples, samples or demos folder: how to use the project, not the
     project itself. Below a Maven or Gradle source root (`src/main/java/`) folders are
     packages: Spring's `org/springframework/samples/petclinic` is the project."""
+    return any(folder in _EXAMPLE_DIRS for folder in _project_folders(path))
+
+
+def is_auxiliary_path(path: str) -> bool:
+    """Code that shows, measures or documents the project: examples, benchmarks
+    (`sympy/core/benchmarks/`, `asv_bench/`), the code of its documentation
+    (`docs/conf.py`, typer's `docs_src/`)."""
+    return any(folder in _AUXILIARY_DIRS for folder in _project_folders(path))
+
+
+def _project_folders(path: str) -> list[str]:
+    """The folders of `path` above a Maven or Gradle source root's packages."""
     folders = path.split("/")[:-1]
     for index, folder in enumerate(folders):
         if folder in _JVM_SOURCE_ROOTS and index >= 2 and folders[index - 2] == "src":
-            folders = folders[:index]
-            break
-    return any(folder in _EXAMPLE_DIRS for folder in folders)
+            return folders[:index]
+    return folders
 
 
 _TEST_SUFFIXES = ("_tests", "_test", "_spec", ".test", ".spec", "Tests", "Test")

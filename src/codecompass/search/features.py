@@ -10,7 +10,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from codecompass.indexing.languages import declared_code
+from codecompass.indexing.languages import declared_code, is_auxiliary_path
 from codecompass.models import ChunkRecord, SymbolQuery
 from codecompass.preamble import only_preamble
 from codecompass.search.context import Candidate, SearchContext
@@ -65,7 +65,7 @@ def fill(ctx: SearchContext, cands: dict[str, Candidate]) -> None:
             cand.features["test"] = 1.0
         if (chunk.repo, chunk.path) in stubs:
             cand.features["stub"] = 1.0
-        if is_documentation(chunk.language, chunk.path):
+        if is_documentation(chunk.language, chunk.path) or is_auxiliary_path(chunk.path):
             cand.features["doc"] = 1.0
         if (
             cid in short

@@ -21,8 +21,10 @@
 | `stub`       | 1 for a type stub (`x.pyi`, `x.d.ts`) whose code (`x.py`, `x.js`) is      |
 |              | indexed beside it: weighed negative                                       |
 | `doc`        | 1 for documentation and plain text (Markdown, reST, text windows), for    |
-|              | Jupyter notebooks, a repository's tutorials and worked examples, and for  |
-|              | an application's English message catalog (`locales/en.json`)             |
+|              | Jupyter notebooks, a repository's tutorials and worked examples, for an   |
+|              | application's English message catalog (`locales/en.json`), and for code  |
+|              | that shows, measures or documents the project (`examples/`, `benchmarks/`,|
+|              | `docs/`: `languages.is_auxiliary_path`)                                   |
 | `short`      | 1 for a function, method or class of at most 3 lines (an accessor, a      |
 |              | `pass` class), an `__init__` that only stores its arguments, or a module  |
 |              | chunk of nothing but imports, package and namespace lines: rarely what a  |
