@@ -72,6 +72,7 @@ EXPECTED_SYMBOLS: dict[str, list[tuple[str, str, int, int]]] = {
         ("UserId", "type", 5, 6),
         ("Role", "enum", 8, 11),
         ("User", "interface", 13, 20),
+        ("User.greet", "method", 19, 19),
         ("Entity", "interface", 22, 24),
         ("fetchUser", "function", 26, 29),
         ("toUser", "function", 31, 33),
@@ -719,6 +720,27 @@ def test_typescript_a_declaration_the_grammar_gives_up_on_keeps_the_rest() -> No
     )
     found = [(s.qualified_name, s.start_line) for s in parse(local, "typescript").symbols]
     assert found == [("A", 1), ("A.one", 2), ("A.two", 3), ("A.three", 4), ("after", 6)]
+
+
+def test_typescript_interface_methods_are_symbols() -> None:
+    """yup's audit: `StringSchema.nonNullable`, declared in the interface merged with
+    its class, had no symbol (69 such methods); a property is no method."""
+    source = (
+        "export default interface StringSchema<T = string> extends Schema<T> {\n"
+        "  nonNullable(): StringSchema<NonNullable<T>>;\n"
+        "  length: number;\n"
+        "}\n"
+        "export default class StringSchema<T = string> extends Schema<T> {\n"
+        "  trim(message?: string): this { return this; }\n"
+        "}\n"
+    )
+    found = [(s.qualified_name, s.kind, s.start_line) for s in parse(source, "typescript").symbols]
+    assert found == [
+        ("StringSchema", "interface", 1),
+        ("StringSchema.nonNullable", "method", 2),
+        ("StringSchema", "class", 5),
+        ("StringSchema.trim", "method", 6),
+    ]
 
 
 def test_typescript_function_fields_are_methods() -> None:

@@ -168,7 +168,8 @@ STAGES = ("discover", "read", "parse", "chunk", "store", "link", "embed", "vecto
 # that declaration's body blanked (immer's `IProduce`: the rest of the file was lost).
 # 79: a Rust `impl … for &'a mut T` (or `*const T`) names its methods after `T`; they had
 # been `?.method` (serde_json's `Deserializer` and `Serializer` methods).
-READER_VERSION = 79
+# 80: a TypeScript interface's methods are symbols (yup's `StringSchema.nonNullable`).
+READER_VERSION = 80
 # JavaScript and TypeScript files, and the components holding their scripts.
 _SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
 # Ruby files by name suffix (lower case), scripts named by their interpreter aside.
@@ -225,6 +226,7 @@ READER_CHANGES: dict[int, tuple[str, ...]] = {
     77: _SCRIPTS,
     78: (".ts", ".mts", ".cts", ".tsx", ".vue", ".svelte"),
     79: (".rs",),
+    80: (".ts", ".mts", ".cts", ".tsx", ".vue", ".svelte"),
 }
 
 

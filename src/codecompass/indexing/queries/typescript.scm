@@ -6,6 +6,10 @@
 
 (interface_declaration name: (_) @name) @definition.interface
 
+; An interface's methods (yup's `StringSchema.nonNullable`, declared in the interface
+; merged with its class, had no symbol).
+(interface_body (method_signature name: (_) @name) @definition.method)
+
 (type_alias_declaration name: (_) @name) @definition.type
 
 (enum_declaration name: (_) @name) @definition.enum
