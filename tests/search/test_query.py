@@ -1024,3 +1024,53 @@ def test_quotes_code_points_hyphenated_files_and_letters_outside_ascii() -> None
     assert q.special == []
     assert q.dotted == ["r.iter_text", "idna.core.InvalidCodepoint"]
     assert q.identifiers == ["list", "iter_text", "chunk_size", "InvalidCodepoint"]
+
+
+def test_exception_groups_did_you_mean_and_protocol_text() -> None:
+    """starlette's audit: an exception group's error lines, behind their `|` gutter,
+    were no errors; Python's `Did you mean: '…'?` hint stayed in the message; a
+    backticked header or media type divided (`multipart/form-data`) and named `Match`."""
+    group = parse_query(
+        "  + Exception Group Traceback (most recent call last):\n"
+        '  |   File "/app/x.py", line 1, in <module>\n'
+        "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n"
+        "  +-+---------------- 1 ----------------\n"
+        "    | Traceback (most recent call last):\n"
+        '    |   File "/app/y.py", line 5, in f\n'
+        '    |     raise ValueError("bad")\n'
+        "    | ValueError: bad\n"
+        "    +------------------------------------\n"
+    )
+    assert group.errors == [
+        "ValueError: bad",
+        "ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)",
+    ]
+    hint = parse_query("AttributeError: 'URL' object has no attribute 'nq'. Did you mean: 'ne'?")
+    assert hint.errors == ["AttributeError: 'URL' object has no attribute 'nq'"]
+    protocol = parse_query(
+        'The `If-None-Match: W/"abc"` header, `multipart/form-data` and '
+        "`content-type: text/html; charset=utf-8` bodies; `total/count` still divides."
+    )
+    assert protocol.identifiers == []
+    assert protocol.special == ["__truediv__", "__rtruediv__", "__div__"]
+    assert protocol.literals == ["multipart/form-data", "total/count", "utf-8"]
+
+
+def test_a_compilers_or_linters_location_points_at_its_line() -> None:
+    """cobra's audit: `doc/yaml_docs.go:156:6: QF1001 …` was read as a path alone, and
+    the function at line 156 came seventh; a code host's `#L156` link had put it first.
+    A frame's own location is its frame's, and a URL's query string points at nothing."""
+    q = parse_query(
+        "doc/yaml_docs.go:156:6: QF1001: could apply De Morgan's law (staticcheck)\n"
+        "pkg/mod.py:12: error: Incompatible types in assignment\n"
+        "error[E0277]: the trait bound is not satisfied\n --> src/main.rs:7:32\n"
+        "src/x.ts(12,5): error TS2554: Expected 2 arguments, but got 1.\n"
+        "    at f (src/x.js:3:7)\n"
+        "served from http://localhost:5173/src/App.tsx?t=1:12:5, version 1.2.3:4"
+    )
+    assert q.anchors == [
+        ("doc/yaml_docs.go", 156),
+        ("pkg/mod.py", 12),
+        ("src/main.rs", 7),
+        ("src/x.ts", 12),
+    ]

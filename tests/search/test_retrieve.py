@@ -145,6 +145,18 @@ def test_the_frame_nearest_the_failure_weighs_most(engine: Engine) -> None:
     assert frame_values(engine, js) == {"verify_token": 1.0, "compare": 0.7}
 
 
+def test_a_frame_beyond_its_files_last_line_frames_nothing(engine: Engine) -> None:
+    """yup's audit: a bundle's frame (`node_modules/yup/index.js:2349`, read as the 149
+    lines of `src/index.ts`) framed the file's last chunk, which came first."""
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/site-packages/app/auth.py", line 400, in bundled\n'
+        "TypeError: boom"
+    )
+    assert frame_values(engine, trace) == {}
+    assert frame_values(engine, trace.replace("line 400", "line 15")) == {"Session.refresh": 1.0}
+
+
 def test_a_frame_of_a_nested_function_and_a_chains_cause(tmp_path: Path) -> None:
     """xarray's audit: a frame in `newplotfunc`, nested in `_plot2d`, credited nothing
     (search keeps a nested function in its outer one). pylint's: the wrapper's last frame
@@ -2072,6 +2084,7 @@ def test_a_name_only_a_frame_writes_weighs_half_elsewhere(tmp_path: Path) -> Non
         {
             "app/reader.py": "def next_long(text):\n    return int(text)\n",
             "app/stream.py": "def next_long(text):\n    return int(text, 10)\n",
+            "app/bundle.py": "def run(text):\n    return text\n",
         },
     )
     eng, root = Engine.for_repo(repo, data_dir=tmp_path / "data", embedder=TinyEmbedder())
@@ -2090,3 +2103,6 @@ def test_a_name_only_a_frame_writes_weighs_half_elsewhere(tmp_path: Path) -> Non
     assert stream_naming(f"next_long fails on '12 pcs'\n{trace}") == pytest.approx(
         1 / (1 + math.log(2)), abs=1e-4
     )
+    # A frame whose file has no function of its name (a bundle's) names it elsewhere.
+    bundled = trace.replace("app/reader.py", "app/bundle.py")
+    assert stream_naming(bundled) == pytest.approx(1 / (1 + math.log(2)), abs=1e-4)

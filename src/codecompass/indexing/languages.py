@@ -481,8 +481,8 @@ def is_test_tooling(folder: str, paths: Iterable[str]) -> bool:
 # `sample` alone is left out: it names the package of PyPA's sample project.
 _EXAMPLE_DIRS = frozenset({"examples", "example", "_examples", "_example", "samples", "demos"})
 # Code that shows, measures or documents the project rather than being it.
-_AUXILIARY_DIRS = _EXAMPLE_DIRS | {"benchmarks", "benchmark", "bench", "asv_bench"}
-_AUXILIARY_DIRS |= {"docs", "doc", "docs_src"}
+# Not `doc` nor `docs`: a package may be named so (cobra's `doc/` writes man pages).
+_AUXILIARY_DIRS = _EXAMPLE_DIRS | {"benchmarks", "benchmark", "bench", "asv_bench", "docs_src"}
 
 
 _JVM_SOURCE_ROOTS = frozenset({"java", "kotlin", "scala", "groovy"})
@@ -497,8 +497,8 @@ def is_example_path(path: str) -> bool:
 
 def is_auxiliary_path(path: str) -> bool:
     """Code that shows, measures or documents the project: examples, benchmarks
-    (`sympy/core/benchmarks/`, `asv_bench/`), the code of its documentation
-    (`docs/conf.py`, typer's `docs_src/`)."""
+    (`sympy/core/benchmarks/`, `asv_bench/`), its documentation's code (typer's
+    `docs_src/`)."""
     return any(folder in _AUXILIARY_DIRS for folder in _project_folders(path))
 
 

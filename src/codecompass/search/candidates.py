@@ -445,6 +445,7 @@ def add_named(ctx: SearchContext) -> None:
                 if frame.line:
                     name = frame.function.rsplit(".", 1)[-1]
                     frame_lines.setdefault((path, name), set()).add(frame.line)
+    by_line = _within_files(ctx, by_line)
     innermost_at, innermost = _innermost(in_repository, q.python_frames, q.cause_frames)
     for wanted, line in q.anchors:
         for path in _match_files(wanted, index):
@@ -492,6 +493,12 @@ def add_named(ctx: SearchContext) -> None:
     named = set(names)
     framed_names = {f.function.rsplit(".", 1)[-1] for f in q.frames if f.function}
     fenced = q.fenced_only - framed_names
+    # Names only frames write, of functions found in the frames' files: a frame of a
+    # bundle (`node_modules/yup/index.js` read as `src/index.ts`) finds its function
+    # elsewhere, and its name keeps its weight there.
+    framed_here = {
+        _plain(s.name) for s in rows if s.path in frame_funcs and _plain(s.name) in q.framed_only
+    }
     # A query that is one name asks for the symbol of that qualified name, however many
     # methods share it: `trigsimp` is the function, `Symbol` the class, not its members.
     alone = _plain(ctx.query.strip())
@@ -510,7 +517,7 @@ def add_named(ctx: SearchContext) -> None:
                 value = min(1.0, value + 0.5)
         if _plain(s.name) in fenced:
             value *= FENCED_NAME
-        elif _plain(s.name) in q.framed_only and s.path not in frame_funcs:
+        elif _plain(s.name) in framed_here and s.path not in frame_funcs:
             value *= FRAMED_ELSEWHERE
         symbol_value[s.id] = max(symbol_value.get(s.id, 0.0), value)
 
@@ -613,6 +620,23 @@ def _frame_unnamed(
                 weight = 1.0 if at == innermost_at else OUTER_FRAME
                 features = found.setdefault(holding.id, {})
                 features["frame"] = max(features.get("frame", 0.0), weight)
+
+
+def _within_files(
+    ctx: SearchContext, by_line: list[tuple[int, list[str], str, int]]
+) -> list[tuple[int, list[str], str, int]]:
+    """The frames (index, files, function, line) whose line lies within their files: a
+    bundle's line (`index.js:2349`, read as the 149 lines of `src/index.ts`) points at
+    nothing of the source, and had framed its last chunk."""
+    paths = {path for _, found, _, _ in by_line for path in found}
+    if not paths:
+        return by_line
+    lines = {path: f.line_count for (_, path), f in ctx.sources.files.files(paths=paths).items()}
+    kept = [
+        (at, [p for p in found if line <= (lines.get(p) or line)], function, line)
+        for at, found, function, line in by_line
+    ]
+    return [frame for frame in kept if frame[1]]
 
 
 def _special_methods(

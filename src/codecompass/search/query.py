@@ -135,6 +135,13 @@ _RUBY_FRAME = re.compile(r"(?<!\S)(\S+\.rb):(\d+):in [`']([^`'\n]+)'")
 # PHP (`#0 /var/www/src/Order.php(42): App\Order->place()`).
 _PHP_FRAME = re.compile(r"#\d+ (\S+\.php)\((\d+)\): (?:[\w\\]*\\)?(\w+)(?:->|::)(\w+)\(")
 _PATH = re.compile(r"(?<![\w/.@-])((?:\.{0,2}/)?(?:[\w@.-]+/)*[\w@-][\w.@-]*\.([A-Za-z]{1,5}))\b")
+# A compiler's, linter's or test runner's location: `doc/yaml_docs.go:156:6: QF1001 …`,
+# mypy's `pkg/mod.py:12: error: …`, rustc's `--> src/main.rs:7:32`, tsc's
+# `src/x.ts(12,5): error TS2554: …`. It points at a line as a code host's link does.
+_LOCATION = re.compile(
+    r"(?<![\w/.@-])((?:\.{0,2}/)?(?:[\w@.-]+/)*[\w@-][\w.@-]*\.([A-Za-z]{1,5}))"
+    r"(?::(\d{1,7})(?::\d+)?|\((\d{1,7}),\d+\))(?![\w.])"
+)
 # Neither starts after a hyphen (`proxy-ca.pem`, `xn--ls8h.la`) nor stops before a letter
 # outside ASCII (`Zoë` is no name `Zo`).
 _DOTTED = re.compile(r"(?<![\w./\\-])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
@@ -345,6 +352,18 @@ _LOGGED = re.compile(
     r"^[^\S\n]*(?:[\d:,.T/+-]+[^\S\n]+)*\[?(?:WARNING|WARN|ERROR|CRITICAL|FATAL)\]?"
     r"(?:[^\S\n]+|:)([A-Za-z_][\w.]*):[^\S\n]*(\S(?:[^\n]*\S)?)[^\S\n]*$",
     re.M,
+)
+# The gutter of an exception group's traceback (Python 3.11, asyncio's and anyio's task
+# groups): `  | ValueError: bad` under `  +-+---- 1 ----`.
+_GROUP_GUTTER = re.compile(r"^(?:[^\S\n]*\|(?:[^\S\n]|$))+", re.M)
+# Python's hint after a misspelt name (`… has no attribute 'nq'. Did you mean: 'ne'?`).
+_DID_YOU_MEAN = re.compile(r"\.?[^\S\n]*Did you mean:? [^\n]*\?$")
+# An HTTP header or a media type in backticks is protocol text, not code:
+# `If-None-Match: W/"…"`, `multipart/form-data` divide nothing and name no `Match`.
+_PROTOCOL_TEXT = re.compile(
+    r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:|"
+    r"(?:text|application|multipart|image|audio|video|font|message|model)/[\w.+-]+(?:;|$)",
+    re.I,
 )
 # Rust's compiler: `error[E0277]: …` over `  --> src/main.rs:7:32`.
 _RUSTC = re.compile(r"^(?:error|warning)\[E\d{4}\]:|^[^\S\n]*--> \S+\.rs:\d+:\d+", re.M)
@@ -844,13 +863,19 @@ def parse_query(text: str) -> ParsedQuery:
                 anchors[(path, int(m.group("line")))] = None
     for path in frame_paths:
         _add(paths, path)
+    framed = {(f.path, f.line) for f in q.frames}
+    for m in _LOCATION.finditer(text):
+        path, line = _clean_path(m[1]), int(m[3] or m[4])
+        if m[2].lower() in SOURCE_EXTENSIONS and (path, line) not in framed:
+            anchors[(path, line)] = None
 
     # A JavaScript private member is named without its `#` (`this.#retry()` names
     # `retry`; add_named finds `#retry` by it).
     named = _names_text(text).replace(".#", ".")
     inline = [m["code"] for m in _INLINE.finditer(named)]
+    inline_code = [span for span in inline if not _PROTOCOL_TEXT.match(span.strip())]
     fences = list(_FENCE.finditer(named))
-    code_spans = [_without_output(m["code"]) for m in fences] + inline
+    code_spans = [_without_output(m["code"]) for m in fences] + inline_code
     in_code = _Spans(
         m.span("code") for pattern in (_FENCE, _INLINE) for m in pattern.finditer(named)
     )
@@ -928,14 +953,16 @@ def parse_query(text: str) -> ParsedQuery:
             _add(literals, value)
     for m in _HYPHENATED.finditer(text):
         _add(literals, m.group(1))
-    # An error line stands alone, or is quoted as code in a sentence.
+    # An error line stands alone, or is quoted as code in a sentence; in an exception
+    # group's traceback, behind its `|` gutter.
+    ungrouped = _GROUP_GUTTER.sub("", text)
     for m in [
-        *_ERROR.finditer(text),
+        *_ERROR.finditer(ungrouped),
         *filter(None, map(_ERROR.fullmatch, inline)),
-        *_RAISED.finditer(text),
+        *_RAISED.finditer(ungrouped),
         *_LOGGED.finditer(text),
     ]:
-        _add(errors, f"{m.group(1)}: {m.group(2)}")
+        _add(errors, f"{m.group(1)}: {_DID_YOU_MEAN.sub('', m.group(2))}")
     for m in _GO_ERROR.finditer(text):
         _add(errors, f"{m.group(1) or m.group(2)}: {m.group(3)}")
     q.paths, q.dotted, q.identifiers = list(paths), list(dotted_names), list(identifiers)
@@ -949,7 +976,7 @@ def parse_query(text: str) -> ParsedQuery:
     other_language = bool(labelled) and not labelled & _PYTHON_FENCES
     if (not q.frames or q.python_frames) and not other_language and not _RUSTC.search(text):
         python = [m["code"] for m in fences if _fence_language(m["info"]) in _PYTHON_FENCES]
-        code = _without_frame_sources("\n".join([*python, *inline]))
+        code = _without_frame_sources("\n".join([*python, *inline_code]))
         q.special = special_methods(code, _without_frame_sources(named))
     q.fenced_only = _fenced_only(named, fences, q.names)
     if q.frames:
