@@ -59,9 +59,9 @@ FRAME_OTHER_CHUNK = 0.9
 # split and four audit sets (pydantic, echo, werkzeug, fastify; 177 tasks) gave file@1
 # +3 / +3 / +3, function@5 +3 / +4 / +3, function@10 +2 / +4 / +2; 0.7 gave +2, +1, 0.
 FENCED_NAME = 0.4
-# A name written only in a traceback's frames, for a namesake outside the frames' files:
-# the frame names its own file's function (gson's `JsonTreeReader.nextLong` frame had
-# named `JsonReader.nextLong`).
+# A name written only in a traceback's frames, of a function a frame's file has, for a
+# namesake outside the frames' files: the frame names its own file's function (gson's
+# `JsonTreeReader.nextLong` frame had named `JsonReader.nextLong`).
 FRAMED_ELSEWHERE = 0.5
 PATH_CHUNKS = 600  # chunks brought in by files the query names, all files together
 # A question about what uses a name brings the users of the CALLED_SYMBOLS symbols it

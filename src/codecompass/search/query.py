@@ -135,6 +135,9 @@ _RUBY_FRAME = re.compile(r"(?<!\S)(\S+\.rb):(\d+):in [`']([^`'\n]+)'")
 # PHP (`#0 /var/www/src/Order.php(42): App\Order->place()`).
 _PHP_FRAME = re.compile(r"#\d+ (\S+\.php)\((\d+)\): (?:[\w\\]*\\)?(\w+)(?:->|::)(\w+)\(")
 _PATH = re.compile(r"(?<![\w/.@-])((?:\.{0,2}/)?(?:[\w@.-]+/)*[\w@-][\w.@-]*\.([A-Za-z]{1,5}))\b")
+# A program's entry file, relative (`src/main.rs:7:32`, `main.go:12:5`): the user's own
+# program far more often than the repository's file of that name, which every crate has.
+_ENTRY_FILE = re.compile(r"(?:src/)?(?:main|lib|index|app|__main__)\.\w+")
 # A compiler's, linter's or test runner's location: `doc/yaml_docs.go:156:6: QF1001 …`,
 # mypy's `pkg/mod.py:12: error: …`, rustc's `--> src/main.rs:7:32`, tsc's
 # `src/x.ts(12,5): error TS2554: …`. It points at a line as a code host's link does.
@@ -361,8 +364,8 @@ _DID_YOU_MEAN = re.compile(r"\.?[^\S\n]*Did you mean:? [^\n]*\?$")
 # An HTTP header or a media type in backticks is protocol text, not code:
 # `If-None-Match: W/"…"`, `multipart/form-data` divide nothing and name no `Match`.
 _PROTOCOL_TEXT = re.compile(
-    r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:|"
-    r"(?:text|application|multipart|image|audio|video|font|message|model)/[\w.+-]+(?:;|$)",
+    r"(?<![\w-])(?:[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:|"
+    r"(?:text|application|multipart|image|audio|video|font|message|model)/[\w.+-]+(?:;|$))",
     re.I,
 )
 # Rust's compiler: `error[E0277]: …` over `  --> src/main.rs:7:32`.
@@ -866,7 +869,8 @@ def parse_query(text: str) -> ParsedQuery:
     framed = {(f.path, f.line) for f in q.frames}
     for m in _LOCATION.finditer(text):
         path, line = _clean_path(m[1]), int(m[3] or m[4])
-        if m[2].lower() in SOURCE_EXTENSIONS and (path, line) not in framed:
+        entry = _ENTRY_FILE.fullmatch(path.removeprefix("./"))
+        if m[2].lower() in SOURCE_EXTENSIONS and (path, line) not in framed and not entry:
             anchors[(path, line)] = None
 
     # A JavaScript private member is named without its `#` (`this.#retry()` names
