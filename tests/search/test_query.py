@@ -1073,3 +1073,15 @@ def test_a_compilers_or_linters_location_points_at_its_line() -> None:
     # A program's entry file is most often the user's own (serde_json's audit: every
     # crate has a `src/main.rs` or `src/lib.rs`); its path still names the file.
     assert "src/main.rs" in q.paths
+
+
+def test_go_and_cargo_commands_run_nothing_and_rust_functions_are_the_querys_own() -> None:
+    """cobra's audit: `go get …/pflag@v1.0.8` ran `__matmul__`; a Rust snippet's
+    `fn main()` is the query's own, as Python's `def main():` is (it names no `main.rs`)."""
+    assert parse_query("After `go get github.com/spf13/pflag@v1.0.8` it fails").special == []
+    assert parse_query("and `cargo add serde@1.0` too, but `a@b` multiplies").special == [
+        "__matmul__",
+        "__rmatmul__",
+    ]
+    rust = parse_query("It panics:\n```rust\npub fn main() {\n    run();\n}\n```")
+    assert rust.defined == frozenset({"main"})

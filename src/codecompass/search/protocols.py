@@ -93,11 +93,13 @@ _PROMPT = re.compile(r"^[^\S\n]*(?:>>>|\.\.\.|In \[\d+\]:|\$)[^\S\n]?", re.M)
 _PYTEST_EXPLANATION = re.compile(r"^E[^\S\n]+[-+?][^\S\n].*$", re.M)
 # A string literal's text is no code: `"https://a.org/x@y"` divides nothing.
 _STRING_LITERAL = re.compile(r""""[^"\n]*"|'[^'\n]*'""")
-# A shell command's line (`curl … --data-binary @body.gz http://h/x`), a URL, an
+# A shell command's line (`curl … --data-binary @body.gz http://h/x`, `go get
+# github.com/spf13/pflag@v1.0.8`), a URL, an
 # absolute path (`/users//42`) and a code point (`U+1F4A9`) hold no operators.
 _NOT_PYTHON = re.compile(
     r"^[^\S\n]*(?:curl|wget|http|printf|echo|git|pip3?|npm|npx|yarn|pnpm|docker|kubectl"
-    r"|ls|cat|grep|tail|head|wc|cd|sudo|python3?|node|bash|sh)[^\S\n]+[^\s(=.][^\n]*$"
+    r"|ls|cat|grep|tail|head|wc|cd|sudo|python3?|node|bash|sh|go|cargo|rustup|mvn|gradle"
+    r"|dotnet|gem|bundle|composer|deno|bun|uv|poetry)[^\S\n]+[^\s(=.][^\n]*$"
     r"|\b[a-z][a-z0-9+.-]*://\S*|(?<![\w)\].])/(?=[\w/])\S*|\bU\+[0-9A-Fa-f]{4,6}\b",
     re.M,
 )

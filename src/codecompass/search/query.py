@@ -256,8 +256,11 @@ def _fenced_only(text: str, fences: list[re.Match[str]], names: list[str]) -> fr
     return frozenset(name for name in names if name not in words)
 
 
-# A definition in the query's code: Python's, JavaScript's and Go's functions, a class.
-_DEFINED = re.compile(r"^[^\S\n]*(?:async[^\S\n]+)?(?:def|class|function|func)[^\S\n]+(\w+)", re.M)
+# A definition in the query's code: Python's, JavaScript's, Go's and Rust's functions, a class.
+_DEFINED = re.compile(
+    r"^[^\S\n]*(?:pub[^\S\n]+)?(?:async[^\S\n]+)?(?:def|class|function|func|fn)[^\S\n]+(\w+)",
+    re.M,
+)
 # A Python frame's line and the source line under it: the library's code as it ran.
 # (The names text has blanked its `File`.)
 _FRAME_AND_SOURCE = re.compile(
