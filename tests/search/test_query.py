@@ -1070,6 +1070,10 @@ def test_a_compilers_or_linters_location_points_at_its_line() -> None:
         "served from http://localhost:5173/src/App.tsx?t=1:12:5, version 1.2.3:4"
     )
     assert q.anchors == [("doc/yaml_docs.go", 156), ("pkg/mod.py", 12), ("src/x.ts", 12)]
+    # tsc's error is an error line (yup's audit), in both of its formats.
+    assert q.errors[-1] == "error TS2554: Expected 2 arguments, but got 1."
+    pretty = parse_query("src/schema.ts:40:3 - error TS2339: Property 'x' does not exist")
+    assert pretty.errors == ["error TS2339: Property 'x' does not exist"]
     # A program's entry file is most often the user's own (serde_json's audit: every
     # crate has a `src/main.rs` or `src/lib.rs`); its path still names the file.
     assert "src/main.rs" in q.paths

@@ -345,6 +345,12 @@ _ERROR = re.compile(
     r"\s*:\s*(\S(?:.*\S)?)\s*$",
     re.M,
 )
+# TypeScript's compiler: `src/x.ts(12,5): error TS2554: …`, `src/x.ts:12:5 - error TS2554: …`.
+_TSC_ERROR = re.compile(
+    r"^[^\S\n]*\S+?(?:\(\d+,\d+\):|:\d+:\d+ -)[^\S\n]+(error TS\d+):[^\S\n]*(\S(?:[^\n]*\S)?)"
+    r"[^\S\n]*$",
+    re.M,
+)
 # The line a Python traceback ends in, whatever its class's name (`httpx.InvalidURL: …`,
 # `django.core.exceptions.FieldError: …`): right after a frame and its source lines.
 _RAISED = re.compile(
@@ -968,6 +974,7 @@ def parse_query(text: str) -> ParsedQuery:
         *filter(None, map(_ERROR.fullmatch, inline)),
         *_RAISED.finditer(ungrouped),
         *_LOGGED.finditer(text),
+        *_TSC_ERROR.finditer(text),
     ]:
         _add(errors, f"{m.group(1)}: {_DID_YOU_MEAN.sub('', m.group(2))}")
     for m in _GO_ERROR.finditer(text):
