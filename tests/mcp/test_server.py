@@ -222,6 +222,16 @@ def test_search_code_answers_with_the_symbol_or_file_view(shop: Shop, onnx: Embe
     assert error["code"] == "invalid_arguments" and "'symbols'" in error["message"]
 
 
+def test_a_lone_surrogate_in_a_query_is_no_server_error(shop: Shop, onnx: Embedder) -> None:
+    """A JSON string may hold half an emoji (`"\\ud83c"`); the tokenizer had refused it and
+    the call failed as an internal error."""
+    [result] = call_all(
+        state_for(shop, onnx), [("search_code", {"query": "cancel an open order \ud83c"})]
+    )
+    assert not result.is_error and result.structured_content is not None
+    assert "OrderBook.cancel" in {h["symbol"] for h in result.structured_content["results"]}
+
+
 def test_a_made_up_tool_name_is_cut_short(shop: Shop, onnx: Embedder) -> None:
     """A 99 KB tool name was echoed whole and counted in `/metrics` (600 KB more on every
     later scrape)."""
