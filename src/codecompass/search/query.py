@@ -138,13 +138,11 @@ _PATH = re.compile(r"(?<![\w/.@-])((?:\.{0,2}/)?(?:[\w@.-]+/)*[\w@-][\w.@-]*\.([
 # A program's entry file, relative (`src/main.rs:7:32`, `main.go:12:5`): the user's own
 # program far more often than the repository's file of that name, which every crate has.
 _ENTRY_FILE = re.compile(r"(?:src/)?(?:main|lib|index|app|__main__)\.\w+")
-# A compiler's, linter's or test runner's location: `doc/yaml_docs.go:156:6: QF1001 …`,
-# mypy's `pkg/mod.py:12: error: …`, rustc's `--> src/main.rs:7:32`, tsc's
-# `src/x.ts(12,5): error TS2554: …`. It points at a line as a code host's link does.
-_LOCATION = re.compile(
-    r"(?<![\w/.@-])((?:\.{0,2}/)?(?:[\w@.-]+/)*[\w@-][\w.@-]*\.([A-Za-z]{1,5}))"
-    r"(?::(\d{1,7})(?::\d+)?|\((\d{1,7}),\d+\))(?![\w.])"
-)
+# A path's line, as a compiler's, linter's or test runner's location gives it:
+# `doc/yaml_docs.go:156:6: QF1001 …`, mypy's `pkg/mod.py:12: error: …`, rustc's
+# `--> src/main.rs:7:32`, tsc's `src/x.ts(12,5): error TS2554: …`. It points at a line as
+# a code host's link does.
+_LINE_AFTER = re.compile(r"(?::(\d{1,7})(?::\d+)?|\((\d{1,7}),\d+\))(?![\w.])")
 # Neither starts after a hyphen (`proxy-ca.pem`, `xn--ls8h.la`) nor stops before a letter
 # outside ASCII (`Zoë` is no name `Zo`).
 _DOTTED = re.compile(r"(?<![\w./\\-])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
@@ -857,11 +855,19 @@ def parse_query(text: str) -> ParsedQuery:
     quoted: dict[str, None] = {}
     literals: dict[str, None] = {}
     errors: dict[str, None] = {}
-    anchors: dict[tuple[str, int], None] = {}  # a code host's links to a line
+    anchors: dict[tuple[str, int], None] = {}  # lines a code host's link or a location points at
 
+    framed = {(f.path, f.line) for f in q.frames}
     for m in _PATH.finditer(text):
         path, ext = _clean_path(m.group(1)), m.group(2).lower()
-        if ext not in SOURCE_EXTENSIONS or _called(text, m.end()):
+        if ext not in SOURCE_EXTENSIONS:
+            continue
+        located = _LINE_AFTER.match(text, m.end())
+        if located and not _ENTRY_FILE.fullmatch(path.removeprefix("./")):
+            line = int(located[1] or located[2])
+            if (path, line) not in framed:
+                anchors[(path, line)] = None
+        if _called(text, m.end()):
             continue
         if "/" not in path and (path.count(".") > 1 or m.group(2) in ("C", "H")):
             continue  # a dotted name that happens to end in .py-like text, a field `sub.C`
@@ -875,12 +881,6 @@ def parse_query(text: str) -> ParsedQuery:
                 anchors[(path, int(m.group("line")))] = None
     for path in frame_paths:
         _add(paths, path)
-    framed = {(f.path, f.line) for f in q.frames}
-    for m in _LOCATION.finditer(text):
-        path, line = _clean_path(m[1]), int(m[3] or m[4])
-        entry = _ENTRY_FILE.fullmatch(path.removeprefix("./"))
-        if m[2].lower() in SOURCE_EXTENSIONS and (path, line) not in framed and not entry:
-            anchors[(path, line)] = None
 
     # A JavaScript private member is named without its `#` (`this.#retry()` names
     # `retry`; add_named finds `#retry` by it).

@@ -24,7 +24,7 @@
 |              | Jupyter notebooks, a repository's tutorials and worked examples, for an   |
 |              | application's English message catalog (`locales/en.json`), and for code  |
 |              | that shows, measures or documents the project (`examples/`, `benchmarks/`,|
-|              | `docs/`: `languages.is_auxiliary_path`)                                   |
+|              | `docs_src/`: `languages.is_auxiliary_path`)                               |
 | `short`      | 1 for a function, method or class of at most 3 lines (an accessor, a      |
 |              | `pass` class), an `__init__` that only stores its arguments, or a module  |
 |              | chunk of nothing but imports, package and namespace lines: rarely what a  |
