@@ -27,6 +27,7 @@ def cases(size: int) -> dict[str, str]:
     return {
         "one word": "abc" * (size // 3),
         "dotted run": "a." * (size // 2),
+        "scoped run": "Ab::" * (size // 4),
         "base64": "".join(
             rng.choice(string.ascii_letters + string.digits + "+/") for _ in range(size)
         ),

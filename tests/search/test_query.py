@@ -1089,3 +1089,19 @@ def test_go_and_cargo_commands_run_nothing_and_rust_functions_are_the_querys_own
     ]
     rust = parse_query("It panics:\n```rust\npub fn main() {\n    run();\n}\n```")
     assert rust.defined == frozenset({"main"})
+
+
+def test_a_scoped_path_names_its_last_name_and_its_types() -> None:
+    """serde_json's audit: "`serde_json::Map` has no `into_values()`" named no `Map`, a
+    word of no code shape; `Value::as_str` is the method `Value.as_str`. The standard
+    library's paths and a path's keywords name no code of the repository."""
+    q = parse_query("serde_json::Map has no into_values; Value::as_str and crate::de::Deserializer")
+    assert q.identifiers == ["Map", "Value", "as_str", "Deserializer", "serde_json", "into_values"]
+    assert q.dotted == ["Value.as_str"]
+    standard = parse_query("std::fs::read, core::mem::replace and Self::build")
+    assert standard.identifiers == ["build"]
+    assert standard.dotted == []
+    # A test runner's node id keeps its names, read as before (no `test_a.py::` path).
+    node = parse_query("tests/test_a.py::TestX::test_y failed")
+    assert node.identifiers == ["TestX", "test_y"]
+    assert node.dotted == []

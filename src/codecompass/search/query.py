@@ -147,6 +147,12 @@ _LINE_AFTER = re.compile(r"(?::(\d{1,7})(?::\d+)?|\((\d{1,7}),\d+\))(?![\w.])")
 # outside ASCII (`Zoë` is no name `Zo`).
 _DOTTED = re.compile(r"(?<![\w./\\-])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
 _WORD = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)(?!\w)")
+# A path of Rust, C++, Ruby or PHP (`serde_json::Map`, `Value::as_str`, `ActiveRecord::Base`):
+# code, whatever the shape of its last name. The standard library's (`std::fs::read`)
+# names none of the repository's code, nor do the path's keywords (`crate`, `Self`).
+_SCOPED = re.compile(r"(?<![\w:.])([A-Za-z_]\w*(?:::[A-Za-z_]\w*)+)(?!\w)")
+_STANDARD_ROOTS = frozenset({"std", "core", "alloc"})
+_PATH_KEYWORDS = frozenset({"crate", "self", "Self", "super"})
 # A call starts where a run of name characters does (its leading digits and dots are
 # skipped): tried at every character instead, a 60 KB run without `(` took 25 s.
 # A call, with a generic's type arguments if any (`hc<AppType>(`, `new Map<K, V<W>>(`).
@@ -901,6 +907,18 @@ def parse_query(text: str) -> ParsedQuery:
         if any(not part for part in dotted.split(".")) or dotted.split(".")[0] in _JS_GLOBALS:
             continue
         _add(dotted_names, dotted)
+
+    for m in _SCOPED.finditer(named):
+        parts = [p for p in m.group(1).split("::") if p not in _PATH_KEYWORDS]
+        if not parts or m.group(1).split("::")[0] in _STANDARD_ROOTS:
+            continue
+        # The last name, and each type's (a capitalized module's or class's) on the way.
+        for part in parts[:-1]:
+            if part[0].isupper() and len(part) > 1:
+                _add(identifiers, part)
+        _add(identifiers, parts[-1])
+        if len(parts) > 1 and parts[-2][0].isupper():
+            _add(dotted_names, f"{parts[-2]}.{parts[-1]}")  # `Map::new`: the method `Map.new`
 
     for m in _CALL.finditer(named):
         if m.start() not in in_code:
