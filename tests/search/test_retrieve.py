@@ -2106,3 +2106,42 @@ def test_a_name_only_a_frame_writes_weighs_half_elsewhere(tmp_path: Path) -> Non
     # A frame whose file has no function of its name (a bundle's) names it elsewhere.
     bundled = trace.replace("app/reader.py", "app/bundle.py")
     assert stream_naming(bundled) == pytest.approx(1 / (1 + math.log(2)), abs=1e-4)
+
+
+def test_a_functions_best_chunk_inside_a_nested_function_shows_that_function(
+    tmp_path: Path,
+) -> None:
+    """fastify's audit: the 800-line `fastify` factory led the symbol view for a quoted
+    400 response, its best chunk inside the nested `onBadUrl` that writes it, and
+    `fastify.onBadUrl` was never shown. It now follows its holder, at its score."""
+    filler = "".join(f"  server.step_{n} = prepare(options, {n})\n" for n in range(120))
+    handler = "".join(
+        [
+            "  function onBadUrl (path, req, res) {\n",
+            '    const body = `{"error":"Bad Request","message":"\'${path}\' is not a valid',
+            ' url component"}`\n',
+            *(
+                f"    res.setHeader('x-bad-url-{n}', String(body.length + {n}))\n"
+                for n in range(14)
+            ),
+            "    res.writeHead(400, { 'Content-Type': 'application/json' })\n",
+            "    res.end(body)\n",
+            "  }\n",
+        ]
+    )
+    head = "function createServer (options) {\n  const server = {}\n"
+    factory = f"{head}{filler}{handler}{filler}  return server\n}}\n"
+    other = "export function prepare(options, n) {\n  return { ...options, n }\n}\n"
+    with _indexed(tmp_path, {"lib/server.js": factory, "lib/prepare.js": other}) as eng:
+        query = "the 400 body 'x' is not a valid url component is no valid JSON"
+        result = eng.retrieve(query, eng.search_options(k=10))
+        names = [s.symbol for s in result.symbols]
+        holder = names.index("createServer")
+        assert names[holder + 1] == "createServer.onBadUrl"
+        inner = result.symbols[holder + 1]
+        assert inner.why["nested_in"] == "createServer"
+        assert inner.score == result.symbols[holder].score
+        assert (inner.start_line, inner.end_line) == (123, 141)
+        # Evidence mostly outside it (the holder's setup lines) shows the holder alone.
+        plain = eng.retrieve("server step prepare options", eng.search_options(k=10))
+        assert "createServer.onBadUrl" not in [s.symbol for s in plain.symbols]

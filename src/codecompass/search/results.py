@@ -33,6 +33,12 @@ MAX_SUBGRAPH_NODES = 200
 # view's first SPREAD_FILES files (`rank.spread_files`).
 SPREAD_FILES = 3
 SPREAD_PLACES = 10
+# A function's best chunk, more than this share of its lines in a function nested in
+# it, is that nested function's evidence (`_inner_functions`).
+INNER_SHARE = 0.5
+# No class: a class nested in a function (immer's `enableMapSet.DraftSet`) has its
+# methods' chunks, which show it; shown after its holder too, it cost immer a task.
+FUNCTION_KINDS = ("function", "method")
 
 
 SymbolValues = dict[tuple[tuple[str, str], str], tuple[float, float]]
@@ -341,7 +347,7 @@ def symbols(
     uses = {_symbol_key(chunks[cid]): target for cid, target in ctx.callers.items()}
     if uses:
         ranked = [ranked[i] for i in after_the_first([item for _, item in ranked], list(uses))]
-    ranked, nested = _with_nested(ctx, ranked)
+    ranked, nested = _with_nested(ctx, ranked, first)
     ranked = ranked[: options.max_symbols]
     ids = [
         sid for _, item in ranked if item not in nested and (sid := chunks[first[item]].symbol_id)
@@ -406,18 +412,22 @@ class Nested:
 
 
 def _with_nested(
-    ctx: SearchContext, ranked: list[tuple[float, SymbolItem]]
+    ctx: SearchContext, ranked: list[tuple[float, SymbolItem]], first: dict[SymbolItem, str]
 ) -> tuple[list[tuple[float, SymbolItem]], dict[SymbolItem, Nested]]:
     """The view with each nested function the query names or frames (which has no chunk
     of its own) right after the function holding it, at its score: Django's
-    `Command.handle.get_objects`, a traceback's `sensitive_variables.decorator`. After,
-    not before: a fix inside a nested function is a change of its holder too, and
-    benchmarks name the holder (SymPy's `_TR56` for its `_f`: before it, the holder lost
-    2 first places of 403). By item, the nested symbol and the item of its holder."""
+    `Command.handle.get_objects`, a traceback's `sensitive_variables.decorator`; and,
+    among the first SPREAD_PLACES, the nested function holding most of a function's
+    best chunk (`_inner_functions`). After, not before: a fix inside a nested function
+    is a change of its holder too, and benchmarks name the holder (SymPy's `_TR56` for
+    its `_f`: before it, the holder lost 2 first places of 403). By item, the nested
+    symbol and the item of its holder."""
     inside: dict[SymbolItem, list[tuple[SymbolRecord, str]]] = {}
     for cid, symbols in ctx.nested.items():
         if cid in ctx.chunks and symbols:
             inside.setdefault(_symbol_key(ctx.chunks[cid]), []).extend((s, cid) for s in symbols)
+    for item, found in _inner_functions(ctx, ranked[:SPREAD_PLACES], first).items():
+        inside.setdefault(item, []).append(found)
     if not inside:
         return ranked, {}
     present = {item for _, item in ranked}
@@ -431,6 +441,41 @@ def _with_nested(
                 nested[key] = Nested(s, item, cid)
                 out.append((value, key))
     return out, nested
+
+
+def _inner_functions(
+    ctx: SearchContext, ranked: Sequence[tuple[float, SymbolItem]], first: dict[SymbolItem, str]
+) -> dict[SymbolItem, tuple[SymbolRecord, str]]:
+    """Of functions in `ranked` whose best chunk lies mostly (more than INNER_SHARE of its
+    lines) in a function nested in them, that nested function (the innermost) and the chunk.
+    Search keeps a nested function in its holder's chunks, so a factory's evidence named
+    only the factory: fastify's 800-line `fastify` for the `onBadUrl` inside it that
+    writes the quoted response."""
+    held = {
+        item: chunk
+        for _, item in ranked
+        if item in first and (chunk := ctx.chunks[first[item]]).kind in FUNCTION_KINDS
+    }
+    if not held:
+        return {}
+    files = list(dict.fromkeys(item[0] for item in held))
+    symbols = ctx.sources.symbols.symbols(SymbolQuery(files=files))
+    found: dict[SymbolItem, tuple[SymbolRecord, str]] = {}
+    for item, chunk in held.items():
+        lines = chunk.end_line - chunk.start_line + 1
+        inner = [
+            s
+            for s in symbols
+            if (s.repo, s.path) == item[0]
+            and s.kind in FUNCTION_KINDS
+            and s.qualified_name.startswith(f"{item[1]}.")
+            and min(s.end_line, chunk.end_line) - max(s.start_line, chunk.start_line) + 1
+            > INNER_SHARE * lines
+        ]
+        if inner:
+            innermost = max(inner, key=lambda s: (s.qualified_name.count("."), -s.start_line))
+            found[item] = (innermost, chunk.id)
+    return found
 
 
 def _symbol_key(chunk: ChunkRecord) -> SymbolItem:
