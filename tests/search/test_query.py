@@ -327,6 +327,20 @@ OTHER_TRACES = {
         "   at Acme.Shop.OrderService.Place(Order order) in C:\\src\\Shop\\OrderService.cs:line 42",
         [Frame("C:/src/Shop/OrderService.cs", 42, "OrderService.Place")],
     ),
+    # As a Release build prints them, with no file (serilog's audit): the type's file,
+    # a nested type after `+`; neither the platform's frames nor a JVM frame.
+    "dotnet release": (
+        "Unhandled exception. System.ArgumentException: bad (Parameter 'x')\n"
+        "   at Serilog.Capturing.PropertyValueConverter.TryConvert(Object value, Int32 depth)\n"
+        "   at System.Collections.Generic.List`1.ForEach(Action`1 action)\n"
+        "   at Serilog.Core.Sinks.SafeAggregateSink+Batch.Emit(LogEvent logEvent)\n"
+        "   at Serilog.Log.CloseAndFlush()\n",
+        [
+            Frame("PropertyValueConverter.cs", 0, "PropertyValueConverter.TryConvert"),
+            Frame("SafeAggregateSink.cs", 0, "SafeAggregateSink.Batch.Emit"),
+            Frame("Log.cs", 0, "Log.CloseAndFlush"),
+        ],
+    ),
     "go": (
         "goroutine 1 [running]:\nmain.(*Server).handle(0x0)\n\t/home/u/app/server.go:42 +0x1d\n"
         "github.com/acme/app/store.Open.func1(...)\n\t/home/u/app/store/open.go:7 +0x2",
@@ -363,11 +377,21 @@ OTHER_TRACES = {
         ],
     ),
     "php": (
-        "#0 /var/www/src/Order.php(42): App\\Order->place()\n"
-        "#1 /var/www/index.php(5): App\\Http\\Kernel::handle(Object(Request))",
+        "PHP Fatal error:  Uncaught RuntimeException: out of stock in /var/www/src/Order.php:57\n"
+        "Stack trace:\n#0 /var/www/src/Order.php(42): App\\Order->reserve()\n"
+        "#1 /var/www/src/Http/Kernel.php(18): App\\Order->place()\n"
+        "#2 /var/www/src/Http/Kernel.php(9): App\\Http\\{closure}(Object(Request))\n"
+        "#3 /var/www/index.php(5): App\\Http\\Kernel::handle(Object(Request))\n#4 {main}",
         [
+            # A frame's line is in the function the next frame calls (guzzle's audit:
+            # read by its own callee, the constructor had the line of its caller); the
+            # first is where the exception was thrown, in what `#0` calls. A closure's
+            # call keeps its line.
+            Frame("/var/www/src/Order.php", 57, "Order.reserve"),
             Frame("/var/www/src/Order.php", 42, "Order.place"),
-            Frame("/var/www/index.php", 5, "Kernel.handle"),
+            Frame("/var/www/src/Http/Kernel.php", 18, None),
+            Frame("/var/www/src/Http/Kernel.php", 9, "Kernel.handle"),
+            Frame("/var/www/index.php", 5, None),
         ],
     ),
 }
@@ -1105,3 +1129,21 @@ def test_a_scoped_path_names_its_last_name_and_its_types() -> None:
     node = parse_query("tests/test_a.py::TestX::test_y failed")
     assert node.identifiers == ["TestX", "test_y"]
     assert node.dotted == []
+
+
+def test_dotnet_and_php_error_lines_and_locations() -> None:
+    """serilog's and guzzle's audits: .NET's crash line (`Unhandled exception. …`) and
+    C#'s coded compiler errors are error lines; PHP's `in FILE on line N` points at a
+    line; a program's own `Program.cs` is no location."""
+    crash = parse_query("Unhandled exception. System.InvalidOperationException: no sink\n")
+    assert crash.errors == ["System.InvalidOperationException: no sink"]
+    build = parse_query("Program.cs(12,10): error CS1739: no parameter named 'levelSwitch'")
+    assert build.errors == ["error CS1739: no parameter named 'levelSwitch'"]
+    assert build.anchors == []
+    php = parse_query(
+        "PHP Warning:  Undefined array key 1 in /app/src/Handler/StreamHandler.php on line 104"
+    )
+    assert php.anchors == [("/app/src/Handler/StreamHandler.php", 104)]
+    # PHP's scoped names stop at a namespace's backslash: no `Middleware.GuzzleHttp`.
+    closure = parse_query("at GuzzleHttp\\Middleware::GuzzleHttp\\{closure}(Object(Request))")
+    assert closure.dotted == []

@@ -98,6 +98,16 @@ _JVM_CAUSE = re.compile(r"^[^\S\n]*Caused by: ", re.M)
 _DOTNET_FRAME = re.compile(
     r"\bat (?:[\w.`]+\.)?([\w`]+)\.([\w<>]+)\([^()\n]*\) in (.{1,500}?):line (\d+)"
 )
+# .NET as a Release build prints a frame, with no file (`at Serilog.Core.Logger.Write(
+# LogEventLevel level, String messageTemplate)`): a line of its own, in a namespace
+# (capitalized, as .NET's are and the JVM's packages are not), the parameters typed.
+# A nested type is `Outer+Inner`. The platform's own frames (`System.`, `Microsoft.`)
+# name none of the repository's code.
+_DOTNET_BARE_FRAME = re.compile(
+    r"^[^\S\n]*at ((?!System\.|Microsoft\.)[A-Z]\w*(?:\.\w+)*)\.(\w+)(?:\+(\w+))?\.(\w+)"
+    r"\((?:[\w.`\[\]<>,&* ]+ \w+)?\)[^\S\n]*$",
+    re.M,
+)
 # Go (`main.(*Server).handle(0x0)` over `\t/app/server.go:42 +0x1d`; indented in a race
 # report). A closure (`Open.func1.2`, `Run.gowrap1`) is its function's.
 # The package path ends at the first dot after its last slash (Go escapes a dot in the
@@ -133,16 +143,24 @@ _RUST_FRAME = re.compile(
 # Ruby (`app/models/user.rb:12:in `full_name'`, Ruby 3.4: `in 'User#full_name'`).
 _RUBY_FRAME = re.compile(r"(?<!\S)(\S+\.rb):(\d+):in [`']([^`'\n]+)'")
 # PHP (`#0 /var/www/src/Order.php(42): App\Order->place()`).
-_PHP_FRAME = re.compile(r"#\d+ (\S+\.php)\((\d+)\): (?:[\w\\]*\\)?(\w+)(?:->|::)(\w+)\(")
+# PHP (`#0 /app/src/Client.php(87): GuzzleHttp\Handler->send(Object(…))`): a frame's line is
+# a call, made by the function the next frame calls; a closure's or `{main}` call has a
+# line only.
+_PHP_FRAME = re.compile(r"#(\d+) (\S+\.php)\((\d+)\): ([^\n]*)")
+_PHP_CALLEE = re.compile(r"(?<![\w\\])(?:[\w\\]*\\)?(\w+)(?:(?:->|::)(\w+))?\(")
+# Where the uncaught exception was thrown: in the function `#0` calls.
+_PHP_THROWN = re.compile(r"\bin (\S+\.php)(?::| on line )(\d+)")
 _PATH = re.compile(r"(?<![\w/.@-])((?:\.{0,2}/)?(?:[\w@.-]+/)*[\w@-][\w.@-]*\.([A-Za-z]{1,5}))\b")
 # A program's entry file, relative (`src/main.rs:7:32`, `main.go:12:5`): the user's own
 # program far more often than the repository's file of that name, which every crate has.
-_ENTRY_FILE = re.compile(r"(?:src/)?(?:main|lib|index|app|__main__)\.\w+")
+_ENTRY_FILE = re.compile(r"(?:src/)?(?:main|lib|index|app|__main__|Program)\.\w+")
 # A path's line, as a compiler's, linter's or test runner's location gives it:
 # `doc/yaml_docs.go:156:6: QF1001 …`, mypy's `pkg/mod.py:12: error: …`, rustc's
 # `--> src/main.rs:7:32`, tsc's `src/x.ts(12,5): error TS2554: …`. It points at a line as
-# a code host's link does.
-_LINE_AFTER = re.compile(r"(?::(\d{1,7})(?::\d+)?|\((\d{1,7}),\d+\))(?![\w.])")
+# a code host's link does; PHP's `in /app/src/Client.php on line 103` too.
+_LINE_AFTER = re.compile(
+    r"(?::(\d{1,7})(?::\d+)?|\((\d{1,7}),\d+\)|[^\S\n]+on line (\d{1,7}))(?![\w.])"
+)
 # Neither starts after a hyphen (`proxy-ca.pem`, `xn--ls8h.la`) nor stops before a letter
 # outside ASCII (`Zoë` is no name `Zo`).
 _DOTTED = re.compile(r"(?<![\w./\\-])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
@@ -150,7 +168,7 @@ _WORD = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)(?!\w)")
 # A path of Rust, C++, Ruby or PHP (`serde_json::Map`, `Value::as_str`, `ActiveRecord::Base`):
 # code, whatever the shape of its last name. The standard library's (`std::fs::read`)
 # names none of the repository's code, nor do the path's keywords (`crate`, `Self`).
-_SCOPED = re.compile(r"(?<![\w:.])([A-Za-z_]\w*(?:::[A-Za-z_]\w*)+)(?!\w)")
+_SCOPED = re.compile(r"(?<![\w:.])([A-Za-z_]\w*(?:::[A-Za-z_]\w*)+)(?![\w\\])")
 _STANDARD_ROOTS = frozenset({"std", "core", "alloc"})
 _PATH_KEYWORDS = frozenset({"crate", "self", "Self", "super"})
 # A call starts where a run of name characters does (its leading digits and dots are
@@ -344,14 +362,17 @@ PROSE_WORDS = 15  # a text around its fences of this many words tells what it is
 # whatever its name (`requests.exceptions.InvalidURL: …`, as a traceback ends), alone or
 # as the comment ending a line of code (`d["x"]  # KeyError: 'x'`).
 _ERROR = re.compile(
-    r"^(?:[^\n#]*?(?:#|//))?[^\S\n]*((?:[\w.]*(?:Error|Exception|Warning|Exit|Interrupt))"
+    r"^(?:[^\n#]*?(?:#|//)|Unhandled exception\.)?[^\S\n]*"
+    r"((?:[\w.]*(?:Error|Exception|Warning|Exit|Interrupt))"
     r"|[\w.]*\.(?:exceptions?|errors?|exc)\.[A-Z]\w*|error(?:\[E\d{4}\])?|Error|FATAL|fatal)"
     r"\s*:\s*(\S(?:.*\S)?)\s*$",
     re.M,
 )
-# TypeScript's compiler: `src/x.ts(12,5): error TS2554: …`, `src/x.ts:12:5 - error TS2554: …`.
+# A compiler's coded error: TypeScript's `src/x.ts(12,5): error TS2554: …` or
+# `src/x.ts:12:5 - error TS2554: …`, C#'s `Program.cs(12,10): error CS1739: …`, MSBuild's.
 _TSC_ERROR = re.compile(
-    r"^[^\S\n]*\S+?(?:\(\d+,\d+\):|:\d+:\d+ -)[^\S\n]+(error TS\d+):[^\S\n]*(\S(?:[^\n]*\S)?)"
+    r"^[^\S\n]*\S+?(?:\(\d+,\d+\):|:\d+:\d+ -)[^\S\n]+(error [A-Z]{2,3}\d{3,5}):"
+    r"[^\S\n]*(\S(?:[^\n]*\S)?)"
     r"[^\S\n]*$",
     re.M,
 )
@@ -653,6 +674,39 @@ def _jvm_frames(text: str) -> list[Frame]:
     return [frame for block in reversed(blocks) for frame in block]
 
 
+def _php_frames(text: str) -> list[Frame]:
+    """PHP's frames, each named after the function the next one calls (`#1`'s callee
+    holds `#0`'s line), and first where the exception was thrown (`Uncaught … in
+    /app/src/x.php:87`, in `#0`'s callee). Read by its callee, `SetCookie->__construct`
+    had framed the constructor for the line of `SetCookie::fromString` that calls it."""
+    found = list(_PHP_FRAME.finditer(text))
+    if not found:
+        return []
+    frames = []
+    first = found[0] if found[0][1] == "0" else None
+    thrown = _PHP_THROWN.search(text, 0, first.start()) if first else None
+    if first and thrown and (called := _php_callee(first[4])):
+        frames.append(Frame(_clean_path(thrown[1]), int(thrown[2]), called))
+    for m, after in zip(found, [*found[1:], None], strict=True):
+        following = after is not None and int(after[1]) == int(m[1]) + 1
+        function = _php_callee(after[4]) if after is not None and following else None
+        frames.append(Frame(_clean_path(m[2]), int(m[3]), function))
+    return frames
+
+
+def _php_callee(call: str) -> str | None:
+    """`Class.method` or `function` of a PHP frame's call; None for a closure, `{main}`."""
+    m = _PHP_CALLEE.match(call)
+    return ".".join(filter(None, m.groups())) if m else None
+
+
+def _dotnet_bare_frame(m: re.Match[str]) -> Frame:
+    """A .NET frame without its file: C#'s is most often named after its type
+    (`Logger.cs`), matched as a path's tail; no line."""
+    outer, inner, method = m[2], m[3], m[4]
+    return Frame(f"{outer}.cs", 0, f"{outer}.{inner}.{method}" if inner else f"{outer}.{method}")
+
+
 def _rust_frame(m: re.Match[str]) -> Frame:
     owner = m[1].removesuffix("::").rsplit("::", 1)[-1]
     # A method is `Type::method`; a function in a module, `module::function`.
@@ -694,7 +748,16 @@ Reader = Callable[[str], list[Frame]]
 # Each format's frame, as a frame names its function: `framed_only`.
 _FRAME_PATTERNS = (
     *(_PY_FRAME, _IPY_FRAME, _IPY8_FRAME, _PYTEST_FRAME, _RICH_FRAME, _JS_FRAME, _GECKO_FRAME),
-    *(_JVM_FRAME, _DOTNET_FRAME, _GO_FRAME, _GO_PC_FRAME, _RUST_FRAME, _RUBY_FRAME, _PHP_FRAME),
+    *(
+        _JVM_FRAME,
+        _DOTNET_FRAME,
+        _DOTNET_BARE_FRAME,
+        _GO_FRAME,
+        _GO_PC_FRAME,
+        _RUST_FRAME,
+        _RUBY_FRAME,
+        _PHP_FRAME,
+    ),
 )
 _ANY_WORD = re.compile(r"[A-Za-z_]\w*")
 
@@ -718,6 +781,7 @@ _FRAME_READERS: tuple[Reader, ...] = (
     _each(_GECKO_FRAME, _gecko_frame),
     _jvm_frames,
     _each(_DOTNET_FRAME, lambda m: Frame(_clean_path(m[3]), int(m[4]), f"{m[1]}.{m[2]}")),
+    _each(_DOTNET_BARE_FRAME, _dotnet_bare_frame),
     _go_frames,
     _each(_GO_PC_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), _go_function(m[3], m[4]))),
     _each(_RUST_FRAME, _rust_frame),
@@ -726,7 +790,7 @@ _FRAME_READERS: tuple[Reader, ...] = (
         _RUBY_FRAME,
         lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3].split(" ")[-1].replace("#", ".")),
     ),
-    _each(_PHP_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), f"{m[3]}.{m[4]}")),
+    _php_frames,
 )
 
 
@@ -870,7 +934,7 @@ def parse_query(text: str) -> ParsedQuery:
             continue
         located = _LINE_AFTER.match(text, m.end())
         if located and not _ENTRY_FILE.fullmatch(path.removeprefix("./")):
-            line = int(located[1] or located[2])
+            line = int(located[1] or located[2] or located[3])
             if (path, line) not in framed:
                 anchors[(path, line)] = None
         if _called(text, m.end()):
