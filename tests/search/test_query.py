@@ -1147,3 +1147,18 @@ def test_dotnet_and_php_error_lines_and_locations() -> None:
     # PHP's scoped names stop at a namespace's backslash: no `Middleware.GuzzleHttp`.
     closure = parse_query("at GuzzleHttp\\Middleware::GuzzleHttp\\{closure}(Object(Request))")
     assert closure.dotted == []
+
+
+def test_rubys_uncaught_exception_line_is_an_error() -> None:
+    """rack's audit: Ruby's `FILE:N:in 'meth': message (Class)` kept its frame and lost
+    its message, the default output of every crash; Ruby 3.4 names `Class#method`."""
+    crash = parse_query(
+        "/gems/rack-3.1.1/lib/rack/lint.rb:66:in `response': undefined method `call' for nil"
+        " (NoMethodError)\n\tfrom app.rb:3:in `<main>'\n"
+        "lib/rack/utils.rb:9:in 'Rack::Utils#parse': bad (Rack::Utils::ParameterTypeError)"
+    )
+    assert crash.errors == [
+        "NoMethodError: undefined method `call' for nil",
+        "Rack::Utils::ParameterTypeError: bad",
+    ]
+    assert [f.function for f in crash.frames] == ["response", "<main>", "Rack.Utils.parse"]

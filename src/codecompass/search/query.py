@@ -368,6 +368,12 @@ _ERROR = re.compile(
     r"\s*:\s*(\S(?:.*\S)?)\s*$",
     re.M,
 )
+# Ruby's uncaught exception: `lib/rack/lint.rb:66:in 'response': undefined method 'call' for
+# nil (NoMethodError)`, the class last, in parentheses.
+_RUBY_ERROR = re.compile(
+    r"^[^\S\n]*\S+\.rb:\d+:in [`'][^`'\n]+': (\S[^\n]*?) \(((?:[A-Z]\w*::)*[A-Z]\w*)\)[^\S\n]*$",
+    re.M,
+)
 # A compiler's coded error: TypeScript's `src/x.ts(12,5): error TS2554: …` or
 # `src/x.ts:12:5 - error TS2554: …`, C#'s `Program.cs(12,10): error CS1739: …`, MSBuild's.
 _TSC_ERROR = re.compile(
@@ -785,10 +791,13 @@ _FRAME_READERS: tuple[Reader, ...] = (
     _go_frames,
     _each(_GO_PC_FRAME, lambda m: Frame(_clean_path(m[1]), int(m[2]), _go_function(m[3], m[4]))),
     _each(_RUST_FRAME, _rust_frame),
-    # Ruby's `block in show` is `show`; `User#greet` is `User.greet`.
+    # Ruby's `block in show` is `show`; `User#greet` is `User.greet`, 3.4's
+    # `Rack::Utils#parse` `Rack.Utils.parse`.
     _each(
         _RUBY_FRAME,
-        lambda m: Frame(_clean_path(m[1]), int(m[2]), m[3].split(" ")[-1].replace("#", ".")),
+        lambda m: Frame(
+            _clean_path(m[1]), int(m[2]), m[3].split(" ")[-1].replace("#", ".").replace("::", ".")
+        ),
     ),
     _php_frames,
 )
@@ -1059,6 +1068,8 @@ def parse_query(text: str) -> ParsedQuery:
         *_TSC_ERROR.finditer(text),
     ]:
         _add(errors, f"{m.group(1)}: {_DID_YOU_MEAN.sub('', m.group(2))}")
+    for m in _RUBY_ERROR.finditer(text):
+        _add(errors, f"{m.group(2)}: {m.group(1)}")
     for m in _GO_ERROR.finditer(text):
         _add(errors, f"{m.group(1) or m.group(2)}: {m.group(3)}")
     q.paths, q.dotted, q.identifiers = list(paths), list(dotted_names), list(identifiers)
