@@ -2145,3 +2145,28 @@ def test_a_functions_best_chunk_inside_a_nested_function_shows_that_function(
         # Evidence mostly outside it (the holder's setup lines) shows the holder alone.
         plain = eng.retrieve("server step prepare options", eng.search_options(k=10))
         assert "createServer.onBadUrl" not in [s.symbol for s in plain.symbols]
+
+
+def test_a_module_wrapping_only_classes_is_no_symbol_of_the_view(tmp_path: Path) -> None:
+    """rack's audit: each file is `module Rack` around one class, and that wrapper (a
+    namespace, which C#'s are not even indexed as) held the class's doc comment and came
+    second in the symbol view. A module with functions of its own stays."""
+    doc = "".join(f"  # Serves static files from the public folder, rule {n}.\n" for n in range(12))
+    static = (
+        f"module Shop\n{doc}  class Static\n    def call(env)\n      serve(env)\n    end\n"
+        "  end\nend\n"
+    )
+    helpers = (
+        "module Helpers\n  # Serves static files' names as slugs.\n"
+        "  def self.slug(name)\n    name.downcase\n  end\nend\n"
+    )
+    with _indexed(tmp_path, {"lib/shop/static.rb": static, "lib/helpers.rb": helpers}) as eng:
+        result = eng.retrieve(
+            "serves static files from the public folder", eng.search_options(k=10)
+        )
+        shown = {(s.path, s.symbol) for s in result.symbols}
+        assert ("lib/shop/static.rb", "Shop.Static") in shown
+        assert ("lib/shop/static.rb", "Shop") not in shown
+        # The wrapper's chunk is still a hit: only the symbol view leaves it out.
+        assert "Shop" in [h.symbol for h in result.hits]
+        assert ("lib/helpers.rb", "Helpers") in shown

@@ -326,6 +326,8 @@ def symbols(
         chunk = chunks[cid]
         if chunk.symbol and not is_documentation(chunk.language, chunk.path):
             first.setdefault(((chunk.repo, chunk.path), chunk.symbol), cid)
+    for item in _namespaces(ctx, first):
+        del first[item]
     copies = Copies()
     ranked = [
         (value, item)
@@ -398,6 +400,26 @@ def symbols(
             )
         )
     return out
+
+
+def _namespaces(ctx: SearchContext, first: dict[SymbolItem, str]) -> list[SymbolItem]:
+    """The modules among `first` that hold classes or modules and no function: a
+    namespace, as C#'s, which the index leaves out. Ruby wraps each file in one (`module
+    Rack`), whose chunk holds the doc comment of the class inside it: in rack's audit it
+    came second in the symbol view for 4 of 25 tasks, above the class's methods."""
+    modules = [item for item, cid in first.items() if ctx.chunks[cid].kind == "module"]
+    if not modules:
+        return []
+    files = list(dict.fromkeys(item[0] for item in modules))
+    kinds: dict[SymbolItem, set[str]] = {}
+    for s in ctx.sources.symbols.symbols(SymbolQuery(files=files)):
+        if s.parent:
+            kinds.setdefault(((s.repo, s.path), s.parent), set()).add(s.kind)
+    return [
+        item
+        for item in modules
+        if kinds.get(item, set()) & {"class", "module"} and not kinds[item] & set(FUNCTION_KINDS)
+    ]
 
 
 @dataclass(frozen=True, slots=True)
