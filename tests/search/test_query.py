@@ -1155,10 +1155,13 @@ def test_rubys_uncaught_exception_line_is_an_error() -> None:
     crash = parse_query(
         "/gems/rack-3.1.1/lib/rack/lint.rb:66:in `response': undefined method `call' for nil"
         " (NoMethodError)\n\tfrom app.rb:3:in `<main>'\n"
-        "lib/rack/utils.rb:9:in 'Rack::Utils#parse': bad (Rack::Utils::ParameterTypeError)"
+        "lib/rack/utils.rb:9:in 'Rack::Utils#parse': bad 'x y' (Rack::Utils::ParameterTypeError)"
     )
     assert crash.errors == [
         "NoMethodError: undefined method `call' for nil",
-        "Rack::Utils::ParameterTypeError: bad",
+        "Rack::Utils::ParameterTypeError: bad 'x y'",
     ]
     assert [f.function for f in crash.frames] == ["response", "<main>", "Rack.Utils.parse"]
+    # Ruby 3.4 quotes a frame's label: a function, no quoted message (the message's own
+    # quotes stay).
+    assert crash.quoted == ["x y"]

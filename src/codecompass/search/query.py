@@ -1048,7 +1048,8 @@ def parse_query(text: str) -> ParsedQuery:
     for m in _EXCEPTION_NAME.finditer(text):
         _add(identifiers, m.group(1))
 
-    for m in _QUOTED.finditer(text):
+    # A Ruby frame's label is quoted (3.4: `in 'Array#each'`): a function, no message.
+    for m in _QUOTED.finditer(_RUBY_FRAME.sub(_blank, text)):
         value = (m.group(1) or m.group(2) or "").strip()
         if len(value) >= MIN_QUOTED:
             _add(quoted, value)
