@@ -142,7 +142,6 @@ _RUST_FRAME = re.compile(
 )
 # Ruby (`app/models/user.rb:12:in `full_name'`, Ruby 3.4: `in 'User#full_name'`).
 _RUBY_FRAME = re.compile(r"(?<!\S)(\S+\.rb):(\d+):in [`']([^`'\n]+)'")
-# PHP (`#0 /var/www/src/Order.php(42): App\Order->place()`).
 # PHP (`#0 /app/src/Client.php(87): GuzzleHttp\Handler->send(Object(…))`): a frame's line is
 # a call, made by the function the next frame calls; a closure's or `{main}` call has a
 # line only.
@@ -376,10 +375,9 @@ _RUBY_ERROR = re.compile(
 )
 # A compiler's coded error: TypeScript's `src/x.ts(12,5): error TS2554: …` or
 # `src/x.ts:12:5 - error TS2554: …`, C#'s `Program.cs(12,10): error CS1739: …`, MSBuild's.
-_TSC_ERROR = re.compile(
+_CODED_ERROR = re.compile(
     r"^[^\S\n]*\S+?(?:\(\d+,\d+\):|:\d+:\d+ -)[^\S\n]+(error [A-Z]{2,3}\d{3,5}):"
-    r"[^\S\n]*(\S(?:[^\n]*\S)?)"
-    r"[^\S\n]*$",
+    r"[^\S\n]*(\S(?:[^\n]*\S)?)[^\S\n]*$",
     re.M,
 )
 # The line a Python traceback ends in, whatever its class's name (`httpx.InvalidURL: …`,
@@ -982,8 +980,9 @@ def parse_query(text: str) -> ParsedQuery:
         _add(dotted_names, dotted)
 
     for m in _SCOPED.finditer(named):
-        parts = [p for p in m.group(1).split("::") if p not in _PATH_KEYWORDS]
-        if not parts or m.group(1).split("::")[0] in _STANDARD_ROOTS:
+        written = m.group(1).split("::")
+        parts = [p for p in written if p not in _PATH_KEYWORDS]
+        if not parts or written[0] in _STANDARD_ROOTS:
             continue
         # The last name, and each type's (a capitalized module's or class's) on the way.
         for part in parts[:-1]:
@@ -1066,7 +1065,7 @@ def parse_query(text: str) -> ParsedQuery:
         *filter(None, map(_ERROR.fullmatch, inline)),
         *_RAISED.finditer(ungrouped),
         *_LOGGED.finditer(text),
-        *_TSC_ERROR.finditer(text),
+        *_CODED_ERROR.finditer(text),
     ]:
         _add(errors, f"{m.group(1)}: {_DID_YOU_MEAN.sub('', m.group(2))}")
     for m in _RUBY_ERROR.finditer(text):

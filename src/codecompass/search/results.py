@@ -410,11 +410,11 @@ def _namespaces(ctx: SearchContext, first: dict[SymbolItem, str]) -> list[Symbol
     modules = [item for item, cid in first.items() if ctx.chunks[cid].kind == "module"]
     if not modules:
         return []
-    files = list(dict.fromkeys(item[0] for item in modules))
     kinds: dict[SymbolItem, set[str]] = {}
-    for s in ctx.sources.symbols.symbols(SymbolQuery(files=files)):
-        if s.parent:
-            kinds.setdefault(((s.repo, s.path), s.parent), set()).add(s.kind)
+    for file, symbols in _symbols_by_file(ctx, [item[0] for item in modules]).items():
+        for s in symbols:
+            if s.parent:
+                kinds.setdefault((file, s.parent), set()).add(s.kind)
     return [
         item
         for item in modules
@@ -480,16 +480,14 @@ def _inner_functions(
     }
     if not held:
         return {}
-    files = list(dict.fromkeys(item[0] for item in held))
-    symbols = ctx.sources.symbols.symbols(SymbolQuery(files=files))
+    in_file = _symbols_by_file(ctx, [item[0] for item in held])
     found: dict[SymbolItem, tuple[SymbolRecord, str]] = {}
     for item, chunk in held.items():
         lines = chunk.end_line - chunk.start_line + 1
         inner = [
             s
-            for s in symbols
-            if (s.repo, s.path) == item[0]
-            and s.kind in FUNCTION_KINDS
+            for s in in_file.get(item[0], ())
+            if s.kind in FUNCTION_KINDS
             and s.qualified_name.startswith(f"{item[1]}.")
             and min(s.end_line, chunk.end_line) - max(s.start_line, chunk.start_line) + 1
             > INNER_SHARE * lines
@@ -498,6 +496,16 @@ def _inner_functions(
             innermost = max(inner, key=lambda s: (s.qualified_name.count("."), -s.start_line))
             found[item] = (innermost, chunk.id)
     return found
+
+
+def _symbols_by_file(
+    ctx: SearchContext, files: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], list[SymbolRecord]]:
+    """The symbols of `files` (repo, path), by file, in one catalog query."""
+    by_file: dict[tuple[str, str], list[SymbolRecord]] = {}
+    for s in ctx.sources.symbols.symbols(SymbolQuery(files=list(dict.fromkeys(files)))):
+        by_file.setdefault((s.repo, s.path), []).append(s)
+    return by_file
 
 
 def _symbol_key(chunk: ChunkRecord) -> SymbolItem:
